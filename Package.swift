@@ -1,0 +1,70 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "rollcall",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .executable(name: "rollcall", targets: ["rollcall"]),
+        .library(name: "RollcallCore", targets: ["RollcallCore"]),
+        .library(name: "QRCode", targets: ["QRCode"]),
+        .library(name: "RollcallServer", targets: ["RollcallServer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        .target(
+            name: "RollcallCore",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .target(name: "QRCode"),
+        .target(
+            name: "RollcallServer",
+            dependencies: [
+                "RollcallCore",
+                "QRCode",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            resources: [.copy("Resources")]
+        ),
+        .executableTarget(
+            name: "rollcall",
+            dependencies: [
+                "RollcallServer",
+                "QRCode",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "RollcallCoreTests", dependencies: ["RollcallCore"]),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),
+        .testTarget(
+            name: "RollcallServerTests",
+            dependencies: [
+                "RollcallServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+    ]
+)

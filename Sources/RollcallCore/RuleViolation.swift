@@ -1,0 +1,12 @@
+/// A value a person entered that breaks one of Rollcall's rules, naming the field and saying why in plain words.
+public struct RuleViolation: Error, Equatable, Sendable {
+    /// The input field at fault, as the API names it (`email`, `password`, `period`…).
+    public var field: String
+    /// A sentence a person understands, saying what to enter instead.
+    public var message: String
+
+    public init(field: String, message: String) {
+        self.field = field
+        self.message = message
+    }
+}

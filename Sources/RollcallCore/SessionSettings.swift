@@ -1,0 +1,160 @@
+/// How students may check in to a session.
+public enum CheckInMode: String, CaseIterable, Codable, Sendable {
+    /// The projected rotating QR code, optionally with a geofence and a typed fallback.
+    case qr
+    /// A location-only check-in spot: no code, the button works inside the radius while the session is open.
+    case spot
+    /// Only the short typed code is shown, for rooms without a projector.
+    case typed
+}
+
+/// The check-in settings a teacher chose for one session, already checked against Rollcall's rules.
+public struct SessionSettings: Codable, Equatable, Sendable {
+    public var mode: CheckInMode
+    /// Seconds each rotating code is shown.
+    public var period: Int
+    /// How many steps back a scanned code is still accepted.
+    public var grace: Int
+    /// Where students must be, if anywhere.
+    public var geofence: Geofence?
+    /// The preset the radius came from, kept to show the teacher what they picked.
+    public var classroomSize: ClassroomSize?
+    /// Minutes the session accepts check-ins after it opens.
+    public var openMinutes: Int
+    /// Minutes after opening from which a check-in counts as late; `nil` means never late.
+    public var lateAfterMinutes: Int?
+    /// Whether a QR session also shows the short typed code.
+    public var allowTyping: Bool
+    /// Address ranges check-ins must come from; empty means any network.
+    public var allowedNetworks: [NetworkRange]
+
+    public static let openMinutesRange = 1...720
+    public static let radiusRange = 5.0...5000.0
+
+    public static let standard = SessionSettings(
+        mode: .qr, period: 5, grace: 1, geofence: nil, classroomSize: nil, openMinutes: 60,
+        lateAfterMinutes: 10, allowTyping: false, allowedNetworks: []
+    )
+
+    public init(
+        mode: CheckInMode, period: Int, grace: Int, geofence: Geofence?, classroomSize: ClassroomSize?,
+        openMinutes: Int, lateAfterMinutes: Int?, allowTyping: Bool, allowedNetworks: [NetworkRange]
+    ) {
+        self.mode = mode
+        self.period = period
+        self.grace = grace
+        self.geofence = geofence
+        self.classroomSize = classroomSize
+        self.openMinutes = openMinutes
+        self.lateAfterMinutes = lateAfterMinutes
+        self.allowTyping = allowTyping
+        self.allowedNetworks = allowedNetworks
+    }
+}
+
+/// What a teacher sent for a session's settings, every field optional; `validated()` fills defaults and checks rules.
+public struct SessionSettingsDraft: Codable, Equatable, Sendable {
+    public var mode: CheckInMode?
+    public var period: Int?
+    public var grace: Int?
+    public var latitude: Double?
+    public var longitude: Double?
+    public var radius: Double?
+    public var classroomSize: ClassroomSize?
+    public var openMinutes: Int?
+    public var lateAfterMinutes: Int?
+    public var allowTyping: Bool?
+    public var allowedNetworks: [String]?
+
+    public init(
+        mode: CheckInMode? = nil, period: Int? = nil, grace: Int? = nil, latitude: Double? = nil,
+        longitude: Double? = nil, radius: Double? = nil, classroomSize: ClassroomSize? = nil,
+        openMinutes: Int? = nil, lateAfterMinutes: Int? = nil, allowTyping: Bool? = nil,
+        allowedNetworks: [String]? = nil
+    ) {
+        self.mode = mode
+        self.period = period
+        self.grace = grace
+        self.latitude = latitude
+        self.longitude = longitude
+        self.radius = radius
+        self.classroomSize = classroomSize
+        self.openMinutes = openMinutes
+        self.lateAfterMinutes = lateAfterMinutes
+        self.allowTyping = allowTyping
+        self.allowedNetworks = allowedNetworks
+    }
+
+    /// The settings this draft describes, or the first rule it breaks.
+    public func validated() throws(RuleViolation) -> SessionSettings {
+        let standard = SessionSettings.standard
+        let mode = self.mode ?? standard.mode
+        let period = self.period ?? standard.period
+        guard RotatingCode.allowedPeriods.contains(period) else {
+            throw RuleViolation(field: "period", message: "The code period must be 2 to 60 seconds.")
+        }
+        let grace = self.grace ?? standard.grace
+        guard RotatingCode.allowedGrace.contains(grace) else {
+            throw RuleViolation(field: "grace", message: "Grace must be 0 to 5 code periods.")
+        }
+        let openMinutes = self.openMinutes ?? standard.openMinutes
+        guard SessionSettings.openMinutesRange.contains(openMinutes) else {
+            throw RuleViolation(field: "openMinutes", message: "A session stays open for 1 to 720 minutes.")
+        }
+        let lateAfter = self.lateAfterMinutes ?? (self.openMinutes == nil ? standard.lateAfterMinutes : nil)
+        if let lateAfter, !(0...openMinutes).contains(lateAfter) {
+            throw RuleViolation(
+                field: "lateAfterMinutes",
+                message: "“Late after” must be between 0 and the \(openMinutes) minutes the session stays open."
+            )
+        }
+        let geofence = try geofence()
+        if mode == .spot && geofence == nil {
+            throw RuleViolation(
+                field: "latitude",
+                message: "A check-in spot needs the classroom's location: set latitude, longitude and a radius or size."
+            )
+        }
+        var networks: [NetworkRange] = []
+        for text in allowedNetworks ?? [] {
+            guard let range = NetworkRange(cidr: text.trimmingWhitespace()) else {
+                throw RuleViolation(
+                    field: "allowedNetworks",
+                    message: "“\(text)” is not an address range; write it like 10.0.0.0/8 or 2001:db8::/32."
+                )
+            }
+            networks.append(range)
+        }
+        return SessionSettings(
+            mode: mode, period: period, grace: grace, geofence: geofence,
+            classroomSize: geofence == nil ? nil : classroomSize, openMinutes: openMinutes,
+            lateAfterMinutes: lateAfter, allowTyping: allowTyping ?? (mode == .typed), allowedNetworks: networks
+        )
+    }
+
+    private func geofence() throws(RuleViolation) -> Geofence? {
+        switch (latitude, longitude) {
+        case (nil, nil):
+            if radius != nil || classroomSize != nil {
+                throw RuleViolation(field: "latitude", message: "A radius needs the classroom's latitude and longitude.")
+            }
+            return nil
+        case (let latitude?, let longitude?):
+            guard latitude.isFinite, (-90...90).contains(latitude) else {
+                throw RuleViolation(field: "latitude", message: "Latitude must be between -90 and 90.")
+            }
+            guard longitude.isFinite, (-180...180).contains(longitude) else {
+                throw RuleViolation(field: "longitude", message: "Longitude must be between -180 and 180.")
+            }
+            guard let radius = radius ?? classroomSize?.radius else {
+                throw RuleViolation(field: "radius", message: "Give a radius in metres or a classroom size.")
+            }
+            guard radius.isFinite, SessionSettings.radiusRange.contains(radius) else {
+                throw RuleViolation(field: "radius", message: "The radius must be 5 to 5000 metres.")
+            }
+            return Geofence(center: GeoPoint(latitude: latitude, longitude: longitude), radius: radius)
+        default:
+            throw RuleViolation(field: "latitude", message: "Give both latitude and longitude, or neither.")
+        }
+    }
+}

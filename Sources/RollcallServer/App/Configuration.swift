@@ -1,0 +1,95 @@
+import Foundation
+import Logging
+
+/// Rollcall's settings, read in one place from flags and `ROLLCALL_*` environment variables, each with a safe default.
+public struct Configuration: Sendable {
+    public var hostname: String
+    public var port: Int
+    /// Where the SQLite file and other local state live.
+    public var dataDirectory: String
+    /// A `postgres://` URL; when set, PostgreSQL replaces the embedded SQLite file.
+    public var databaseURL: String?
+    /// The address people reach Rollcall at; links in emails and QR codes use it.
+    public var publicURL: String
+    /// Whether new teacher accounts wait for an admin's approval before they can create courses.
+    public var teacherApproval: Bool
+    public var logLevel: Logger.Level
+
+    public init(
+        hostname: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "data", databaseURL: String? = nil,
+        publicURL: String? = nil, teacherApproval: Bool = false, logLevel: Logger.Level = .info
+    ) {
+        self.hostname = hostname
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.databaseURL = databaseURL
+        self.publicURL = publicURL ?? "http://localhost:\(port)"
+        self.teacherApproval = teacherApproval
+        self.logLevel = logLevel
+    }
+
+    /// Settings from the environment, flags given on the command line taking precedence.
+    public static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment,
+        hostname: String? = nil, port: Int? = nil, dataDirectory: String? = nil
+    ) throws -> Configuration {
+        func value(_ name: String) -> String? {
+            environment[name].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let port = try port ?? value("ROLLCALL_PORT").map { text in
+            guard let port = Int(text), (1...65535).contains(port) else {
+                throw ConfigurationError(variable: "ROLLCALL_PORT", problem: "must be a port number, got “\(text)”")
+            }
+            return port
+        }
+        let level = try value("ROLLCALL_LOG_LEVEL").map { text in
+            guard let level = Logger.Level(rawValue: text.lowercased()) else {
+                throw ConfigurationError(variable: "ROLLCALL_LOG_LEVEL", problem: "must be one of trace, debug, info, notice, warning, error, critical")
+            }
+            return level
+        }
+        let approval = try value("ROLLCALL_TEACHER_APPROVAL").map { text in
+            switch text.lowercased() {
+            case "1", "true", "yes", "on": return true
+            case "0", "false", "no", "off": return false
+            default: throw ConfigurationError(variable: "ROLLCALL_TEACHER_APPROVAL", problem: "must be true or false")
+            }
+        }
+        let publicURL = value("ROLLCALL_PUBLIC_URL")
+        if let publicURL, URL(string: publicURL)?.host == nil {
+            throw ConfigurationError(variable: "ROLLCALL_PUBLIC_URL", problem: "must be a URL such as https://rollcall.school.edu")
+        }
+        return Configuration(
+            hostname: hostname ?? value("ROLLCALL_HOSTNAME") ?? "127.0.0.1",
+            port: port ?? 8080,
+            dataDirectory: dataDirectory ?? value("ROLLCALL_DATA_DIR") ?? "data",
+            databaseURL: value("ROLLCALL_DATABASE_URL"),
+            publicURL: publicURL.map { String($0.trimmingSuffix("/")) },
+            teacherApproval: approval ?? false,
+            logLevel: level ?? .info
+        )
+    }
+
+    /// The embedded database file.
+    public var sqlitePath: String {
+        URL(fileURLWithPath: dataDirectory).appendingPathComponent("rollcall.sqlite").path
+    }
+
+    /// Session cookies are marked Secure whenever people reach Rollcall over HTTPS.
+    var secureCookies: Bool { publicURL.lowercased().hasPrefix("https://") }
+}
+
+/// A setting that cannot be used, naming the variable so the person starting Rollcall can fix it.
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public var variable: String
+    public var problem: String
+    public var description: String { "\(variable) \(problem)." }
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: Character) -> Substring {
+        var text = self[...]
+        while text.last == suffix { text = text.dropLast() }
+        return text
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Finds out who is asking, from a bearer token or the session cookie, and checks the CSRF token of cookie requests.
+struct AuthenticationMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    static let cookieName = "rollcall_session"
+    static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
+
+    let tokens: AccessTokenStore
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var context = context
+        if let authorization = request.headers[.authorization] {
+            guard authorization.lowercased().hasPrefix("bearer "),
+                let identity = try await tokens.identity(token: String(authorization.dropFirst(7)), kind: .api)
+            else {
+                throw AppError(.unauthorized, "invalid_token", "The access token is unknown or has expired. Sign in again.")
+            }
+            context.identity = identity
+        } else if let cookie = request.cookies[Self.cookieName] {
+            // A stale cookie is not an error: the person is simply signed out.
+            context.identity = try await tokens.identity(token: cookie.value, kind: .web)
+        }
+        if let identity = context.identity {
+            guard !identity.user.disabled else { throw AppError.accountDisabled }
+            if identity.viaCookie && ![.get, .head, .options].contains(request.method) {
+                guard let sent = request.headers[Self.csrfHeader], constantTimeEqual(sent, identity.csrf) else {
+                    throw AppError.csrf
+                }
+            }
+        }
+        return try await next(request, context)
+    }
+}
+
+func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+    let a = Array(a.utf8)
+    let b = Array(b.utf8)
+    guard a.count == b.count else { return false }
+    return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+}
+
+/// Answers every failure in Rollcall's format: JSON for the API, a friendly page for people; 5xx are logged loudly.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let pages: PageRenderer?
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let appError = Self.appError(for: error)
+            if appError.status.code >= 500 {
+                context.logger.error("request failed: \(request.method) \(request.uri.path): \(String(reflecting: error))")
+            }
+            if let pages, Self.wantsPage(request) {
+                if appError.status == .unauthorized {
+                    let next = request.uri.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"
+                    return .redirect(to: "/sign-in?next=\(next)")
+                }
+                return try pages.errorPage(appError, context: context)
+            }
+            return try appError.response(from: request, context: context)
+        }
+    }
+
+    static func wantsPage(_ request: Request) -> Bool {
+        let path = request.uri.path
+        return !path.hasPrefix("/api/") && path != "/healthz" && path != "/metrics" && !path.hasPrefix("/assets/")
+    }
+
+    static func appError(for error: any Error) -> AppError {
+        switch error {
+        case let error as AppError: return error
+        case let error as DecodingError: return AppError.from(error)
+        case is NIOTooManyBytesError: return AppError.bodyTooLarge(limit: 64 * 1024)
+        case let error as HTTPError:
+            switch error.status {
+            case .notFound: return AppError(.notFound, "not_found", "There is nothing at this address.")
+            case .methodNotAllowed:
+                return AppError(.methodNotAllowed, "method_not_allowed", "This address does not accept that method.")
+            case .contentTooLarge: return AppError.bodyTooLarge(limit: 64 * 1024)
+            default:
+                let code = error.status.reasonPhrase.lowercased().replacingOccurrences(of: " ", with: "_")
+                return AppError(error.status, code, error.body ?? error.status.reasonPhrase)
+            }
+        default:
+            return AppError(.internalServerError, "internal_error", "Something went wrong on our side. Try again in a moment.")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Hummingbird
+import RollcallCore
+
+/// Who is making the request, as the access token or session cookie says.
+struct Identity: Sendable {
+    var user: User
+    var tokenHash: String
+    var csrf: String
+    /// Cookie-borne identities need a CSRF token on every change; bearer tokens cannot be sent by another site.
+    var viaCookie: Bool
+}
+
+/// The request context of every Rollcall route.
+public struct AppRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    var identity: Identity?
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+    }
+
+    /// JSON bodies are small; uploads collect their own, larger limit.
+    public var maxUploadSize: Int { 64 * 1024 }
+
+    var user: User? { identity?.user }
+
+    /// The signed-in user, or a 401 that tells the person to sign in.
+    func requireUser() throws -> User {
+        guard let user = identity?.user else { throw AppError.notSignedIn }
+        return user
+    }
+
+    /// The signed-in user if they hold one of `roles`.
+    func requireRole(_ roles: Role..., message: String) throws -> User {
+        let user = try requireUser()
+        guard roles.contains(user.role) else { throw AppError.forbidden(message) }
+        return user
+    }
+
+    /// Reads a numeric id from the path, answering 404 for anything that is not one.
+    func id(_ name: String, _ what: String) throws -> Int64 {
+        guard let text = parameters.get(name), let id = Int64(text), id > 0 else { throw AppError.notFound(what) }
+        return id
+    }
+}

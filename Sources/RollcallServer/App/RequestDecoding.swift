@@ -1,0 +1,112 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import RollcallCore
+
+extension Request {
+    /// Decodes a JSON body, answering in Rollcall's error format for every way it can be wrong.
+    func decodeJSON<T: Decodable>(as type: T.Type, context: AppRequestContext) async throws -> T {
+        guard headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
+            throw AppError(
+                .unsupportedMediaType, "unsupported_media_type",
+                "Send the request body as JSON, with Content-Type: application/json."
+            )
+        }
+        let buffer = try await collectBody(limit: context.maxUploadSize)
+        do {
+            return try JSONDecoder().decode(T.self, from: buffer)
+        } catch let error as DecodingError {
+            throw AppError.from(error)
+        }
+    }
+
+    /// The whole body, refused with a 413 past `limit` bytes.
+    func collectBody(limit: Int) async throws -> ByteBuffer {
+        if let length = headers[.contentLength].flatMap(Int.init), length > limit {
+            throw AppError.bodyTooLarge(limit: limit)
+        }
+        do {
+            return try await body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw AppError.bodyTooLarge(limit: limit)
+        }
+    }
+
+    /// An uploaded picture: PNG, JPEG, WebP or GIF, recognised by its content, at most 2 MB.
+    func imageUpload() async throws -> StoredImage {
+        let bytes = Array(buffer: try await collectBody(limit: StoredImage.maxBytes))
+        guard let type = StoredImage.sniff(bytes) else {
+            throw AppError(
+                .unsupportedMediaType, "unsupported_image", "Upload a PNG, JPEG, WebP or GIF picture."
+            )
+        }
+        return StoredImage(contentType: type, data: bytes)
+    }
+
+    /// A query parameter, trimmed, `nil` when absent or blank.
+    func query(_ name: String) -> String? {
+        uri.queryParameters.get(name).map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+    }
+}
+
+extension AppError {
+    /// Names the field at fault so the person knows which input to fix.
+    static func from(_ error: DecodingError) -> AppError {
+        func field(_ path: [any CodingKey]) -> String {
+            path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let name = field(context.codingPath + [key])
+            return AppError(.badRequest, "missing_field", "“\(name)” is missing.")
+        case .valueNotFound(_, let context):
+            return AppError(.badRequest, "missing_field", "“\(field(context.codingPath))” is missing.")
+        case .typeMismatch(let type, let context):
+            return AppError(
+                .badRequest, "wrong_type", "“\(field(context.codingPath))” must be \(describe(type))."
+            )
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty {
+                return .invalidJSON("The request body is not valid JSON.")
+            }
+            return AppError(.badRequest, "wrong_type", "“\(field(context.codingPath))” has a value Rollcall does not accept.")
+        @unknown default:
+            return .invalidJSON("The request body is not valid JSON.")
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "text"
+        case is Int.Type, is Int64.Type, is Double.Type: "a number"
+        case is Bool.Type: "true or false"
+        case is [Any].Type: "a list"
+        default: "an object"
+        }
+    }
+}
+
+extension Optional where Wrapped == String {
+    /// `nil` for absent or blank text, so that optional inputs can be left empty in a form.
+    var nonBlank: String? {
+        self.flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
+    }
+}
+
+/// Runs a rule from the core, answering its violation as a 400 naming the field.
+func check<T>(_ rule: () throws(RuleViolation) -> T) throws -> T {
+    do {
+        return try rule()
+    } catch {
+        throw AppError.invalid(error)
+    }
+}
+
+extension ResponseEncodable {
+    /// The encoded response with a status other than 200, such as 201 for something created.
+    func response(from request: Request, context: some RequestContext, status: HTTPResponse.Status) throws -> Response {
+        var response = try self.response(from: request, context: context)
+        response.status = status
+        return response
+    }
+}

@@ -1,0 +1,251 @@
+import Foundation
+import Hummingbird
+import RollcallCore
+
+/// Registration, email verification, sign-in and sign-out, and each person's own profile.
+struct AccountsController: Sendable {
+    let stores: Stores
+    let configuration: Configuration
+    let passwords: PasswordHasher
+    let mail: any MessageSender
+    let throttle = SignInThrottle()
+
+    struct Registration: Decodable {
+        var name: String
+        var email: String
+        var password: String
+        var role: Role?
+        var studentNumber: String?
+    }
+    struct Credentials: Decodable {
+        var email: String
+        var password: String
+    }
+    struct VerificationToken: Decodable {
+        var token: String
+    }
+    struct ProfileUpdate: Decodable {
+        var name: String?
+        var phone: String?
+        var about: String?
+    }
+    struct PasswordChange: Decodable {
+        var currentPassword: String
+        var newPassword: String
+    }
+    struct UserEnvelope: Codable, ResponseEncodable {
+        var user: UserView
+    }
+    struct WebSession: Codable, ResponseEncodable {
+        var user: UserView
+        var csrfToken: String
+    }
+    struct APIToken: Codable, ResponseEncodable {
+        var token: String
+        var user: UserView
+    }
+
+    func addRoutes(to api: RouterGroup<AppRequestContext>) {
+        api.post("auth/register", use: register)
+        api.post("auth/verify-email", use: verifyEmail)
+        api.post("auth/resend-verification", use: resendVerification)
+        api.post("auth/session", use: signInWeb)
+        api.delete("auth/session", use: signOutWeb)
+        api.post("auth/tokens", use: signInAPI)
+        api.delete("auth/tokens/current", use: signOutAPI)
+        api.get("me", use: me)
+        api.patch("me", use: updateProfile)
+        api.put("me/password", use: changePassword)
+        api.put("me/picture", use: uploadPicture)
+        api.get("users/:userID/picture", use: picture)
+    }
+
+    @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let input = try await request.decodeJSON(as: Registration.self, context: context)
+        let role = input.role ?? .student
+        guard Role.selfRegistrable.contains(role) else {
+            throw AppError(.badRequest, "invalid_role", "Register as a student or a teacher.")
+        }
+        let name = try check { () throws(RuleViolation) in try AccountRules.name(input.name) }
+        let email = try check { () throws(RuleViolation) in try AccountRules.email(input.email) }
+        let password = try check { () throws(RuleViolation) in try AccountRules.password(input.password) }
+        let number = try input.studentNumber.nonBlank.map { raw in
+            try check { () throws(RuleViolation) in try AccountRules.studentNumber(raw) }
+        }
+        let user = try await stores.users.create(
+            NewUser(
+                name: name, email: email, passwordHash: try await passwords.hash(password), role: role,
+                studentNumber: number, approved: role != .teacher || !configuration.teacherApproval
+            )
+        )
+        try await sendVerification(to: user)
+        return try UserEnvelope(user: UserView(user)).response(from: request, context: context, status: .created)
+    }
+
+    func sendVerification(to user: User) async throws {
+        let token = try await stores.tokens.issueVerification(userID: user.id)
+        let link = "\(configuration.publicURL)/verify-email?token=\(token)"
+        try await mail.send(
+            channel: "email", to: user.email, subject: "Confirm your email address for Rollcall",
+            body: "Hello \(user.name),\n\nopen this link to confirm your email address:\n\(link)\n\nIt works for 48 hours."
+        )
+    }
+
+    @Sendable func verifyEmail(_ request: Request, context: AppRequestContext) async throws -> UserEnvelope {
+        let input = try await request.decodeJSON(as: VerificationToken.self, context: context)
+        guard let userID = try await stores.tokens.redeemVerification(token: input.token) else {
+            throw AppError(
+                .badRequest, "invalid_verification_token",
+                "This confirmation link is unknown, used or expired. Sign in and ask for a new one."
+            )
+        }
+        try await stores.users.markEmailVerified(id: userID)
+        guard let user = try await stores.users.find(id: userID) else { throw AppError.notFound("user") }
+        return UserEnvelope(user: UserView(user))
+    }
+
+    @Sendable func resendVerification(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        guard user.emailVerifiedAt == nil else {
+            throw AppError.conflict("already_verified", "Your email address is already confirmed.")
+        }
+        try await sendVerification(to: user)
+        return Response(status: .accepted)
+    }
+
+    /// Checks a password under the throttle: slowed after a few failures, refused for a while after more.
+    func authenticate(_ credentials: Credentials) async throws -> User {
+        let email = try check { () throws(RuleViolation) in try AccountRules.email(credentials.email) }
+        let record = try await stores.tokens.failures(email: email)
+        let since = record.map { Date().timeIntervalSince($0.last) }
+        switch throttle.decide(failures: record?.count ?? 0, secondsSinceLastFailure: since) {
+        case .allow: break
+        case .delay(let seconds): try await Task.sleep(for: .seconds(seconds))
+        case .refuse(let retryAfter):
+            let minutes = Int((retryAfter / 60).rounded(.up))
+            throw AppError(
+                .tooManyRequests, "too_many_attempts",
+                "Too many failed sign-ins. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
+                retryAfter: Int(retryAfter)
+            )
+        }
+        let user = try await stores.users.find(email: email)
+        // Hash even for unknown addresses so that timing does not tell which addresses have accounts.
+        let matches = try await passwords.verify(credentials.password, hash: user?.passwordHash ?? passwords.decoy)
+        guard let user, matches else {
+            let count = throttle.failuresAfterFailure(failures: record?.count ?? 0, secondsSinceLastFailure: since)
+            try await stores.tokens.recordFailure(email: email, count: count)
+            throw AppError(.unauthorized, "invalid_credentials", "The email address or password is wrong.")
+        }
+        if record != nil { try await stores.tokens.clearFailures(email: email) }
+        guard !user.disabled else { throw AppError.accountDisabled }
+        return user
+    }
+
+    @Sendable func signInWeb(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let user = try await authenticate(try await request.decodeJSON(as: Credentials.self, context: context))
+        let issued = try await stores.tokens.issue(userID: user.id, kind: .web)
+        var response = try WebSession(user: UserView(user), csrfToken: issued.csrf).response(
+            from: request, context: context
+        )
+        response.setCookie(sessionCookie(issued.token, maxAge: Int(AccessTokenStore.webLifetime)))
+        return response
+    }
+
+    func sessionCookie(_ value: String, maxAge: Int) -> Cookie {
+        Cookie(
+            name: AuthenticationMiddleware.cookieName, value: value, maxAge: maxAge, path: "/",
+            secure: configuration.secureCookies, httpOnly: true, sameSite: .lax
+        )
+    }
+
+    @Sendable func signOutWeb(_ request: Request, context: AppRequestContext) async throws -> Response {
+        if let identity = context.identity, identity.viaCookie {
+            try await stores.tokens.revoke(tokenHash: identity.tokenHash)
+        }
+        var response = Response(status: .noContent)
+        response.setCookie(sessionCookie("", maxAge: 0))
+        return response
+    }
+
+    @Sendable func signInAPI(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let user = try await authenticate(try await request.decodeJSON(as: Credentials.self, context: context))
+        let issued = try await stores.tokens.issue(userID: user.id, kind: .api)
+        return try APIToken(token: issued.token, user: UserView(user)).response(
+            from: request, context: context, status: .created
+        )
+    }
+
+    @Sendable func signOutAPI(_ request: Request, context: AppRequestContext) async throws -> Response {
+        guard let identity = context.identity, !identity.viaCookie else {
+            throw AppError(.unauthorized, "invalid_token", "Send the access token to revoke as a bearer token.")
+        }
+        try await stores.tokens.revoke(tokenHash: identity.tokenHash)
+        return Response(status: .noContent)
+    }
+
+    @Sendable func me(_ request: Request, context: AppRequestContext) async throws -> UserEnvelope {
+        UserEnvelope(user: UserView(try context.requireUser()))
+    }
+
+    @Sendable func updateProfile(_ request: Request, context: AppRequestContext) async throws -> UserEnvelope {
+        let user = try context.requireUser()
+        let input = try await request.decodeJSON(as: ProfileUpdate.self, context: context)
+        var change = ProfileChange()
+        if let name = input.name { change.name = try check { () throws(RuleViolation) in try AccountRules.name(name) } }
+        if let phone = input.phone {
+            change.phone = .some(
+                try phone.nonBlankOrNil.map { raw in try check { () throws(RuleViolation) in try AccountRules.phone(raw) } }
+            )
+        }
+        if let about = input.about {
+            change.about = try check { () throws(RuleViolation) in try AccountRules.about(about) }
+        }
+        return UserEnvelope(user: UserView(try await stores.users.update(id: user.id, change)))
+    }
+
+    @Sendable func changePassword(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let input = try await request.decodeJSON(as: PasswordChange.self, context: context)
+        guard try await passwords.verify(input.currentPassword, hash: user.passwordHash) else {
+            throw AppError(.badRequest, "invalid_current_password", "Your current password is not right.")
+        }
+        let new = try check { () throws(RuleViolation) in
+            try AccountRules.password(input.newPassword, field: "newPassword")
+        }
+        try await stores.users.setPasswordHash(id: user.id, try await passwords.hash(new))
+        try await stores.tokens.revokeAll(userID: user.id, except: context.identity?.tokenHash)
+        return Response(status: .noContent)
+    }
+
+    @Sendable func uploadPicture(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        try await stores.users.setPicture(id: user.id, image: try await request.imageUpload())
+        return Response(status: .noContent)
+    }
+
+    @Sendable func picture(_ request: Request, context: AppRequestContext) async throws -> Response {
+        _ = try context.requireUser()
+        let id = try context.id("userID", "user")
+        guard let user = try await stores.users.find(id: id) else { throw AppError.notFound("user") }
+        guard let pictureID = user.pictureId, let image = try await stores.images.find(id: pictureID) else {
+            throw AppError.notFound("picture")
+        }
+        return image.response
+    }
+}
+
+extension String {
+    /// `nil` when blank, so that clearing a field in a form removes the value.
+    var nonBlankOrNil: String? { Optional(self).nonBlank }
+}
+
+extension StoredImage {
+    var response: Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: contentType, .cacheControl: "private, max-age=60"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data))
+        )
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Hummingbird
+import RollcallCore
+
+/// The admin's tools: people, teacher approval, disabling accounts, and the outbox.
+struct AdminController: Sendable {
+    let stores: Stores
+
+    struct UserList: Codable, ResponseEncodable {
+        var users: [UserView]
+    }
+    struct UserEnvelope: Codable, ResponseEncodable {
+        var user: UserView
+    }
+    struct Messages: Codable, ResponseEncodable {
+        var messages: [OutboxMessage]
+    }
+
+    func addRoutes(to api: RouterGroup<AppRequestContext>) {
+        api.get("admin/users", use: users)
+        api.post("admin/users/:userID/approve", use: approve)
+        api.post("admin/users/:userID/disable", use: disable)
+        api.post("admin/users/:userID/enable", use: enable)
+        api.get("admin/outbox", use: outbox)
+    }
+
+    static func requireAdmin(_ context: AppRequestContext) throws -> User {
+        try context.requireRole(.admin, message: "Only an admin can do this.")
+    }
+
+    @Sendable func users(_ request: Request, context: AppRequestContext) async throws -> UserList {
+        _ = try Self.requireAdmin(context)
+        let role = try request.query("role").map { text in
+            guard let role = Role(rawValue: text) else {
+                throw AppError(.badRequest, "invalid_role", "Filter by role student, teacher or admin.")
+            }
+            return role
+        }
+        return UserList(users: try await stores.users.list(query: request.query("q"), role: role).map(UserView.init))
+    }
+
+    func target(_ context: AppRequestContext) async throws -> User {
+        guard let user = try await stores.users.find(id: try context.id("userID", "user")) else {
+            throw AppError.notFound("user")
+        }
+        return user
+    }
+
+    @Sendable func approve(_ request: Request, context: AppRequestContext) async throws -> UserEnvelope {
+        _ = try Self.requireAdmin(context)
+        let user = try await target(context)
+        try await stores.users.setApproved(id: user.id, true)
+        return UserEnvelope(user: UserView(try await target(context)))
+    }
+
+    @Sendable func disable(_ request: Request, context: AppRequestContext) async throws -> UserEnvelope {
+        let admin = try Self.requireAdmin(context)
+        let user = try await target(context)
+        guard user.id != admin.id else {
+            throw AppError(.badRequest, "cannot_disable_self", "You cannot disable your own account.")
+        }
+        try await stores.users.setDisabled(id: user.id, true)
+        return UserEnvelope(user: UserView(try await target(context)))
+    }
+
+    @Sendable func enable(_ request: Request, context: AppRequestContext) async throws -> UserEnvelope {
+        _ = try Self.requireAdmin(context)
+        let user = try await target(context)
+        try await stores.users.setDisabled(id: user.id, false)
+        return UserEnvelope(user: UserView(try await target(context)))
+    }
+
+    @Sendable func outbox(_ request: Request, context: AppRequestContext) async throws -> Messages {
+        _ = try Self.requireAdmin(context)
+        return Messages(messages: try await stores.outbox.list())
+    }
+}

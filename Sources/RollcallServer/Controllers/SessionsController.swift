@@ -1,0 +1,93 @@
+import Foundation
+import Hummingbird
+import RollcallCore
+
+/// Sessions of a course: scheduling or opening one with its check-in settings, and closing it.
+struct SessionsController: Sendable {
+    let stores: Stores
+
+    struct NewSession: Decodable {
+        var title: String?
+        /// When to open; absent or in the past means now.
+        var scheduledAt: Date?
+        var settings: SessionSettingsDraft?
+    }
+    struct SessionEnvelope: Codable, ResponseEncodable {
+        var session: SessionView
+    }
+    struct SessionList: Codable, ResponseEncodable {
+        var sessions: [SessionView]
+    }
+
+    func addRoutes(to api: RouterGroup<AppRequestContext>) {
+        api.get("courses/:courseID/sessions", use: list)
+        api.post("courses/:courseID/sessions", use: create)
+        api.get("sessions/:sessionID", use: show)
+        api.post("sessions/:sessionID/open", use: open)
+        api.post("sessions/:sessionID/close", use: close)
+    }
+
+    @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> SessionList {
+        let user = try context.requireUser()
+        let (course, _) = try await stores.course(try context.id("courseID", "course"), for: user)
+        let counts = try await stores.sessions.attendanceCounts(courseID: course.id)
+        let sessions = try await stores.sessions.list(courseID: course.id)
+        return SessionList(sessions: sessions.map { SessionView($0, counts: counts[$0.id] ?? [:]) })
+    }
+
+    @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let course = try await stores.managedCourse(try context.id("courseID", "course"), for: user)
+        let input = try await request.decodeJSON(as: NewSession.self, context: context)
+        let settings = try check { () throws(RuleViolation) in try (input.settings ?? SessionSettingsDraft()).validated() }
+        let now = Date()
+        let title = try input.title.nonBlank.map { raw in
+            try check { () throws(RuleViolation) in try AccountRules.name(raw, field: "title") }
+        } ?? Self.defaultTitle(for: input.scheduledAt ?? now)
+        let openNow = input.scheduledAt.map { $0 <= now } ?? true
+        let session = try await stores.sessions.create(
+            courseID: course.id, title: title, settings: settings, scheduledAt: input.scheduledAt, openNow: openNow,
+            now: now
+        )
+        return try SessionEnvelope(session: SessionView(session, counts: [:])).response(
+            from: request, context: context, status: .created
+        )
+    }
+
+    static func defaultTitle(for date: Date) -> String {
+        "Session of " + date.formatted(.dateTime.year().month(.abbreviated).day().hour().minute())
+    }
+
+    /// The session and what the person may do with its course.
+    func session(_ context: AppRequestContext) async throws -> (ClassSession, CourseAccess) {
+        let user = try context.requireUser()
+        guard let session = try await stores.sessions.find(id: try context.id("sessionID", "session")) else {
+            throw AppError.notFound("session")
+        }
+        let (_, access) = try await stores.course(session.courseId, for: user)
+        return (session, access)
+    }
+
+    func counts(_ session: ClassSession) async throws -> AttendanceCounts {
+        try await stores.sessions.attendanceCounts(courseID: session.courseId)[session.id] ?? [:]
+    }
+
+    @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
+        let (session, _) = try await session(context)
+        return SessionEnvelope(session: SessionView(session, counts: try await counts(session)))
+    }
+
+    @Sendable func open(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
+        let (session, access) = try await session(context)
+        guard access == .manage else { throw AppError.forbidden("Only the course's teacher can open a session.") }
+        let opened = try await stores.sessions.open(id: session.id)
+        return SessionEnvelope(session: SessionView(opened, counts: try await counts(opened)))
+    }
+
+    @Sendable func close(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
+        let (session, access) = try await session(context)
+        guard access == .manage else { throw AppError.forbidden("Only the course's teacher can close a session.") }
+        let closed = try await stores.sessions.close(id: session.id)
+        return SessionEnvelope(session: SessionView(closed, counts: try await counts(closed)))
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import SQLKit
+
+/// The schema, as an ordered list of named steps; each runs once, in its own transaction, on either engine.
+enum Migrations {
+    /// One schema change: its statements use `{id}`, `{bool}`, `{blob}`, `{time}` where the engines differ.
+    struct Step {
+        let name: String
+        let statements: [String]
+    }
+
+    static let steps: [Step] = [
+        Step(
+            name: "001_accounts",
+            statements: [
+                """
+                CREATE TABLE images (
+                    id {id}, content_type TEXT NOT NULL, data {blob} NOT NULL, created_at {time} NOT NULL)
+                """,
+                """
+                CREATE TABLE users (
+                    id {id}, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL, password_hash TEXT NOT NULL,
+                    role TEXT NOT NULL, student_number TEXT UNIQUE, phone TEXT, about TEXT NOT NULL DEFAULT '',
+                    picture_id BIGINT REFERENCES images(id), email_verified_at {time}, approved {bool} NOT NULL,
+                    disabled {bool} NOT NULL, created_at {time} NOT NULL)
+                """,
+                """
+                CREATE TABLE access_tokens (
+                    token_hash TEXT PRIMARY KEY, user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL, csrf TEXT NOT NULL, created_at {time} NOT NULL, expires_at {time} NOT NULL)
+                """,
+                "CREATE INDEX access_tokens_user ON access_tokens(user_id)",
+                """
+                CREATE TABLE email_verifications (
+                    token_hash TEXT PRIMARY KEY, user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    expires_at {time} NOT NULL)
+                """,
+                """
+                CREATE TABLE sign_in_failures (
+                    email TEXT PRIMARY KEY, failures INTEGER NOT NULL, last_failure_at {time} NOT NULL)
+                """,
+                """
+                CREATE TABLE outbox (
+                    id {id}, channel TEXT NOT NULL, recipient TEXT NOT NULL, subject TEXT NOT NULL,
+                    body TEXT NOT NULL, created_at {time} NOT NULL)
+                """,
+            ]
+        ),
+        Step(
+            name: "002_courses",
+            statements: [
+                """
+                CREATE TABLE courses (
+                    id {id}, teacher_id BIGINT NOT NULL REFERENCES users(id), name TEXT NOT NULL,
+                    description TEXT NOT NULL DEFAULT '', planned_sessions INTEGER, join_code TEXT NOT NULL UNIQUE,
+                    poster_id BIGINT REFERENCES images(id), created_at {time} NOT NULL)
+                """,
+                "CREATE INDEX courses_teacher ON courses(teacher_id)",
+                """
+                CREATE TABLE enrollments (
+                    course_id BIGINT NOT NULL REFERENCES courses(id) ON DELETE CASCADE,
+                    student_id BIGINT NOT NULL REFERENCES users(id), joined_at {time} NOT NULL,
+                    PRIMARY KEY (course_id, student_id))
+                """,
+                "CREATE INDEX enrollments_student ON enrollments(student_id)",
+            ]
+        ),
+        Step(
+            name: "003_sessions",
+            statements: [
+                """
+                CREATE TABLE sessions (
+                    id {id}, course_id BIGINT NOT NULL REFERENCES courses(id) ON DELETE CASCADE,
+                    title TEXT NOT NULL, scheduled_at {time}, opened_at {time}, closes_at {time}, closed_at {time},
+                    settings TEXT NOT NULL, secret {blob} NOT NULL, created_at {time} NOT NULL)
+                """,
+                "CREATE INDEX sessions_course ON sessions(course_id)",
+                """
+                CREATE TABLE attendance (
+                    session_id BIGINT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+                    student_id BIGINT NOT NULL REFERENCES users(id), status TEXT NOT NULL,
+                    recorded_at {time} NOT NULL, source TEXT NOT NULL,
+                    PRIMARY KEY (session_id, student_id))
+                """,
+                "CREATE INDEX attendance_student ON attendance(student_id)",
+            ]
+        ),
+    ]
+
+    /// Applies every step not yet applied, in order; safe to run at every start and from several processes.
+    static func apply(to database: Database) async throws {
+        try await database.read { sql in
+            try await sql.raw(
+                SQLQueryString("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at \(unsafeRaw: type("{time}", database.engine)) NOT NULL)")
+            ).run()
+        }
+        for step in steps {
+            try await database.transaction { sql in
+                let done = try await sql.select().column("name").from("schema_migrations")
+                    .where("name", .equal, step.name).first()
+                guard done == nil else { return }
+                for statement in step.statements {
+                    try await sql.raw(SQLQueryString(type(statement, database.engine))).run()
+                }
+                try await sql.insert(into: "schema_migrations").columns("name", "applied_at")
+                    .values(SQLBind(step.name), SQLBind(Date())).run()
+            }
+        }
+    }
+
+    /// Replaces the placeholders with the engine's column types.
+    static func type(_ statement: String, _ engine: Database.Engine) -> String {
+        let types: [String: String] =
+            switch engine {
+            case .sqlite:
+                ["{id}": "INTEGER PRIMARY KEY AUTOINCREMENT", "{bool}": "BOOLEAN", "{blob}": "BLOB", "{time}": "REAL"]
+            case .postgres:
+                [
+                    "{id}": "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY", "{bool}": "BOOLEAN",
+                    "{blob}": "BYTEA", "{time}": "TIMESTAMPTZ",
+                ]
+            }
+        return types.reduce(statement) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
+    }
+}

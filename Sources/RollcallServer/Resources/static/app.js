@@ -1,0 +1,134 @@
+// Rollcall's pages: every form with data-api is sent to the JSON API, and its answer decides what happens next.
+
+const csrfToken = () => document.querySelector('meta[name="csrf-token"]')?.content ?? "";
+
+/** Calls the API with the session cookie and CSRF token; throws an Error carrying the API's message and code. */
+export async function api(method, path, body, contentType = "application/json") {
+  const headers = { "X-CSRF-Token": csrfToken(), Accept: "application/json" };
+  const init = { method, headers, credentials: "same-origin" };
+  if (body !== undefined) {
+    headers["Content-Type"] = contentType;
+    init.body = contentType === "application/json" ? JSON.stringify(body) : body;
+  }
+  const response = await fetch(path, init);
+  const text = await response.text();
+  const data = text ? safeJSON(text) : null;
+  if (!response.ok) {
+    const error = new Error(data?.error?.message ?? `The server answered ${response.status}.`);
+    error.code = data?.error?.code;
+    error.status = response.status;
+    throw error;
+  }
+  return data;
+}
+
+function safeJSON(text) {
+  try { return JSON.parse(text); } catch { return null; }
+}
+
+/** Turns a form's fields into the JSON body: dotted names nest, numbers stay numbers, empty optional fields are left out. */
+export function formBody(form) {
+  const body = {};
+  for (const field of form.elements) {
+    if (!field.name || field.disabled || field.type === "submit" || field.type === "button" || field.type === "file") continue;
+    if (field.type === "radio" && !field.checked) continue;
+    let value;
+    if (field.type === "checkbox") value = field.checked;
+    else if (field.dataset.identifier !== undefined) {
+      const text = field.value.trim();
+      setPath(body, text.includes("@") ? "email" : "studentNumber", text);
+      continue;
+    } else if (field.type === "number") {
+      if (field.value === "") continue;
+      value = Number(field.value);
+    } else if (field.dataset.type === "list") {
+      value = field.value.split(/[\s,]+/).filter(Boolean);
+    } else if (field.dataset.type === "datetime") {
+      if (field.value === "") continue;
+      value = new Date(field.value).toISOString().replace(/\.\d{3}Z$/, "Z");
+    } else {
+      value = field.value;
+      if (value === "" && field.tagName === "SELECT") continue;
+    }
+    setPath(body, field.name, value);
+  }
+  return body;
+}
+
+function setPath(target, path, value) {
+  const keys = path.split(".");
+  let node = target;
+  for (const key of keys.slice(0, -1)) node = node[key] ??= {};
+  node[keys.at(-1)] = value;
+}
+
+/** Fills `{a.b}` in a data-then target with values from the API's answer. */
+function fill(template, data) {
+  return template.replace(/\{([\w.]+)\}/g, (_, path) => path.split(".").reduce((node, key) => node?.[key], data) ?? "");
+}
+
+async function submit(form) {
+  const [method, path] = form.dataset.api.split(" ");
+  const errorBox = form.querySelector(".form-error") ?? form.parentElement.querySelector(".form-error");
+  if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
+  const buttons = form.querySelectorAll("button");
+  buttons.forEach((button) => (button.disabled = true));
+  if (errorBox) errorBox.hidden = true;
+  try {
+    let data;
+    if (form.dataset.upload !== undefined) {
+      const file = form.querySelector('input[type="file"]').files[0];
+      if (!file) throw new Error("Choose a file first.");
+      data = await api(method, path, file, file.type || "application/octet-stream");
+    } else {
+      const body = formBody(form);
+      data = await api(method, path, method === "DELETE" || (method === "POST" && !hasFields(form)) ? undefined : body);
+      if (form.dataset.also) {
+        const [alsoMethod, alsoPath] = form.dataset.also.split(" ");
+        data = await api(alsoMethod, alsoPath, body);
+      }
+    }
+    const then = form.dataset.then ?? "reload";
+    if (then === "reload") window.location.reload();
+    else if (then.startsWith("go:")) window.location.assign(fill(then.slice(3), data));
+    else if (then.startsWith("show:")) {
+      document.querySelector(then.slice(5)).hidden = false;
+      form.reset();
+    }
+  } catch (error) {
+    if (errorBox) {
+      errorBox.textContent = error.message;
+      errorBox.hidden = false;
+    } else {
+      window.alert(error.message);
+    }
+  } finally {
+    buttons.forEach((button) => (button.disabled = false));
+  }
+}
+
+function hasFields(form) {
+  return [...form.elements].some((field) => field.name);
+}
+
+document.addEventListener("submit", (event) => {
+  const form = event.target.closest("form[data-api]");
+  if (!form) return;
+  event.preventDefault();
+  submit(form);
+});
+
+// "Use my current location" fills the geofence centre from the teacher's device.
+document.addEventListener("click", (event) => {
+  const button = event.target.closest("[data-locate]");
+  if (!button) return;
+  const form = button.closest("form");
+  navigator.geolocation.getCurrentPosition(
+    (position) => {
+      form.querySelector('[data-geo="latitude"]').value = position.coords.latitude.toFixed(6);
+      form.querySelector('[data-geo="longitude"]').value = position.coords.longitude.toFixed(6);
+    },
+    (error) => window.alert(`Your location is not available: ${error.message}`),
+    { enableHighAccuracy: true, timeout: 15000 },
+  );
+});

@@ -1,0 +1,118 @@
+import Foundation
+import SQLKit
+
+/// How a token was issued: as a browser's session cookie, or as a bearer token for API clients.
+enum TokenKind: String, Sendable {
+    case web, api
+}
+
+/// Signed-in sessions and API tokens, the verification links in emails, and the record of failed sign-ins.
+struct AccessTokenStore: Sendable {
+    let database: Database
+
+    static let webLifetime: TimeInterval = 14 * 24 * 3600
+    static let apiLifetime: TimeInterval = 90 * 24 * 3600
+    static let verificationLifetime: TimeInterval = 48 * 3600
+
+    /// Issues a token for `userID`; the clear token is returned once and never stored.
+    func issue(userID: Int64, kind: TokenKind) async throws -> (token: String, csrf: String) {
+        let token = OpaqueToken.make()
+        let csrf = OpaqueToken.make()
+        let now = Date()
+        let lifetime = kind == .web ? Self.webLifetime : Self.apiLifetime
+        try await database.read { sql in
+            try await sql.insert(into: "access_tokens")
+                .columns("token_hash", "user_id", "kind", "csrf", "created_at", "expires_at")
+                .values(
+                    SQLBind(OpaqueToken.digest(token)), SQLBind(userID), SQLBind(kind.rawValue), SQLBind(csrf),
+                    SQLBind(now), SQLBind(now.addingTimeInterval(lifetime))
+                ).run()
+        }
+        return (token, csrf)
+    }
+
+    /// The person a token belongs to, if it is known, unexpired, and of the expected kind.
+    func identity(token: String, kind: TokenKind) async throws -> Identity? {
+        let digest = OpaqueToken.digest(token)
+        return try await database.read { sql in
+            guard
+                let row = try await sql.select().column("csrf").column(SQLColumn("*", table: "users"))
+                    .from("access_tokens").join("users", on: "users.id = access_tokens.user_id")
+                    .where("token_hash", .equal, digest).where("kind", .equal, kind.rawValue)
+                    .where("expires_at", .greaterThan, Date()).first()
+            else { return nil }
+            let user = try row.decode(model: User.self, with: UserStore.decoder)
+            return Identity(
+                user: user, tokenHash: digest, csrf: try row.decode(column: "csrf", as: String.self),
+                viaCookie: kind == .web
+            )
+        }
+    }
+
+    func revoke(tokenHash: String) async throws {
+        try await database.read { sql in
+            try await sql.delete(from: "access_tokens").where("token_hash", .equal, tokenHash).run()
+        }
+    }
+
+    /// Signs a person out everywhere but here, as after a password change.
+    func revokeAll(userID: Int64, except tokenHash: String?) async throws {
+        try await database.read { sql in
+            var delete = sql.delete(from: "access_tokens").where("user_id", .equal, userID)
+            if let tokenHash { delete = delete.where("token_hash", .notEqual, tokenHash) }
+            try await delete.run()
+        }
+    }
+
+    /// A single-use link token proving the person reads mail at their address.
+    func issueVerification(userID: Int64) async throws -> String {
+        let token = OpaqueToken.make()
+        try await database.read { sql in
+            try await sql.insert(into: "email_verifications").columns("token_hash", "user_id", "expires_at")
+                .values(
+                    SQLBind(OpaqueToken.digest(token)), SQLBind(userID),
+                    SQLBind(Date().addingTimeInterval(Self.verificationLifetime))
+                ).run()
+        }
+        return token
+    }
+
+    /// Uses up a verification token, answering whose it was.
+    func redeemVerification(token: String) async throws -> Int64? {
+        let digest = OpaqueToken.digest(token)
+        return try await database.transaction { sql in
+            guard
+                let row = try await sql.select().columns("user_id", "expires_at").from("email_verifications")
+                    .where("token_hash", .equal, digest).first()
+            else { return nil }
+            try await sql.delete(from: "email_verifications").where("token_hash", .equal, digest).run()
+            guard try row.decode(column: "expires_at", as: Date.self) > Date() else { return nil }
+            return try row.decode(column: "user_id", as: Int64.self)
+        }
+    }
+
+    /// Failed sign-ins so far for an address, and when the last one was.
+    func failures(email: String) async throws -> (count: Int, last: Date)? {
+        try await database.read { sql in
+            guard
+                let row = try await sql.select().columns("failures", "last_failure_at").from("sign_in_failures")
+                    .where("email", .equal, email).first()
+            else { return nil }
+            return (try row.decode(column: "failures", as: Int.self), try row.decode(column: "last_failure_at", as: Date.self))
+        }
+    }
+
+    func recordFailure(email: String, count: Int) async throws {
+        try await database.transaction { sql in
+            try await sql.delete(from: "sign_in_failures").where("email", .equal, email).run()
+            try await sql.insert(into: "sign_in_failures").columns("email", "failures", "last_failure_at")
+                .values(SQLBind(email), SQLBind(count), SQLBind(Date())).run()
+        }
+    }
+
+    func clearFailures(email: String) async throws {
+        try await database.read { sql in
+            try await sql.delete(from: "sign_in_failures").where("email", .equal, email).run()
+        }
+    }
+}

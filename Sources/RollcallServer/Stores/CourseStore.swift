@@ -1,0 +1,174 @@
+import Foundation
+import RollcallCore
+import SQLKit
+
+/// A course as stored.
+struct Course: Codable, Sendable, Equatable {
+    var id: Int64
+    var teacherId: Int64
+    var name: String
+    var description: String
+    var plannedSessions: Int?
+    var joinCode: String
+    var posterId: Int64?
+    var createdAt: Date
+}
+
+/// A course with what lists show beside it.
+struct CourseSummary: Codable, Sendable, Equatable {
+    var course: Course
+    var teacherName: String
+    var studentCount: Int
+}
+
+/// A student on a course's roster.
+struct RosterEntry: Codable, Sendable, Equatable {
+    var id: Int64
+    var name: String
+    var email: String
+    var studentNumber: String?
+    var joinedAt: Date
+}
+
+/// Courses, their join codes and their rosters.
+struct CourseStore: Sendable {
+    let database: Database
+
+    func create(teacherID: Int64, name: String, description: String, plannedSessions: Int?) async throws -> Course {
+        try await database.transaction { sql in
+            var generator = SystemRandomNumberGenerator()
+            var code = JoinCode.random(using: &generator)
+            // 23^7 codes make a collision rare; drawing again keeps the unique index from ever refusing.
+            while try await sql.select().column("id").from("courses").where("join_code", .equal, code.description)
+                .first() != nil
+            {
+                code = JoinCode.random(using: &generator)
+            }
+            let row = try await sql.insert(into: "courses")
+                .columns("teacher_id", "name", "description", "planned_sessions", "join_code", "created_at")
+                .values(
+                    SQLBind(teacherID), SQLBind(name), SQLBind(description), SQLBind(plannedSessions),
+                    SQLBind(code.description), SQLBind(Date())
+                )
+                .returning("*").first()
+            guard let row else { throw AppError(.internalServerError, "internal_error", "The course was not saved.") }
+            return try row.decode(model: Course.self, with: UserStore.decoder)
+        }
+    }
+
+    func find(id: Int64) async throws -> Course? {
+        try await database.read { sql in
+            try await sql.select().column("*").from("courses").where("id", .equal, id)
+                .first(decoding: Course.self, with: UserStore.decoder)
+        }
+    }
+
+    func find(joinCode: JoinCode) async throws -> Course? {
+        try await database.read { sql in
+            try await sql.select().column("*").from("courses").where("join_code", .equal, joinCode.description)
+                .first(decoding: Course.self, with: UserStore.decoder)
+        }
+    }
+
+    /// The courses a person sees on their course list: their own as teacher, joined as student, all as admin.
+    func list(for user: User) async throws -> [CourseSummary] {
+        try await database.read { sql in
+            var select = sql.select().column(SQLColumn("*", table: "courses"))
+                .column(SQLColumn("name", table: "teachers"), as: "teacher_name")
+                .column(
+                    SQLRaw("(SELECT COUNT(*) FROM enrollments e WHERE e.course_id = courses.id)"), as: "student_count"
+                )
+                .from("courses").join(SQLAlias(SQLIdentifier("users"), as: SQLIdentifier("teachers")), on: SQLRaw("teachers.id = courses.teacher_id"))
+            switch user.role {
+            case .admin: break
+            case .teacher: select = select.where(SQLColumn("teacher_id", table: "courses"), .equal, SQLBind(user.id))
+            case .student:
+                select = select.where(
+                    SQLColumn("id", table: "courses"), .in,
+                    SQLQueryString("(SELECT course_id FROM enrollments WHERE student_id = \(bind: user.id))")
+                )
+            }
+            return try await select.orderBy(SQLColumn("name", table: "courses")).all().map { row in
+                CourseSummary(
+                    course: try row.decode(model: Course.self, with: UserStore.decoder),
+                    teacherName: try row.decode(column: "teacher_name", as: String.self),
+                    studentCount: try row.decode(column: "student_count", as: Int.self)
+                )
+            }
+        }
+    }
+
+    func update(_ course: Course) async throws {
+        try await database.read { sql in
+            try await sql.update("courses").set("name", to: course.name).set("description", to: course.description)
+                .set("planned_sessions", to: course.plannedSessions).where("id", .equal, course.id).run()
+        }
+    }
+
+    func setPoster(courseID: Int64, image: StoredImage) async throws {
+        try await database.transaction { sql in
+            let old = try await sql.select().column("poster_id").from("courses").where("id", .equal, courseID)
+                .first(decodingColumn: "poster_id", as: Int64?.self) ?? nil
+            let newID = try await ImageStore.insert(image, sql: sql)
+            try await sql.update("courses").set("poster_id", to: newID).where("id", .equal, courseID).run()
+            if let old { try await sql.delete(from: "images").where("id", .equal, old).run() }
+        }
+    }
+
+    /// Adds a student; answers `false` when they were already on the roster, which is not an error.
+    @discardableResult
+    func enroll(courseID: Int64, studentID: Int64) async throws -> Bool {
+        try await database.transaction { sql in
+            if try await Self.isEnrolled(courseID: courseID, studentID: studentID, sql: sql) { return false }
+            try await sql.insert(into: "enrollments").columns("course_id", "student_id", "joined_at")
+                .values(SQLBind(courseID), SQLBind(studentID), SQLBind(Date())).run()
+            return true
+        }
+    }
+
+    /// Takes a student off the roster; their past attendance stays on record.
+    func unenroll(courseID: Int64, studentID: Int64) async throws -> Bool {
+        try await database.transaction { sql in
+            guard try await Self.isEnrolled(courseID: courseID, studentID: studentID, sql: sql) else { return false }
+            try await sql.delete(from: "enrollments").where("course_id", .equal, courseID)
+                .where("student_id", .equal, studentID).run()
+            return true
+        }
+    }
+
+    func isEnrolled(courseID: Int64, studentID: Int64) async throws -> Bool {
+        try await database.read { sql in try await Self.isEnrolled(courseID: courseID, studentID: studentID, sql: sql) }
+    }
+
+    static func isEnrolled(courseID: Int64, studentID: Int64, sql: any SQLDatabase) async throws -> Bool {
+        try await sql.select().column("student_id").from("enrollments").where("course_id", .equal, courseID)
+            .where("student_id", .equal, studentID).first() != nil
+    }
+
+    /// The roster by name, filtered by name, email or student number when `query` is given.
+    func roster(courseID: Int64, query: String? = nil) async throws -> [RosterEntry] {
+        try await database.read { sql in
+            var select = sql.select()
+                .columns(
+                    SQLColumn("id", table: "users"), SQLColumn("name", table: "users"),
+                    SQLColumn("email", table: "users"), SQLColumn("student_number", table: "users"),
+                    SQLColumn("joined_at", table: "enrollments")
+                )
+                .from("enrollments").join("users", on: "users.id = enrollments.student_id")
+                .where(SQLColumn("course_id", table: "enrollments"), .equal, SQLBind(courseID))
+            if let query, !query.isEmpty {
+                let pattern = "%\(query.lowercased())%"
+                select = select.where { group in
+                    group.where(SQLFunction("lower", args: SQLColumn("name", table: "users")), .like, SQLBind(pattern))
+                        .orWhere(SQLColumn("email", table: "users"), .like, SQLBind(pattern))
+                        .orWhere(
+                            SQLFunction("lower", args: SQLColumn("student_number", table: "users")), .like,
+                            SQLBind(pattern)
+                        )
+                }
+            }
+            return try await select.orderBy(SQLColumn("name", table: "users"))
+                .all(decoding: RosterEntry.self, with: UserStore.decoder)
+        }
+    }
+}

@@ -1,0 +1,22 @@
+import Logging
+
+/// Every store over one database, handed to the controllers together.
+struct Stores: Sendable {
+    let database: Database
+    let users: UserStore
+    let tokens: AccessTokenStore
+    let courses: CourseStore
+    let sessions: SessionStore
+    let images: ImageStore
+    let outbox: Outbox
+
+    init(database: Database, logger: Logger) {
+        self.database = database
+        users = UserStore(database: database)
+        tokens = AccessTokenStore(database: database)
+        courses = CourseStore(database: database)
+        sessions = SessionStore(database: database)
+        images = ImageStore(database: database)
+        outbox = Outbox(database: database, logger: logger)
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import RollcallCore
+import SQLKit
+
+/// A person with a Rollcall account, as stored.
+struct User: Codable, Sendable, Equatable {
+    var id: Int64
+    var email: String
+    var name: String
+    var passwordHash: String
+    var role: Role
+    var studentNumber: String?
+    var phone: String?
+    var about: String
+    var pictureId: Int64?
+    var emailVerifiedAt: Date?
+    var approved: Bool
+    var disabled: Bool
+    var createdAt: Date
+
+    /// Teachers awaiting approval may sign in and look around, but not create courses.
+    var mayTeach: Bool { (role == .teacher && approved) || role == .admin }
+}
+
+/// What a new account starts with.
+struct NewUser: Sendable {
+    var name: String
+    var email: String
+    var passwordHash: String
+    var role: Role
+    var studentNumber: String?
+    var approved: Bool
+    var emailVerified: Bool = false
+}
+
+/// The changes a person may make to their own profile; `nil` leaves a field as it is.
+struct ProfileChange: Sendable {
+    var name: String?
+    var phone: String??
+    var about: String?
+}
+
+/// Accounts: creation, look-up, profile and the admin's switches.
+struct UserStore: Sendable {
+    let database: Database
+
+    static let decoder = SQLRowDecoder(keyDecodingStrategy: .convertFromSnakeCase)
+
+    /// Creates an account, refusing an email address or student number already in use.
+    func create(_ new: NewUser) async throws -> User {
+        try await database.transaction { sql in
+            if try await sql.select().column("id").from("users").where("email", .equal, new.email).first() != nil {
+                throw AppError.conflict("email_taken", "An account with this email address already exists. Sign in instead.")
+            }
+            if let number = new.studentNumber,
+                try await sql.select().column("id").from("users").where("student_number", .equal, number).first() != nil
+            {
+                throw AppError.conflict(
+                    "student_number_taken", "Student number \(number) already belongs to another account."
+                )
+            }
+            let now = Date()
+            let row = try await sql.insert(into: "users")
+                .columns(
+                    "email", "name", "password_hash", "role", "student_number", "about", "approved", "disabled",
+                    "created_at", "email_verified_at"
+                )
+                .values(
+                    SQLBind(new.email), SQLBind(new.name), SQLBind(new.passwordHash), SQLBind(new.role.rawValue),
+                    SQLBind(new.studentNumber), SQLBind(""), SQLBind(new.approved), SQLBind(false), SQLBind(now),
+                    SQLBind(new.emailVerified ? now : nil)
+                )
+                .returning("*").first()
+            guard let row else { throw AppError(.internalServerError, "internal_error", "The account was not saved.") }
+            return try row.decode(model: User.self, with: Self.decoder)
+        }
+    }
+
+    func find(id: Int64) async throws -> User? {
+        try await database.read { sql in
+            try await sql.select().column("*").from("users").where("id", .equal, id)
+                .first(decoding: User.self, with: Self.decoder)
+        }
+    }
+
+    func find(email: String) async throws -> User? {
+        try await database.read { sql in
+            try await sql.select().column("*").from("users").where("email", .equal, email)
+                .first(decoding: User.self, with: Self.decoder)
+        }
+    }
+
+    func find(studentNumber: String) async throws -> User? {
+        try await database.read { sql in
+            try await sql.select().column("*").from("users").where("student_number", .equal, studentNumber)
+                .first(decoding: User.self, with: Self.decoder)
+        }
+    }
+
+    /// Users whose name, email or student number contains `query`, optionally of one role, by name.
+    func list(query: String?, role: Role?, limit: Int = 200) async throws -> [User] {
+        try await database.read { sql in
+            var select = sql.select().column("*").from("users")
+            if let role { select = select.where("role", .equal, role.rawValue) }
+            if let query, !query.isEmpty {
+                let pattern = "%\(query.lowercased())%"
+                select = select.where { group in
+                    group.where(SQLFunction("lower", args: SQLColumn("name")), .like, SQLBind(pattern))
+                        .orWhere("email", .like, SQLBind(pattern))
+                        .orWhere(SQLFunction("lower", args: SQLColumn("student_number")), .like, SQLBind(pattern))
+                }
+            }
+            return try await select.orderBy("name").limit(limit).all(decoding: User.self, with: Self.decoder)
+        }
+    }
+
+    func update(id: Int64, _ change: ProfileChange) async throws -> User {
+        try await database.transaction { sql in
+            var update = sql.update("users").where("id", .equal, id)
+            var changed = false
+            if let name = change.name {
+                update = update.set("name", to: name)
+                changed = true
+            }
+            if let phone = change.phone {
+                update = update.set("phone", to: phone)
+                changed = true
+            }
+            if let about = change.about {
+                update = update.set("about", to: about)
+                changed = true
+            }
+            if changed { try await update.run() }
+            guard
+                let user = try await sql.select().column("*").from("users").where("id", .equal, id)
+                    .first(decoding: User.self, with: Self.decoder)
+            else { throw AppError.notFound("user") }
+            return user
+        }
+    }
+
+    func setPasswordHash(id: Int64, _ hash: String) async throws {
+        try await database.read { sql in
+            try await sql.update("users").set("password_hash", to: hash).where("id", .equal, id).run()
+        }
+    }
+
+    /// Stores a picture and points the user at it, dropping the previous one.
+    func setPicture(id: Int64, image: StoredImage) async throws {
+        try await database.transaction { sql in
+            let old = try await sql.select().column("picture_id").from("users").where("id", .equal, id)
+                .first(decodingColumn: "picture_id", as: Int64?.self) ?? nil
+            let newID = try await ImageStore.insert(image, sql: sql)
+            try await sql.update("users").set("picture_id", to: newID).where("id", .equal, id).run()
+            if let old { try await sql.delete(from: "images").where("id", .equal, old).run() }
+        }
+    }
+
+    func setApproved(id: Int64, _ approved: Bool) async throws {
+        try await database.read { sql in
+            try await sql.update("users").set("approved", to: approved).where("id", .equal, id).run()
+        }
+    }
+
+    /// Disabling also signs the person out everywhere.
+    func setDisabled(id: Int64, _ disabled: Bool) async throws {
+        try await database.transaction { sql in
+            try await sql.update("users").set("disabled", to: disabled).where("id", .equal, id).run()
+            if disabled { try await sql.delete(from: "access_tokens").where("user_id", .equal, id).run() }
+        }
+    }
+
+    func markEmailVerified(id: Int64) async throws {
+        try await database.read { sql in
+            try await sql.update("users").set("email_verified_at", to: Date()).where("id", .equal, id)
+                .where("email_verified_at", .is, SQLLiteral.null).run()
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import RollcallServer
+
+/// The `rollcall` command: runs the server and its maintenance tasks.
+@main
+struct Rollcall: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rollcall",
+        abstract: "Rollcall: class attendance in seconds.",
+        subcommands: [Serve.self, Migrate.self, DemoData.self, CreateAdmin.self],
+        defaultSubcommand: Serve.self
+    )
+}
+
+/// Where to listen and keep data; flags win over `ROLLCALL_*` variables.
+struct ServerOptions: ParsableArguments {
+    @Option(help: "Address to listen on (ROLLCALL_HOSTNAME). Use 0.0.0.0 to reach it from phones on the network.")
+    var hostname: String?
+    @Option(help: "Port to listen on (ROLLCALL_PORT, default 8080).")
+    var port: Int?
+    @Option(name: .customLong("data-dir"), help: "Directory for the SQLite database (ROLLCALL_DATA_DIR, default ./data).")
+    var dataDirectory: String?
+
+    func configuration() throws -> Configuration {
+        try Configuration.fromEnvironment(hostname: hostname, port: port, dataDirectory: dataDirectory)
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the Rollcall server.")
+    @OptionGroup var options: ServerOptions
+    @Flag(help: "Fill demo data first (see `rollcall demo`).")
+    var demo = false
+
+    func run() async throws {
+        let configuration = try options.configuration()
+        if demo { print(try await Demo.fill(configuration)) }
+        let app = try await buildApplication(configuration)
+        print("Rollcall is running at \(configuration.publicURL)")
+        try await app.runService()
+    }
+}
+
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Bring the database schema up to date.")
+    @OptionGroup var options: ServerOptions
+
+    func run() async throws {
+        try await Maintenance.migrate(try options.configuration())
+        print("The database is up to date.")
+    }
+}
+
+struct DemoData: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo", abstract: "Fill a demo institution: an admin, two teachers, two courses of 30 students."
+    )
+    @OptionGroup var options: ServerOptions
+
+    func run() async throws {
+        print(try await Demo.fill(try options.configuration()))
+    }
+}
+
+struct CreateAdmin: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "create-admin", abstract: "Create an admin account.")
+    @OptionGroup var options: ServerOptions
+    @Option var name: String
+    @Option var email: String
+    @Option(help: "At least 8 characters; read from ROLLCALL_ADMIN_PASSWORD when omitted.")
+    var password: String?
+
+    func run() async throws {
+        guard let password = password ?? ProcessInfo.processInfo.environment["ROLLCALL_ADMIN_PASSWORD"] else {
+            throw ValidationError("Give --password or set ROLLCALL_ADMIN_PASSWORD.")
+        }
+        try await Maintenance.createAdmin(try options.configuration(), name: name, email: email, password: password)
+        print("Admin \(email) created.")
+    }
+}
