@@ -14,11 +14,18 @@ extension Request {
         }
         let buffer = try await collectBody(limit: context.maxUploadSize)
         do {
-            return try JSONDecoder().decode(T.self, from: buffer)
+            return try Self.jsonDecoder.decode(T.self, from: buffer)
         } catch let error as DecodingError {
             throw AppError.from(error)
         }
     }
+
+    /// Dates travel as ISO-8601 text, as in every Rollcall answer.
+    static let jsonDecoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
 
     /// The whole body, refused with a 413 past `limit` bytes.
     func collectBody(limit: Int) async throws -> ByteBuffer {
@@ -61,6 +68,8 @@ extension AppError {
             return AppError(.badRequest, "missing_field", "“\(name)” is missing.")
         case .valueNotFound(_, let context):
             return AppError(.badRequest, "missing_field", "“\(field(context.codingPath))” is missing.")
+        case .typeMismatch(_, let context) where context.codingPath.isEmpty:
+            return .invalidJSON("The request body must be a JSON object.")
         case .typeMismatch(let type, let context):
             return AppError(
                 .badRequest, "wrong_type", "“\(field(context.codingPath))” must be \(describe(type))."
@@ -69,7 +78,9 @@ extension AppError {
             if context.codingPath.isEmpty {
                 return .invalidJSON("The request body is not valid JSON.")
             }
-            return AppError(.badRequest, "wrong_type", "“\(field(context.codingPath))” has a value Rollcall does not accept.")
+            return AppError(
+                .badRequest, "wrong_type", "“\(field(context.codingPath))” has a value Rollcall does not accept."
+            )
         @unknown default:
             return .invalidJSON("The request body is not valid JSON.")
         }

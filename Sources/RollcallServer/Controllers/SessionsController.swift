@@ -8,8 +8,8 @@ struct SessionsController: Sendable {
 
     struct NewSession: Decodable {
         var title: String?
-        /// When to open; absent or in the past means now.
-        var scheduledAt: Date?
+        /// When to open, as ISO-8601 text; absent or in the past means now.
+        var scheduledAt: String?
         var settings: SessionSettingsDraft?
     }
     struct SessionEnvelope: Codable, ResponseEncodable {
@@ -41,12 +41,20 @@ struct SessionsController: Sendable {
         let input = try await request.decodeJSON(as: NewSession.self, context: context)
         let settings = try check { () throws(RuleViolation) in try (input.settings ?? SessionSettingsDraft()).validated() }
         let now = Date()
+        let scheduledAt = try input.scheduledAt.nonBlank.map { text in
+            guard let date = try? Date(text, strategy: .iso8601) else {
+                throw AppError(
+                    .badRequest, "invalid_scheduled_at", "“scheduledAt” must be a date and time such as 2026-09-01T09:00:00Z."
+                )
+            }
+            return date
+        }
         let title = try input.title.nonBlank.map { raw in
             try check { () throws(RuleViolation) in try AccountRules.name(raw, field: "title") }
-        } ?? Self.defaultTitle(for: input.scheduledAt ?? now)
-        let openNow = input.scheduledAt.map { $0 <= now } ?? true
+        } ?? Self.defaultTitle(for: scheduledAt ?? now)
+        let openNow = scheduledAt.map { $0 <= now } ?? true
         let session = try await stores.sessions.create(
-            courseID: course.id, title: title, settings: settings, scheduledAt: input.scheduledAt, openNow: openNow,
+            courseID: course.id, title: title, settings: settings, scheduledAt: scheduledAt, openNow: openNow,
             now: now
         )
         return try SessionEnvelope(session: SessionView(session, counts: [:])).response(

@@ -1,0 +1,239 @@
+import Foundation
+import HTTPTypes
+import Testing
+
+import RollcallCore
+@testable import RollcallServer
+
+@Suite("Accounts")
+struct AccountsTests {
+    @Test func register_signs_up_and_mails_a_confirmation_link() async throws {
+        try await withServer { api in
+            let reply = try await api.call(
+                .post, "/api/v1/auth/register",
+                json: ["name": "  Sam Student ", "email": "Sam@School.test", "password": API.password, "studentNumber": "s-123"]
+            )
+            #expect(reply.status == .created)
+            #expect(reply.string("user.name") == "Sam Student")
+            #expect(reply.string("user.email") == "sam@school.test")
+            #expect(reply.string("user.role") == "student")
+            #expect(reply.string("user.studentNumber") == "S-123")
+            #expect(reply.value("user.emailVerified") as? Bool == false)
+            #expect(reply.value("user.passwordHash") == nil)
+
+            let mail = try #require(try await api.outbox().first)
+            #expect(mail.recipient == "sam@school.test")
+            let token = try #require(mail.body.firstMatch(of: /token=([\w-]+)/)?.1)
+            let verified = try await api.call(.post, "/api/v1/auth/verify-email", json: ["token": String(token)])
+            #expect(verified.status == .ok)
+            #expect(verified.value("user.emailVerified") as? Bool == true)
+            try await api.expectRefused(
+                .post, "/api/v1/auth/verify-email", json: ["token": String(token)], status: .badRequest,
+                code: "invalid_verification_token"
+            )
+        }
+    }
+
+    @Test func register_refuses_bad_input_and_stores_nothing() async throws {
+        try await withServer { api in
+            _ = try await api.register("Taken Name", email: "taken@school.test", studentNumber: "T1")
+            let good: [String: Any] = ["name": "New Person", "email": "new@school.test", "password": API.password]
+            func with(_ key: String, _ value: Any?) -> [String: Any] {
+                var body = good
+                body[key] = value
+                return body
+            }
+            let cases: [(Any, HTTPResponse.Status, String)] = [
+                (with("name", nil), .badRequest, "missing_field"),
+                (with("email", nil), .badRequest, "missing_field"),
+                (with("password", nil), .badRequest, "missing_field"),
+                (with("name", 42), .badRequest, "wrong_type"),
+                (with("email", ["a"]), .badRequest, "wrong_type"),
+                (with("name", "   "), .badRequest, "invalid_name"),
+                (with("name", String(repeating: "x", count: 101)), .badRequest, "invalid_name"),
+                (with("email", "not-an-email"), .badRequest, "invalid_email"),
+                (with("email", "a@b"), .badRequest, "invalid_email"),
+                (with("password", "short"), .badRequest, "invalid_password"),
+                (with("password", String(repeating: "p", count: 129)), .badRequest, "invalid_password"),
+                (with("role", "admin"), .badRequest, "invalid_role"),
+                (with("role", "wizard"), .badRequest, "wrong_type"),
+                (with("studentNumber", "no spaces allowed"), .badRequest, "invalid_student_number"),
+                (with("email", "TAKEN@school.test"), .conflict, "email_taken"),
+                (with("studentNumber", "t1"), .conflict, "student_number_taken"),
+                ([1, 2, 3], .badRequest, "invalid_json"),
+            ]
+            for (body, status, code) in cases {
+                try await api.expectRefused(.post, "/api/v1/auth/register", json: body, status: status, code: code)
+            }
+            try await api.expectRefused(
+                .post, "/api/v1/auth/register", raw: Array("{\"name\":".utf8), contentType: "application/json",
+                status: .badRequest, code: "invalid_json"
+            )
+            try await api.expectRefused(
+                .post, "/api/v1/auth/register", raw: Array("name=x".utf8),
+                contentType: "application/x-www-form-urlencoded", status: .unsupportedMediaType,
+                code: "unsupported_media_type"
+            )
+            try await api.expectRefused(
+                .post, "/api/v1/auth/register",
+                json: with("name", String(repeating: "x", count: 70_000)), status: .contentTooLarge,
+                code: "body_too_large"
+            )
+        }
+    }
+
+    @Test func web_sign_in_sets_an_http_only_cookie_and_requires_the_csrf_token() async throws {
+        try await withServer { api in
+            _ = try await api.register("Web User")
+            let reply = try await api.call(
+                .post, "/api/v1/auth/session", json: ["email": "web.user@school.test", "password": API.password]
+            )
+            #expect(reply.status == .ok)
+            let cookie = try #require(reply.headers[.setCookie])
+            #expect(cookie.contains("HttpOnly"))
+            #expect(cookie.contains("SameSite=Lax"))
+            let value = try #require(cookie.firstMatch(of: /rollcall_session=([^;]+)/)?.1)
+            let csrf = try #require(reply.string("csrfToken"))
+            let cookieHeader: HTTPFields = [.cookie: "rollcall_session=\(value)"]
+
+            let me = try await api.call(.get, "/api/v1/me", headers: cookieHeader)
+            #expect(me.string("user.name") == "Web User")
+
+            let forged = try await api.call(.patch, "/api/v1/me", json: ["name": "Mallory"], headers: cookieHeader)
+            #expect(forged.status == .forbidden)
+            #expect(forged.errorCode == "csrf_token_invalid")
+
+            var withToken = cookieHeader
+            withToken[AuthenticationMiddleware.csrfHeader] = csrf
+            let changed = try await api.call(.patch, "/api/v1/me", json: ["name": "Web Person"], headers: withToken)
+            #expect(changed.string("user.name") == "Web Person")
+
+            let out = try await api.call(.delete, "/api/v1/auth/session", headers: withToken)
+            #expect(out.status == .noContent)
+            let after = try await api.call(.get, "/api/v1/me", headers: cookieHeader)
+            #expect(after.status == .unauthorized)
+        }
+    }
+
+    @Test func wrong_password_is_refused_then_slowed_then_locked() async throws {
+        try await withServer { api in
+            _ = try await api.register("Guessed At")
+            let wrong = ["email": "guessed.at@school.test", "password": "wrong password"]
+            for _ in 0..<SignInThrottle().lockoutAfter {
+                let reply = try await api.call(.post, "/api/v1/auth/tokens", json: wrong)
+                #expect(reply.status == .unauthorized)
+                #expect(reply.errorCode == "invalid_credentials")
+            }
+            let locked = try await api.call(
+                .post, "/api/v1/auth/tokens", json: ["email": "guessed.at@school.test", "password": API.password]
+            )
+            #expect(locked.status == .tooManyRequests)
+            #expect(locked.errorCode == "too_many_attempts")
+            #expect(locked.headers[.retryAfter] != nil)
+            let unknown = try await api.call(
+                .post, "/api/v1/auth/tokens", json: ["email": "nobody@school.test", "password": API.password]
+            )
+            #expect(unknown.errorCode == "invalid_credentials")
+        }
+    }
+
+    @Test func bearer_tokens_are_checked_and_revocable() async throws {
+        try await withServer { api in
+            let account = try await api.register("Token Holder")
+            let bogus = Account(id: 0, email: "", token: "not-a-token")
+            let refused = try await api.call(.get, "/api/v1/me", as: bogus)
+            #expect(refused.status == .unauthorized)
+            #expect(refused.errorCode == "invalid_token")
+            #expect(try await api.call(.delete, "/api/v1/auth/tokens/current", as: account).status == .noContent)
+            #expect(try await api.call(.get, "/api/v1/me", as: account).errorCode == "invalid_token")
+        }
+    }
+
+    @Test func profile_updates_and_refuses_bad_values() async throws {
+        try await withServer { api in
+            let account = try await api.register("Pat Profile")
+            let reply = try await api.call(
+                .patch, "/api/v1/me", as: account,
+                json: ["phone": "+44 20 7946 0958", "about": "Second year, biology."]
+            )
+            #expect(reply.status == .ok)
+            #expect(reply.string("user.phone") == "+442079460958")
+            #expect(reply.string("user.name") == "Pat Profile")
+            let cleared = try await api.call(.patch, "/api/v1/me", as: account, json: ["phone": ""])
+            #expect(cleared.value("user.phone") == nil)
+            try await api.expectRefused(
+                .patch, "/api/v1/me", as: account, json: ["phone": "call me"], status: .badRequest, code: "invalid_phone"
+            )
+            try await api.expectRefused(
+                .patch, "/api/v1/me", as: account, json: ["about": String(repeating: "a", count: 1001)],
+                status: .badRequest, code: "invalid_about"
+            )
+            try await api.expectRefused(
+                .patch, "/api/v1/me", json: ["name": "Anon"], status: .unauthorized, code: "not_signed_in"
+            )
+        }
+    }
+
+    @Test func password_change_checks_the_current_one_and_signs_out_elsewhere() async throws {
+        try await withServer { api in
+            let here = try await api.register("Pass Changer")
+            let elsewhere = try await api.signIn(here.email)
+            try await api.expectRefused(
+                .put, "/api/v1/me/password", as: here,
+                json: ["currentPassword": "not it at all", "newPassword": "a brand new one"], status: .badRequest,
+                code: "invalid_current_password"
+            )
+            try await api.expectRefused(
+                .put, "/api/v1/me/password", as: here, json: ["currentPassword": API.password, "newPassword": "short"],
+                status: .badRequest, code: "invalid_new_password"
+            )
+            let changed = try await api.call(
+                .put, "/api/v1/me/password", as: here,
+                json: ["currentPassword": API.password, "newPassword": "a brand new one"]
+            )
+            #expect(changed.status == .noContent)
+            #expect(try await api.call(.get, "/api/v1/me", as: here).status == .ok)
+            #expect(try await api.call(.get, "/api/v1/me", as: elsewhere).status == .unauthorized)
+            _ = try await api.signIn(here.email, password: "a brand new one")
+        }
+    }
+
+    @Test func picture_upload_accepts_images_only_within_the_size_limit() async throws {
+        try await withServer { api in
+            let account = try await api.register("Pic Owner")
+            let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0, count: 64)
+            let uploaded = try await api.call(.put, "/api/v1/me/picture", as: account, raw: png, contentType: "image/png")
+            #expect(uploaded.status == .noContent)
+            let picture = try await api.call(.get, "/api/v1/users/\(account.id)/picture", as: account)
+            #expect(picture.status == .ok)
+            #expect(picture.headers[.contentType] == "image/png")
+            try await api.expectRefused(
+                .put, "/api/v1/me/picture", as: account, raw: Array("<script>".utf8), contentType: "image/png",
+                status: .unsupportedMediaType, code: "unsupported_image"
+            )
+            try await api.expectRefused(
+                .put, "/api/v1/me/picture", as: account, raw: png + Array(repeating: 0, count: 2 * 1024 * 1024),
+                contentType: "image/png", status: .contentTooLarge, code: "body_too_large"
+            )
+            try await api.expectRefused(
+                .get, "/api/v1/users/999/picture", as: account, status: .notFound, code: "user_not_found"
+            )
+            try await api.expectRefused(
+                .get, "/api/v1/users/abc/picture", as: account, status: .notFound, code: "user_not_found"
+            )
+        }
+    }
+
+    @Test func teacher_accounts_wait_for_approval_when_the_setting_asks() async throws {
+        try await withServer(teacherApproval: true) { api in
+            let teacher = try await api.register("New Teacher", role: "teacher")
+            try await api.expectRefused(
+                .post, "/api/v1/courses", as: teacher, json: ["name": "Too Soon"], status: .forbidden,
+                code: "approval_pending"
+            )
+            let admin = try await api.admin()
+            #expect(try await api.call(.post, "/api/v1/admin/users/\(teacher.id)/approve", as: admin).status == .ok)
+            #expect(try await api.call(.post, "/api/v1/courses", as: teacher, json: ["name": "Now"]).status == .created)
+        }
+    }
+}

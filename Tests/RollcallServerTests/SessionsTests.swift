@@ -1,0 +1,168 @@
+import Foundation
+import HTTPTypes
+import Testing
+
+import RollcallCore
+@testable import RollcallServer
+
+@Suite("Sessions")
+struct SessionsTests {
+    @Test func a_session_opens_now_with_the_standard_settings() async throws {
+        try await withServer { api in
+            let (teacher, courseID, _) = try await api.teacherWithCourse()
+            let reply = try await api.call(.post, "/api/v1/courses/\(courseID)/sessions", as: teacher, json: [:])
+            #expect(reply.status == .created)
+            #expect(reply.string("session.phase") == "open")
+            #expect(reply.int("session.settings.period") == 5)
+            #expect(reply.int("session.settings.grace") == 1)
+            #expect(reply.string("session.settings.mode") == "qr")
+            #expect(reply.value("session.secret") == nil, "the code secret never leaves the server")
+            let id = try #require(reply.int("session.id"))
+            let closed = try await api.call(.post, "/api/v1/sessions/\(id)/close", as: teacher)
+            #expect(closed.string("session.phase") == "closed")
+            try await api.expectRefused(
+                .post, "/api/v1/sessions/\(id)/close", as: teacher, status: .conflict, code: "session_closed"
+            )
+            try await api.expectRefused(
+                .post, "/api/v1/sessions/\(id)/open", as: teacher, status: .conflict, code: "session_closed"
+            )
+        }
+    }
+
+    @Test func a_scheduled_session_waits_until_it_is_opened() async throws {
+        try await withServer { api in
+            let (teacher, courseID, _) = try await api.teacherWithCourse()
+            let later = ISO8601DateFormatter().string(from: Date().addingTimeInterval(3600))
+            let reply = try await api.call(
+                .post, "/api/v1/courses/\(courseID)/sessions", as: teacher,
+                json: [
+                    "title": "Lab 1", "scheduledAt": later,
+                    "settings": [
+                        "mode": "qr", "period": 10, "latitude": 51.5, "longitude": -0.12, "classroomSize": "hall",
+                        "allowedNetworks": ["10.0.0.0/8"], "openMinutes": 30, "lateAfterMinutes": 5,
+                    ],
+                ]
+            )
+            #expect(reply.status == .created, "\(reply.text)")
+            #expect(reply.string("session.phase") == "scheduled")
+            #expect(reply.string("session.title") == "Lab 1")
+            #expect(reply.value("session.settings.geofence.radius") as? Double == ClassroomSize.hall.radius)
+            let id = try #require(reply.int("session.id"))
+            let opened = try await api.call(.post, "/api/v1/sessions/\(id)/open", as: teacher)
+            #expect(opened.string("session.phase") == "open")
+            try await api.expectRefused(
+                .post, "/api/v1/sessions/\(id)/open", as: teacher, status: .conflict, code: "session_already_open"
+            )
+            let list = try await api.call(.get, "/api/v1/courses/\(courseID)/sessions", as: teacher)
+            #expect(list.list("sessions").count == 1)
+        }
+    }
+
+    @Test func bad_settings_are_refused_with_the_field_named() async throws {
+        try await withServer { api in
+            let (teacher, courseID, _) = try await api.teacherWithCourse()
+            let cases: [([String: Any], String)] = [
+                (["period": 1], "invalid_period"),
+                (["period": 61], "invalid_period"),
+                (["period": "fast"], "wrong_type"),
+                (["grace": 6], "invalid_grace"),
+                (["openMinutes": 0], "invalid_open_minutes"),
+                (["openMinutes": 30, "lateAfterMinutes": 31], "invalid_late_after_minutes"),
+                (["radius": 30], "invalid_latitude"),
+                (["latitude": 91, "longitude": 0, "radius": 30], "invalid_latitude"),
+                (["latitude": 10, "longitude": 181, "radius": 30], "invalid_longitude"),
+                (["latitude": 10], "invalid_latitude"),
+                (["latitude": 10, "longitude": 10], "invalid_radius"),
+                (["latitude": 10, "longitude": 10, "radius": 1], "invalid_radius"),
+                (["mode": "spot"], "invalid_latitude"),
+                (["mode": "carrier-pigeon"], "wrong_type"),
+                (["classroomSize": "stadium"], "wrong_type"),
+                (["allowedNetworks": ["10.0.0.0/33"]], "invalid_allowed_networks"),
+                (["allowedNetworks": ["campus"]], "invalid_allowed_networks"),
+                (["allowedNetworks": "10.0.0.0/8"], "wrong_type"),
+            ]
+            for (settings, code) in cases {
+                try await api.expectRefused(
+                    .post, "/api/v1/courses/\(courseID)/sessions", as: teacher, json: ["settings": settings],
+                    status: .badRequest, code: code
+                )
+            }
+            try await api.expectRefused(
+                .post, "/api/v1/courses/\(courseID)/sessions", as: teacher, json: ["scheduledAt": "tomorrow"],
+                status: .badRequest, code: "invalid_scheduled_at"
+            )
+            try await api.expectRefused(
+                .post, "/api/v1/courses/\(courseID)/sessions", as: teacher,
+                json: ["title": String(repeating: "t", count: 101)], status: .badRequest, code: "invalid_title"
+            )
+            try await api.expectRefused(
+                .get, "/api/v1/sessions/99999", as: teacher, status: .notFound, code: "session_not_found"
+            )
+        }
+    }
+}
+
+@Suite("Admin")
+struct AdminTests {
+    @Test func the_admin_lists_disables_and_enables_people() async throws {
+        try await withServer { api in
+            let admin = try await api.admin()
+            let student = try await api.register("Dis Abled")
+            let list = try await api.call(.get, "/api/v1/admin/users?role=student", as: admin)
+            #expect(list.list("users").map { $0["email"] as? String } == [student.email])
+            let search = try await api.call(.get, "/api/v1/admin/users?q=dis", as: admin)
+            #expect(search.list("users").count == 1)
+            try await api.expectRefused(
+                .get, "/api/v1/admin/users?role=wizard", as: admin, status: .badRequest, code: "invalid_role"
+            )
+
+            let disabled = try await api.call(.post, "/api/v1/admin/users/\(student.id)/disable", as: admin)
+            #expect(disabled.value("user.disabled") as? Bool == true)
+            #expect(try await api.call(.get, "/api/v1/me", as: student).status == .unauthorized)
+            let refused = try await api.call(
+                .post, "/api/v1/auth/tokens", json: ["email": student.email, "password": API.password]
+            )
+            #expect(refused.errorCode == "account_disabled")
+            try await api.expectRefused(
+                .post, "/api/v1/admin/users/\(admin.id)/disable", as: admin, status: .badRequest,
+                code: "cannot_disable_self"
+            )
+            _ = try await api.call(.post, "/api/v1/admin/users/\(student.id)/enable", as: admin)
+            _ = try await api.signIn(student.email)
+
+            let outbox = try await api.call(.get, "/api/v1/admin/outbox", as: admin)
+            #expect(outbox.list("messages").first?["recipient"] as? String == student.email)
+            try await api.expectRefused(
+                .post, "/api/v1/admin/users/777/approve", as: admin, status: .notFound, code: "user_not_found"
+            )
+        }
+    }
+}
+
+@Suite("System")
+struct SystemTests {
+    @Test func health_metrics_and_the_api_description_are_served() async throws {
+        try await withServer { api in
+            #expect(try await api.call(.get, "/healthz").text == "ok\n")
+            _ = try await api.call(.get, "/api/v1/courses")
+            let metrics = try await api.call(.get, "/metrics")
+            #expect(metrics.text.contains("hb_requests"))
+            #expect(metrics.text.contains("http_route=\"/api/v1/courses\""))
+            let description = try await api.call(.get, "/api/v1/openapi.yaml")
+            #expect(description.status == .ok)
+            #expect(description.text.hasPrefix("openapi: 3"))
+        }
+    }
+
+    @Test func unknown_addresses_answer_in_the_error_format() async throws {
+        try await withServer { api in
+            let missing = try await api.call(.get, "/api/v1/nothing-here")
+            #expect(missing.status == .notFound)
+            #expect(missing.errorCode == "not_found")
+            let page = try await api.call(.get, "/no-such-page")
+            #expect(page.status == .notFound)
+            #expect(page.headers[.contentType]?.hasPrefix("text/html") == true)
+            #expect(page.text.contains("There is nothing at this address."))
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import SQLiteNIO
+import Testing
+
+@testable import RollcallServer
+
+/// Runs `body` against a Rollcall server on a fresh SQLite file, in process.
+func withServer(
+    teacherApproval: Bool = false, _ body: @Sendable (API) async throws -> Void
+) async throws {
+    let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("rollcall-test-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let configuration = Configuration(dataDirectory: directory, teacherApproval: teacherApproval, logLevel: .error)
+    let app = try await buildApplication(configuration, passwordCost: 4)
+    try await app.test(.router) { client in
+        try await body(API(client: client, databasePath: configuration.sqlitePath))
+    }
+}
+
+/// A signed-in person in a test: their id and bearer token.
+struct Account: Sendable {
+    var id: Int64
+    var email: String
+    var token: String
+}
+
+/// One answer from the API, with its JSON body read for assertions.
+struct Reply: Sendable {
+    var status: HTTPResponse.Status
+    var headers: HTTPFields
+    var text: String
+
+    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:] }
+
+    /// A value by dotted path, such as `course.id`.
+    func value(_ path: String) -> Any? {
+        path.split(separator: ".").reduce(json as Any?) { node, key in (node as? [String: Any])?[String(key)] }
+    }
+    func string(_ path: String) -> String? { value(path) as? String }
+    func int(_ path: String) -> Int64? { (value(path) as? NSNumber)?.int64Value }
+    func list(_ path: String) -> [[String: Any]] { value(path) as? [[String: Any]] ?? [] }
+    var errorCode: String? { string("error.code") }
+    var errorMessage: String? { string("error.message") }
+}
+
+/// Speaks Rollcall's API from tests.
+struct API: Sendable {
+    let client: any TestClientProtocol
+    let databasePath: String
+    static let password = "correct horse battery"
+
+    /// Sends a request; `json` is serialised, `raw` is sent as is with `contentType`.
+    @discardableResult
+    func call(
+        _ method: HTTPRequest.Method, _ path: String, as account: Account? = nil, json: Any? = nil,
+        raw: [UInt8]? = nil, contentType: String? = nil, headers extra: HTTPFields = [:]
+    ) async throws -> Reply {
+        var headers = extra
+        if let account { headers[.authorization] = "Bearer \(account.token)" }
+        var body: ByteBuffer?
+        if let json {
+            body = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json))
+            headers[.contentType] = contentType ?? "application/json"
+        } else if let raw {
+            body = ByteBuffer(bytes: raw)
+            if let contentType { headers[.contentType] = contentType }
+        }
+        let response = try await client.execute(uri: path, method: method, headers: headers, body: body)
+        return Reply(status: response.status, headers: response.headers, text: String(buffer: response.body))
+    }
+
+    /// Registers an account through the API and signs it in with a bearer token.
+    func register(
+        _ name: String, role: String = "student", email: String? = nil, studentNumber: String? = nil
+    ) async throws -> Account {
+        let email = email ?? "\(name.lowercased().replacingOccurrences(of: " ", with: "."))@school.test"
+        var body: [String: Any] = ["name": name, "email": email, "password": Self.password, "role": role]
+        if let studentNumber { body["studentNumber"] = studentNumber }
+        let registered = try await call(.post, "/api/v1/auth/register", json: body)
+        #expect(registered.status == .created, "registering \(email): \(registered.text)")
+        return try await signIn(email)
+    }
+
+    func signIn(_ email: String, password: String = API.password) async throws -> Account {
+        let reply = try await call(.post, "/api/v1/auth/tokens", json: ["email": email, "password": password])
+        #expect(reply.status == .created, "signing in \(email): \(reply.text)")
+        return Account(id: reply.int("user.id") ?? 0, email: email, token: reply.string("token") ?? "")
+    }
+
+    /// An admin, made the way an operator would: straight in the database.
+    func admin() async throws -> Account {
+        let database = try Database.sqlite(path: databasePath, logger: .init(label: "test"))
+        let hash = try await PasswordHasher(cost: 4).hash(Self.password)
+        _ = try await UserStore(database: database).create(
+            NewUser(
+                name: "Admin", email: "admin@school.test", passwordHash: hash, role: .admin, studentNumber: nil,
+                approved: true, emailVerified: true
+            )
+        )
+        try await database.shutdown()
+        return try await signIn("admin@school.test")
+    }
+
+    /// A teacher with one course; answers the course id and join code.
+    func teacherWithCourse(_ name: String = "Tess Teacher") async throws -> (Account, Int64, String) {
+        let teacher = try await register(name, role: "teacher")
+        let course = try await call(.post, "/api/v1/courses", as: teacher, json: ["name": "Biology 101"])
+        #expect(course.status == .created, "\(course.text)")
+        return (teacher, course.int("course.id") ?? 0, course.string("course.joinCode") ?? "")
+    }
+
+    /// Every row of every table, as text: equal snapshots mean nothing stored was lost or changed.
+    func snapshot() async throws -> [String: [String]] {
+        let connection = try await SQLiteConnection.open(storage: .file(path: databasePath))
+        do {
+            var result: [String: [String]] = [:]
+            let tables = try await connection.query("SELECT name FROM sqlite_master WHERE type = 'table'")
+                .compactMap { $0.column("name")?.string }
+            for table in tables where table != "sqlite_sequence" && table != "sign_in_failures" {
+                result[table] = try await connection.query("SELECT * FROM \(table) ORDER BY rowid").map { row in
+                    row.columns.map { "\($0.name)=\($0.data)" }.joined(separator: ",")
+                }
+            }
+            try await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    /// Messages in the outbox, newest first, read from the database.
+    func outbox() async throws -> [OutboxMessage] {
+        let database = try Database.sqlite(path: databasePath, logger: .init(label: "test"))
+        let messages = try await Outbox(database: database, logger: .init(label: "test")).list()
+        try await database.shutdown()
+        return messages
+    }
+}
+
+extension API {
+    /// Sends a bad request and checks the refusal: its status, its stable code, a message, and that nothing changed.
+    func expectRefused(
+        _ method: HTTPRequest.Method, _ path: String, as account: Account? = nil, json: Any? = nil,
+        raw: [UInt8]? = nil, contentType: String? = nil, status: HTTPResponse.Status, code: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let before = try await snapshot()
+        let reply = try await call(method, path, as: account, json: json, raw: raw, contentType: contentType)
+        #expect(reply.status == status, "\(method) \(path): \(reply.text)", sourceLocation: sourceLocation)
+        #expect(reply.errorCode == code, "\(method) \(path): \(reply.text)", sourceLocation: sourceLocation)
+        #expect((reply.errorMessage ?? "").count > 10, "a sentence for the person", sourceLocation: sourceLocation)
+        let after = try await snapshot()
+        #expect(before == after, "a refused request changed stored data", sourceLocation: sourceLocation)
+    }
+}
