@@ -1,0 +1,27 @@
+# Rollcall: `make run` starts the server on http://localhost:8080; `make test` runs every test.
+.PHONY: run test deps lint format swift-test browser-test demo
+
+run:
+	swift run rollcall serve
+
+demo:
+	swift run rollcall serve --demo
+
+deps:
+	scripts/test-deps.sh
+
+lint:
+	swift format lint --strict --recursive Sources Tests Package.swift
+
+format:
+	swift format --in-place --recursive Sources Tests Package.swift
+
+swift-test:
+	swift build --build-tests
+	swift test
+
+browser-test:
+	swift build --product rollcall
+	.build/python/bin/python -m pytest -q Tests/browser
+
+test: deps lint swift-test browser-test

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what Rollcall's tests need beyond the Swift toolchain: Chromium and its driver for the browser tests,
+# zbar and librsvg to decode rendered QR codes, and a Python environment with selenium and pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+command -v chromium >/dev/null || missing+=(chromium)
+command -v chromedriver >/dev/null || missing+=(chromium-driver)
+command -v zbarimg >/dev/null || missing+=(zbar-tools)
+command -v rsvg-convert >/dev/null || missing+=(librsvg2-bin)
+command -v python3 >/dev/null || missing+=(python3)
+python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
+[ -d /usr/share/fonts/truetype/dejavu ] || missing+=(fonts-dejavu-core)
+
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "Installing ${missing[*]}"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+venv=.build/python
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import selenium, pytest" 2>/dev/null; then
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check selenium pytest
+fi
