@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import RollcallCore
 
 /// Finds out who is asking, from a bearer token or the session cookie, and checks the CSRF token of cookie requests.
 struct AuthenticationMiddleware: RouterMiddleware {
@@ -30,20 +31,13 @@ struct AuthenticationMiddleware: RouterMiddleware {
         if let identity = context.identity {
             guard !identity.user.disabled else { throw AppError.accountDisabled }
             if identity.viaCookie && ![.get, .head, .options].contains(request.method) {
-                guard let sent = request.headers[Self.csrfHeader], constantTimeEqual(sent, identity.csrf) else {
+                guard let sent = request.headers[Self.csrfHeader], constantTimeEqual(Array(sent.utf8), Array(identity.csrf.utf8)) else {
                     throw AppError.csrf
                 }
             }
         }
         return try await next(request, context)
     }
-}
-
-func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-    let a = Array(a.utf8)
-    let b = Array(b.utf8)
-    guard a.count == b.count else { return false }
-    return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
 }
 
 /// Answers every failure in Rollcall's format: JSON for the API, a friendly page for people; 5xx are logged loudly.
