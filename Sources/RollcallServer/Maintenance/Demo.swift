@@ -35,7 +35,7 @@ public enum Demo {
                     approved: true, emailVerified: true
                 )
             )
-            var random = SeededGenerator(seed: 2026)
+            var random = SeededRandom(seed: 2026)
             for (index, (teacherName, teacherEmail)) in teachers.enumerated() {
                 let teacher = try await stores.users.create(
                     NewUser(
@@ -87,19 +87,5 @@ public enum Demo {
               teachers: \(teachers.map(\.1).joined(separator: ", "))
               students: amara.okafor1@demo.rollcall.test … (30 per course; see the roster)
             """
-    }
-}
-
-/// A small deterministic generator so the demo looks the same every time.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        // SplitMix64: tiny, fast, and good enough for demo data.
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
