@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import QRCode
 import RollcallServer
 
 /// The `rollcall` command: runs the server and its maintenance tasks.
@@ -9,7 +10,7 @@ struct Rollcall: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rollcall",
         abstract: "Rollcall: class attendance in seconds.",
-        subcommands: [Serve.self, Migrate.self, DemoData.self, CreateAdmin.self],
+        subcommands: [Serve.self, Migrate.self, DemoData.self, CreateAdmin.self, PrintQRCode.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -78,5 +79,25 @@ struct CreateAdmin: AsyncParsableCommand {
         }
         try await Maintenance.createAdmin(try options.configuration(), name: name, email: email, password: password)
         print("Admin \(email) created.")
+    }
+}
+
+struct PrintQRCode: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "qr", abstract: "Print the SVG of a QR code for any text, such as a check-in spot's link."
+    )
+    @Argument(help: "The text to encode.")
+    var text: String
+    @Option(help: "Error correction: low, medium, quartile or high.")
+    var level: String = "medium"
+    @Option(help: "Pixels per module.")
+    var moduleSize: Int = 8
+
+    func run() throws {
+        guard let level = QRCode.ErrorCorrection(rawValue: level) else {
+            throw ValidationError("--level must be low, medium, quartile or high.")
+        }
+        guard (1...100).contains(moduleSize) else { throw ValidationError("--module-size must be 1 to 100.") }
+        print(try QRCode(encoding: text, errorCorrection: level).svg(moduleSize: moduleSize))
     }
 }

@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdWebSocket
 import RollcallCore
 
 /// Who is making the request, as the access token or session cookie says.
@@ -11,12 +12,17 @@ struct Identity: Sendable {
 }
 
 /// The request context of every Rollcall route.
-public struct AppRequestContext: RequestContext {
+public struct AppRequestContext: RequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage
+    public let webSocket: WebSocketHandlerReference<AppRequestContext>
     var identity: Identity?
+    /// The peer's IP address, for allowed-network checks.
+    let remoteAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.webSocket = .init()
+        self.remoteAddress = source.channel.remoteAddress?.ipAddress
     }
 
     /// JSON bodies are small; uploads collect their own, larger limit.
