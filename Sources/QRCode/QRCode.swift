@@ -26,6 +26,11 @@ public struct QRCode: Sendable {
 
     /// Encodes `text` in the smallest version from `minimumVersion` that holds it at `errorCorrection`.
     public init(encoding text: String, errorCorrection: ErrorCorrection = .medium, minimumVersion: Int = 1) throws {
+        try self.init(encoding: text, errorCorrection: errorCorrection, minimumVersion: minimumVersion, mask: nil)
+    }
+
+    /// `mask` forces a mask pattern, so tests can check that every pattern reads.
+    init(encoding text: String, errorCorrection: ErrorCorrection, minimumVersion: Int, mask forcedMask: Int?) throws {
         guard (1...40).contains(minimumVersion) else { throw QRCodeError.invalidVersion(minimumVersion) }
         let segment = Segment(text)
         guard
@@ -38,7 +43,7 @@ public struct QRCode: Sendable {
         var matrix = Matrix(version: version)
         matrix.drawFunctionPatterns()
         matrix.place(codewords)
-        let mask = (0..<8).min { a, b in
+        let mask = forcedMask ?? (0..<8).min { a, b in
             matrix.masked(a, level: errorCorrection).penalty < matrix.masked(b, level: errorCorrection).penalty
         }!
         let finished = matrix.masked(mask, level: errorCorrection)
