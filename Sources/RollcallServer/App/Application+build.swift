@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import RollcallCore
 
@@ -17,6 +18,7 @@ public func buildApplication(
     let router = try await buildRouter(configuration: configuration, stores: stores, passwordCost: passwordCost)
     var app = Application(
         router: router,
+        server: .http1WebSocketUpgrade(webSocketRouter: router),
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "Rollcall"),
         services: [database],
         logger: logger
@@ -56,6 +58,11 @@ func buildRouter(
     CoursesController(stores: stores).addRoutes(to: api)
     SessionsController(stores: stores).addRoutes(to: api)
     AdminController(stores: stores).addRoutes(to: api)
+    let checkIns = CheckInStore(database: stores.database)
+    let checkIn = CheckInController(stores: stores, checkIns: checkIns, configuration: configuration)
+    checkIn.addRoutes(to: api)
+    ProjectorController(stores: stores, checkIns: checkIns, configuration: configuration).addRoutes(to: router)
     PagesController(stores: stores, pages: pages).addRoutes(to: router)
+    CheckInPages(stores: stores, checkIns: checkIns, checkInController: checkIn, pages: pages).addRoutes(to: router)
     return router
 }

@@ -23,16 +23,16 @@ struct PageRenderer: Sendable {
     /// A whole HTML page: `template` rendered with `data`, inside the layout with the person's navigation.
     func render(
         _ template: String, title: String, data: [String: Any] = [:], context: AppRequestContext,
-        status: HTTPResponse.Status = .ok
+        status: HTTPResponse.Status = .ok, layout: String = "layout"
     ) throws -> Response {
         guard let body = library.render(data, withTemplate: template) else {
             throw AppError(.internalServerError, "internal_error", "The page \(template) is missing.")
         }
-        var layout: [String: Any] = ["title": title, "body": body, "csrf": context.identity?.csrf ?? ""]
+        var frame: [String: Any] = ["title": title, "body": body, "csrf": context.identity?.csrf ?? ""]
         if let user = context.user {
-            layout["user"] = ["name": user.name, "role": user.role.rawValue, "isAdmin": user.role == .admin]
+            frame["user"] = ["name": user.name, "role": user.role.rawValue, "isAdmin": user.role == .admin]
         }
-        let html = library.render(layout, withTemplate: "layout") ?? body
+        let html = library.render(frame, withTemplate: layout) ?? body
         return Response(
             status: status,
             headers: [

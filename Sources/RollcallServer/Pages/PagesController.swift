@@ -23,13 +23,28 @@ struct PagesController: Sendable {
         .redirect(to: context.user == nil ? "/sign-in" : "/courses")
     }
 
+    /// Where to go after signing in or registering: a path on this site only, so the link cannot send people away.
+    static func next(_ request: Request) -> String {
+        request.query("next").flatMap { $0.hasPrefix("/") && !$0.hasPrefix("//") && !$0.hasPrefix("/\\") ? $0 : nil }
+            ?? "/courses"
+    }
+
     @Sendable func signIn(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let next = request.query("next").flatMap { $0.hasPrefix("/") && !$0.hasPrefix("//") ? $0 : nil } ?? "/courses"
-        return try pages.render("sign-in", title: "Sign in · Rollcall", data: ["next": next], context: context)
+        let next = Self.next(request)
+        return try pages.render(
+            "sign-in", title: "Sign in · Rollcall",
+            data: ["next": next, "nextQuery": next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""],
+            context: context
+        )
     }
 
     @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try pages.render("register", title: "Create your account · Rollcall", context: context)
+        let next = Self.next(request)
+        return try pages.render(
+            "register", title: "Create your account · Rollcall",
+            data: ["next": next, "nextQuery": next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""],
+            context: context
+        )
     }
 
     @Sendable func verifyEmail(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -67,10 +82,14 @@ struct PagesController: Sendable {
         let now = Date()
         let sessionRows: [[String: Any]] = sessions.map { session in
             let count = counts[session.id] ?? [:]
+            let open = session.phase(at: now) == .open
             return [
                 "id": session.id, "title": session.title, "phase": session.phase(at: now).rawValue,
                 "when": (session.openedAt ?? session.scheduledAt ?? session.createdAt).pageText,
                 "present": (count[.present] ?? 0) + (count[.late] ?? 0),
+                "studentView": access == .attend, "open": open,
+                "spot": open && session.settings.mode == .spot, "typed": open && session.settings.allowTyping,
+                "scan": open && session.settings.mode == .qr,
             ]
         }
         var data: [String: Any] = [
@@ -123,10 +142,16 @@ struct PagesController: Sendable {
         if !settings.allowedNetworks.isEmpty {
             facts.append(["label": "Networks", "value": settings.allowedNetworks.map(\.description).joined(separator: ", ")])
         }
+        let flags: [[String: String]] =
+            access == .manage
+            ? try await CheckInStore(database: stores.database).flags(sessionID: session.id).map { flag in
+                ["detail": flag.detail, "when": flag.createdAt.pageText]
+            } : []
         let data: [String: Any] = [
             "id": session.id, "title": session.title, "courseId": course.id, "courseName": course.name,
             "phase": phase.rawValue, "isOpen": phase == .open, "isScheduled": phase == .scheduled,
-            "manage": access == .manage, "facts": facts,
+            "manage": access == .manage, "facts": facts, "flags": flags, "hasFlags": !flags.isEmpty,
+            "projector": access == .manage && phase == .open && settings.mode != .spot,
             "opened": session.openedAt?.pageText ?? "", "closes": session.closesAt?.pageText ?? "",
             "present": counts[.present] ?? 0, "late": counts[.late] ?? 0,
         ]

@@ -38,7 +38,7 @@ export function formBody(form) {
       const text = field.value.trim();
       setPath(body, text.includes("@") ? "email" : "studentNumber", text);
       continue;
-    } else if (field.type === "number") {
+    } else if (field.type === "number" || field.dataset.type === "number") {
       if (field.value === "") continue;
       value = Number(field.value);
     } else if (field.dataset.type === "list") {
@@ -82,6 +82,8 @@ async function submit(form) {
       data = await api(method, path, file, file.type || "application/octet-stream");
     } else {
       const body = formBody(form);
+      if (form.dataset.device !== undefined) body.deviceId = deviceId();
+      if (form.dataset.location !== undefined) body.location = await locate();
       data = await api(method, path, method === "DELETE" || (method === "POST" && !hasFields(form)) ? undefined : body);
       if (form.dataset.also) {
         const [alsoMethod, alsoPath] = form.dataset.also.split(" ");
@@ -94,6 +96,10 @@ async function submit(form) {
     else if (then.startsWith("show:")) {
       document.querySelector(then.slice(5)).hidden = false;
       form.reset();
+    } else if (then === "answer") {
+      const answer = form.querySelector(".form-answer");
+      answer.textContent = data.status === "late" ? "You're in — marked late." : "You're in.";
+      answer.hidden = false;
     }
   } catch (error) {
     if (errorBox) {
@@ -132,3 +138,35 @@ document.addEventListener("click", (event) => {
     { enableHighAccuracy: true, timeout: 15000 },
   );
 });
+
+/** A long-lived random id for this browser, so one phone cannot check in several students in one session. */
+export function deviceId() {
+  const key = "rollcall-device";
+  let id = localStorage.getItem(key);
+  if (!id) {
+    id = crypto.randomUUID();
+    localStorage.setItem(key, id);
+  }
+  return id;
+}
+
+/** The phone's position with its accuracy, or an Error whose message says what to do. */
+export function locate() {
+  return new Promise((resolve, reject) => {
+    if (!navigator.geolocation) {
+      reject(new Error("This browser cannot share your location. Use your phone's own browser and try again."));
+      return;
+    }
+    navigator.geolocation.getCurrentPosition(
+      (position) => resolve({
+        latitude: position.coords.latitude,
+        longitude: position.coords.longitude,
+        accuracy: position.coords.accuracy,
+      }),
+      (error) => reject(new Error(error.code === error.PERMISSION_DENIED
+        ? "Rollcall needs your location to check you in. Allow location access for this page and try again."
+        : "Your phone could not find its location. Move nearer a window and try again.")),
+      { enableHighAccuracy: true, timeout: 20000, maximumAge: 0 },
+    );
+  });
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+import QRCode
+import RollcallCore
+
+/// What the projector shows at one moment: the code as a QR image and as text, and the room's count.
+struct ProjectorFrame: Codable, Sendable, ResponseEncodable {
+    var phase: SessionPhase
+    var title: String
+    var step: Int64?
+    var url: String?
+    var svg: String?
+    var typedCode: String?
+    /// Milliseconds until the next code, by the server's clock.
+    var nextChangeIn: Int?
+    var checkedIn: Int
+    var enrolled: Int
+}
+
+/// The projector's feed: the current code now, and every new code pushed over a WebSocket as the server's clock
+/// turns it.
+struct ProjectorController: Sendable {
+    let stores: Stores
+    let checkIns: CheckInStore
+    let configuration: Configuration
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get("api/v1/sessions/:sessionID/projector", use: current)
+        router.ws(
+            "api/v1/sessions/:sessionID/projector/live",
+            shouldUpgrade: { request, context in
+                guard Self.sameOrigin(request) else {
+                    throw AppError.forbidden("The live feed opens only from Rollcall's own pages.")
+                }
+                _ = try await managedSession(context)
+                return .upgrade([:])
+            },
+            onUpgrade: { inbound, outbound, context in
+                let id = try context.requestContext.id("sessionID", "session")
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    // The client closing ends the inbound stream, and with it the feed.
+                    group.addTask { for try await _ in inbound {} }
+                    group.addTask { try await feed(sessionID: id, to: outbound) }
+                    try await group.next()
+                    group.cancelAll()
+                }
+            }
+        )
+    }
+
+    /// A browser sends its page's origin with every WebSocket request; refusing others stops cross-site hijacking.
+    static func sameOrigin(_ request: Request) -> Bool {
+        guard let origin = request.headers[.origin] else { return true }
+        guard let host = request.head.authority else { return false }
+        return URL(string: origin)?.hostAndPort == host.lowercased()
+    }
+
+    func managedSession(_ context: AppRequestContext) async throws -> ClassSession {
+        let user = try context.requireUser()
+        guard let session = try await stores.sessions.find(id: try context.id("sessionID", "session")) else {
+            throw AppError.notFound("session")
+        }
+        _ = try await stores.managedCourse(session.courseId, for: user)
+        return session
+    }
+
+    @Sendable func current(_ request: Request, context: AppRequestContext) async throws -> ProjectorFrame {
+        let session = try await managedSession(context)
+        return try await frame(for: session, at: Date())
+    }
+
+    func feed(sessionID: Int64, to outbound: WebSocketOutboundWriter) async throws {
+        let encoder = JSONEncoder()
+        while !Task.isCancelled {
+            guard let session = try await stores.sessions.find(id: sessionID) else { return }
+            let now = Date()
+            let frame = try await frame(for: session, at: now)
+            try await outbound.write(.text(String(decoding: try encoder.encode(frame), as: UTF8.self)))
+            // Wake at the next code, and at least every second so the count stays live.
+            let wait = min(Double(frame.nextChangeIn ?? 1000) / 1000, 1.0)
+            try await Task.sleep(for: .seconds(max(wait, 0.05)))
+        }
+    }
+
+    func frame(for session: ClassSession, at now: Date) async throws -> ProjectorFrame {
+        let phase = session.phase(at: now)
+        var frame = ProjectorFrame(
+            phase: phase, title: session.title,
+            checkedIn: try await checkIns.checkedInCount(sessionID: session.id),
+            enrolled: try await stores.courses.roster(courseID: session.courseId).count
+        )
+        guard phase == .open, session.settings.mode != .spot else { return frame }
+        let rotating = session.rotatingCode
+        let step = rotating.step(at: now)
+        frame.step = step
+        frame.nextChangeIn = Int((rotating.start(of: step + 1).timeIntervalSince(now) * 1000).rounded(.up))
+        if session.settings.allowTyping { frame.typedCode = rotating.typedCode(forStep: step) }
+        if session.settings.mode == .qr {
+            let url = checkInURL(code: rotating.code(forStep: step))
+            frame.url = url
+            frame.svg = try QRCode(encoding: url, errorCorrection: .medium).svg(moduleSize: 10, quietZone: 4)
+        }
+        return frame
+    }
+
+    /// The link in the QR code, upper-cased where case does not matter so the QR can use alphanumeric mode.
+    func checkInURL(code: String) -> String {
+        Self.checkInURL(publicURL: configuration.publicURL, code: code)
+    }
+
+    static func checkInURL(publicURL: String, code: String) -> String {
+        guard let url = URL(string: publicURL), let scheme = url.scheme, let host = url.host else {
+            return "\(publicURL)/c/\(code)"
+        }
+        let port = url.port.map { ":\($0)" } ?? ""
+        let path = url.path.hasSuffix("/") ? String(url.path.dropLast()) : url.path
+        return "\(scheme)://\(host)\(port)".uppercased() + path + "/C/" + code
+    }
+}
+
+extension URL {
+    /// `host:port` as a Host header writes it, lower-cased.
+    var hostAndPort: String? {
+        host.map { host in (port.map { "\(host):\($0)" } ?? host).lowercased() }
+    }
+}
