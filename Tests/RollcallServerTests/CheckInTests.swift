@@ -1,0 +1,339 @@
+import Foundation
+import HTTPTypes
+import RollcallCore
+import SQLiteNIO
+import Testing
+
+@testable import RollcallServer
+
+/// A course with an open session and an enrolled student, ready for check-ins.
+struct Classroom {
+    var teacher: Account
+    var student: Account
+    var courseID: Int64
+    var sessionID: Int64
+    static var here: [String: Any] { ["latitude": 52.0001, "longitude": 4.0, "accuracy": 8] }
+
+    static func open(
+        _ api: API, settings: [String: Any] = [:], teacher: String = "Tess Teacher", student: String = "Cass Checkin"
+    ) async throws -> Classroom {
+        let (teacher, courseID, code) = try await api.teacherWithCourse(teacher)
+        let student = try await api.register(student)
+        _ = try await api.call(.post, "/api/v1/courses/join", as: student, json: ["code": code])
+        let session = try await api.call(
+            .post, "/api/v1/courses/\(courseID)/sessions", as: teacher, json: ["settings": settings]
+        )
+        #expect(session.status == .created, "\(session.text)")
+        return Classroom(
+            teacher: teacher, student: student, courseID: courseID, sessionID: session.int("session.id") ?? 0
+        )
+    }
+
+    /// What the projector shows now, as the teacher's browser receives it.
+    func projector(_ api: API) async throws -> Reply {
+        try await api.call(.get, "/api/v1/sessions/\(sessionID)/projector", as: teacher)
+    }
+
+    /// Scans the projected QR code's link as a phone would, answering the ticket it is redirected to.
+    func scan(_ api: API, as account: Account? = nil) async throws -> String {
+        let url = try #require(try await projector(api).string("url"))
+        let path = String(url[url.range(of: "/C/")!.lowerBound...])
+        let reply = try await api.call(.get, path, as: account)
+        #expect(reply.status == .found, "\(reply.text)")
+        let location = try #require(reply.headers[.location])
+        return String(location.dropFirst("/check-in/".count))
+    }
+}
+
+extension API {
+    /// Runs SQL on the test's database file, to set up moments in time the API cannot reach quickly.
+    func execute(_ sql: String) async throws {
+        let connection = try await SQLiteConnection.open(storage: .file(path: databasePath))
+        do {
+            _ = try await connection.query(sql)
+            try await connection.close()
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+}
+
+@Suite("Check-in")
+struct CheckInTests {
+    @Test func a_student_in_the_room_checks_in_once_and_a_retry_gets_the_same_answer() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api, settings: ["latitude": 52, "longitude": 4, "radius": 30])
+            let frame = try await room.projector(api)
+            #expect(frame.string("url")?.hasPrefix("HTTP://LOCALHOST:8080/C/") == true)
+            #expect(frame.int("checkedIn") == 0)
+            let ticket = try await room.scan(api)
+            let body: [String: Any] = ["ticket": ticket, "location": Classroom.here, "deviceId": "phone-of-cass"]
+            let first = try await api.call(.post, "/api/v1/check-ins", as: room.student, json: body)
+            #expect(first.status == .created)
+            #expect(first.string("status") == "present")
+            #expect(first.value("new") as? Bool == true)
+            let again = try await api.call(.post, "/api/v1/check-ins", as: room.student, json: body)
+            #expect(again.status == .ok)
+            #expect(again.value("new") as? Bool == false)
+            #expect(again.string("checkedInAt") == first.string("checkedInAt"))
+            #expect(try await room.projector(api).int("checkedIn") == 1)
+            let session = try await api.call(.get, "/api/v1/sessions/\(room.sessionID)", as: room.teacher)
+            #expect(session.int("session.counts.present") == 1)
+        }
+    }
+
+    @Test func location_refusals_say_what_to_do() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api, settings: ["latitude": 52, "longitude": 4, "radius": 30])
+            let ticket = try await room.scan(api)
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: room.student, json: ["ticket": ticket], status: .badRequest,
+                code: "location_required"
+            )
+            let far: [String: Any] = ["latitude": 52.001, "longitude": 4.0, "accuracy": 10]
+            let refusal = try await api.call(
+                .post, "/api/v1/check-ins", as: room.student, json: ["ticket": ticket, "location": far]
+            )
+            #expect(refusal.status == .forbidden)
+            #expect(refusal.errorCode == "out_of_range")
+            #expect(refusal.errorMessage == "You are 111 m from the classroom — move closer and try again.")
+            let vague: [String: Any] = ["latitude": 52.0001, "longitude": 4.0, "accuracy": 400]
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: room.student, json: ["ticket": ticket, "location": vague],
+                status: .unprocessableContent, code: "location_inaccurate"
+            )
+            let nowhere: [String: Any] = ["latitude": 200, "longitude": 4.0, "accuracy": 5]
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: room.student, json: ["ticket": ticket, "location": nowhere],
+                status: .badRequest, code: "invalid_location"
+            )
+        }
+    }
+
+    @Test func codes_that_are_not_this_sessions_or_too_old_are_refused() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: room.student, json: ["code": "NOT-A-CODE"], status: .badRequest,
+                code: "invalid_code"
+            )
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: room.student, json: ["ticket": "made-up"], status: .badRequest,
+                code: "invalid_code"
+            )
+            let url = try #require(try await room.projector(api).string("url"))
+            let code = String(url.suffix(RotatingCode.length))
+            var tampered = Array(code)
+            tampered[20] = tampered[20] == "A" ? "B" : "A"
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: room.student, json: ["code": String(tampered)], status: .badRequest,
+                code: "invalid_code"
+            )
+            // The session opened a minute ago: the code of its first step is long past the grace window.
+            try await api.execute(
+                "UPDATE sessions SET opened_at = opened_at - 60, closes_at = closes_at - 60 WHERE id = \(room.sessionID)"
+            )
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: room.student, json: ["code": code], status: .conflict,
+                code: "code_expired"
+            )
+            let page = try await api.call(.get, "/C/\(code)")
+            #expect(page.status == .conflict)
+            #expect(page.text.contains("The code has changed — scan the code on the screen again."))
+        }
+    }
+
+    @Test func a_ticket_survives_a_slow_sign_in_but_not_two_minutes() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            let ticket = try await room.scan(api)  // scanned before signing in
+            // The code it came from has long expired: the ticket carries the scan's freshness.
+            try await api.execute("UPDATE sessions SET opened_at = opened_at - 30 WHERE id = \(room.sessionID)")
+            let late = try await api.call(.post, "/api/v1/check-ins", as: room.student, json: ["ticket": ticket])
+            #expect(late.status == .created, "\(late.text)")
+            let other = try await api.register("Other Student")
+            let stale = try await room.scan(api)
+            try await api.execute("UPDATE check_in_tickets SET expires_at = expires_at - 121")
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: other, json: ["ticket": stale], status: .conflict, code: "code_expired"
+            )
+        }
+    }
+
+    @Test func a_ticket_opened_by_one_student_is_no_use_to_another() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            let ticket = try await room.scan(api, as: room.student)
+            let friend = try await api.register("Absent Friend")
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: friend, json: ["ticket": ticket], status: .badRequest,
+                code: "invalid_code"
+            )
+        }
+    }
+
+    @Test func the_session_must_be_open() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            let ticket = try await room.scan(api)
+            _ = try await api.call(.post, "/api/v1/sessions/\(room.sessionID)/close", as: room.teacher)
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: room.student, json: ["ticket": ticket], status: .conflict,
+                code: "session_closed"
+            )
+            #expect(try await room.projector(api).string("phase") == "closed")
+        }
+    }
+
+    @Test func only_enrolled_students_check_in() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            let stranger = try await api.register("Stranger Danger")
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: stranger, json: ["ticket": try await room.scan(api)],
+                status: .forbidden, code: "not_enrolled"
+            )
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: room.teacher, json: ["ticket": try await room.scan(api)],
+                status: .forbidden, code: "forbidden"
+            )
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", json: ["ticket": "x"], status: .unauthorized, code: "not_signed_in"
+            )
+        }
+    }
+
+    @Test func one_phone_checks_in_one_student_and_the_teacher_sees_a_flag() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            let course = try await api.call(.get, "/api/v1/courses/\(room.courseID)", as: room.teacher)
+            let code = try #require(course.string("course.joinCode"))
+            let friend = try await api.register("Phone Borrower")
+            _ = try await api.call(.post, "/api/v1/courses/join", as: friend, json: ["code": code])
+            let first = try await api.call(
+                .post, "/api/v1/check-ins", as: room.student,
+                json: ["ticket": try await room.scan(api), "deviceId": "shared-phone-1"]
+            )
+            #expect(first.status == .created)
+            let second = try await api.call(
+                .post, "/api/v1/check-ins", as: friend, json: ["ticket": try await room.scan(api), "deviceId": "shared-phone-1"]
+            )
+            #expect(second.status == .conflict)
+            #expect(second.errorCode == "device_already_used")
+            let database = try Database.sqlite(path: api.databasePath, logger: .init(label: "test"))
+            let flags = try await CheckInStore(database: database).flags(sessionID: room.sessionID)
+            try await database.shutdown()
+            #expect(flags.map(\.kind) == ["device_already_used"])
+            #expect(flags.first?.studentId == friend.id)
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: friend, json: ["ticket": try await room.scan(api), "deviceId": "x"],
+                status: .badRequest, code: "invalid_device_id"
+            )
+        }
+    }
+
+    @Test func after_the_late_threshold_a_check_in_is_late() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api, settings: ["lateAfterMinutes": 0])
+            let reply = try await api.call(
+                .post, "/api/v1/check-ins", as: room.student, json: ["ticket": try await room.scan(api)]
+            )
+            #expect(reply.string("status") == "late")
+        }
+    }
+
+    @Test func typed_codes_work_where_the_session_allows_typing() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api, settings: ["mode": "typed"])
+            let frame = try await room.projector(api)
+            #expect(frame.value("url") == nil)
+            let typed = try #require(frame.string("typedCode"))
+            let wrong = typed == "000000" ? "111111" : "000000"
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: room.student, json: ["sessionId": room.sessionID, "typedCode": wrong],
+                status: .badRequest, code: "invalid_code"
+            )
+            let reply = try await api.call(
+                .post, "/api/v1/check-ins", as: room.student, json: ["sessionId": room.sessionID, "typedCode": typed]
+            )
+            #expect(reply.status == .created, "\(reply.text)")
+
+            let qrOnly = try await Classroom.open(api, teacher: "Quinn QR", student: "Stella Scan")
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: qrOnly.student,
+                json: ["sessionId": qrOnly.sessionID, "typedCode": "123456"], status: .badRequest, code: "invalid_code"
+            )
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: qrOnly.student, json: ["sessionId": qrOnly.sessionID],
+                status: .badRequest, code: "invalid_code"
+            )
+        }
+    }
+
+    @Test func a_check_in_spot_needs_only_presence_in_its_radius() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(
+                api, settings: ["mode": "spot", "latitude": 52, "longitude": 4, "classroomSize": "small"]
+            )
+            #expect(try await room.projector(api).value("url") == nil)
+            let far: [String: Any] = ["latitude": 52.0005, "longitude": 4.0, "accuracy": 5]
+            let refused = try await api.call(
+                .post, "/api/v1/check-ins", as: room.student, json: ["sessionId": room.sessionID, "location": far]
+            )
+            #expect(refused.errorCode == "out_of_range")
+            let reply = try await api.call(
+                .post, "/api/v1/check-ins", as: room.student,
+                json: ["sessionId": room.sessionID, "location": Classroom.here]
+            )
+            #expect(reply.status == .created, "\(reply.text)")
+        }
+    }
+
+    @Test func allowed_networks_refuse_other_addresses() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api, settings: ["allowedNetworks": ["10.99.0.0/16"]])
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: room.student, json: ["ticket": try await room.scan(api)],
+                status: .forbidden, code: "network_not_allowed"
+            )
+        }
+    }
+
+    @Test func bad_check_in_bodies_are_refused() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: room.student, json: [:], status: .badRequest, code: "missing_field"
+            )
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: room.student, json: ["sessionId": "one"], status: .badRequest,
+                code: "wrong_type"
+            )
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: room.student, json: ["sessionId": 9999], status: .notFound,
+                code: "session_not_found"
+            )
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: room.student,
+                json: ["ticket": try await room.scan(api), "location": ["latitude": 1]], status: .badRequest,
+                code: "missing_field"
+            )
+            try await api.expectRefused(
+                .get, "/api/v1/sessions/\(room.sessionID)/projector", as: room.student, status: .forbidden,
+                code: "forbidden"
+            )
+        }
+    }
+
+    @Test func the_check_in_url_is_upper_case_for_a_compact_qr_code() {
+        #expect(
+            ProjectorController.checkInURL(publicURL: "https://rollcall.example.edu", code: "ABC")
+                == "HTTPS://ROLLCALL.EXAMPLE.EDU/C/ABC"
+        )
+        #expect(
+            ProjectorController.checkInURL(publicURL: "https://school.edu:8443/rollcall", code: "ABC")
+                == "HTTPS://SCHOOL.EDU:8443/rollcall/C/ABC"
+        )
+    }
+}
