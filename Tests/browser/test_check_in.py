@@ -1,0 +1,131 @@
+"""Checking in as students do: the projector's QR code, scanned by phones in and outside the room."""
+
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import screenshot, wait_for, wait_for_path
+
+ROOM = (52.0, 4.0)
+INSIDE = (52.0001, 4.0)  # 11 m from the teacher's point
+OUTSIDE = (52.001, 4.0)  # 111 m away
+PASSWORD = "a long enough password"
+
+
+def account(server, name, email, role="student"):
+    status, _ = server.api("POST", "/api/v1/auth/register", {"name": name, "email": email, "password": PASSWORD, "role": role})
+    assert status == 201
+    status, body = server.api("POST", "/api/v1/auth/tokens", {"email": email, "password": PASSWORD})
+    assert status == 201
+    return body["token"]
+
+
+def sign_in(browser, server, email, then=None):
+    if then is None:
+        browser.get(f"{server.url}/sign-in")
+    form = wait_for(browser, "#sign-in-form")
+    form.find_element(By.NAME, "email").send_keys(email)
+    form.find_element(By.NAME, "password").send_keys(PASSWORD)
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+
+
+def place_phone(browser, server, position, accuracy=8):
+    """Grants this page location access and puts the phone at `position`, as the phone's GPS would report it."""
+    browser.execute_cdp_cmd("Browser.grantPermissions", {"origin": server.url, "permissions": ["geolocation"]})
+    browser.execute_cdp_cmd(
+        "Emulation.setGeolocationOverride",
+        {"latitude": position[0], "longitude": position[1], "accuracy": accuracy},
+    )
+
+
+def decode_projected_code(projector):
+    """Reads the QR code off the projector page the way a phone camera would: render it, then decode it with zbar."""
+    svg = wait_for(projector, "#projector-qr svg").get_attribute("outerHTML")
+    with tempfile.TemporaryDirectory() as directory:
+        svg_file = Path(directory) / "code.svg"
+        png_file = Path(directory) / "code.png"
+        svg_file.write_text(svg)
+        subprocess.run(["rsvg-convert", "-b", "white", str(svg_file), "-o", str(png_file)], check=True)
+        decoded = subprocess.run(["zbarimg", "--raw", "-q", str(png_file)], capture_output=True, text=True, check=True)
+    return decoded.stdout.strip()
+
+
+def check_in_answer(browser):
+    WebDriverWait(browser, 20).until(lambda b: b.find_element(By.ID, "check-in").get_attribute("data-result"))
+    root = browser.find_element(By.ID, "check-in")
+    if root.get_attribute("data-result") in ("present", "late"):
+        return root.get_attribute("data-result"), browser.find_element(By.ID, "check-in-result").text
+    return root.get_attribute("data-result"), browser.find_element(By.ID, "check-in-error").text
+
+
+def test_students_check_in_from_the_projected_code(server, browsers):
+    teacher_token = account(server, "Theo Teacher", "theo@school.test", "teacher")
+    status, course = server.api("POST", "/api/v1/courses", {"name": "Physics 1"}, teacher_token)
+    assert status == 201
+    students = {}
+    for name, email in [("In Room", "in@school.test"), ("Far Away", "far@school.test"),
+                        ("Late Scanner", "late@school.test"), ("Slow Signer", "slow@school.test")]:
+        students[email] = account(server, name, email)
+        server.api("POST", "/api/v1/courses/join", {"code": course["course"]["joinCode"]}, students[email])
+    settings = {"latitude": ROOM[0], "longitude": ROOM[1], "radius": 30, "period": 5, "grace": 1}
+    status, session = server.api("POST", f"/api/v1/courses/{course['course']['id']}/sessions", {"settings": settings}, teacher_token)
+    assert status == 201
+    session_id = session["session"]["id"]
+
+    projector = browsers((1920, 1080))
+    sign_in(projector, server, "theo@school.test")
+    wait_for_path(projector, "/courses")
+    projector.get(f"{server.url}/sessions/{session_id}/projector")
+    WebDriverWait(projector, 15).until(lambda b: b.find_element(By.ID, "projector-status").text == "live")
+    first_url = url = decode_projected_code(projector)
+    assert url.startswith("HTTP://LOCALHOST:") and "/C/" in url
+    screenshot(projector, "projector", sizes=((1920, 1080),))
+
+    # A student in the room opens the link the QR code holds and is in.
+    phone = browsers()
+    place_phone(phone, server, INSIDE)
+    sign_in(phone, server, "in@school.test")
+    wait_for_path(phone, "/courses")
+    phone.get(decode_projected_code(projector))
+    assert check_in_answer(phone) == ("present", "You're in")
+    screenshot(phone, "check-in-done", sizes=((390, 844),))
+    WebDriverWait(projector, 10).until(lambda b: b.find_element(By.ID, "projector-count").text == "1")
+
+    # A student 111 m away is told how far away they are.
+    far = browsers()
+    place_phone(far, server, OUTSIDE)
+    sign_in(far, server, "far@school.test")
+    wait_for_path(far, "/courses")
+    far.get(decode_projected_code(projector))
+    result, message = check_in_answer(far)
+    assert result == "out_of_range"
+    assert message == "You are 111 m from the classroom — move closer and try again."
+    screenshot(far, "check-in-out-of-range", sizes=((390, 844),))
+
+    # A student who must first sign in, taking 30 s, still gets in: the scan was pinned in a ticket.
+    slow = browsers()
+    place_phone(slow, server, INSIDE)
+    slow.get(decode_projected_code(projector))
+    wait_for_path(slow, "/sign-in")
+    time.sleep(30)
+    sign_in(slow, server, "slow@school.test", then=True)
+    wait_for_path(slow, "/check-in/")
+    assert check_in_answer(slow) == ("present", "You're in")
+
+    # By now the first code is long past its 5 s period and one step of grace: a forwarded copy is refused.
+    late = browsers()
+    place_phone(late, server, INSIDE)
+    sign_in(late, server, "late@school.test")
+    wait_for_path(late, "/courses")
+    late.get(first_url)
+    error = wait_for(late, "#check-in-error")
+    assert error.text == "The code has changed — scan the code on the screen again."
+    screenshot(late, "check-in-expired", sizes=((390, 844),))
+
+    # The projector moved on to new codes all along, pushed by the server.
+    assert decode_projected_code(projector) != first_url
+    WebDriverWait(projector, 10).until(lambda b: b.find_element(By.ID, "projector-count").text == "2")
