@@ -64,6 +64,13 @@ struct DecoderTests {
         #expect(try Zbar.decode(code.svg(moduleSize: 4)) == text, "version \(code.version) level \(level)")
     }
 
+    @Test(arguments: Array(1...40))
+    func every_version_filled_to_capacity_decodes(version: Int) throws {
+        // Levels take turns so that all four meet versions with one, two and many block groups.
+        let level = QRCode.ErrorCorrection.allCases[version % 4]
+        try large_versions_decode(version: version, level: level)
+    }
+
     @Test(arguments: [(1, QRCode.ErrorCorrection.high), (7, .medium), (10, .quartile), (20, .low), (25, .high), (40, .low)])
     func large_versions_decode(version: Int, level: QRCode.ErrorCorrection) throws {
         let capacity = Capacity.dataCodewords(version: version, level: level) - 3

@@ -10,7 +10,7 @@ struct Rollcall: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rollcall",
         abstract: "Rollcall: class attendance in seconds.",
-        subcommands: [Serve.self, Migrate.self, DemoData.self, CreateAdmin.self, PrintQRCode.self],
+        subcommands: [Serve.self, Migrate.self, DemoData.self, CreateAdmin.self, PrintQRCode.self, Bench.self],
         defaultSubcommand: Serve.self
     )
 }

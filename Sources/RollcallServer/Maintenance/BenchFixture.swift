@@ -1,0 +1,48 @@
+import Foundation
+import HummingbirdBcrypt
+import RollcallCore
+
+/// A classroom made for measuring: a teacher, an open session, and signed-in students with their bearer tokens.
+public struct BenchFixture: Sendable {
+    public var teacherToken: String
+    public var sessionID: Int64
+    public var studentTokens: [String]
+
+    /// Writes the classroom straight into the database, so that setting up a thousand accounts does not cost a
+    /// thousand bcrypt hashes; the check-ins themselves then go through HTTP like any phone's.
+    public static func make(_ configuration: Configuration, students: Int) async throws -> BenchFixture {
+        let hash = Bcrypt.hash("bench-password", cost: 4)
+        return try await Maintenance.withStores(configuration) { stores in
+            let teacher = try await stores.users.create(
+                NewUser(
+                    name: "Bench Teacher", email: "teacher@bench.rollcall.test", passwordHash: hash, role: .teacher,
+                    studentNumber: nil, approved: true, emailVerified: true
+                )
+            )
+            let course = try await stores.courses.create(
+                teacherID: teacher.id, name: "Benchmark Hall", description: "", plannedSessions: nil
+            )
+            var tokens: [String] = []
+            for number in 0..<students {
+                let student = try await stores.users.create(
+                    NewUser(
+                        name: "Student \(number)", email: "student\(number)@bench.rollcall.test", passwordHash: hash,
+                        role: .student, studentNumber: nil, approved: true, emailVerified: true
+                    )
+                )
+                try await stores.courses.enroll(courseID: course.id, studentID: student.id)
+                tokens.append(try await stores.tokens.issue(userID: student.id, kind: .api).token)
+            }
+            // A long period keeps one projected code valid for the whole run, as a room scanning at once would see.
+            var settings = SessionSettings.standard
+            settings.period = 60
+            let session = try await stores.sessions.create(
+                courseID: course.id, title: "Benchmark", settings: settings, scheduledAt: nil, openNow: true
+            )
+            return BenchFixture(
+                teacherToken: try await stores.tokens.issue(userID: teacher.id, kind: .api).token,
+                sessionID: session.id, studentTokens: tokens
+            )
+        }
+    }
+}
