@@ -5,112 +5,209 @@ import Testing
 
 @Suite("Geofence")
 struct GeofenceTests {
+    static let metresPerDegree = GeoPoint.earthRadius * .pi / 180
     let room = Geofence(center: GeoPoint(latitude: 52.0, longitude: 4.0), radius: 30)
 
-    /// A point `metres` north of the room's centre (one degree of latitude is 111,195 m on the mean sphere).
+    /// A reading `metres` due north of the room's centre: along a meridian, metres and degrees are proportional.
     func north(_ metres: Double, accuracy: Double = 5) -> LocationReading {
         LocationReading(
-            point: GeoPoint(latitude: 52.0 + metres / (GeoPoint.earthRadius * .pi / 180), longitude: 4.0),
-            accuracy: accuracy
-        )
+            point: GeoPoint(latitude: 52.0 + metres / Self.metresPerDegree, longitude: 4.0), accuracy: accuracy)
     }
 
-    @Test func known_distances() {
-        let paris = GeoPoint(latitude: 48.8566, longitude: 2.3522)
-        let london = GeoPoint(latitude: 51.5074, longitude: -0.1278)
-        #expect(abs(paris.distance(to: london) - 343_900) < 1_000)
-        #expect(GeoPoint(latitude: 0, longitude: 0).distance(to: GeoPoint(latitude: 0, longitude: 0)) == 0)
-        let acrossAntimeridian = GeoPoint(latitude: 0, longitude: 179.9995).distance(
-            to: GeoPoint(latitude: 0, longitude: -179.9995)
-        )
-        #expect(abs(acrossAntimeridian - 111.2) < 0.5)
-        let pole = GeoPoint(latitude: 90, longitude: 0).distance(to: GeoPoint(latitude: 90, longitude: 120))
-        #expect(pole < 0.001)
-        let halfWay = GeoPoint(latitude: 0, longitude: 0).distance(to: GeoPoint(latitude: 0, longitude: 180))
-        #expect(abs(halfWay - .pi * GeoPoint.earthRadius) < 1)
+    /// The central angle by the spherical law of cosines on unit vectors: a second formula to check haversine by.
+    func centralAngle(_ a: GeoPoint, _ b: GeoPoint) -> Double {
+        func vector(_ p: GeoPoint) -> (Double, Double, Double) {
+            let φ = p.latitude * .pi / 180
+            let λ = p.longitude * .pi / 180
+            return (cos(φ) * cos(λ), cos(φ) * sin(λ), sin(φ))
+        }
+        let (u, v) = (vector(a), vector(b))
+        return acos(min(1, max(-1, u.0 * v.0 + u.1 * v.1 + u.2 * v.2)))
     }
+
+    // MARK: Distance
+
+    @Test func distances_match_closed_forms_on_the_mean_sphere() {
+        let origin = GeoPoint(latitude: 0, longitude: 0)
+        #expect(origin.distance(to: origin) == 0)
+        #expect(abs(origin.distance(to: GeoPoint(latitude: 1, longitude: 0)) - 111_195.08) < 0.01)
+        #expect(abs(origin.distance(to: GeoPoint(latitude: 0, longitude: 90)) - .pi / 2 * GeoPoint.earthRadius) < 1e-6)
+        #expect(abs(origin.distance(to: GeoPoint(latitude: 0, longitude: 180)) - .pi * GeoPoint.earthRadius) < 1e-6)
+        let poles = GeoPoint(latitude: 90, longitude: 0).distance(to: GeoPoint(latitude: -90, longitude: 0))
+        #expect(abs(poles - .pi * GeoPoint.earthRadius) < 1e-6)
+    }
+
+    @Test func lax_to_jfk_matches_the_aviation_formulary() {
+        // Ed Williams' Aviation Formulary works this example on the sphere: 0.623585 radians (2144 nm).
+        let lax = GeoPoint(latitude: 33 + 57.0 / 60, longitude: -(118 + 24.0 / 60))
+        let jfk = GeoPoint(latitude: 40 + 38.0 / 60, longitude: -(73 + 47.0 / 60))
+        #expect(abs(lax.distance(to: jfk) / GeoPoint.earthRadius - 0.623585) < 1e-6)
+        #expect(abs(lax.distance(to: jfk) - 3_972_863) < 1)
+        #expect(abs(lax.distance(to: jfk) - jfk.distance(to: lax)) < 1e-6)
+    }
+
+    @Test func distance_across_the_antimeridian_is_short() {
+        let east = GeoPoint(latitude: 0, longitude: 179.9995)
+        let west = GeoPoint(latitude: 0, longitude: -179.9995)
+        #expect(abs(east.distance(to: west) - 111.195) < 0.001, "0.001° of the equator")
+        let fiji = GeoPoint(latitude: -17.8, longitude: 180)
+        let sameSpot = GeoPoint(latitude: -17.8, longitude: -180)
+        #expect(fiji.distance(to: sameSpot) < 1e-6, "180° and −180° are one meridian")
+    }
+
+    @Test func distance_near_the_poles_ignores_meaningless_longitude() {
+        #expect(GeoPoint(latitude: 90, longitude: 0).distance(to: GeoPoint(latitude: 90, longitude: 120)) < 1e-6)
+        #expect(GeoPoint(latitude: -90, longitude: 45).distance(to: GeoPoint(latitude: -90, longitude: -135)) < 1e-6)
+        let across = GeoPoint(latitude: 89.999, longitude: 0).distance(to: GeoPoint(latitude: 89.999, longitude: 180))
+        #expect(abs(across - 222.390) < 0.001, "over the pole: 0.002° of a meridian")
+    }
+
+    @Test func haversine_agrees_with_the_law_of_cosines_everywhere() {
+        var generator = SeededRandom(seed: 21)
+        for _ in 0..<500 {
+            let a = GeoPoint(
+                latitude: .random(in: -90...90, using: &generator),
+                longitude: .random(in: -180...180, using: &generator))
+            let b = GeoPoint(
+                latitude: .random(in: -90...90, using: &generator),
+                longitude: .random(in: -180...180, using: &generator))
+            let expected = centralAngle(a, b) * GeoPoint.earthRadius
+            #expect(abs(a.distance(to: b) - expected) < 0.5, "\(a) → \(b)")
+            #expect(a.distance(to: b) == b.distance(to: a))
+        }
+    }
+
+    // MARK: Points and readings
+
+    @Test(arguments: [(0.0, 0.0), (90, 180), (-90, -180), (52.37, 4.89), (-33.86, 151.21)])
+    func places_on_earth_are_valid(latitude: Double, longitude: Double) {
+        #expect(GeoPoint(latitude: latitude, longitude: longitude).isValid)
+        #expect(GeoPoint(validLatitude: latitude, longitude: longitude) != nil)
+    }
+
+    @Test(arguments: [
+        (90.000001, 0.0), (-90.5, 0), (0, 180.000001), (0, -181), (.nan, 0), (0, .nan), (.infinity, 0),
+        (0, -.infinity), (1000, 1000),
+    ])
+    func impossible_places_are_invalid(latitude: Double, longitude: Double) {
+        #expect(!GeoPoint(latitude: latitude, longitude: longitude).isValid)
+        #expect(GeoPoint(validLatitude: latitude, longitude: longitude) == nil)
+    }
+
+    @Test func points_decode_only_when_valid_and_keep_their_json_shape() throws {
+        let point = GeoPoint(latitude: 52.5, longitude: -4.25)
+        let json = try JSONEncoder().encode(point)
+        let object = try JSONSerialization.jsonObject(with: json) as? [String: Double]
+        #expect(object == ["latitude": 52.5, "longitude": -4.25])
+        #expect(try JSONDecoder().decode(GeoPoint.self, from: json) == point)
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(GeoPoint.self, from: Data(#"{"latitude": 95, "longitude": 0}"#.utf8))
+        }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(GeoPoint.self, from: Data(#"{"latitude": 5}"#.utf8))
+        }
+        let fence = Geofence(center: point, radius: 30)
+        let decoded = try JSONDecoder().decode(Geofence.self, from: try JSONEncoder().encode(fence))
+        #expect(decoded == fence)
+        let fenceObject = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(fence)) as? [String: Any]
+        #expect(Set(fenceObject?.keys.map { $0 } ?? []) == ["center", "radius"])
+        let reading = LocationReading(point: point, accuracy: 8)
+        #expect(try JSONDecoder().decode(LocationReading.self, from: try JSONEncoder().encode(reading)) == reading)
+    }
+
+    // MARK: Classroom sizes
+
+    @Test func classroom_sizes_double_from_a_seminar_room_to_a_hall() {
+        #expect(ClassroomSize.allCases == [.small, .medium, .large, .hall])
+        #expect(ClassroomSize.allCases.map(\.radius) == [15, 30, 60, 120])
+        #expect(ClassroomSize.allCases.map(\.rawValue) == ["small", "medium", "large", "hall"])
+        #expect(Geofence(center: room.center, size: .hall) == Geofence(center: room.center, radius: 120))
+        #expect(Geofence(center: room.center, size: .small).reach == 27)
+    }
+
+    // MARK: The rule
 
     @Test func the_reach_is_the_radius_plus_the_gps_allowance() {
+        #expect(Geofence.gpsAllowance == 12)
         #expect(room.reach == 42)
-        if case .inside(let distance) = room.check(north(41.99)) { #expect(abs(distance - 41.99) < 0.01) } else { _ = Issue.record("41.99 m is inside a 30 m room with 12 m allowance") }
-        #expect(room.check(north(0)) == .inside(distance: 0))
-        guard case .inside = room.check(north(42 - 1e-6)) else { _ = Issue.record("exactly at reach is inside"); return }
     }
 
-    @Test func outside_only_when_the_whole_accuracy_circle_is_beyond_reach() {
-        guard case .outside(let distance) = room.check(north(84, accuracy: 20)) else {
-            _ = Issue.record("84 m with 20 m accuracy is outside"); return
+    @Test func exactly_at_reach_is_inside_and_a_hair_beyond_with_certainty_is_outside() {
+        #expect(room.check(distance: 42, accuracy: 0) == .inside(distance: 42))
+        #expect(room.check(distance: 42, accuracy: 100) == .inside(distance: 42))
+        #expect(room.check(distance: 42.nextUp, accuracy: 0) == .outside(distance: 42.nextUp))
+        #expect(room.check(distance: 0, accuracy: 3) == .inside(distance: 0))
+    }
+
+    @Test func outside_needs_the_whole_accuracy_circle_beyond_reach() {
+        #expect(room.check(distance: 62, accuracy: 20) == .tooInaccurate(accuracy: 20), "nearest edge exactly at reach")
+        #expect(room.check(distance: 62.001, accuracy: 20) == .outside(distance: 62.001))
+        #expect(room.check(distance: 50, accuracy: 8.5) == .tooInaccurate(accuracy: 8.5), "circle reaches in to 41.5")
+        #expect(room.check(distance: 50, accuracy: 7.5) == .outside(distance: 50))
+        #expect(room.check(distance: 5000, accuracy: 100) == .outside(distance: 5000))
+    }
+
+    @Test func accuracy_limits_are_inclusive_at_100_m() {
+        #expect(Geofence.worstUsableAccuracy == 100)
+        #expect(room.check(distance: 10, accuracy: 100) == .inside(distance: 10))
+        #expect(room.check(distance: 10, accuracy: 100.nextUp) == .tooInaccurate(accuracy: 100.nextUp))
+        #expect(room.check(distance: 10, accuracy: 1500) == .tooInaccurate(accuracy: 1500))
+        #expect(room.check(distance: 5000, accuracy: 1500) == .tooInaccurate(accuracy: 1500), "not guessed outside")
+        #expect(room.check(distance: 10, accuracy: 0) == .inside(distance: 10))
+        #expect(room.check(distance: 10, accuracy: -1) == .tooInaccurate(accuracy: -1))
+        #expect(room.check(distance: 10, accuracy: .infinity) == .tooInaccurate(accuracy: .infinity))
+        guard case .tooInaccurate = room.check(distance: 10, accuracy: .nan) else {
+            Issue.record("NaN accuracy cannot be trusted")
+            return
         }
-        #expect(Int(distance.rounded()) == 84)
-        #expect(room.check(north(60, accuracy: 20)) == .tooInaccurate(accuracy: 20), "could be at 40 m: undecidable")
-        guard case .outside = room.check(north(62.01, accuracy: 20)) else { _ = Issue.record("62.01 − 20 > 42"); return }
     }
 
-    @Test func readings_too_imprecise_or_absent_are_refused_not_guessed() {
+    @Test func real_readings_follow_the_same_rule() {
+        guard case .inside(let distance) = room.check(north(41.99)) else {
+            Issue.record("41.99 m is inside a 30 m room with a 12 m allowance")
+            return
+        }
+        #expect(abs(distance - 41.99) < 1e-6)
+        guard case .outside(let far) = room.check(north(84, accuracy: 20)) else {
+            Issue.record("84 m with a 20 m circle is certainly outside")
+            return
+        }
+        #expect(Int(far.rounded()) == 84)
+        #expect(room.check(north(60, accuracy: 20)) == .tooInaccurate(accuracy: 20), "could be at 40 m")
+        #expect(
+            room.check(north(42.01, accuracy: 0)) == .outside(distance: room.center.distance(to: north(42.01).point)))
+    }
+
+    @Test func no_reading_or_an_impossible_point_is_no_reading() {
         #expect(room.check(nil) == .noReading)
-        #expect(room.check(north(5, accuracy: 100.01)) == .tooInaccurate(accuracy: 100.01))
-        guard case .inside = room.check(north(5, accuracy: 100)) else { _ = Issue.record("100 m accuracy is usable"); return }
-        #expect(room.check(north(5, accuracy: -1)) == .tooInaccurate(accuracy: -1))
-        #expect(room.check(north(5, accuracy: .nan)).isTooInaccurate)
-        let nowhere = LocationReading(point: GeoPoint(latitude: 95, longitude: 0), accuracy: 5)
-        #expect(room.check(nowhere) == .noReading)
+        #expect(room.check(LocationReading(point: GeoPoint(latitude: 95, longitude: 0), accuracy: 5)) == .noReading)
+        #expect(room.check(LocationReading(point: GeoPoint(latitude: .nan, longitude: 4), accuracy: 5)) == .noReading)
     }
 
-    @Test func classroom_sizes_grow() {
-        let radii = ClassroomSize.allCases.map(\.radius)
-        #expect(radii == radii.sorted())
-        #expect(ClassroomSize.allCases.count == 4)
-    }
-}
-
-extension Geofence.Check {
-    var isTooInaccurate: Bool {
-        if case .tooInaccurate = self { return true }
-        return false
-    }
-}
-
-@Suite("Network ranges")
-struct NetworkRangeTests {
-    @Test(arguments: [
-        ("10.0.0.0/8", "10.0.0.0/8"), ("10.1.2.3/8", "10.0.0.0/8"), ("192.168.1.7", "192.168.1.7/32"),
-        ("0.0.0.0/0", "0.0.0.0/0"), ("2001:db8::/32", "2001:db8::/32"), ("2001:DB8:0:0:1::1/128", "2001:db8::1:0:0:1/128"),
-        ("::1", "::1/128"), ("fe80::1%eth0/64", "fe80::/64"), ("::ffff:10.0.0.1/128", "::ffff:a00:1/128"),
-    ])
-    func valid_ranges_parse_to_canonical_text(text: String, canonical: String) throws {
-        #expect(try #require(NetworkRange(cidr: text)).description == canonical)
+    @Test func a_fence_across_the_antimeridian_works() {
+        let island = Geofence(center: GeoPoint(latitude: -16.5, longitude: 179.9999), radius: 15)
+        let across = LocationReading(point: GeoPoint(latitude: -16.5, longitude: -179.9999), accuracy: 5)
+        guard case .inside(let distance) = island.check(across) else {
+            Issue.record("21 m across the antimeridian is inside a 27 m reach")
+            return
+        }
+        #expect(abs(distance - 21.32) < 0.01)
     }
 
-    @Test(arguments: [
-        "", "campus", "10.0.0.0/33", "10.0.0/8", "10.0.0.256/8", "10.0.0.0/", "10.0.0.0/-1", "10.0.0.0/8/8",
-        "010.0.0.1", "1:2:3:4:5:6:7:8:9", "2001:db8::/129", "2001:::1", "::g", "1.2.3.4.5", "10.0.0.0/+8",
-    ])
-    func garbage_is_refused(text: String) {
-        #expect(NetworkRange(cidr: text) == nil)
-    }
-
-    @Test func containment() throws {
-        let campus = try #require(NetworkRange(cidr: "10.20.0.0/16"))
-        #expect(campus.contains("10.20.255.1"))
-        #expect(!campus.contains("10.21.0.1"))
-        #expect(campus.contains("::ffff:10.20.1.1"), "IPv4-mapped IPv6")
-        #expect(!campus.contains("2001:db8::1"))
-        #expect(!campus.contains("not an address"))
-        let v6 = try #require(NetworkRange(cidr: "2001:db8:abcd::/48"))
-        #expect(v6.contains("2001:db8:abcd:1::5"))
-        #expect(v6.contains("[2001:db8:abcd::1]"))
-        #expect(!v6.contains("2001:db8:abce::1"))
-        #expect(!v6.contains("10.0.0.1"))
-        let odd = try #require(NetworkRange(cidr: "192.168.1.128/25"))
-        #expect(odd.contains("192.168.1.200") && !odd.contains("192.168.1.127"))
-        #expect(try #require(NetworkRange(cidr: "0.0.0.0/0")).contains("8.8.8.8"))
-    }
-
-    @Test func ranges_travel_as_cidr_text() throws {
-        let ranges = [NetworkRange(cidr: "10.0.0.0/8")!, NetworkRange(cidr: "2001:db8::/32")!]
-        let json = try JSONEncoder().encode(ranges)
-        #expect(String(decoding: json, as: UTF8.self) == #"["10.0.0.0\/8","2001:db8::\/32"]"#)
-        #expect(try JSONDecoder().decode([NetworkRange].self, from: json) == ranges)
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode([NetworkRange].self, from: Data(#"["x"]"#.utf8)) }
+    @Test func inside_and_outside_never_overlap_property() {
+        var generator = SeededRandom(seed: 33)
+        for _ in 0..<1000 {
+            let radius = Double.random(in: 5...500, using: &generator)
+            let fence = Geofence(center: room.center, radius: radius)
+            let distance = Double.random(in: 0...(radius * 3), using: &generator)
+            let accuracy = Double.random(in: 0...120, using: &generator)
+            switch fence.check(distance: distance, accuracy: accuracy) {
+            case .inside: #expect(distance <= fence.reach && accuracy <= 100)
+            case .outside: #expect(distance - accuracy > fence.reach && accuracy <= 100)
+            case .tooInaccurate:
+                #expect(accuracy > 100 || (distance > fence.reach && distance - accuracy <= fence.reach))
+            case .noReading: Issue.record("a distance is a reading")
+            }
+        }
     }
 }

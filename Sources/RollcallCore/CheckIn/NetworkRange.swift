@@ -1,47 +1,69 @@
-/// An address range in CIDR notation (IPv4 or IPv6) that check-ins may come from, such as a campus network.
+/// An address range in CIDR notation, IPv4 or IPv6, that check-ins may come from, such as a campus network.
+///
+/// Parsing is strict, so what a teacher typed means one thing only: IPv4 is four decimal parts without leading
+/// zeros (which some tools read as octal); IPv6 is RFC 4291 text with at most one `::` and an optional dotted IPv4
+/// tail; the prefix is plain decimal within the family's width. Host bits after the prefix are cleared, so
+/// `192.168.1.7/24` is the range `192.168.1.0/24`, and `description` writes the canonical text (RFC 5952 for IPv6).
 public struct NetworkRange: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The network address, 4 or 16 bytes, with the host bits cleared.
+    /// The network address, 4 bytes for IPv4 or 16 for IPv6, with the host bits cleared.
     let network: [UInt8]
-    let prefix: Int
+    /// Leading bits that must match: 0…32 for IPv4, 0…128 for IPv6.
+    public let prefixLength: Int
 
-    /// Parses `10.0.0.0/8`, `2001:db8::/32`, or a bare address meaning that one address.
+    /// Parses `10.0.0.0/8`, `2001:db8::/32`, or a bare address meaning just that address (/32 or /128).
+    /// `nil` for anything else: a bad prefix, an empty part, brackets, a zone, spaces.
     public init?(cidr: String) {
-        let parts = cidr.split(separator: "/", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), let address = Self.parse(String(parts[0])) else { return nil }
-        let maximum = address.count * 8
-        var prefix = maximum
+        let parts = cidr.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let address = Self.parseAddress(parts[0]) else { return nil }
+        let width = address.count * 8
+        var prefixLength = width
         if parts.count == 2 {
-            guard !parts[1].isEmpty, parts[1].allSatisfy(\.isNumber), let value = Int(parts[1]), (0...maximum).contains(value)
+            let digits = parts[1].utf8
+            guard (1...3).contains(digits.count), digits.allSatisfy(Self.isDigit),
+                digits.count == 1 || digits.first != UInt8(ascii: "0"),
+                let value = Int(parts[1]), value <= width
             else { return nil }
-            prefix = value
+            prefixLength = value
         }
-        self.prefix = prefix
-        self.network = Self.mask(address, prefix: prefix)
+        self.prefixLength = prefixLength
+        self.network = Self.masked(address, prefixLength: prefixLength)
     }
 
-    /// Whether `address` (IPv4, IPv6, or IPv4-mapped IPv6 such as `::ffff:10.1.2.3`) is in the range.
+    /// Whether the range holds IPv4 addresses.
+    public var isIPv4: Bool { network.count == 4 }
+
+    /// Whether a client's address, as the server's socket reports it, is in the range. IPv4-mapped IPv6
+    /// (`::ffff:10.1.2.3`, what a dual-stack listener reports for IPv4 clients) matches IPv4 ranges, and an IPv4
+    /// address matches IPv6 ranges through its mapped form. Brackets and a zone (`fe80::1%en0`) are ignored.
+    /// Anything that is not an address is in no range.
     public func contains(_ address: String) -> Bool {
-        guard var bytes = Self.parse(address) else { return false }
-        if network.count == 4 && bytes.count == 16 {
-            guard bytes.prefix(12) == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] else { return false }
-            bytes = Array(bytes.suffix(4))
+        var text = Substring(address)
+        if text.hasPrefix("["), text.hasSuffix("]") { text = text.dropFirst().dropLast() }
+        if text.contains(":"), let zone = text.firstIndex(of: "%") { text = text[..<zone] }
+        guard var bytes = Self.parseAddress(text) else { return false }
+        switch (network.count, bytes.count) {
+        case (4, 16):
+            guard bytes.starts(with: Self.mappedPrefix) else { return false }
+            bytes.removeFirst(Self.mappedPrefix.count)
+        case (16, 4):
+            bytes = Self.mappedPrefix + bytes
+        default:
+            break
         }
-        guard bytes.count == network.count else { return false }
-        return Self.mask(bytes, prefix: prefix) == network
+        return Self.masked(bytes, prefixLength: prefixLength) == network
     }
 
     public var description: String {
-        let address =
-            network.count == 4
-            ? network.map(String.init).joined(separator: ".")
-            : Self.ipv6Text(network)
-        return "\(address)/\(prefix)"
+        (isIPv4 ? Self.ipv4Text(network[...]) : Self.ipv6Text(network)) + "/\(prefixLength)"
     }
 
+    /// Decodes from the CIDR text, so stored settings and API bodies hold ranges as people write them.
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let range = NetworkRange(cidr: text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not CIDR: \(text)"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "“\(text)” is not an address range")
+            )
         }
         self = range
     }
@@ -51,77 +73,112 @@ public struct NetworkRange: Sendable, Hashable, Codable, CustomStringConvertible
         try container.encode(description)
     }
 
-    static func mask(_ bytes: [UInt8], prefix: Int) -> [UInt8] {
-        bytes.enumerated().map { index, byte in
-            let bits = max(0, min(8, prefix - index * 8))
-            return bits == 8 ? byte : byte & ~(UInt8(0xFF) >> bits)
+    // MARK: Parsing
+
+    /// `::ffff:0:0/96`, where IPv6 carries IPv4 addresses (RFC 4291 §2.5.5.2).
+    static let mappedPrefix: [UInt8] = Array(repeating: 0, count: 10) + [0xFF, 0xFF]
+
+    static func masked(_ bytes: [UInt8], prefixLength: Int) -> [UInt8] {
+        bytes.indices.map { index in
+            let bits = min(8, max(0, prefixLength - index * 8))
+            return bits == 0 ? 0 : bytes[index] & ~(0xFF >> UInt8(bits))
         }
     }
 
-    /// 4 bytes for IPv4, 16 for IPv6; brackets and a zone (`%eth0`) are ignored.
-    static func parse(_ raw: String) -> [UInt8]? {
-        var text = Substring(raw)
-        if text.hasPrefix("["), text.hasSuffix("]") { text = text.dropFirst().dropLast() }
-        if let zone = text.firstIndex(of: "%") { text = text[..<zone] }
-        return text.contains(":") ? parseIPv6(text) : parseIPv4(text)
+    /// 4 bytes for IPv4 text, 16 for IPv6 text, `nil` for anything else.
+    static func parseAddress(_ text: Substring) -> [UInt8]? {
+        text.contains(":") ? parseIPv6(Array(text.utf8)) : parseIPv4(Array(text.utf8)[...])
     }
 
-    static func parseIPv4(_ text: Substring) -> [UInt8]? {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+    static func parseIPv4(_ text: ArraySlice<UInt8>) -> [UInt8]? {
+        let parts = text.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 4 else { return nil }
         var bytes: [UInt8] = []
         for part in parts {
-            guard (1...3).contains(part.count), part.allSatisfy({ $0.isASCII && $0.isNumber }),
-                !(part.count > 1 && part.hasPrefix("0")), let value = UInt8(part)
+            guard (1...3).contains(part.count), part.allSatisfy(isDigit),
+                part.count == 1 || part.first != UInt8(ascii: "0")
             else { return nil }
-            bytes.append(value)
+            let value = part.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+            guard value <= 255 else { return nil }
+            bytes.append(UInt8(value))
         }
         return bytes
     }
 
-    static func parseIPv6(_ text: Substring) -> [UInt8]? {
-        let halves = text.components(separatedBy: "::")
-        guard halves.count <= 2 else { return nil }
-        func groups(_ part: String) -> [UInt8]? {
-            guard !part.isEmpty else { return [] }
-            var bytes: [UInt8] = []
-            let pieces = part.split(separator: ":", omittingEmptySubsequences: false)
-            for (index, piece) in pieces.enumerated() {
-                if index == pieces.count - 1, piece.contains(".") {
-                    guard let v4 = parseIPv4(piece) else { return nil }
-                    bytes += v4
-                } else {
-                    guard (1...4).contains(piece.count), let value = UInt16(piece, radix: 16) else { return nil }
-                    bytes += [UInt8(value >> 8), UInt8(value & 0xFF)]
-                }
-            }
+    static func parseIPv6(_ text: [UInt8]) -> [UInt8]? {
+        let colon = UInt8(ascii: ":")
+        guard let gap = text.indices.dropLast().first(where: { text[$0] == colon && text[$0 + 1] == colon }) else {
+            guard let bytes = groups(text[...], dottedTail: true), bytes.count == 16 else { return nil }
             return bytes
         }
-        guard let head = groups(halves[0]) else { return nil }
-        if halves.count == 1 { return head.count == 16 ? head : nil }
-        guard let tail = groups(halves[1]), head.count + tail.count <= 14 else { return nil }
-        return head + Array(repeating: 0, count: 16 - head.count - tail.count) + tail
+        let head = text[..<gap]
+        let tail = text[(gap + 2)...]
+        // A colon next to the gap (":::") or a second gap would leave an empty group or an ambiguous length.
+        guard tail.first != colon,
+            !tail.indices.dropLast().contains(where: { tail[$0] == colon && tail[$0 + 1] == colon }),
+            let headBytes = groups(head, dottedTail: false), let tailBytes = groups(tail, dottedTail: true),
+            headBytes.count + tailBytes.count <= 14
+        else { return nil }
+        return headBytes + Array(repeating: 0, count: 16 - headBytes.count - tailBytes.count) + tailBytes
     }
 
-    static func ipv6Text(_ bytes: [UInt8]) -> String {
-        let groups = stride(from: 0, to: 16, by: 2).map { UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]) }
-        // Compress the longest run of two or more zero groups, as RFC 5952 asks.
-        var best = (start: -1, length: 0)
-        var index = 0
-        while index < 8 {
-            if groups[index] == 0 {
-                var end = index
-                while end < 8 && groups[end] == 0 { end += 1 }
-                if end - index > best.length { best = (index, end - index) }
-                index = end
-            } else {
-                index += 1
+    /// Colon-separated groups of 1–4 hex digits; the last may be a dotted IPv4 address where the text allows it.
+    private static func groups(_ text: ArraySlice<UInt8>, dottedTail: Bool) -> [UInt8]? {
+        guard !text.isEmpty else { return [] }
+        let pieces = text.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
+        var bytes: [UInt8] = []
+        for (index, piece) in pieces.enumerated() {
+            if dottedTail, index == pieces.count - 1, piece.contains(UInt8(ascii: ".")) {
+                guard let ipv4 = parseIPv4(piece) else { return nil }
+                bytes += ipv4
+                continue
             }
+            guard (1...4).contains(piece.count) else { return nil }
+            var value = 0
+            for character in piece {
+                guard let digit = hexValue(character) else { return nil }
+                value = value << 4 | digit
+            }
+            bytes += [UInt8(value >> 8), UInt8(value & 0xFF)]
+        }
+        return bytes.count <= 16 ? bytes : nil
+    }
+
+    private static func isDigit(_ character: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(character)
+    }
+
+    private static func hexValue(_ character: UInt8) -> Int? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(character - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(character - UInt8(ascii: "a")) + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(character - UInt8(ascii: "A")) + 10
+        default: nil
+        }
+    }
+
+    // MARK: Writing
+
+    static func ipv4Text(_ bytes: ArraySlice<UInt8>) -> String {
+        bytes.map(String.init).joined(separator: ".")
+    }
+
+    /// RFC 5952: lower-case hex without leading zeros, the longest run of two or more zero groups (the first, on
+    /// a tie) as `::`, and IPv4-mapped addresses with a dotted tail.
+    static func ipv6Text(_ bytes: [UInt8]) -> String {
+        if bytes.starts(with: mappedPrefix) { return "::ffff:" + ipv4Text(bytes[12...]) }
+        let groups = stride(from: 0, to: 16, by: 2).map { Int(bytes[$0]) << 8 | Int(bytes[$0 + 1]) }
+        var best = (start: 0, count: 0)
+        var start = 0
+        while start < groups.count {
+            var end = start
+            while end < groups.count && groups[end] == 0 { end += 1 }
+            if end - start > best.count { best = (start, end - start) }
+            start = max(end, start + 1)
         }
         let hex = groups.map { String($0, radix: 16) }
-        guard best.length >= 2 else { return hex.joined(separator: ":") }
-        let head = hex[..<best.start].joined(separator: ":")
-        let tail = hex[(best.start + best.length)...].joined(separator: ":")
-        return head + "::" + tail
+        guard best.count >= 2 else { return hex.joined(separator: ":") }
+        return hex[..<best.start].joined(separator: ":") + "::"
+            + hex[(best.start + best.count)...].joined(separator: ":")
     }
 }
