@@ -47,7 +47,8 @@ struct Matrix {
         let positions = Self.alignmentPositions(version: version)
         let last = positions.count - 1
         for (i, x) in positions.enumerated() {
-            for (j, y) in positions.enumerated() where !((i == 0 && j == 0) || (i == 0 && j == last) || (i == last && j == 0)) {
+            for (j, y) in positions.enumerated()
+            where !((i == 0 && j == 0) || (i == 0 && j == last) || (i == last && j == 0)) {
                 for dy in -2...2 {
                     for dx in -2...2 { setFunction(x + dx, y + dy, max(abs(dx), abs(dy)) != 1) }
                 }
@@ -193,7 +194,8 @@ struct Matrix {
             }
         }
         if line.count >= 11 {
-            for start in 0...(line.count - 11) where finderLike.contains(where: { Array(line[start..<start + 11]) == $0 }) {
+            for start in 0...(line.count - 11)
+            where finderLike.contains(where: { Array(line[start..<start + 11]) == $0 }) {
                 score += 40
             }
         }

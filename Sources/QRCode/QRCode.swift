@@ -43,9 +43,10 @@ public struct QRCode: Sendable {
         var matrix = Matrix(version: version)
         matrix.drawFunctionPatterns()
         matrix.place(codewords)
-        let mask = forcedMask ?? (0..<8).min { a, b in
-            matrix.masked(a, level: errorCorrection).penalty < matrix.masked(b, level: errorCorrection).penalty
-        }!
+        let mask =
+            forcedMask ?? (0..<8).min { a, b in
+                matrix.masked(a, level: errorCorrection).penalty < matrix.masked(b, level: errorCorrection).penalty
+            }!
         let finished = matrix.masked(mask, level: errorCorrection)
         self.version = version
         self.errorCorrection = errorCorrection

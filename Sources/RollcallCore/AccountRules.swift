@@ -67,7 +67,8 @@ public enum AccountRules {
         let digits = kept.hasPrefix("+") ? kept.dropFirst() : kept[...]
         guard kept.hasPrefix("+"), (7...15).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber })
         else {
-            throw RuleViolation(field: "phone", message: "Enter the phone number with its country code, like +44 20 7946 0958.")
+            throw RuleViolation(
+                field: "phone", message: "Enter the phone number with its country code, like +44 20 7946 0958.")
         }
         return "+" + digits
     }

@@ -136,7 +136,8 @@ public struct SessionSettingsDraft: Codable, Equatable, Sendable {
         switch (latitude, longitude) {
         case (nil, nil):
             if radius != nil || classroomSize != nil {
-                throw RuleViolation(field: "latitude", message: "A radius needs the classroom's latitude and longitude.")
+                throw RuleViolation(
+                    field: "latitude", message: "A radius needs the classroom's latitude and longitude.")
             }
             return nil
         case (let latitude?, let longitude?):

@@ -25,7 +25,8 @@ struct Bench: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-bench-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rollcall-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = Configuration(
             hostname: "127.0.0.1", port: port, dataDirectory: directory.path, logLevel: .error
@@ -44,7 +45,8 @@ struct Bench: AsyncParsableCommand {
             do {
                 try await waitUntilUp(client, base)
                 let health = try await measure(count: healthRequests) { _ in
-                    let response = try await client.execute(HTTPClientRequest(url: "\(base)/healthz"), timeout: .seconds(30))
+                    let response = try await client.execute(
+                        HTTPClientRequest(url: "\(base)/healthz"), timeout: .seconds(30))
                     _ = try await response.body.collect(upTo: 1024)
                     guard response.status == .ok else { throw BenchError("healthz answered \(response.status)") }
                 }
@@ -97,7 +99,8 @@ struct Bench: AsyncParsableCommand {
 
     func waitUntilUp(_ client: HTTPClient, _ base: String) async throws {
         for _ in 0..<100 {
-            if let response = try? await client.execute(HTTPClientRequest(url: "\(base)/healthz"), timeout: .seconds(1)),
+            if let response = try? await client.execute(
+                HTTPClientRequest(url: "\(base)/healthz"), timeout: .seconds(1)),
                 response.status == .ok
             {
                 return

@@ -21,7 +21,8 @@ struct ServerOptions: ParsableArguments {
     var hostname: String?
     @Option(help: "Port to listen on (ROLLCALL_PORT, default 8080).")
     var port: Int?
-    @Option(name: .customLong("data-dir"), help: "Directory for the SQLite database (ROLLCALL_DATA_DIR, default ./data).")
+    @Option(
+        name: .customLong("data-dir"), help: "Directory for the SQLite database (ROLLCALL_DATA_DIR, default ./data).")
     var dataDirectory: String?
 
     func configuration() throws -> Configuration {

@@ -6,7 +6,8 @@ import Testing
 /// Reads rendered codes back with zbar, a decoder Rollcall did not write.
 enum Zbar {
     static func tool(_ name: String, package: String) throws -> String {
-        for directory in ["/usr/bin", "/usr/local/bin", "/bin"] where FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)") {
+        for directory in ["/usr/bin", "/usr/local/bin", "/bin"]
+        where FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)") {
             return "\(directory)/\(name)"
         }
         throw DecoderMissing(message: "\(name) is missing: install Debian's \(package) (make deps does).")
@@ -71,11 +72,14 @@ struct DecoderTests {
         try large_versions_decode(version: version, level: level)
     }
 
-    @Test(arguments: [(1, QRCode.ErrorCorrection.high), (7, .medium), (10, .quartile), (20, .low), (25, .high), (40, .low)])
+    @Test(arguments: [
+        (1, QRCode.ErrorCorrection.high), (7, .medium), (10, .quartile), (20, .low), (25, .high), (40, .low),
+    ])
     func large_versions_decode(version: Int, level: QRCode.ErrorCorrection) throws {
         let capacity = Capacity.dataCodewords(version: version, level: level) - 3
         var random = SystemRandomNumberGenerator()
-        let text = String((0..<capacity).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789 .,-".randomElement(using: &random)! })
+        let text = String(
+            (0..<capacity).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789 .,-".randomElement(using: &random)! })
         let code = try QRCode(encoding: text, errorCorrection: level)
         #expect(code.version == version)
         #expect(try Zbar.decode(code.svg(moduleSize: 3)) == text, "version \(version) level \(level)")

@@ -160,16 +160,22 @@ struct SessionPhaseTests {
 
     @Test func a_session_is_open_from_opening_until_its_end() {
         let closes = opened.addingTimeInterval(600)
-        #expect(SessionPhase.at(opened.addingTimeInterval(-1), openedAt: opened, closesAt: closes, closedAt: nil) == .scheduled)
+        #expect(
+            SessionPhase.at(opened.addingTimeInterval(-1), openedAt: opened, closesAt: closes, closedAt: nil)
+                == .scheduled)
         #expect(SessionPhase.at(opened, openedAt: opened, closesAt: closes, closedAt: nil) == .open)
-        #expect(SessionPhase.at(closes.addingTimeInterval(-0.001), openedAt: opened, closesAt: closes, closedAt: nil) == .open)
+        #expect(
+            SessionPhase.at(closes.addingTimeInterval(-0.001), openedAt: opened, closesAt: closes, closedAt: nil)
+                == .open)
         #expect(SessionPhase.at(closes, openedAt: opened, closesAt: closes, closedAt: nil) == .closed)
     }
 
     @Test func closing_by_hand_ends_it_at_once() {
         let closedAt = opened.addingTimeInterval(60)
         #expect(SessionPhase.at(closedAt, openedAt: opened, closesAt: nil, closedAt: closedAt) == .closed)
-        #expect(SessionPhase.at(closedAt.addingTimeInterval(-1), openedAt: opened, closesAt: nil, closedAt: closedAt) == .open)
+        #expect(
+            SessionPhase.at(closedAt.addingTimeInterval(-1), openedAt: opened, closesAt: nil, closedAt: closedAt)
+                == .open)
         #expect(SessionPhase.at(opened, openedAt: nil, closesAt: nil, closedAt: nil) == .scheduled)
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
+import RollcallCore
 import Testing
 
-import RollcallCore
 @testable import RollcallServer
 
 @Suite("Accounts")
@@ -11,7 +11,10 @@ struct AccountsTests {
         try await withServer { api in
             let reply = try await api.call(
                 .post, "/api/v1/auth/register",
-                json: ["name": "  Sam Student ", "email": "Sam@School.test", "password": API.password, "studentNumber": "s-123"]
+                json: [
+                    "name": "  Sam Student ", "email": "Sam@School.test", "password": API.password,
+                    "studentNumber": "s-123",
+                ]
             )
             #expect(reply.status == .created)
             #expect(reply.string("user.name") == "Sam Student")
@@ -162,7 +165,8 @@ struct AccountsTests {
             let cleared = try await api.call(.patch, "/api/v1/me", as: account, json: ["phone": ""])
             #expect(cleared.value("user.phone") == nil)
             try await api.expectRefused(
-                .patch, "/api/v1/me", as: account, json: ["phone": "call me"], status: .badRequest, code: "invalid_phone"
+                .patch, "/api/v1/me", as: account, json: ["phone": "call me"], status: .badRequest,
+                code: "invalid_phone"
             )
             try await api.expectRefused(
                 .patch, "/api/v1/me", as: account, json: ["about": String(repeating: "a", count: 1001)],
@@ -202,7 +206,8 @@ struct AccountsTests {
         try await withServer { api in
             let account = try await api.register("Pic Owner")
             let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0, count: 64)
-            let uploaded = try await api.call(.put, "/api/v1/me/picture", as: account, raw: png, contentType: "image/png")
+            let uploaded = try await api.call(
+                .put, "/api/v1/me/picture", as: account, raw: png, contentType: "image/png")
             #expect(uploaded.status == .noContent)
             let picture = try await api.call(.get, "/api/v1/users/\(account.id)/picture", as: account)
             #expect(picture.status == .ok)

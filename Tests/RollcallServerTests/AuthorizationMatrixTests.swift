@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
+import RollcallCore
 import Testing
 
-import RollcallCore
 @testable import RollcallServer
 
 /// Who is asking, relative to course C of teacher T.
@@ -57,9 +57,12 @@ struct AuthorizationMatrixTests {
                 Rule(method: .get, path: "/api/v1/users/\(teacher.id)/picture", allowed: signedIn),
                 Rule(method: .post, path: "/api/v1/auth/resend-verification", allowed: signedIn),
                 Rule(method: .get, path: "/api/v1/courses", allowed: signedIn),
-                Rule(method: .post, path: "/api/v1/courses", body: ["name": "New"], allowed: [.teacher, .otherTeacher, .admin]),
+                Rule(
+                    method: .post, path: "/api/v1/courses", body: ["name": "New"],
+                    allowed: [.teacher, .otherTeacher, .admin]),
                 Rule(method: .get, path: "/api/v1/courses/\(course)", allowed: members),
-                Rule(method: .patch, path: "/api/v1/courses/\(course)", body: ["plannedSessions": 10], allowed: managers),
+                Rule(
+                    method: .patch, path: "/api/v1/courses/\(course)", body: ["plannedSessions": 10], allowed: managers),
                 Rule(method: .put, path: "/api/v1/courses/\(course)/poster", raw: png, allowed: managers),
                 Rule(method: .get, path: "/api/v1/courses/\(course)/poster", allowed: members),
                 Rule(method: .get, path: "/api/v1/courses/\(course)/students", allowed: managers),
@@ -87,7 +90,8 @@ struct AuthorizationMatrixTests {
             // Refused askers first, so that an allowed change (closing, removing) cannot hide a refusal.
             let order: [Asker] = [.anonymous, .otherStudent, .otherTeacher, .student, .teacher, .admin]
             for rule in rules {
-                for asker in order.filter({ !rule.allowed.contains($0) }) + order.filter({ rule.allowed.contains($0) }) {
+                for asker in order.filter({ !rule.allowed.contains($0) }) + order.filter({ rule.allowed.contains($0) })
+                {
                     let reply = try await api.call(
                         rule.method, rule.path, as: accounts[asker], json: rule.body, raw: rule.raw,
                         contentType: rule.raw == nil ? nil : "image/png"

@@ -217,7 +217,8 @@ struct CheckInTests {
             )
             #expect(first.status == .created)
             let second = try await api.call(
-                .post, "/api/v1/check-ins", as: friend, json: ["ticket": try await room.scan(api), "deviceId": "shared-phone-1"]
+                .post, "/api/v1/check-ins", as: friend,
+                json: ["ticket": try await room.scan(api), "deviceId": "shared-phone-1"]
             )
             #expect(second.status == .conflict)
             #expect(second.errorCode == "device_already_used")

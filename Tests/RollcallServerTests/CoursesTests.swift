@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
+import RollcallCore
 import Testing
 
-import RollcallCore
 @testable import RollcallServer
 
 @Suite("Courses")
@@ -13,7 +13,8 @@ struct CoursesTests {
             #expect(code.count == 7)
             let student = try await api.register("Stu Dent")
             let joined = try await api.call(
-                .post, "/api/v1/courses/join", as: student, json: ["code": " \(code.lowercased().prefix(3))-\(code.dropFirst(3)) "]
+                .post, "/api/v1/courses/join", as: student,
+                json: ["code": " \(code.lowercased().prefix(3))-\(code.dropFirst(3)) "]
             )
             #expect(joined.status == .ok)
             #expect(joined.value("joined") as? Bool == true)
@@ -76,7 +77,8 @@ struct CoursesTests {
                 .get, "/api/v1/courses/424242", as: teacher, status: .notFound, code: "course_not_found"
             )
             let updated = try await api.call(
-                .patch, "/api/v1/courses/\(courseID)", as: teacher, json: ["name": "Biology 102", "plannedSessions": 12]
+                .patch, "/api/v1/courses/\(courseID)", as: teacher,
+                json: ["name": "Biology 102", "plannedSessions": 12]
             )
             #expect(updated.string("course.name") == "Biology 102")
             #expect(updated.int("course.plannedSessions") == 12)
@@ -119,7 +121,9 @@ struct CoursesTests {
                 code: "missing_field"
             )
             let bert = try #require(search.list("students").first?["id"] as? Int)
-            #expect(try await api.call(.delete, "/api/v1/courses/\(courseID)/students/\(bert)", as: teacher).status == .noContent)
+            #expect(
+                try await api.call(.delete, "/api/v1/courses/\(courseID)/students/\(bert)", as: teacher).status
+                    == .noContent)
             try await api.expectRefused(
                 .delete, "/api/v1/courses/\(courseID)/students/\(bert)", as: teacher, status: .notFound,
                 code: "student_not_found"

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
+import RollcallCore
 import Testing
 
-import RollcallCore
 @testable import RollcallServer
 
 @Suite("Sessions")

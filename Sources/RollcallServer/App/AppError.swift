@@ -48,7 +48,8 @@ extension AppError {
     static func forbidden(_ message: String) -> AppError { AppError(.forbidden, "forbidden", message) }
 
     static func notFound(_ what: String) -> AppError {
-        AppError(.notFound, "\(what.lowercased().replacingOccurrences(of: " ", with: "_"))_not_found", "No such \(what).")
+        AppError(
+            .notFound, "\(what.lowercased().replacingOccurrences(of: " ", with: "_"))_not_found", "No such \(what).")
     }
 
     static func invalid(_ violation: RuleViolation) -> AppError {

@@ -19,7 +19,8 @@ public func buildApplication(
     var app = Application(
         router: router,
         server: .http1WebSocketUpgrade(webSocketRouter: router),
-        configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "Rollcall"),
+        configuration: .init(
+            address: .hostname(configuration.hostname, port: configuration.port), serverName: "Rollcall"),
         services: [database],
         logger: logger
     )

@@ -4,7 +4,8 @@ import Hummingbird
 struct AssetsMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let files = FileMiddleware<AppRequestContext, LocalFileSystem>(
-        PageRenderer.assetsDirectory, urlBasePath: "/assets", cacheControl: .init([(MediaType(type: .any), [.maxAge(300)])])
+        PageRenderer.assetsDirectory, urlBasePath: "/assets",
+        cacheControl: .init([(MediaType(type: .any), [.maxAge(300)])])
     )
 
     func handle(

@@ -36,15 +36,19 @@ public struct Configuration: Sendable {
         func value(_ name: String) -> String? {
             environment[name].flatMap { $0.isEmpty ? nil : $0 }
         }
-        let port = try port ?? value("ROLLCALL_PORT").map { text in
-            guard let port = Int(text), (1...65535).contains(port) else {
-                throw ConfigurationError(variable: "ROLLCALL_PORT", problem: "must be a port number, got “\(text)”")
+        let port =
+            try port
+            ?? value("ROLLCALL_PORT").map { text in
+                guard let port = Int(text), (1...65535).contains(port) else {
+                    throw ConfigurationError(variable: "ROLLCALL_PORT", problem: "must be a port number, got “\(text)”")
+                }
+                return port
             }
-            return port
-        }
         let level = try value("ROLLCALL_LOG_LEVEL").map { text in
             guard let level = Logger.Level(rawValue: text.lowercased()) else {
-                throw ConfigurationError(variable: "ROLLCALL_LOG_LEVEL", problem: "must be one of trace, debug, info, notice, warning, error, critical")
+                throw ConfigurationError(
+                    variable: "ROLLCALL_LOG_LEVEL",
+                    problem: "must be one of trace, debug, info, notice, warning, error, critical")
             }
             return level
         }
@@ -57,7 +61,8 @@ public struct Configuration: Sendable {
         }
         let publicURL = value("ROLLCALL_PUBLIC_URL")
         if let publicURL, URL(string: publicURL)?.host == nil {
-            throw ConfigurationError(variable: "ROLLCALL_PUBLIC_URL", problem: "must be a URL such as https://rollcall.school.edu")
+            throw ConfigurationError(
+                variable: "ROLLCALL_PUBLIC_URL", problem: "must be a URL such as https://rollcall.school.edu")
         }
         return Configuration(
             hostname: hostname ?? value("ROLLCALL_HOSTNAME") ?? "127.0.0.1",

@@ -21,7 +21,8 @@ struct AuthenticationMiddleware: RouterMiddleware {
             guard authorization.lowercased().hasPrefix("bearer "),
                 let identity = try await tokens.identity(token: String(authorization.dropFirst(7)), kind: .api)
             else {
-                throw AppError(.unauthorized, "invalid_token", "The access token is unknown or has expired. Sign in again.")
+                throw AppError(
+                    .unauthorized, "invalid_token", "The access token is unknown or has expired. Sign in again.")
             }
             context.identity = identity
         } else if let cookie = request.cookies[Self.cookieName] {
@@ -31,7 +32,9 @@ struct AuthenticationMiddleware: RouterMiddleware {
         if let identity = context.identity {
             guard !identity.user.disabled else { throw AppError.accountDisabled }
             if identity.viaCookie && ![.get, .head, .options].contains(request.method) {
-                guard let sent = request.headers[Self.csrfHeader], constantTimeEqual(Array(sent.utf8), Array(identity.csrf.utf8)) else {
+                guard let sent = request.headers[Self.csrfHeader],
+                    constantTimeEqual(Array(sent.utf8), Array(identity.csrf.utf8))
+                else {
                     throw AppError.csrf
                 }
             }
@@ -53,7 +56,8 @@ struct ErrorMiddleware: RouterMiddleware {
         } catch {
             let appError = Self.appError(for: error)
             if appError.status.code >= 500 {
-                context.logger.error("request failed: \(request.method) \(request.uri.path): \(String(reflecting: error))")
+                context.logger.error(
+                    "request failed: \(request.method) \(request.uri.path): \(String(reflecting: error))")
             }
             if let pages, Self.wantsPage(request) {
                 if appError.status == .unauthorized {
@@ -87,7 +91,8 @@ struct ErrorMiddleware: RouterMiddleware {
                 return AppError(error.status, code, error.body ?? error.status.reasonPhrase)
             }
         default:
-            return AppError(.internalServerError, "internal_error", "Something went wrong on our side. Try again in a moment.")
+            return AppError(
+                .internalServerError, "internal_error", "Something went wrong on our side. Try again in a moment.")
         }
     }
 }

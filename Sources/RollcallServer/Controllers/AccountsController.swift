@@ -87,7 +87,8 @@ struct AccountsController: Sendable {
         let link = "\(configuration.publicURL)/verify-email?token=\(token)"
         try await mail.send(
             channel: "email", to: user.email, subject: "Confirm your email address for Rollcall",
-            body: "Hello \(user.name),\n\nopen this link to confirm your email address:\n\(link)\n\nIt works for 48 hours."
+            body:
+                "Hello \(user.name),\n\nopen this link to confirm your email address:\n\(link)\n\nIt works for 48 hours."
         )
     }
 
@@ -195,7 +196,9 @@ struct AccountsController: Sendable {
         if let name = input.name { change.name = try check { () throws(RuleViolation) in try AccountRules.name(name) } }
         if let phone = input.phone {
             change.phone = .some(
-                try phone.nonBlankOrNil.map { raw in try check { () throws(RuleViolation) in try AccountRules.phone(raw) } }
+                try phone.nonBlankOrNil.map { raw in
+                    try check { () throws(RuleViolation) in try AccountRules.phone(raw) }
+                }
             )
         }
         if let about = input.about {

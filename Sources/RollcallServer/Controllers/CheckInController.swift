@@ -59,7 +59,8 @@ struct CheckInController: Sendable {
         }
         switch session.rotatingCode.validate(code, at: now) {
         case .fresh(let step):
-            return try await checkIns.issueTicket(sessionID: session.id, step: step, scannedAt: now, studentID: studentID)
+            return try await checkIns.issueTicket(
+                sessionID: session.id, step: step, scannedAt: now, studentID: studentID)
         case .expired: throw Self.appError(CheckInRefusal(.codeExpired))
         case .fromFuture, .invalid: throw Self.appError(CheckInRefusal(.invalidCode))
         }
@@ -80,8 +81,12 @@ struct CheckInController: Sendable {
             return reading
         }
         let deviceID = try input.deviceId.map { id in
-            guard (8...128).contains(id.count), id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
-            else { throw AppError(.badRequest, "invalid_device_id", "The device id must be 8 to 128 letters, digits or dashes.") }
+            guard (8...128).contains(id.count),
+                id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
+            else {
+                throw AppError(
+                    .badRequest, "invalid_device_id", "The device id must be 8 to 128 letters, digits or dashes.")
+            }
             return id
         }
         let standing = try await checkIns.standing(
@@ -103,7 +108,8 @@ struct CheckInController: Sendable {
         case .alreadyCheckedIn(let status, let at):
             answer = (status, at, false)
         case .checkedIn(let status, let at):
-            let distance = reading.flatMap { reading in settings.geofence.map { $0.center.distance(to: reading.point) } }
+            let distance = reading.flatMap { reading in settings.geofence.map { $0.center.distance(to: reading.point) }
+            }
             let evidence = CheckInEvidence(
                 reading: reading, distance: distance, deviceID: deviceID, clientAddress: context.remoteAddress, via: via
             )
@@ -146,11 +152,13 @@ struct CheckInController: Sendable {
                     "This check-in link was opened by another student. Scan the code on the screen yourself."
                 )
             }
-            let check: RotatingCode.CodeCheck = now < ticket.expiresAt ? .fresh(step: ticket.step) : .expired(step: ticket.step)
+            let check: RotatingCode.CodeCheck =
+                now < ticket.expiresAt ? .fresh(step: ticket.step) : .expired(step: ticket.step)
             return (session, check, "qr", ticket.tokenHash)
         }
         if let code = input.code {
-            guard let ref = RotatingCode.sessionRef(of: code), let session = try await stores.sessions.find(id: ref) else {
+            guard let ref = RotatingCode.sessionRef(of: code), let session = try await stores.sessions.find(id: ref)
+            else {
                 throw Self.appError(CheckInRefusal(.invalidCode))
             }
             return (session, session.rotatingCode.validate(code, at: now), "api", nil)
@@ -163,13 +171,16 @@ struct CheckInController: Sendable {
         guard let session = try await stores.sessions.find(id: sessionID) else { throw AppError.notFound("session") }
         if let typed = input.typedCode {
             guard session.settings.allowTyping else {
-                throw AppError(.badRequest, CheckInError.invalidCode.code, "This session does not take typed codes. Scan the QR code.")
+                throw AppError(
+                    .badRequest, CheckInError.invalidCode.code,
+                    "This session does not take typed codes. Scan the QR code.")
             }
             return (session, session.rotatingCode.validateTyped(typed, at: now), "typed", nil)
         }
         guard session.settings.mode == .spot else {
             throw AppError(
-                .badRequest, CheckInError.invalidCode.code, "This session needs the code on the screen: scan it to check in."
+                .badRequest, CheckInError.invalidCode.code,
+                "This session needs the code on the screen: scan it to check in."
             )
         }
         return (session, .fresh(step: session.rotatingCode.step(at: now)), "spot", nil)

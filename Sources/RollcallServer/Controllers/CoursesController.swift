@@ -219,7 +219,9 @@ struct CoursesController: Sendable {
             )
         }
         guard student.role == .student else {
-            throw AppError(.badRequest, "not_a_student", "\(student.name) has a \(student.role.rawValue) account, not a student account.")
+            throw AppError(
+                .badRequest, "not_a_student",
+                "\(student.name) has a \(student.role.rawValue) account, not a student account.")
         }
         let added = try await stores.courses.enroll(courseID: course.id, studentID: student.id)
         let entry = try await stores.courses.roster(courseID: course.id).first { $0.id == student.id }!

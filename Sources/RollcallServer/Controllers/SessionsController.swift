@@ -39,19 +39,23 @@ struct SessionsController: Sendable {
         let user = try context.requireUser()
         let course = try await stores.managedCourse(try context.id("courseID", "course"), for: user)
         let input = try await request.decodeJSON(as: NewSession.self, context: context)
-        let settings = try check { () throws(RuleViolation) in try (input.settings ?? SessionSettingsDraft()).validated() }
+        let settings = try check { () throws(RuleViolation) in
+            try (input.settings ?? SessionSettingsDraft()).validated()
+        }
         let now = Date()
         let scheduledAt = try input.scheduledAt.nonBlank.map { text in
             guard let date = try? Date(text, strategy: .iso8601) else {
                 throw AppError(
-                    .badRequest, "invalid_scheduled_at", "“scheduledAt” must be a date and time such as 2026-09-01T09:00:00Z."
+                    .badRequest, "invalid_scheduled_at",
+                    "“scheduledAt” must be a date and time such as 2026-09-01T09:00:00Z."
                 )
             }
             return date
         }
-        let title = try input.title.nonBlank.map { raw in
-            try check { () throws(RuleViolation) in try AccountRules.name(raw, field: "title") }
-        } ?? Self.defaultTitle(for: scheduledAt ?? now)
+        let title =
+            try input.title.nonBlank.map { raw in
+                try check { () throws(RuleViolation) in try AccountRules.name(raw, field: "title") }
+            } ?? Self.defaultTitle(for: scheduledAt ?? now)
         let openNow = scheduledAt.map { $0 <= now } ?? true
         let session = try await stores.sessions.create(
             courseID: course.id, title: title, settings: settings, scheduledAt: scheduledAt, openNow: openNow,

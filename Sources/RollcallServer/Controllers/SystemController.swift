@@ -16,7 +16,8 @@ struct SystemController: Sendable {
             throw AppError(.serviceUnavailable, "database_unavailable", "The database does not answer.")
         }
         return Response(
-            status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "ok\n"))
+            status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: "ok\n"))
         )
     }
 
@@ -28,7 +29,9 @@ struct SystemController: Sendable {
     }
 
     @Sendable func openAPI(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard let data = FileManager.default.contents(atPath: ResourceFiles.path("openapi.yaml")) else { throw AppError.notFound("API description") }
+        guard let data = FileManager.default.contents(atPath: ResourceFiles.path("openapi.yaml")) else {
+            throw AppError.notFound("API description")
+        }
         return Response(
             status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: data))

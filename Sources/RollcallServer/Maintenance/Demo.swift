@@ -71,11 +71,13 @@ public enum Demo {
                     )
                     for student in students {
                         let roll = Int.random(in: 0..<100, using: &random)
-                        let status: AttendanceStatus = roll < 78 ? .present : roll < 88 ? .late : roll < 93 ? .excused : .absent
+                        let status: AttendanceStatus =
+                            roll < 78 ? .present : roll < 88 ? .late : roll < 93 ? .excused : .absent
                         let offset = status == .late ? 660.0 : Double.random(in: 20...300, using: &random)
                         try await stores.sessions.record(
                             sessionID: session.id, studentID: student.id, status: status,
-                            at: opened.addingTimeInterval(offset), source: status == .excused || status == .absent ? "manual" : "demo"
+                            at: opened.addingTimeInterval(offset),
+                            source: status == .excused || status == .absent ? "manual" : "demo"
                         )
                     }
                 }

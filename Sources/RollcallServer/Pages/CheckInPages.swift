@@ -36,7 +36,8 @@ struct CheckInPages: Sendable {
         guard let user = context.user else {
             return .redirect(to: "/sign-in?next=%2Fcheck-in%2F\(token)", type: .found)
         }
-        guard let ticket = try await checkIns.ticket(token), let session = try await stores.sessions.find(id: ticket.sessionId)
+        guard let ticket = try await checkIns.ticket(token),
+            let session = try await stores.sessions.find(id: ticket.sessionId)
         else {
             return try pages.render(
                 "check-in-refused", title: "Check-in · Rollcall",

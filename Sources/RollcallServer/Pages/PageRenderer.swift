@@ -47,7 +47,8 @@ struct PageRenderer: Sendable {
     /// A friendly page for a failed request, with the same words the API would give.
     func errorPage(_ error: AppError, context: AppRequestContext) throws -> Response {
         try render(
-            "error", title: "Rollcall", data: ["status": error.status.code, "message": error.message, "code": error.code],
+            "error", title: "Rollcall",
+            data: ["status": error.status.code, "message": error.message, "code": error.code],
             context: context, status: error.status
         )
     }

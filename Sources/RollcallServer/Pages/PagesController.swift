@@ -136,11 +136,14 @@ struct PagesController: Sendable {
         if let fence = settings.geofence {
             facts.append([
                 "label": "Location",
-                "value": String(format: "within %.0f m of %.5f, %.5f", fence.radius, fence.center.latitude, fence.center.longitude),
+                "value": String(
+                    format: "within %.0f m of %.5f, %.5f", fence.radius, fence.center.latitude, fence.center.longitude),
             ])
         }
         if !settings.allowedNetworks.isEmpty {
-            facts.append(["label": "Networks", "value": settings.allowedNetworks.map(\.description).joined(separator: ", ")])
+            facts.append([
+                "label": "Networks", "value": settings.allowedNetworks.map(\.description).joined(separator: ", "),
+            ])
         }
         let flags: [[String: String]] =
             access == .manage

@@ -98,7 +98,10 @@ struct AccessTokenStore: Sendable {
                 let row = try await sql.select().columns("failures", "last_failure_at").from("sign_in_failures")
                     .where("email", .equal, email).first()
             else { return nil }
-            return (try row.decode(column: "failures", as: Int.self), try row.decode(column: "last_failure_at", as: Date.self))
+            return (
+                try row.decode(column: "failures", as: Int.self),
+                try row.decode(column: "last_failure_at", as: Date.self)
+            )
         }
     }
 

@@ -78,7 +78,9 @@ struct CourseStore: Sendable {
                 .column(
                     SQLRaw("(SELECT COUNT(*) FROM enrollments e WHERE e.course_id = courses.id)"), as: "student_count"
                 )
-                .from("courses").join(SQLAlias(SQLIdentifier("users"), as: SQLIdentifier("teachers")), on: SQLRaw("teachers.id = courses.teacher_id"))
+                .from("courses").join(
+                    SQLAlias(SQLIdentifier("users"), as: SQLIdentifier("teachers")),
+                    on: SQLRaw("teachers.id = courses.teacher_id"))
             switch user.role {
             case .admin: break
             case .teacher: select = select.where(SQLColumn("teacher_id", table: "courses"), .equal, SQLBind(user.id))
@@ -107,7 +109,8 @@ struct CourseStore: Sendable {
 
     func setPoster(courseID: Int64, image: StoredImage) async throws {
         try await database.transaction { sql in
-            let old = try await sql.select().column("poster_id").from("courses").where("id", .equal, courseID)
+            let old =
+                try await sql.select().column("poster_id").from("courses").where("id", .equal, courseID)
                 .first(decodingColumn: "poster_id", as: Int64?.self) ?? nil
             let newID = try await ImageStore.insert(image, sql: sql)
             try await sql.update("courses").set("poster_id", to: newID).where("id", .equal, courseID).run()

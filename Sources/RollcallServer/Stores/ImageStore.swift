@@ -36,8 +36,9 @@ struct ImageStore: Sendable {
 
     func find(id: Int64) async throws -> StoredImage? {
         try await database.read { sql in
-            guard let row = try await sql.select().columns("content_type", "data").from("images")
-                .where("id", .equal, id).first()
+            guard
+                let row = try await sql.select().columns("content_type", "data").from("images")
+                    .where("id", .equal, id).first()
             else { return nil }
             let data = try row.decode(column: "data", as: Data.self)
             return StoredImage(contentType: try row.decode(column: "content_type", as: String.self), data: Array(data))

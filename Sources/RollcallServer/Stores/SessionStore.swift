@@ -84,7 +84,11 @@ struct SessionStore: Sendable {
     func list(courseID: Int64) async throws -> [ClassSession] {
         try await database.read { sql in
             try await sql.select().column("*").from("sessions").where("course_id", .equal, courseID)
-                .orderBy(SQLOrderBy(expression: SQLRaw("COALESCE(opened_at, scheduled_at, created_at)"), direction: SQLDirection.descending))
+                .orderBy(
+                    SQLOrderBy(
+                        expression: SQLRaw("COALESCE(opened_at, scheduled_at, created_at)"),
+                        direction: SQLDirection.descending)
+                )
                 .all(decoding: Row.self, with: UserStore.decoder).map { try $0.session() }
         }
     }
@@ -127,7 +131,9 @@ struct SessionStore: Sendable {
     func attendanceCounts(courseID: Int64) async throws -> [Int64: AttendanceCounts] {
         try await database.read { sql in
             let rows = try await sql.select().column(SQLColumn("session_id", table: "attendance"))
-                .column(SQLColumn("status", table: "attendance")).column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")
+                .column(SQLColumn("status", table: "attendance")).column(
+                    SQLFunction("COUNT", args: SQLLiteral.all), as: "n"
+                )
                 .from("attendance").join("sessions", on: "sessions.id = attendance.session_id")
                 .where(SQLColumn("course_id", table: "sessions"), .equal, SQLBind(courseID))
                 .groupBy(SQLColumn("session_id", table: "attendance")).groupBy(SQLColumn("status", table: "attendance"))

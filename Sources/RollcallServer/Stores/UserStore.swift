@@ -50,7 +50,8 @@ struct UserStore: Sendable {
     func create(_ new: NewUser) async throws -> User {
         try await database.transaction { sql in
             if try await sql.select().column("id").from("users").where("email", .equal, new.email).first() != nil {
-                throw AppError.conflict("email_taken", "An account with this email address already exists. Sign in instead.")
+                throw AppError.conflict(
+                    "email_taken", "An account with this email address already exists. Sign in instead.")
             }
             if let number = new.studentNumber,
                 try await sql.select().column("id").from("users").where("student_number", .equal, number).first() != nil
@@ -148,7 +149,8 @@ struct UserStore: Sendable {
     /// Stores a picture and points the user at it, dropping the previous one.
     func setPicture(id: Int64, image: StoredImage) async throws {
         try await database.transaction { sql in
-            let old = try await sql.select().column("picture_id").from("users").where("id", .equal, id)
+            let old =
+                try await sql.select().column("picture_id").from("users").where("id", .equal, id)
                 .first(decodingColumn: "picture_id", as: Int64?.self) ?? nil
             let newID = try await ImageStore.insert(image, sql: sql)
             try await sql.update("users").set("picture_id", to: newID).where("id", .equal, id).run()
