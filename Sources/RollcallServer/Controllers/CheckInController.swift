@@ -115,7 +115,7 @@ struct CheckInController: Sendable {
             )
             switch try await checkIns.record(
                 sessionID: session.id, studentID: student.id, status: status, at: at, evidence: evidence,
-                ticketHash: ticketHash
+                unboundTicket: ticketHash
             ) {
             case .recorded(let status, let at): answer = (status, at, true)
             case .existing(let status, let at): answer = (status, at, false)
@@ -124,10 +124,9 @@ struct CheckInController: Sendable {
                 throw Self.appError(CheckInRefusal(.deviceAlreadyUsed))
             }
         }
-        let course = try await stores.courses.find(id: session.courseId)
         return try CheckInAnswer(
             status: answer.0, checkedInAt: answer.1, sessionId: session.id, sessionTitle: session.title,
-            courseName: course?.name ?? "", new: answer.2
+            courseName: session.courseName, new: answer.2
         ).response(from: request, context: context, status: answer.2 ? .created : .ok)
     }
 
@@ -154,7 +153,7 @@ struct CheckInController: Sendable {
             }
             let check: RotatingCode.CodeCheck =
                 now < ticket.expiresAt ? .fresh(step: ticket.step) : .expired(step: ticket.step)
-            return (session, check, "qr", ticket.tokenHash)
+            return (session, check, "qr", ticket.studentId == nil ? ticket.tokenHash : nil)
         }
         if let code = input.code {
             guard let ref = RotatingCode.sessionRef(of: code), let session = try await stores.sessions.find(id: ref)

@@ -9,6 +9,7 @@ enum TokenKind: String, Sendable {
 /// Signed-in sessions and API tokens, the verification links in emails, and the record of failed sign-ins.
 struct AccessTokenStore: Sendable {
     let database: Database
+    var identities = IdentityCache()
 
     static let webLifetime: TimeInterval = 14 * 24 * 3600
     static let apiLifetime: TimeInterval = 90 * 24 * 3600
@@ -34,7 +35,10 @@ struct AccessTokenStore: Sendable {
     /// The person a token belongs to, if it is known, unexpired, and of the expected kind.
     func identity(token: String, kind: TokenKind) async throws -> Identity? {
         let digest = OpaqueToken.digest(token)
-        return try await database.read { sql in
+        if let known = identities.identity(tokenHash: digest) {
+            return known.viaCookie == (kind == .web) ? known : nil
+        }
+        let found: Identity? = try await database.read { sql in
             guard
                 let row = try await sql.select().column("csrf").column(SQLColumn("*", table: "users"))
                     .from("access_tokens").join("users", on: "users.id = access_tokens.user_id")
@@ -47,9 +51,12 @@ struct AccessTokenStore: Sendable {
                 viaCookie: kind == .web
             )
         }
+        if let found { identities.remember(found) }
+        return found
     }
 
     func revoke(tokenHash: String) async throws {
+        identities.forget(tokenHash: tokenHash)
         try await database.read { sql in
             try await sql.delete(from: "access_tokens").where("token_hash", .equal, tokenHash).run()
         }
@@ -57,6 +64,7 @@ struct AccessTokenStore: Sendable {
 
     /// Signs a person out everywhere but here, as after a password change.
     func revokeAll(userID: Int64, except tokenHash: String?) async throws {
+        identities.forget(userID: userID)
         try await database.read { sql in
             var delete = sql.delete(from: "access_tokens").where("user_id", .equal, userID)
             if let tokenHash { delete = delete.where("token_hash", .notEqual, tokenHash) }

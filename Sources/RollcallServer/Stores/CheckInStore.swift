@@ -60,18 +60,31 @@ struct CheckInStore: Sendable {
         }
     }
 
-    /// What the policy needs to know about this student in this session, read in one go.
+    /// What the policy needs to know about this student in this session, read in one statement.
     func standing(sessionID: Int64, courseID: Int64, studentID: Int64, deviceID: String?) async throws -> Standing {
         try await database.read { sql in
-            let enrolled = try await CourseStore.isEnrolled(courseID: courseID, studentID: studentID, sql: sql)
-            let existing = try await Self.existing(sessionID: sessionID, studentID: studentID, sql: sql)
-            var deviceOwner: Int64?
-            if let deviceID {
-                deviceOwner = try await Self.deviceOwner(sessionID: sessionID, deviceID: deviceID, sql: sql)
+            let row = try await sql.raw(
+                """
+                SELECT
+                  (SELECT COUNT(*) FROM enrollments WHERE course_id = \(bind: courseID) AND student_id = \(bind: studentID))
+                    AS enrolled,
+                  (SELECT status FROM attendance WHERE session_id = \(bind: sessionID) AND student_id = \(bind: studentID))
+                    AS status,
+                  (SELECT recorded_at FROM attendance WHERE session_id = \(bind: sessionID) AND student_id = \(bind: studentID))
+                    AS recorded_at,
+                  (SELECT student_id FROM device_bindings WHERE session_id = \(bind: sessionID) AND device_id = \(bind: deviceID ?? ""))
+                    AS device_owner
+                """
+            ).first()
+            guard let row else { return Standing(enrolled: false, existing: nil, deviceUsedByOther: false) }
+            let status = try row.decodeNil(column: "status") ? nil : try row.decode(column: "status", as: String.self)
+            let existing = try status.flatMap(AttendanceStatus.init(rawValue:)).map { status in
+                (status: status, at: try row.decode(column: "recorded_at", as: Date.self))
             }
+            let owner = try row.decodeNil(column: "device_owner") ? nil : try row.decode(column: "device_owner", as: Int64.self)
             return Standing(
-                enrolled: enrolled, existing: existing,
-                deviceUsedByOther: deviceOwner.map { $0 != studentID } ?? false
+                enrolled: try row.decode(column: "enrolled", as: Int.self) > 0, existing: existing,
+                deviceUsedByOther: owner.map { $0 != studentID } ?? false
             )
         }
     }
@@ -99,15 +112,13 @@ struct CheckInStore: Sendable {
             .where("device_id", .equal, deviceID).first(decodingColumn: "student_id", as: Int64.self)
     }
 
-    /// Writes the check-in in one transaction, checking again inside it that nothing raced ahead of it.
+    /// Writes the check-in in one transaction; the unique (session, student) key and a second look at the device
+    /// catch whatever raced ahead of it since the standing was read.
     func record(
         sessionID: Int64, studentID: Int64, status: AttendanceStatus, at date: Date, evidence: CheckInEvidence,
-        ticketHash: String?
+        unboundTicket ticketHash: String?
     ) async throws -> CheckInOutcome {
         try await database.transaction { sql in
-            if let existing = try await Self.existing(sessionID: sessionID, studentID: studentID, sql: sql) {
-                return .existing(existing.status, existing.at)
-            }
             if let device = evidence.deviceID {
                 if let owner = try await Self.deviceOwner(sessionID: sessionID, deviceID: device, sql: sql) {
                     if owner != studentID { return .deviceTaken }
@@ -117,12 +128,20 @@ struct CheckInStore: Sendable {
                         .values(SQLBind(sessionID), SQLBind(device), SQLBind(studentID), SQLBind(date)).run()
                 }
             }
-            try await sql.insert(into: "attendance")
+            let inserted = try await sql.insert(into: "attendance")
                 .columns("session_id", "student_id", "status", "recorded_at", "source")
                 .values(
                     SQLBind(sessionID), SQLBind(studentID), SQLBind(status.rawValue), SQLBind(date),
                     SQLBind(evidence.via)
-                ).run()
+                )
+                .ignoringConflicts(with: ["session_id", "student_id"])
+                .returning("status").first()
+            guard inserted != nil else {
+                guard let existing = try await Self.existing(sessionID: sessionID, studentID: studentID, sql: sql) else {
+                    throw AppError(.internalServerError, "internal_error", "The check-in was not saved.")
+                }
+                return .existing(existing.status, existing.at)
+            }
             try await sql.insert(into: "check_in_evidence")
                 .columns(
                     "session_id", "student_id", "latitude", "longitude", "accuracy", "distance", "device_id",

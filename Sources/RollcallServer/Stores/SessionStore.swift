@@ -6,6 +6,8 @@ import SQLKit
 struct ClassSession: Sendable, Equatable {
     var id: Int64
     var courseId: Int64
+    /// Read with the session, because every page and answer about a session names its course.
+    var courseName: String
     var title: String
     var scheduledAt: Date?
     var openedAt: Date?
@@ -30,6 +32,7 @@ struct SessionStore: Sendable {
     private struct Row: Decodable {
         var id: Int64
         var courseId: Int64
+        var courseName: String
         var title: String
         var scheduledAt: Date?
         var openedAt: Date?
@@ -41,7 +44,7 @@ struct SessionStore: Sendable {
 
         func session() throws -> ClassSession {
             ClassSession(
-                id: id, courseId: courseId, title: title, scheduledAt: scheduledAt, openedAt: openedAt,
+                id: id, courseId: courseId, courseName: courseName, title: title, scheduledAt: scheduledAt, openedAt: openedAt,
                 closesAt: closesAt, closedAt: closedAt,
                 settings: try JSONDecoder().decode(SessionSettings.self, from: Data(settings.utf8)),
                 secret: Array(secret), createdAt: createdAt
@@ -67,15 +70,17 @@ struct SessionStore: Sendable {
                     SQLBind(openNow ? now.addingTimeInterval(Double(settings.openMinutes) * 60) : nil),
                     SQLBind(settingsJSON), SQLBind(Data(secret)), SQLBind(now)
                 )
-                .returning("*").first(decoding: Row.self, with: UserStore.decoder)
-            guard let row else { throw AppError(.internalServerError, "internal_error", "The session was not saved.") }
-            return try row.session()
+                .returning("id").first(decodingColumn: "id", as: Int64.self)
+            guard let row, let session = try await Self.find(id: row, sql: sql) else {
+                throw AppError(.internalServerError, "internal_error", "The session was not saved.")
+            }
+            return session
         }
     }
 
     func find(id: Int64) async throws -> ClassSession? {
         try await database.read { sql in
-            try await sql.select().column("*").from("sessions").where("id", .equal, id)
+            try await Self.select(sql).where(SQLColumn("id", table: "sessions"), .equal, SQLBind(id))
                 .first(decoding: Row.self, with: UserStore.decoder)?.session()
         }
     }
@@ -83,10 +88,10 @@ struct SessionStore: Sendable {
     /// A course's sessions, newest first.
     func list(courseID: Int64) async throws -> [ClassSession] {
         try await database.read { sql in
-            try await sql.select().column("*").from("sessions").where("course_id", .equal, courseID)
+            try await Self.select(sql).where(SQLColumn("course_id", table: "sessions"), .equal, SQLBind(courseID))
                 .orderBy(
                     SQLOrderBy(
-                        expression: SQLRaw("COALESCE(opened_at, scheduled_at, created_at)"),
+                        expression: SQLRaw("COALESCE(sessions.opened_at, sessions.scheduled_at, sessions.created_at)"),
                         direction: SQLDirection.descending)
                 )
                 .all(decoding: Row.self, with: UserStore.decoder).map { try $0.session() }
@@ -122,8 +127,14 @@ struct SessionStore: Sendable {
         }
     }
 
+    /// Sessions with their course's name.
+    private static func select(_ sql: any SQLDatabase) -> SQLSelectBuilder {
+        sql.select().column(SQLColumn("*", table: "sessions")).column(SQLColumn("name", table: "courses"), as: "course_name")
+            .from("sessions").join("courses", on: "courses.id = sessions.course_id")
+    }
+
     private static func find(id: Int64, sql: any SQLDatabase) async throws -> ClassSession? {
-        try await sql.select().column("*").from("sessions").where("id", .equal, id)
+        try await Self.select(sql).where(SQLColumn("id", table: "sessions"), .equal, SQLBind(id))
             .first(decoding: Row.self, with: UserStore.decoder)?.session()
     }
 

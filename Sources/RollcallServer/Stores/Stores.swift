@@ -12,8 +12,9 @@ struct Stores: Sendable {
 
     init(database: Database, logger: Logger) {
         self.database = database
-        users = UserStore(database: database)
-        tokens = AccessTokenStore(database: database)
+        let identities = IdentityCache()
+        users = UserStore(database: database, identities: identities)
+        tokens = AccessTokenStore(database: database, identities: identities)
         courses = CourseStore(database: database)
         sessions = SessionStore(database: database)
         images = ImageStore(database: database)

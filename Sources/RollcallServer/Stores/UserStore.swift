@@ -43,6 +43,8 @@ struct ProfileChange: Sendable {
 /// Accounts: creation, look-up, profile and the admin's switches.
 struct UserStore: Sendable {
     let database: Database
+    /// Told of every change to an account, so that a signed-in person is never served a stale account here.
+    var identities = IdentityCache()
 
     static let decoder = SQLRowDecoder(keyDecodingStrategy: .convertFromSnakeCase)
 
@@ -116,7 +118,8 @@ struct UserStore: Sendable {
     }
 
     func update(id: Int64, _ change: ProfileChange) async throws -> User {
-        try await database.transaction { sql in
+        defer { identities.forget(userID: id) }
+        return try await database.transaction { sql in
             var update = sql.update("users").where("id", .equal, id)
             var changed = false
             if let name = change.name {
@@ -141,6 +144,7 @@ struct UserStore: Sendable {
     }
 
     func setPasswordHash(id: Int64, _ hash: String) async throws {
+        defer { identities.forget(userID: id) }
         try await database.read { sql in
             try await sql.update("users").set("password_hash", to: hash).where("id", .equal, id).run()
         }
@@ -148,6 +152,7 @@ struct UserStore: Sendable {
 
     /// Stores a picture and points the user at it, dropping the previous one.
     func setPicture(id: Int64, image: StoredImage) async throws {
+        defer { identities.forget(userID: id) }
         try await database.transaction { sql in
             let old =
                 try await sql.select().column("picture_id").from("users").where("id", .equal, id)
@@ -159,6 +164,7 @@ struct UserStore: Sendable {
     }
 
     func setApproved(id: Int64, _ approved: Bool) async throws {
+        defer { identities.forget(userID: id) }
         try await database.read { sql in
             try await sql.update("users").set("approved", to: approved).where("id", .equal, id).run()
         }
@@ -166,6 +172,7 @@ struct UserStore: Sendable {
 
     /// Disabling also signs the person out everywhere.
     func setDisabled(id: Int64, _ disabled: Bool) async throws {
+        defer { identities.forget(userID: id) }
         try await database.transaction { sql in
             try await sql.update("users").set("disabled", to: disabled).where("id", .equal, id).run()
             if disabled { try await sql.delete(from: "access_tokens").where("user_id", .equal, id).run() }
@@ -173,6 +180,7 @@ struct UserStore: Sendable {
     }
 
     func markEmailVerified(id: Int64) async throws {
+        defer { identities.forget(userID: id) }
         try await database.read { sql in
             try await sql.update("users").set("email_verified_at", to: Date()).where("id", .equal, id)
                 .where("email_verified_at", .is, SQLLiteral.null).run()

@@ -1,0 +1,49 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// Remembers who a token belongs to for a few seconds, so that a room checking in at once does not look every token
+/// up twice per student. Changes made through this process forget the entries at once; another process sees them
+/// within `lifetime`.
+final class IdentityCache: Sendable {
+    private struct Entry {
+        var identity: Identity
+        var expires: Date
+    }
+
+    private let entries = NIOLockedValueBox<[String: Entry]>([:])
+    let lifetime: TimeInterval
+    /// Past this many entries the cache starts afresh rather than grow without bound.
+    let capacity: Int
+
+    init(lifetime: TimeInterval = 5, capacity: Int = 50_000) {
+        self.lifetime = lifetime
+        self.capacity = capacity
+    }
+
+    func identity(tokenHash: String, now: Date = Date()) -> Identity? {
+        entries.withLockedValue { entries in
+            guard let entry = entries[tokenHash] else { return nil }
+            guard entry.expires > now else {
+                entries[tokenHash] = nil
+                return nil
+            }
+            return entry.identity
+        }
+    }
+
+    func remember(_ identity: Identity, now: Date = Date()) {
+        entries.withLockedValue { entries in
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[identity.tokenHash] = Entry(identity: identity, expires: now.addingTimeInterval(lifetime))
+        }
+    }
+
+    func forget(tokenHash: String) {
+        _ = entries.withLockedValue { $0.removeValue(forKey: tokenHash) }
+    }
+
+    /// Forgets every token of a person whose account changed.
+    func forget(userID: Int64) {
+        entries.withLockedValue { entries in entries = entries.filter { $0.value.identity.user.id != userID } }
+    }
+}
