@@ -20,26 +20,35 @@ public final class Database: Service, Sendable {
     private let logger: Logger
 
     private enum Pool: @unchecked Sendable {
-        case sqlite(EventLoopGroupConnectionPool<SQLiteFileSource>)
+        case sqlite(reader: EventLoopGroupConnectionPool<SQLiteFileSource>, writer: EventLoopGroupConnectionPool<SQLiteFileSource>)
         case postgres(EventLoopGroupConnectionPool<PostgresConnectionSource>)
     }
 
     /// Opens (creating if needed) an SQLite file in WAL mode.
     ///
-    /// One connection serves every request: SQLite admits one writer at a time anyway, and a single connection
-    /// keeps transactions from waiting on each other's locks while holding the few threads of the I/O pool.
+    /// One connection writes: SQLite admits one writer at a time anyway, and a single writer keeps transactions
+    /// from waiting on each other's locks while holding the few threads of the I/O pool. Reads go to a few
+    /// read-only connections beside it, which WAL lets run while the writer works.
     public static func sqlite(path: String, logger: Logger) throws -> Database {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let pool = EventLoopGroupConnectionPool(
-            source: SQLiteFileSource(path: path),
+        let writer = EventLoopGroupConnectionPool(
+            source: SQLiteFileSource(path: path, readOnly: false),
             maxConnectionsPerEventLoop: 1,
             requestTimeout: .seconds(30),
             pruneInterval: nil,
             logger: logger,
             on: MultiThreadedEventLoopGroup.singleton.next()
         )
-        return Database(engine: .sqlite, pool: .sqlite(pool), logger: logger)
+        let reader = EventLoopGroupConnectionPool(
+            source: SQLiteFileSource(path: path, readOnly: true),
+            maxConnectionsPerEventLoop: 2,
+            requestTimeout: .seconds(30),
+            pruneInterval: nil,
+            logger: logger,
+            on: MultiThreadedEventLoopGroup.singleton
+        )
+        return Database(engine: .sqlite, pool: .sqlite(reader: reader, writer: writer), logger: logger)
     }
 
     /// Connects to PostgreSQL at a `postgres://user:password@host:port/database` URL.
@@ -62,20 +71,33 @@ public final class Database: Service, Sendable {
         self.logger = logger
     }
 
-    /// Runs `body` on one connection, for queries that need no transaction.
+    /// Runs `body` on one connection that may only read.
     public func read<Result: Sendable>(
         _ body: @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
         switch pool {
-        case .sqlite(let pool):
-            let connection = try await pool.requestConnection(logger: logger).get()
-            defer { pool.releaseConnection(connection, logger: logger) }
-            return try await body(connection.sql())
-        case .postgres(let pool):
-            let connection = try await pool.requestConnection(logger: logger).get()
-            defer { pool.releaseConnection(connection, logger: logger) }
-            return try await body(connection.sql())
+        case .sqlite(let reader, _): try await Self.using(reader, logger: logger) { try await body($0.sql()) }
+        case .postgres(let pool): try await Self.using(pool, logger: logger) { try await body($0.sql()) }
         }
+    }
+
+    /// Runs `body` on the connection that writes, for single statements that change data.
+    public func write<Result: Sendable>(
+        _ body: @Sendable (any SQLDatabase) async throws -> Result
+    ) async throws -> Result {
+        switch pool {
+        case .sqlite(_, let writer): try await Self.using(writer, logger: logger) { try await body($0.sql()) }
+        case .postgres(let pool): try await Self.using(pool, logger: logger) { try await body($0.sql()) }
+        }
+    }
+
+    private static func using<Source: ConnectionPoolSource, Result: Sendable>(
+        _ pool: EventLoopGroupConnectionPool<Source>, logger: Logger,
+        _ body: (Source.Connection) async throws -> Result
+    ) async throws -> Result {
+        let connection = try await pool.requestConnection(logger: logger).get()
+        defer { pool.releaseConnection(connection, logger: logger) }
+        return try await body(connection)
     }
 
     /// Runs `body` in a transaction that commits when it returns and rolls back when it throws.
@@ -84,7 +106,7 @@ public final class Database: Service, Sendable {
     ) async throws -> Result {
         // IMMEDIATE takes SQLite's write lock at the start, so a transaction never fails half-way upgrading it.
         let begin = engine == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN"
-        return try await read { sql in
+        return try await write { sql in
             try await sql.raw(SQLQueryString(begin)).run()
             do {
                 let result = try await body(sql)
@@ -111,7 +133,9 @@ public final class Database: Service, Sendable {
     /// Closes every connection; SQLite connections must be closed explicitly.
     public func shutdown() async throws {
         switch pool {
-        case .sqlite(let pool): try await pool.shutdownAsync()
+        case .sqlite(let reader, let writer):
+            try await reader.shutdownAsync()
+            try await writer.shutdownAsync()
         case .postgres(let pool): try await pool.shutdownAsync()
         }
     }
@@ -120,15 +144,20 @@ public final class Database: Service, Sendable {
 /// Opens SQLite connections with the settings Rollcall relies on.
 struct SQLiteFileSource: ConnectionPoolSource {
     let path: String
+    /// Read-only connections refuse writes, so a write sent to the wrong pool fails loudly instead of racing.
+    let readOnly: Bool
 
     func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
         SQLiteConnection.open(storage: .file(path: path), threadPool: .singleton, logger: logger, on: eventLoop)
             .flatMap { connection in
                 // WAL keeps every committed check-in through a crash of the process; NORMAL sync is enough for that.
-                let pragmas = [
-                    "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON",
-                    "PRAGMA busy_timeout = 5000",
-                ]
+                let pragmas =
+                    readOnly
+                    ? ["PRAGMA query_only = ON", "PRAGMA foreign_keys = ON", "PRAGMA busy_timeout = 5000"]
+                    : [
+                        "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON",
+                        "PRAGMA busy_timeout = 5000",
+                    ]
                 return pragmas.reduce(eventLoop.makeSucceededVoidFuture()) { future, pragma in
                     future.flatMap { connection.query(pragma).map { _ in } }
                 }

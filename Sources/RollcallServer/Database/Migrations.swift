@@ -120,7 +120,7 @@ enum Migrations {
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.
     static func apply(to database: Database) async throws {
-        try await database.read { sql in
+        try await database.write { sql in
             try await sql.raw(
                 SQLQueryString(
                     "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at \(unsafeRaw: type("{time}", database.engine)) NOT NULL)"

@@ -21,7 +21,7 @@ struct AccessTokenStore: Sendable {
         let csrf = OpaqueToken.make()
         let now = Date()
         let lifetime = kind == .web ? Self.webLifetime : Self.apiLifetime
-        try await database.read { sql in
+        try await database.write { sql in
             try await sql.insert(into: "access_tokens")
                 .columns("token_hash", "user_id", "kind", "csrf", "created_at", "expires_at")
                 .values(
@@ -57,7 +57,7 @@ struct AccessTokenStore: Sendable {
 
     func revoke(tokenHash: String) async throws {
         identities.forget(tokenHash: tokenHash)
-        try await database.read { sql in
+        try await database.write { sql in
             try await sql.delete(from: "access_tokens").where("token_hash", .equal, tokenHash).run()
         }
     }
@@ -65,7 +65,7 @@ struct AccessTokenStore: Sendable {
     /// Signs a person out everywhere but here, as after a password change.
     func revokeAll(userID: Int64, except tokenHash: String?) async throws {
         identities.forget(userID: userID)
-        try await database.read { sql in
+        try await database.write { sql in
             var delete = sql.delete(from: "access_tokens").where("user_id", .equal, userID)
             if let tokenHash { delete = delete.where("token_hash", .notEqual, tokenHash) }
             try await delete.run()
@@ -75,7 +75,7 @@ struct AccessTokenStore: Sendable {
     /// A single-use link token proving the person reads mail at their address.
     func issueVerification(userID: Int64) async throws -> String {
         let token = OpaqueToken.make()
-        try await database.read { sql in
+        try await database.write { sql in
             try await sql.insert(into: "email_verifications").columns("token_hash", "user_id", "expires_at")
                 .values(
                     SQLBind(OpaqueToken.digest(token)), SQLBind(userID),
@@ -122,7 +122,7 @@ struct AccessTokenStore: Sendable {
     }
 
     func clearFailures(email: String) async throws {
-        try await database.read { sql in
+        try await database.write { sql in
             try await sql.delete(from: "sign_in_failures").where("email", .equal, email).run()
         }
     }

@@ -41,7 +41,7 @@ struct CheckInStore: Sendable {
 
     func issueTicket(sessionID: Int64, step: Int64, scannedAt: Date, studentID: Int64?) async throws -> String {
         let token = OpaqueToken.make()
-        try await database.read { sql in
+        try await database.write { sql in
             try await sql.insert(into: "check_in_tickets")
                 .columns("token_hash", "session_id", "step", "scanned_at", "expires_at", "student_id")
                 .values(
@@ -163,7 +163,7 @@ struct CheckInStore: Sendable {
 
     /// Raises a flag the teacher sees on the session, such as one phone checking in two students.
     func flag(sessionID: Int64, studentID: Int64?, kind: String, detail: String) async throws {
-        try await database.read { sql in
+        try await database.write { sql in
             try await sql.insert(into: "flags").columns("session_id", "student_id", "kind", "detail", "created_at")
                 .values(SQLBind(sessionID), SQLBind(studentID), SQLBind(kind), SQLBind(detail), SQLBind(Date())).run()
         }

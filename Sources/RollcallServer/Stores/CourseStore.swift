@@ -101,7 +101,7 @@ struct CourseStore: Sendable {
     }
 
     func update(_ course: Course) async throws {
-        try await database.read { sql in
+        try await database.write { sql in
             try await sql.update("courses").set("name", to: course.name).set("description", to: course.description)
                 .set("planned_sessions", to: course.plannedSessions).where("id", .equal, course.id).run()
         }

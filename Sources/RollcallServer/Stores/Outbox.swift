@@ -23,7 +23,7 @@ struct Outbox: MessageSender {
     let logger: Logger
 
     func send(channel: String, to recipient: String, subject: String, body: String) async throws {
-        try await database.read { sql in
+        try await database.write { sql in
             try await sql.insert(into: "outbox").columns("channel", "recipient", "subject", "body", "created_at")
                 .values(SQLBind(channel), SQLBind(recipient), SQLBind(subject), SQLBind(body), SQLBind(Date())).run()
         }

@@ -59,7 +59,7 @@ struct SessionStore: Sendable {
         var generator = SystemRandomNumberGenerator()
         let secret = RotatingCode.makeSecret(using: &generator)
         let settingsJSON = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
-        return try await database.read { sql in
+        return try await database.write { sql in
             let row = try await sql.insert(into: "sessions")
                 .columns(
                     "course_id", "title", "scheduled_at", "opened_at", "closes_at", "settings", "secret", "created_at"

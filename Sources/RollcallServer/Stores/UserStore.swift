@@ -145,7 +145,7 @@ struct UserStore: Sendable {
 
     func setPasswordHash(id: Int64, _ hash: String) async throws {
         defer { identities.forget(userID: id) }
-        try await database.read { sql in
+        try await database.write { sql in
             try await sql.update("users").set("password_hash", to: hash).where("id", .equal, id).run()
         }
     }
@@ -165,7 +165,7 @@ struct UserStore: Sendable {
 
     func setApproved(id: Int64, _ approved: Bool) async throws {
         defer { identities.forget(userID: id) }
-        try await database.read { sql in
+        try await database.write { sql in
             try await sql.update("users").set("approved", to: approved).where("id", .equal, id).run()
         }
     }
@@ -181,7 +181,7 @@ struct UserStore: Sendable {
 
     func markEmailVerified(id: Int64) async throws {
         defer { identities.forget(userID: id) }
-        try await database.read { sql in
+        try await database.write { sql in
             try await sql.update("users").set("email_verified_at", to: Date()).where("id", .equal, id)
                 .where("email_verified_at", .is, SQLLiteral.null).run()
         }
