@@ -36,6 +36,12 @@ enum CheckInOutcome: Sendable, Equatable {
 /// Tickets, the attendance rows check-ins write, device bindings and flags for the teacher.
 struct CheckInStore: Sendable {
     let database: Database
+    let batcher: CheckInBatcher
+
+    init(database: Database) {
+        self.database = database
+        self.batcher = CheckInBatcher(database: database)
+    }
 
     static let ticketLifetime: TimeInterval = 120
 
@@ -112,53 +118,17 @@ struct CheckInStore: Sendable {
             .where("device_id", .equal, deviceID).first(decodingColumn: "student_id", as: Int64.self)
     }
 
-    /// Writes the check-in in one transaction; the unique (session, student) key and a second look at the device
-    /// catch whatever raced ahead of it since the standing was read.
+    /// Writes the check-in, grouped with whatever else arrives at the same moment; see `CheckInBatcher`.
     func record(
         sessionID: Int64, studentID: Int64, status: AttendanceStatus, at date: Date, evidence: CheckInEvidence,
         unboundTicket ticketHash: String?
     ) async throws -> CheckInOutcome {
-        try await database.transaction { sql in
-            if let device = evidence.deviceID {
-                if let owner = try await Self.deviceOwner(sessionID: sessionID, deviceID: device, sql: sql) {
-                    if owner != studentID { return .deviceTaken }
-                } else {
-                    try await sql.insert(into: "device_bindings")
-                        .columns("session_id", "device_id", "student_id", "created_at")
-                        .values(SQLBind(sessionID), SQLBind(device), SQLBind(studentID), SQLBind(date)).run()
-                }
-            }
-            let inserted = try await sql.insert(into: "attendance")
-                .columns("session_id", "student_id", "status", "recorded_at", "source")
-                .values(
-                    SQLBind(sessionID), SQLBind(studentID), SQLBind(status.rawValue), SQLBind(date),
-                    SQLBind(evidence.via)
-                )
-                .ignoringConflicts(with: ["session_id", "student_id"])
-                .returning("status").first()
-            guard inserted != nil else {
-                guard let existing = try await Self.existing(sessionID: sessionID, studentID: studentID, sql: sql) else {
-                    throw AppError(.internalServerError, "internal_error", "The check-in was not saved.")
-                }
-                return .existing(existing.status, existing.at)
-            }
-            try await sql.insert(into: "check_in_evidence")
-                .columns(
-                    "session_id", "student_id", "latitude", "longitude", "accuracy", "distance", "device_id",
-                    "client_address", "via", "created_at"
-                )
-                .values(
-                    SQLBind(sessionID), SQLBind(studentID), SQLBind(evidence.reading?.point.latitude),
-                    SQLBind(evidence.reading?.point.longitude), SQLBind(evidence.reading?.accuracy),
-                    SQLBind(evidence.distance), SQLBind(evidence.deviceID), SQLBind(evidence.clientAddress),
-                    SQLBind(evidence.via), SQLBind(date)
-                ).run()
-            if let ticketHash {
-                try await sql.update("check_in_tickets").set("student_id", to: studentID)
-                    .where("token_hash", .equal, ticketHash).run()
-            }
-            return .recorded(status, date)
-        }
+        try await batcher.record(
+            PendingCheckIn(
+                sessionID: sessionID, studentID: studentID, status: status, at: date, evidence: evidence,
+                unboundTicket: ticketHash
+            )
+        )
     }
 
     /// Raises a flag the teacher sees on the session, such as one phone checking in two students.
