@@ -20,7 +20,9 @@ public final class Database: Service, Sendable {
     private let logger: Logger
 
     private enum Pool: @unchecked Sendable {
-        case sqlite(reader: EventLoopGroupConnectionPool<SQLiteFileSource>, writer: EventLoopGroupConnectionPool<SQLiteFileSource>)
+        case sqlite(
+            reader: EventLoopGroupConnectionPool<SQLiteFileSource>,
+            writer: EventLoopGroupConnectionPool<SQLiteFileSource>)
         case postgres(EventLoopGroupConnectionPool<PostgresConnectionSource>)
     }
 

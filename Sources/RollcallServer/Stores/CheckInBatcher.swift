@@ -101,7 +101,8 @@ actor CheckInBatcher {
         var owners: [Key: Int64] = [:]
         if !claims.isEmpty {
             let now = Date()
-            var insert = sql.insert(into: "device_bindings").columns("session_id", "device_id", "student_id", "created_at")
+            var insert = sql.insert(into: "device_bindings").columns(
+                "session_id", "device_id", "student_id", "created_at")
             for (key, student) in claims {
                 insert = insert.values(SQLBind(key.session), SQLBind(key.other), SQLBind(student), SQLBind(now))
             }
@@ -161,7 +162,8 @@ actor CheckInBatcher {
                     "client_address", "via", "created_at"
                 )
             var anyEvidence = false
-            for index in rows where inserted.contains(Key(session: group[index].sessionID, other: String(group[index].studentID))) {
+            for index in rows
+            where inserted.contains(Key(session: group[index].sessionID, other: String(group[index].studentID))) {
                 let checkIn = group[index]
                 let proof = checkIn.evidence
                 evidence = evidence.values(

@@ -87,7 +87,8 @@ struct CheckInStore: Sendable {
             let existing = try status.flatMap(AttendanceStatus.init(rawValue:)).map { status in
                 (status: status, at: try row.decode(column: "recorded_at", as: Date.self))
             }
-            let owner = try row.decodeNil(column: "device_owner") ? nil : try row.decode(column: "device_owner", as: Int64.self)
+            let owner =
+                try row.decodeNil(column: "device_owner") ? nil : try row.decode(column: "device_owner", as: Int64.self)
             return Standing(
                 enrolled: try row.decode(column: "enrolled", as: Int.self) > 0, existing: existing,
                 deviceUsedByOther: owner.map { $0 != studentID } ?? false
@@ -111,11 +112,6 @@ struct CheckInStore: Sendable {
             let status = AttendanceStatus(rawValue: try row.decode(column: "status", as: String.self))
         else { return nil }
         return (status, try row.decode(column: "recorded_at", as: Date.self))
-    }
-
-    static func deviceOwner(sessionID: Int64, deviceID: String, sql: any SQLDatabase) async throws -> Int64? {
-        try await sql.select().column("student_id").from("device_bindings").where("session_id", .equal, sessionID)
-            .where("device_id", .equal, deviceID).first(decodingColumn: "student_id", as: Int64.self)
     }
 
     /// Writes the check-in, grouped with whatever else arrives at the same moment; see `CheckInBatcher`.

@@ -108,14 +108,7 @@ struct CourseStore: Sendable {
     }
 
     func setPoster(courseID: Int64, image: StoredImage) async throws {
-        try await database.transaction { sql in
-            let old =
-                try await sql.select().column("poster_id").from("courses").where("id", .equal, courseID)
-                .first(decodingColumn: "poster_id", as: Int64?.self) ?? nil
-            let newID = try await ImageStore.insert(image, sql: sql)
-            try await sql.update("courses").set("poster_id", to: newID).where("id", .equal, courseID).run()
-            if let old { try await sql.delete(from: "images").where("id", .equal, old).run() }
-        }
+        try await ImageStore.replace(image, table: "courses", column: "poster_id", id: courseID, database: database)
     }
 
     /// Adds a student; answers `false` when they were already on the roster, which is not an error.

@@ -34,6 +34,20 @@ struct ImageStore: Sendable {
         return id
     }
 
+    /// Stores `image` as the picture in `column` of row `id` of `table`, and drops the picture it replaces.
+    static func replace(
+        _ image: StoredImage, table: String, column: String, id: Int64, database: Database
+    ) async throws {
+        try await database.transaction { sql in
+            let old =
+                try await sql.select().column(column).from(table).where("id", .equal, id)
+                .first(decodingColumn: column, as: Int64?.self) ?? nil
+            let newID = try await insert(image, sql: sql)
+            try await sql.update(table).set(column, to: newID).where("id", .equal, id).run()
+            if let old { try await sql.delete(from: "images").where("id", .equal, old).run() }
+        }
+    }
+
     func find(id: Int64) async throws -> StoredImage? {
         try await database.read { sql in
             guard

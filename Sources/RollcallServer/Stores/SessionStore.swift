@@ -44,7 +44,8 @@ struct SessionStore: Sendable {
 
         func session() throws -> ClassSession {
             ClassSession(
-                id: id, courseId: courseId, courseName: courseName, title: title, scheduledAt: scheduledAt, openedAt: openedAt,
+                id: id, courseId: courseId, courseName: courseName, title: title, scheduledAt: scheduledAt,
+                openedAt: openedAt,
                 closesAt: closesAt, closedAt: closedAt,
                 settings: try JSONDecoder().decode(SessionSettings.self, from: Data(settings.utf8)),
                 secret: Array(secret), createdAt: createdAt
@@ -129,8 +130,10 @@ struct SessionStore: Sendable {
 
     /// Sessions with their course's name.
     private static func select(_ sql: any SQLDatabase) -> SQLSelectBuilder {
-        sql.select().column(SQLColumn("*", table: "sessions")).column(SQLColumn("name", table: "courses"), as: "course_name")
-            .from("sessions").join("courses", on: "courses.id = sessions.course_id")
+        sql.select().column(SQLColumn("*", table: "sessions")).column(
+            SQLColumn("name", table: "courses"), as: "course_name"
+        )
+        .from("sessions").join("courses", on: "courses.id = sessions.course_id")
     }
 
     private static func find(id: Int64, sql: any SQLDatabase) async throws -> ClassSession? {

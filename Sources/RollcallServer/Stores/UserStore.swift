@@ -153,14 +153,7 @@ struct UserStore: Sendable {
     /// Stores a picture and points the user at it, dropping the previous one.
     func setPicture(id: Int64, image: StoredImage) async throws {
         defer { identities.forget(userID: id) }
-        try await database.transaction { sql in
-            let old =
-                try await sql.select().column("picture_id").from("users").where("id", .equal, id)
-                .first(decodingColumn: "picture_id", as: Int64?.self) ?? nil
-            let newID = try await ImageStore.insert(image, sql: sql)
-            try await sql.update("users").set("picture_id", to: newID).where("id", .equal, id).run()
-            if let old { try await sql.delete(from: "images").where("id", .equal, old).run() }
-        }
+        try await ImageStore.replace(image, table: "users", column: "picture_id", id: id, database: database)
     }
 
     func setApproved(id: Int64, _ approved: Bool) async throws {
