@@ -272,6 +272,25 @@ struct CheckInTests {
         }
     }
 
+    @Test func guessing_typed_codes_stops_after_a_few_wrong_ones() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api, settings: ["mode": "typed"])
+            let typed = try #require(try await room.projector(api).string("typedCode"))
+            let wrong = typed == "000000" ? "111111" : "000000"
+            for _ in 0..<TypedCodeAttempts.limit {
+                let reply = try await api.call(
+                    .post, "/api/v1/check-ins", as: room.student,
+                    json: ["sessionId": room.sessionID, "typedCode": wrong]
+                )
+                #expect(reply.errorCode == "invalid_code")
+            }
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: room.student, json: ["sessionId": room.sessionID, "typedCode": typed],
+                status: .tooManyRequests, code: "too_many_attempts"
+            )
+        }
+    }
+
     @Test func a_check_in_spot_needs_only_presence_in_its_radius() async throws {
         try await withServer { api in
             let room = try await Classroom.open(

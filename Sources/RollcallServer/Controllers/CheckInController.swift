@@ -7,6 +7,7 @@ struct CheckInController: Sendable {
     let stores: Stores
     let checkIns: CheckInStore
     let configuration: Configuration
+    let typedAttempts = TypedCodeAttempts()
 
     struct LocationInput: Codable, Sendable {
         var latitude: Double
@@ -174,7 +175,15 @@ struct CheckInController: Sendable {
                     .badRequest, CheckInError.invalidCode.code,
                     "This session does not take typed codes. Scan the QR code.")
             }
-            return (session, session.rotatingCode.validateTyped(typed, at: now), "typed", nil)
+            guard !typedAttempts.exhausted(session: session.id, student: studentID) else {
+                throw AppError(
+                    .tooManyRequests, "too_many_attempts",
+                    "Too many wrong codes for this session. Scan the QR code, or ask your teacher to mark you by hand."
+                )
+            }
+            let check = session.rotatingCode.validateTyped(typed, at: now)
+            if case .invalid = check { typedAttempts.recordWrong(session: session.id, student: studentID) }
+            return (session, check, "typed", nil)
         }
         guard session.settings.mode == .spot else {
             throw AppError(
