@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Rollcall's tests need beyond the Swift toolchain: Chromium and its driver for the browser tests,
-# zbar and librsvg to decode rendered QR codes, and a Python environment with selenium and pytest.
+# zbar and librsvg to decode rendered QR codes, PostgreSQL for the tests on it, and a Python environment with
+# selenium and pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +13,7 @@ command -v rsvg-convert >/dev/null || missing+=(librsvg2-bin)
 command -v python3 >/dev/null || missing+=(python3)
 python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
 [ -d /usr/share/fonts/truetype/dejavu ] || missing+=(fonts-dejavu-core)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 
 if [ ${#missing[@]} -gt 0 ]; then
     echo "Installing ${missing[*]}"

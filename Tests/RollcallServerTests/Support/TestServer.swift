@@ -8,14 +8,16 @@ import Testing
 
 @testable import RollcallServer
 
-/// Runs `body` against a Rollcall server on a fresh SQLite file, in process.
+/// Runs `body` against a Rollcall server in process: on a fresh SQLite file, or on PostgreSQL at `databaseURL`.
 func withServer(
-    teacherApproval: Bool = false, _ body: @Sendable (API) async throws -> Void
+    teacherApproval: Bool = false, databaseURL: String? = nil, _ body: @Sendable (API) async throws -> Void
 ) async throws {
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("rollcall-test-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let configuration = Configuration(dataDirectory: directory, teacherApproval: teacherApproval, logLevel: .error)
+    let configuration = Configuration(
+        dataDirectory: directory, databaseURL: databaseURL, teacherApproval: teacherApproval, logLevel: .error
+    )
     let app = try await buildApplication(configuration, passwordCost: 4)
     try await app.test(.router) { client in
         try await body(API(client: client, databasePath: configuration.sqlitePath))

@@ -1,0 +1,54 @@
+import Foundation
+import HTTPTypes
+import RollcallCore
+import Testing
+
+@testable import RollcallServer
+
+/// The same routes on PostgreSQL: a real server on loopback, started and stopped by the test.
+@Suite("PostgreSQL")
+struct PostgresTests {
+    @Test func accounts_courses_sessions_and_check_ins_work_on_postgresql() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await withServer(databaseURL: postgres.url) { api in
+            let room = try await Classroom.open(api, settings: ["latitude": 52, "longitude": 4, "radius": 30])
+            let ticket = try await room.scan(api)
+            let body: [String: Any] = ["ticket": ticket, "location": Classroom.here, "deviceId": "pg-phone-1"]
+            let first = try await api.call(.post, "/api/v1/check-ins", as: room.student, json: body)
+            #expect(first.status == .created, "\(first.text)")
+            let again = try await api.call(.post, "/api/v1/check-ins", as: room.student, json: body)
+            #expect(again.status == .ok)
+            #expect(again.string("checkedInAt") == first.string("checkedInAt"))
+
+            let friend = try await api.register("Pg Friend")
+            let code = try await api.call(.get, "/api/v1/courses/\(room.courseID)", as: room.teacher)
+                .string("course.joinCode")!
+            _ = try await api.call(.post, "/api/v1/courses/join", as: friend, json: ["code": code])
+            let shared = try await api.call(
+                .post, "/api/v1/check-ins", as: friend,
+                json: ["ticket": try await room.scan(api), "location": Classroom.here, "deviceId": "pg-phone-1"]
+            )
+            #expect(shared.errorCode == "device_already_used")
+
+            let sessions = try await api.call(.get, "/api/v1/courses/\(room.courseID)/sessions", as: room.teacher)
+            #expect(
+                sessions.list("sessions").first?["counts"] as? [String: Int] == [
+                    "present": 1, "late": 0, "excused": 0, "absent": 0,
+                ])
+            let roster = try await api.call(
+                .get, "/api/v1/courses/\(room.courseID)/students?q=friend", as: room.teacher)
+            #expect(roster.list("students").count == 1)
+            let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]
+            #expect(try await api.call(.put, "/api/v1/me/picture", as: friend, raw: png).status == .noContent)
+            #expect(try await api.call(.get, "/api/v1/users/\(friend.id)/picture", as: friend).status == .ok)
+            #expect(try await api.call(.get, "/healthz").status == .ok)
+        }
+        // A second start on the same database finds the schema in place and the data still there.
+        try await withServer(databaseURL: postgres.url) { api in
+            let account = try await api.signIn("cass.checkin@school.test")
+            let courses = try await api.call(.get, "/api/v1/courses", as: account)
+            #expect(courses.list("courses").count == 1)
+        }
+    }
+}

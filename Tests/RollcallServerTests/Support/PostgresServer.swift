@@ -1,0 +1,59 @@
+import Foundation
+
+/// A throwaway PostgreSQL server on loopback, started from Debian's binaries in a temporary directory.
+struct PostgresServer {
+    let directory: String
+    let port: Int
+    let binaries: String
+    let owner: String?
+
+    var url: String { "postgres://rollcall@127.0.0.1:\(port)/postgres?sslmode=disable" }
+
+    struct Missing: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func start() throws -> PostgresServer {
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        guard let version = versions.sorted(by: { Int($0) ?? 0 < Int($1) ?? 0 }).last,
+            FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/\(version)/bin/initdb")
+        else { throw Missing(description: "PostgreSQL is missing: install Debian's postgresql (make deps does).") }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rollcall-pg-\(UUID().uuidString)"
+        ).path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // PostgreSQL refuses to run as root; as root, the server runs as the postgres account.
+        let owner = getuid() == 0 ? "postgres" : nil
+        if let owner { try run("/bin/chown", [owner, directory], as: nil) }
+        let server = PostgresServer(
+            directory: directory, port: Int.random(in: 20_000...60_000), binaries: "/usr/lib/postgresql/\(version)/bin",
+            owner: owner
+        )
+        try run("\(server.binaries)/initdb", ["-D", "\(directory)/data", "-A", "trust", "-U", "rollcall"], as: owner)
+        try run(
+            "\(server.binaries)/pg_ctl",
+            [
+                "-D", "\(directory)/data", "-w", "-l", "\(directory)/log",
+                "-o", "-p \(server.port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off", "start",
+            ],
+            as: owner
+        )
+        return server
+    }
+
+    func stop() {
+        try? Self.run("\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-m", "immediate", "stop"], as: owner)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Runs a command to completion. `system` rather than `Process`: pg_ctl leaves a daemon behind, and
+    /// Foundation's `Process` on Linux was seen never to reap the finished child then.
+    static func run(_ executable: String, _ arguments: [String], as user: String?) throws {
+        let words = (user.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []) + [executable] + arguments
+        let command = words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let status = system(command + " >/dev/null 2>&1")
+        guard status == 0 else {
+            throw Missing(description: "\(executable) \(arguments.joined(separator: " ")) failed (\(status))")
+        }
+    }
+}
