@@ -59,11 +59,10 @@ func buildRouter(
     CoursesController(stores: stores).addRoutes(to: api)
     SessionsController(stores: stores).addRoutes(to: api)
     AdminController(stores: stores).addRoutes(to: api)
-    let checkIns = CheckInStore(database: stores.database)
-    let checkIn = CheckInController(stores: stores, checkIns: checkIns, configuration: configuration)
+    let checkIn = CheckInController(stores: stores, configuration: configuration)
     checkIn.addRoutes(to: api)
-    ProjectorController(stores: stores, checkIns: checkIns, configuration: configuration).addRoutes(to: router)
+    ProjectorController(stores: stores, configuration: configuration).addRoutes(to: router)
     PagesController(stores: stores, pages: pages).addRoutes(to: router)
-    CheckInPages(stores: stores, checkIns: checkIns, checkInController: checkIn, pages: pages).addRoutes(to: router)
+    CheckInPages(stores: stores, checkInController: checkIn, pages: pages).addRoutes(to: router)
     return router
 }

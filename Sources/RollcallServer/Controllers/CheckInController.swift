@@ -5,7 +5,6 @@ import RollcallCore
 /// Check-in: scanning the projected code, and the check-in itself for the web page and native clients.
 struct CheckInController: Sendable {
     let stores: Stores
-    let checkIns: CheckInStore
     let configuration: Configuration
     let typedAttempts = TypedCodeAttempts()
 
@@ -60,7 +59,7 @@ struct CheckInController: Sendable {
         }
         switch session.rotatingCode.validate(code, at: now) {
         case .fresh(let step):
-            return try await checkIns.issueTicket(
+            return try await stores.checkIns.issueTicket(
                 sessionID: session.id, step: step, scannedAt: now, studentID: studentID)
         case .expired: throw Self.appError(CheckInRefusal(.codeExpired))
         case .fromFuture, .invalid: throw Self.appError(CheckInRefusal(.invalidCode))
@@ -90,7 +89,7 @@ struct CheckInController: Sendable {
             }
             return id
         }
-        let standing = try await checkIns.standing(
+        let standing = try await stores.checkIns.standing(
             sessionID: session.id, courseID: session.courseId, studentID: student.id, deviceID: deviceID
         )
         let settings = session.settings
@@ -114,7 +113,7 @@ struct CheckInController: Sendable {
             let evidence = CheckInEvidence(
                 reading: reading, distance: distance, deviceID: deviceID, clientAddress: context.remoteAddress, via: via
             )
-            switch try await checkIns.record(
+            switch try await stores.checkIns.record(
                 sessionID: session.id, studentID: student.id, status: status, at: at, evidence: evidence,
                 unboundTicket: ticketHash
             ) {
@@ -132,7 +131,7 @@ struct CheckInController: Sendable {
     }
 
     func flagSharedDevice(session: ClassSession, student: User) async throws {
-        try await checkIns.flag(
+        try await stores.checkIns.flag(
             sessionID: session.id, studentID: student.id, kind: "device_already_used",
             detail: "\(student.name) tried to check in from a phone another student already used in this session."
         )
@@ -143,7 +142,7 @@ struct CheckInController: Sendable {
         _ input: CheckInRequest, studentID: Int64, now: Date
     ) async throws -> (ClassSession, RotatingCode.CodeCheck, String, String?) {
         if let token = input.ticket {
-            guard let ticket = try await checkIns.ticket(token),
+            guard let ticket = try await stores.checkIns.ticket(token),
                 let session = try await stores.sessions.find(id: ticket.sessionId)
             else { throw Self.appError(CheckInRefusal(.invalidCode)) }
             if let owner = ticket.studentId, owner != studentID {

@@ -34,7 +34,7 @@ extension Stores {
 
     func summary(of course: Course) async throws -> CourseSummary {
         let teacher = try await users.find(id: course.teacherId)
-        let count = try await courses.roster(courseID: course.id).count
+        let count = try await courses.studentCount(courseID: course.id)
         return CourseSummary(course: course, teacherName: teacher?.name ?? "", studentCount: count)
     }
 }

@@ -23,7 +23,6 @@ struct ProjectorFrame: Codable, Sendable, ResponseEncodable {
 /// turns it.
 struct ProjectorController: Sendable {
     let stores: Stores
-    let checkIns: CheckInStore
     let configuration: Configuration
 
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -88,8 +87,8 @@ struct ProjectorController: Sendable {
         let phase = session.phase(at: now)
         var frame = ProjectorFrame(
             phase: phase, title: session.title,
-            checkedIn: try await checkIns.checkedInCount(sessionID: session.id),
-            enrolled: try await stores.courses.roster(courseID: session.courseId).count
+            checkedIn: try await stores.checkIns.checkedInCount(sessionID: session.id),
+            enrolled: try await stores.courses.studentCount(courseID: session.courseId)
         )
         guard phase == .open, session.settings.mode != .spot else { return frame }
         let rotating = session.rotatingCode

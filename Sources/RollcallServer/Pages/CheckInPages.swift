@@ -5,7 +5,6 @@ import RollcallCore
 /// The pages of checking in: the scanned link, the student's check-in page, and the projector.
 struct CheckInPages: Sendable {
     let stores: Stores
-    let checkIns: CheckInStore
     let checkInController: CheckInController
     let pages: PageRenderer
 
@@ -36,7 +35,7 @@ struct CheckInPages: Sendable {
         guard let user = context.user else {
             return .redirect(to: "/sign-in?next=%2Fcheck-in%2F\(token)", type: .found)
         }
-        guard let ticket = try await checkIns.ticket(token),
+        guard let ticket = try await stores.checkIns.ticket(token),
             let session = try await stores.sessions.find(id: ticket.sessionId)
         else {
             return try pages.render(

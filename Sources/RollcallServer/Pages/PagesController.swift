@@ -147,7 +147,7 @@ struct PagesController: Sendable {
         }
         let flags: [[String: String]] =
             access == .manage
-            ? try await CheckInStore(database: stores.database).flags(sessionID: session.id).map { flag in
+            ? try await stores.checkIns.flags(sessionID: session.id).map { flag in
                 ["detail": flag.detail, "when": flag.createdAt.pageText]
             } : []
         let data: [String: Any] = [

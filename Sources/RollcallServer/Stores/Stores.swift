@@ -8,6 +8,8 @@ struct Stores: Sendable {
     let courses: CourseStore
     let sessions: SessionStore
     let images: ImageStore
+    /// One for the whole server, so that every check-in joins the same group commit.
+    let checkIns: CheckInStore
     let outbox: Outbox
 
     init(database: Database, logger: Logger) {
@@ -18,6 +20,7 @@ struct Stores: Sendable {
         courses = CourseStore(database: database)
         sessions = SessionStore(database: database)
         images = ImageStore(database: database)
+        checkIns = CheckInStore(database: database)
         outbox = Outbox(database: database, logger: logger)
     }
 }
