@@ -9,4 +9,12 @@ public struct RuleViolation: Error, Equatable, Sendable {
         self.field = field
         self.message = message
     }
+
+    /// The stable error code for the field: `invalid_` and the field in snake case (`invalid_student_number`).
+    public var code: String {
+        "invalid_"
+            + field.reduce(into: "") { result, character in
+                if character.isUppercase { result += "_" + character.lowercased() } else { result.append(character) }
+            }
+    }
 }

@@ -51,4 +51,34 @@ struct PostgresTests {
             #expect(courses.list("courses").count == 1)
         }
     }
+
+    @Test func records_reports_and_imports_work_on_postgresql() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await withServer(databaseURL: postgres.url) { api in
+            let room = try await Classroom.open(api)
+            let marked = try await api.mark(
+                room, session: room.sessionID, student: room.student.id, "excused", reason: "Dentist")
+            #expect(marked.string("audit.reason") == "Dentist", "\(marked.text)")
+            _ = try await api.call(
+                .patch, "/api/v1/courses/\(room.courseID)", as: room.teacher, json: ["markAbsentOnClose": true])
+            let csv = "name,email\nPg Newcomer,pg.newcomer@school.test\nCass Checkin,cass.checkin@school.test\n"
+            let imported = try await api.call(
+                .post, "/api/v1/courses/\(room.courseID)/roster-import", as: room.teacher, raw: Array(csv.utf8),
+                contentType: "text/csv")
+            #expect(imported.int("alreadyEnrolled") == 1, "\(imported.text)")
+            #expect(imported.list("invited").count == 1)
+            _ = try await api.pastSession(room, title: "Week 2")
+            let summary = try await api.call(
+                .get, "/api/v1/courses/\(room.courseID)/students/\(room.student.id)/attendance", as: room.student)
+            #expect(summary.int("summary.excused") == 1, "\(summary.text)")
+            #expect(summary.int("summary.absent") == 1, "closing week 2 marked Cass absent")
+            #expect(summary.value("summary.grade") as? Double == 25)
+            let report = try await api.csv("/api/v1/courses/\(room.courseID)/report.csv", as: room.teacher)
+            #expect(report.count == 2)
+            #expect(Array(report[1].suffix(6)) == ["0", "0", "1", "1", "0.0", "25.0"])
+            let log = try await api.call(.get, "/api/v1/sessions/\(room.sessionID)/audit", as: room.teacher)
+            #expect(log.list("entries").count == 1)
+        }
+    }
 }

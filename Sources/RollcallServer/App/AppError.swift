@@ -53,7 +53,7 @@ extension AppError {
     }
 
     static func invalid(_ violation: RuleViolation) -> AppError {
-        AppError(.badRequest, "invalid_\(violation.field.snakeCased)", violation.message)
+        AppError(.badRequest, violation.code, violation.message)
     }
 
     static func invalidJSON(_ message: String) -> AppError { AppError(.badRequest, "invalid_json", message) }
@@ -62,19 +62,6 @@ extension AppError {
 
     static func bodyTooLarge(limit: Int) -> AppError {
         AppError(.contentTooLarge, "body_too_large", "That is too large: the limit is \(limit.byteCountText).")
-    }
-}
-
-extension String {
-    /// `studentNumber` → `student_number`, for error codes named after fields.
-    var snakeCased: String {
-        reduce(into: "") { result, character in
-            if character.isUppercase {
-                result += "_" + character.lowercased()
-            } else {
-                result.append(character)
-            }
-        }
     }
 }
 

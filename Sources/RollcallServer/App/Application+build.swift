@@ -59,10 +59,12 @@ func buildRouter(
     CoursesController(stores: stores).addRoutes(to: api)
     SessionsController(stores: stores).addRoutes(to: api)
     AdminController(stores: stores).addRoutes(to: api)
+    RecordsController(stores: stores, configuration: configuration).addRoutes(to: api)
     let checkIn = CheckInController(stores: stores, configuration: configuration)
     checkIn.addRoutes(to: api)
     ProjectorController(stores: stores, configuration: configuration).addRoutes(to: router)
     PagesController(stores: stores, pages: pages).addRoutes(to: router)
+    RecordPages(stores: stores, pages: pages).addRoutes(to: router)
     CheckInPages(stores: stores, checkInController: checkIn, pages: pages).addRoutes(to: router)
     return router
 }

@@ -102,6 +102,8 @@ struct AccountsController: Sendable {
         }
         try await stores.users.markEmailVerified(id: userID)
         guard let user = try await stores.users.find(id: userID) else { throw AppError.notFound("user") }
+        // Only a confirmed address may take the places a roster import kept for it.
+        if user.role == .student { try await stores.courses.acceptInvitations(studentID: user.id, email: user.email) }
         return UserEnvelope(user: UserView(user))
     }
 

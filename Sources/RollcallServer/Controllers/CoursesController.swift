@@ -52,6 +52,9 @@ struct CoursesController: Sendable {
         var name: String?
         var description: String?
         var plannedSessions: Int?
+        var points: StatusPoints?
+        var markAbsentOnClose: Bool?
+        var absenteeThreshold: Int?
     }
     struct Join: Decodable {
         var code: String
@@ -172,6 +175,19 @@ struct CoursesController: Sendable {
         if let name = input.name { course.name = try check { () throws(RuleViolation) in try AccountRules.name(name) } }
         if let description = input.description { course.description = try Self.description(description) }
         if let planned = input.plannedSessions { course.plannedSessions = try Self.plannedSessions(planned) }
+        if let points = input.points {
+            course.points = try check { () throws(RuleViolation) in try points.validated() }
+        }
+        if let mark = input.markAbsentOnClose { course.markAbsentOnClose = mark }
+        if let threshold = input.absenteeThreshold {
+            guard (0...100).contains(threshold) else {
+                throw AppError.invalid(
+                    RuleViolation(
+                        field: "absenteeThreshold", message: "Give the absentee threshold as 0 to 100 percent.")
+                )
+            }
+            course.absenteeThreshold = threshold
+        }
         try await stores.courses.update(course)
         return CourseEnvelope(course: CourseView(try await stores.summary(of: course), manages: true))
     }

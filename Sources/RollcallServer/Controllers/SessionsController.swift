@@ -99,7 +99,8 @@ struct SessionsController: Sendable {
     @Sendable func close(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
         let (session, access) = try await session(context)
         guard access == .manage else { throw AppError.forbidden("Only the course's teacher can close a session.") }
-        let closed = try await stores.sessions.close(id: session.id)
+        let course = try await stores.courses.find(id: session.courseId)
+        let closed = try await stores.sessions.close(id: session.id, markAbsent: course?.markAbsentOnClose ?? false)
         return SessionEnvelope(session: SessionView(closed, counts: try await counts(closed)))
     }
 }

@@ -47,6 +47,10 @@ struct CourseView: Codable, Sendable, Equatable {
     var studentCount: Int
     var hasPoster: Bool
     var createdAt: Date
+    /// The record settings, shown to those who manage the course.
+    var points: StatusPoints?
+    var markAbsentOnClose: Bool?
+    var absenteeThreshold: Int?
 
     init(_ summary: CourseSummary, manages: Bool) {
         let course = summary.course
@@ -59,6 +63,11 @@ struct CourseView: Codable, Sendable, Equatable {
         studentCount = summary.studentCount
         hasPoster = course.posterId != nil
         createdAt = course.createdAt
+        if manages {
+            points = course.points
+            markAbsentOnClose = course.markAbsentOnClose
+            absenteeThreshold = course.absenteeThreshold
+        }
     }
 }
 

@@ -42,7 +42,10 @@ struct PagesController: Sendable {
         let next = Self.next(request)
         return try pages.render(
             "register", title: "Create your account · Rollcall",
-            data: ["next": next, "nextQuery": next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""],
+            data: [
+                "next": next, "nextQuery": next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "",
+                "email": request.query("email") ?? "",
+            ],
             context: context
         )
     }
@@ -79,12 +82,16 @@ struct PagesController: Sendable {
         let (course, access) = try await stores.course(try context.id("courseID", "course"), for: user)
         let sessions = try await stores.sessions.list(courseID: course.id)
         let counts = try await stores.sessions.attendanceCounts(courseID: course.id)
+        let records = try await RecordPages(stores: stores, pages: pages).courseData(
+            course, access: access, user: user, sessions: sessions)
+        let myStatuses = records["myStatuses"] as? [Int64: String] ?? [:]
         let now = Date()
         let sessionRows: [[String: Any]] = sessions.map { session in
             let count = counts[session.id] ?? [:]
             let open = session.phase(at: now) == .open
             return [
                 "id": session.id, "title": session.title, "phase": session.phase(at: now).rawValue,
+                "myStatus": myStatuses[session.id] ?? "",
                 "when": (session.openedAt ?? session.scheduledAt ?? session.createdAt).pageText,
                 "present": (count[.present] ?? 0) + (count[.late] ?? 0),
                 "studentView": access == .attend, "open": open,
@@ -97,6 +104,7 @@ struct PagesController: Sendable {
             "sessions": sessionRows, "noSessions": sessions.isEmpty, "hasPoster": course.posterId != nil,
             "plannedSessions": course.plannedSessions.map(String.init) ?? "",
         ]
+        data.merge(records) { $1 }
         if access == .manage {
             let query = request.query("q")
             let roster = try await stores.courses.roster(courseID: course.id, query: query)
@@ -150,7 +158,7 @@ struct PagesController: Sendable {
             ? try await stores.checkIns.flags(sessionID: session.id).map { flag in
                 ["detail": flag.detail, "when": flag.createdAt.pageText]
             } : []
-        let data: [String: Any] = [
+        var data: [String: Any] = [
             "id": session.id, "title": session.title, "courseId": course.id, "courseName": course.name,
             "phase": phase.rawValue, "isOpen": phase == .open, "isScheduled": phase == .scheduled,
             "manage": access == .manage, "facts": facts, "flags": flags, "hasFlags": !flags.isEmpty,
@@ -158,6 +166,9 @@ struct PagesController: Sendable {
             "opened": session.openedAt?.pageText ?? "", "closes": session.closesAt?.pageText ?? "",
             "present": counts[.present] ?? 0, "late": counts[.late] ?? 0,
         ]
+        if access == .manage {
+            data.merge(RecordPages.auditData(try await stores.records.audit(sessionID: session.id))) { $1 }
+        }
         return try pages.render("session", title: "\(session.title) · Rollcall", data: data, context: context)
     }
 

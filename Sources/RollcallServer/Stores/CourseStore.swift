@@ -12,6 +12,27 @@ struct Course: Codable, Sendable, Equatable {
     var joinCode: String
     var posterId: Int64?
     var createdAt: Date
+    var pointsPresent: Int
+    var pointsLate: Int
+    var pointsExcused: Int
+    var pointsAbsent: Int
+    /// Whether closing a session marks everyone on the roster without a record absent.
+    var markAbsentOnClose: Bool
+    /// Students attending less than this percentage are on the absentee report.
+    var absenteeThreshold: Int
+
+    /// Points per status toward the attendance grade.
+    var points: StatusPoints {
+        get {
+            StatusPoints(present: pointsPresent, late: pointsLate, excused: pointsExcused, absent: pointsAbsent)
+        }
+        set {
+            pointsPresent = newValue.present
+            pointsLate = newValue.late
+            pointsExcused = newValue.excused
+            pointsAbsent = newValue.absent
+        }
+    }
 }
 
 /// A course with what lists show beside it.
@@ -103,7 +124,12 @@ struct CourseStore: Sendable {
     func update(_ course: Course) async throws {
         try await database.write { sql in
             try await sql.update("courses").set("name", to: course.name).set("description", to: course.description)
-                .set("planned_sessions", to: course.plannedSessions).where("id", .equal, course.id).run()
+                .set("planned_sessions", to: course.plannedSessions)
+                .set("points_present", to: course.pointsPresent).set("points_late", to: course.pointsLate)
+                .set("points_excused", to: course.pointsExcused).set("points_absent", to: course.pointsAbsent)
+                .set("mark_absent_on_close", to: course.markAbsentOnClose)
+                .set("absentee_threshold", to: course.absenteeThreshold)
+                .where("id", .equal, course.id).run()
         }
     }
 
@@ -173,6 +199,116 @@ struct CourseStore: Sendable {
             }
             return try await select.orderBy(SQLColumn("name", table: "users"))
                 .all(decoding: RosterEntry.self, with: UserStore.decoder)
+        }
+    }
+}
+
+/// A student invited to a course by a roster import before they had an account; they join once their email
+/// address is confirmed.
+struct CourseInvitation: Codable, Sendable, Equatable {
+    var courseId: Int64
+    var email: String
+    var name: String
+    var studentNumber: String?
+    var invitedAt: Date
+}
+
+/// What a roster import did.
+struct RosterImportResult: Codable, Sendable, Equatable {
+    /// Students with an account, now on the roster.
+    var enrolled: Int
+    /// Students who were on the roster already.
+    var alreadyEnrolled: Int
+    /// People without an account yet, invited by email.
+    var invited: [CourseInvitation]
+}
+
+extension CourseStore {
+    /// Puts a checked roster file on the course in one transaction: every row is enrolled or invited, or, if any
+    /// row clashes with an existing account, nothing is stored and every clashing row is named.
+    func importRoster(
+        courseID: Int64, entries: [RosterImport.Entry], by teacher: User, now: Date = Date()
+    ) async throws -> RosterImportResult {
+        try await database.transaction { sql in
+            var errors: [RosterImport.RowError] = []
+            var existing: [(RosterImport.Entry, Int64)] = []
+            var invitations: [RosterImport.Entry] = []
+            for entry in entries {
+                let user = try await sql.select().columns("id", "role", "email").from("users")
+                    .where("email", .equal, entry.email).first()
+                if let user {
+                    let role = try user.decode(column: "role", as: String.self)
+                    guard role == Role.student.rawValue else {
+                        errors.append(
+                            .init(
+                                line: entry.line, code: "not_a_student",
+                                message: "\(entry.email) belongs to a \(role) account, not a student account."))
+                        continue
+                    }
+                    existing.append((entry, try user.decode(column: "id", as: Int64.self)))
+                    continue
+                }
+                if let number = entry.studentNumber,
+                    let owner = try await sql.select().column("email").from("users")
+                        .where("student_number", .equal, number).first(decodingColumn: "email", as: String.self)
+                {
+                    errors.append(
+                        .init(
+                            line: entry.line, code: "student_number_taken",
+                            message: "Student number \(number) belongs to another account (\(owner))."))
+                    continue
+                }
+                invitations.append(entry)
+            }
+            guard errors.isEmpty else { throw RosterImport.RowErrors(errors) }
+            var result = RosterImportResult(enrolled: 0, alreadyEnrolled: 0, invited: [])
+            for (_, studentID) in existing {
+                if try await Self.isEnrolled(courseID: courseID, studentID: studentID, sql: sql) {
+                    result.alreadyEnrolled += 1
+                } else {
+                    try await sql.insert(into: "enrollments").columns("course_id", "student_id", "joined_at")
+                        .values(SQLBind(courseID), SQLBind(studentID), SQLBind(now)).run()
+                    result.enrolled += 1
+                }
+            }
+            for entry in invitations {
+                try await sql.insert(into: "course_invitations")
+                    .columns("course_id", "email", "name", "student_number", "invited_by", "invited_at")
+                    .values(
+                        SQLBind(courseID), SQLBind(entry.email), SQLBind(entry.name), SQLBind(entry.studentNumber),
+                        SQLBind(teacher.id), SQLBind(now)
+                    )
+                    .onConflict(with: ["course_id", "email"]) {
+                        $0.set(excludedValueOf: "name").set(excludedValueOf: "student_number")
+                    }.run()
+                result.invited.append(
+                    CourseInvitation(
+                        courseId: courseID, email: entry.email, name: entry.name, studentNumber: entry.studentNumber,
+                        invitedAt: now))
+            }
+            return result
+        }
+    }
+
+    /// The people invited to a course who have no account yet, by name.
+    func invitations(courseID: Int64) async throws -> [CourseInvitation] {
+        try await database.read { sql in
+            try await sql.select().column("*").from("course_invitations").where("course_id", .equal, courseID)
+                .orderBy("name").all(decoding: CourseInvitation.self, with: UserStore.decoder)
+        }
+    }
+
+    /// Enrols a student whose email address was just confirmed in every course that invited that address.
+    func acceptInvitations(studentID: Int64, email: String, now: Date = Date()) async throws {
+        try await database.transaction { sql in
+            let courses = try await sql.select().column("course_id").from("course_invitations")
+                .where("email", .equal, email).all(decodingColumn: "course_id", as: Int64.self)
+            for courseID in courses
+            where try await !Self.isEnrolled(courseID: courseID, studentID: studentID, sql: sql) {
+                try await sql.insert(into: "enrollments").columns("course_id", "student_id", "joined_at")
+                    .values(SQLBind(courseID), SQLBind(studentID), SQLBind(now)).run()
+            }
+            try await sql.delete(from: "course_invitations").where("email", .equal, email).run()
         }
     }
 }

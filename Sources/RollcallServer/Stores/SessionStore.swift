@@ -116,14 +116,18 @@ struct SessionStore: Sendable {
         }
     }
 
-    /// Closes a session; from then on nobody can check in.
-    func close(id: Int64, now: Date = Date()) async throws -> ClassSession {
+    /// Closes a session; from then on nobody can check in. With `markAbsent`, everyone on the roster without a
+    /// record is marked absent in the same transaction.
+    func close(id: Int64, markAbsent: Bool = false, now: Date = Date()) async throws -> ClassSession {
         try await database.transaction { sql in
             guard let session = try await Self.find(id: id, sql: sql) else { throw AppError.notFound("session") }
             if session.phase(at: now) == .closed {
                 throw AppError.conflict("session_closed", "This session is already closed.")
             }
             try await sql.update("sessions").set("closed_at", to: now).where("id", .equal, id).run()
+            if markAbsent {
+                try await RecordStore.markAbsent(sessionID: id, courseID: session.courseId, at: now, sql: sql)
+            }
             return try await Self.find(id: id, sql: sql)!
         }
     }

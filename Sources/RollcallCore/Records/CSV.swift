@@ -1,0 +1,121 @@
+/// Comma-separated values as RFC 4180 writes them: what spreadsheets open and what roster imports send.
+public enum CSV {
+    /// A row read from CSV text, with the line it starts on so that errors can name it.
+    public struct Row: Equatable, Sendable {
+        public var line: Int
+        public var fields: [String]
+
+        public init(line: Int, fields: [String]) {
+            self.line = line
+            self.fields = fields
+        }
+    }
+
+    /// Why CSV text could not be read.
+    public enum ParseError: Error, Equatable, Sendable {
+        /// A quoted field was still open when the text ended.
+        case unterminatedQuote(line: Int)
+        /// Something other than a comma or a line end followed a closing quote.
+        case textAfterQuote(line: Int)
+
+        /// A sentence a person understands.
+        public var message: String {
+            switch self {
+            case .unterminatedQuote(let line):
+                "Line \(line) opens a quoted field that never closes; add the closing quote (\")."
+            case .textAfterQuote(let line):
+                "Line \(line) has text right after a closing quote; put a comma between the fields."
+            }
+        }
+    }
+
+    /// Reads CSV text: quoted fields may hold commas, doubled quotes and line breaks; CRLF and LF both end a row.
+    /// Blank lines are skipped; a byte-order mark at the start is ignored.
+    public static func parse(_ text: String) throws(ParseError) -> [Row] {
+        var rows: [Row] = []
+        var fields: [String] = []
+        var field: [Unicode.Scalar] = []
+        var line = 1
+        var rowLine = 1
+        var quoted = false
+        var afterQuote = false
+        var scalars = Array(text.unicodeScalars)
+        if scalars.first == "\u{FEFF}" { scalars.removeFirst() }
+
+        func endField() {
+            fields.append(String(String.UnicodeScalarView(field)))
+            field = []
+            afterQuote = false
+        }
+        func endRow() {
+            endField()
+            if !(fields.count == 1 && fields[0].isEmpty) { rows.append(Row(line: rowLine, fields: fields)) }
+            fields = []
+        }
+
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            index += 1
+            if quoted {
+                if scalar == "\"" {
+                    if index < scalars.count, scalars[index] == "\"" {
+                        field.append("\"")
+                        index += 1
+                    } else {
+                        quoted = false
+                        afterQuote = true
+                    }
+                } else {
+                    if scalar == "\n" { line += 1 }
+                    field.append(scalar)
+                }
+                continue
+            }
+            switch scalar {
+            case ",": endField()
+            case "\r" where index < scalars.count && scalars[index] == "\n": continue
+            case "\n", "\r":
+                endRow()
+                line += 1
+                rowLine = line
+            case "\"" where field.isEmpty && !afterQuote: quoted = true
+            default:
+                guard !afterQuote else { throw .textAfterQuote(line: line) }
+                field.append(scalar)
+            }
+        }
+        guard !quoted else { throw .unterminatedQuote(line: rowLine) }
+        if !field.isEmpty || !fields.isEmpty || afterQuote { endRow() }
+        return rows
+    }
+
+    /// One line of CSV, ending in CRLF. A field that a spreadsheet would run as a formula (it starts with `=`, `+`,
+    /// `-`, `@`) is prefixed with an apostrophe, so that a name typed by a student cannot run in a teacher's
+    /// spreadsheet.
+    public static func line(_ fields: [String]) -> String {
+        fields.map(escape).joined(separator: ",") + "\r\n"
+    }
+
+    static func escape(_ raw: String) -> String {
+        var text = raw
+        if let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first),
+            Double(text) == nil
+        {
+            text = "'" + text
+        }
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingAll("\"", with: "\"\"") + "\""
+    }
+}
+
+extension String {
+    /// Replaces every `target` with `replacement`, without Foundation.
+    fileprivate func replacingAll(_ target: Character, with replacement: String) -> String {
+        var result = ""
+        for character in self {
+            if character == target { result += replacement } else { result.append(character) }
+        }
+        return result
+    }
+}

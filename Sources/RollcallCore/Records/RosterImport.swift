@@ -1,0 +1,119 @@
+/// A roster file read and checked row by row before anything is stored: either every row is good, or the teacher
+/// gets every bad row with what is wrong with it.
+public enum RosterImport {
+    /// One student the file names.
+    public struct Entry: Equatable, Sendable {
+        public var line: Int
+        public var name: String
+        public var email: String
+        public var studentNumber: String?
+
+        public init(line: Int, name: String, email: String, studentNumber: String?) {
+            self.line = line
+            self.name = name
+            self.email = email
+            self.studentNumber = studentNumber
+        }
+    }
+
+    /// What is wrong with one row, by its line in the file.
+    public struct RowError: Equatable, Sendable {
+        public var line: Int
+        /// Stable, like every error code Rollcall gives (`invalid_email`, `duplicate_email`…).
+        public var code: String
+        public var message: String
+
+        public init(line: Int, code: String, message: String) {
+            self.line = line
+            self.code = code
+            self.message = message
+        }
+    }
+
+    public static let maxRows = 2000
+
+    /// Column headers Rollcall recognises, lower-cased with spaces and underscores removed.
+    static let nameHeaders: Set<String> = ["name", "fullname", "student", "studentname"]
+    static let emailHeaders: Set<String> = ["email", "emailaddress", "mail"]
+    static let numberHeaders: Set<String> = ["studentnumber", "number", "studentid", "id", "matriculationnumber"]
+
+    /// Checks every row: columns name, email and student number (optional), found by a header row when there is
+    /// one, else in that order. Answers the entries, or every row's problem.
+    public static func check(_ rows: [CSV.Row]) -> Result<[Entry], RowErrors> {
+        guard !rows.isEmpty else {
+            return .failure(
+                RowErrors([RowError(line: 1, code: "empty_file", message: "The file has no students in it.")]))
+        }
+        var columns = (name: 0, email: 1, number: 2 as Int?)
+        var body = rows[...]
+        if let header = headerColumns(rows[0].fields) {
+            columns = header
+            body = rows.dropFirst()
+        }
+        guard body.count <= maxRows else {
+            return .failure(
+                RowErrors([
+                    RowError(
+                        line: body.first?.line ?? 1, code: "too_many_rows",
+                        message: "Import at most \(maxRows) students at a time; this file has \(body.count).")
+                ])
+            )
+        }
+        var entries: [Entry] = []
+        var errors: [RowError] = []
+        var emails: [String: Int] = [:]
+        var numbers: [String: Int] = [:]
+        for row in body {
+            func field(_ index: Int?) -> String {
+                guard let index, index < row.fields.count else { return "" }
+                return row.fields[index].trimmingWhitespace()
+            }
+            do {
+                let name = try AccountRules.name(field(columns.name))
+                let email = try AccountRules.email(field(columns.email))
+                let rawNumber = field(columns.number)
+                let number = rawNumber.isEmpty ? nil : try AccountRules.studentNumber(rawNumber)
+                if let first = emails[email] {
+                    errors.append(
+                        RowError(
+                            line: row.line, code: "duplicate_email",
+                            message: "\(email) is already on line \(first) of this file."))
+                    continue
+                }
+                if let number, let first = numbers[number] {
+                    errors.append(
+                        RowError(
+                            line: row.line, code: "duplicate_student_number",
+                            message: "Student number \(number) is already on line \(first) of this file."))
+                    continue
+                }
+                emails[email] = row.line
+                if let number { numbers[number] = row.line }
+                entries.append(Entry(line: row.line, name: name, email: email, studentNumber: number))
+            } catch {
+                errors.append(
+                    RowError(line: row.line, code: error.code, message: error.message))
+            }
+        }
+        if entries.isEmpty && errors.isEmpty {
+            errors.append(RowError(line: 1, code: "empty_file", message: "The file has a header but no students."))
+        }
+        return errors.isEmpty ? .success(entries) : .failure(RowErrors(errors))
+    }
+
+    /// Every bad row of a file.
+    public struct RowErrors: Error, Equatable, Sendable {
+        public var rows: [RowError]
+        public init(_ rows: [RowError]) { self.rows = rows }
+    }
+
+    /// The columns named by a header row, or `nil` when the first row is a student.
+    static func headerColumns(_ fields: [String]) -> (name: Int, email: Int, number: Int?)? {
+        let keys = fields.map { field in
+            String(field.lowercased().filter { !$0.isWhitespace && $0 != "_" && $0 != "-" })
+        }
+        guard let email = keys.firstIndex(where: emailHeaders.contains) else { return nil }
+        let name = keys.firstIndex(where: nameHeaders.contains) ?? (email == 0 ? 1 : 0)
+        return (name, email, keys.firstIndex(where: numberHeaders.contains))
+    }
+}

@@ -1,0 +1,362 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import RollcallCore
+
+/// Attendance records after the check-in: a teacher's corrections with their audit log, each student's figures,
+/// the reports, and roster imports.
+struct RecordsController: Sendable {
+    let stores: Stores
+    let configuration: Configuration
+
+    struct StatusInput: Decodable {
+        var status: String
+        var reason: String?
+    }
+    struct StatusAnswer: Codable, ResponseEncodable {
+        var studentId: Int64
+        var status: AttendanceStatus
+        var recordedAt: Date
+        var source: String
+        /// `false` when the student already had this status, so nothing was written.
+        var changed: Bool
+        var audit: AuditEntry?
+    }
+    struct AuditLog: Codable, ResponseEncodable {
+        var entries: [AuditEntry]
+    }
+    struct StudentAttendance: Codable, ResponseEncodable {
+        var student: StudentView
+        var summary: SummaryView
+        var sessions: [SessionRecord]
+        var audit: [AuditEntry]
+    }
+    struct StudentView: Codable, Sendable {
+        var id: Int64
+        var name: String
+        var email: String
+        var studentNumber: String?
+        var enrolled: Bool
+    }
+    struct SummaryView: Codable, Sendable {
+        var present: Int
+        var late: Int
+        var excused: Int
+        var absent: Int
+        var sessions: Int
+        /// Attended out of sessions not excused, in percent; absent while nothing counts.
+        var percentage: Double?
+        var points: Int
+        var maxPoints: Int
+        var grade: Double?
+    }
+    struct SessionRecord: Codable, Sendable {
+        var sessionId: Int64
+        var title: String
+        var openedAt: Date?
+        /// The status the session counts with; absent while the session is open and the student not in yet.
+        var status: AttendanceStatus?
+        var recordedAt: Date?
+        var source: String?
+    }
+    struct Absentees: Codable, ResponseEncodable {
+        var threshold: Double
+        var students: [Absentee]
+    }
+    struct Absentee: Codable, Sendable {
+        var student: StudentView
+        var summary: SummaryView
+    }
+    struct ImportAnswer: Codable, ResponseEncodable {
+        var enrolled: Int
+        var alreadyEnrolled: Int
+        var invited: [CourseInvitation]
+    }
+    struct Invitations: Codable, ResponseEncodable {
+        var invitations: [CourseInvitation]
+    }
+    /// The error body of a refused import: the usual error, plus every bad row.
+    struct ImportRefusal: Codable {
+        struct Detail: Codable {
+            var code: String
+            var message: String
+            var rows: [Row]
+        }
+        struct Row: Codable {
+            var line: Int
+            var code: String
+            var message: String
+        }
+        var error: Detail
+    }
+
+    func addRoutes(to api: RouterGroup<AppRequestContext>) {
+        api.put("sessions/:sessionID/attendance/:studentID", use: setStatus)
+        api.get("sessions/:sessionID/audit", use: sessionAudit)
+        api.get("sessions/:sessionID/report.csv", use: sessionReport)
+        api.get("courses/:courseID/report.csv", use: courseReport)
+        api.get("courses/:courseID/absentees", use: absentees)
+        api.get("courses/:courseID/students/:studentID/attendance", use: studentAttendance)
+        api.post("courses/:courseID/roster-import", use: importRoster)
+        api.get("courses/:courseID/invitations", use: invitations)
+    }
+
+    /// The session and its course, for the course's teacher only.
+    func managedSession(_ context: AppRequestContext) async throws -> (ClassSession, Course) {
+        let user = try context.requireUser()
+        guard let session = try await stores.sessions.find(id: try context.id("sessionID", "session")) else {
+            throw AppError.notFound("session")
+        }
+        let course = try await stores.managedCourse(session.courseId, for: user)
+        return (session, course)
+    }
+
+    @Sendable func setStatus(_ request: Request, context: AppRequestContext) async throws -> StatusAnswer {
+        let (session, course) = try await managedSession(context)
+        let studentID = try context.id("studentID", "student")
+        let input = try await request.decodeJSON(as: StatusInput.self, context: context)
+        guard let status = AttendanceStatus(rawValue: input.status.trimmingCharacters(in: .whitespaces).lowercased())
+        else {
+            throw AppError(
+                .badRequest, "invalid_status", "Choose present, late, excused or absent; “\(input.status)” is none.")
+        }
+        let reason = (input.reason ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard RecordStore.reasonLength.contains(reason.count) else {
+            throw AppError(
+                .badRequest, "invalid_reason",
+                "Keep the reason under \(RecordStore.reasonLength.upperBound) characters.")
+        }
+        guard session.openedAt != nil else {
+            throw AppError.conflict(
+                "session_not_started", "This session has not opened yet; mark attendance once it has.")
+        }
+        let records = try await stores.records.courseRecords(course, sessions: [session])
+        guard records.students.contains(where: { $0.id == studentID }) else {
+            throw AppError(.notFound, "student_not_found", "That student is not on this course's roster.")
+        }
+        let change = try await stores.records.setStatus(
+            session: session, studentID: studentID, status: status, reason: reason, by: try context.requireUser()
+        )
+        return StatusAnswer(
+            studentId: studentID, status: change.record.status, recordedAt: change.record.recordedAt,
+            source: change.record.source, changed: change.audit != nil, audit: change.audit
+        )
+    }
+
+    @Sendable func sessionAudit(_ request: Request, context: AppRequestContext) async throws -> AuditLog {
+        let (session, _) = try await managedSession(context)
+        return AuditLog(entries: try await stores.records.audit(sessionID: session.id))
+    }
+
+    @Sendable func studentAttendance(_ request: Request, context: AppRequestContext) async throws
+        -> StudentAttendance
+    {
+        let user = try context.requireUser()
+        let courseID = try context.id("courseID", "course")
+        let studentID = try context.id("studentID", "student")
+        let (course, access) = try await stores.course(courseID, for: user)
+        guard access == .manage || user.id == studentID else {
+            throw AppError.forbidden("You can see only your own attendance.")
+        }
+        let records = try await courseRecords(course)
+        guard let student = records.students.first(where: { $0.id == studentID }) else {
+            throw AppError(.notFound, "student_not_found", "That student is not on this course's roster.")
+        }
+        return StudentAttendance(
+            student: StudentView(student), summary: SummaryView(records.summary(studentID: studentID)),
+            sessions: records.sessions.reversed().map { session in
+                let record = records.records[session.id]?[studentID]
+                return SessionRecord(
+                    sessionId: session.id, title: session.title, openedAt: session.openedAt,
+                    status: records.countedStatus(session: session, studentID: studentID),
+                    recordedAt: record?.recordedAt, source: record?.source
+                )
+            },
+            audit: try await stores.records.audit(courseID: course.id, studentID: studentID)
+        )
+    }
+
+    func courseRecords(_ course: Course) async throws -> CourseRecords {
+        try await stores.records.courseRecords(course, sessions: try await stores.sessions.list(courseID: course.id))
+    }
+
+    @Sendable func absentees(_ request: Request, context: AppRequestContext) async throws -> Absentees {
+        let user = try context.requireUser()
+        let course = try await stores.managedCourse(try context.id("courseID", "course"), for: user)
+        let threshold = try Self.threshold(request.query("below")) ?? Double(course.absenteeThreshold)
+        let records = try await courseRecords(course)
+        let students = records.students.filter(\.enrolled).compactMap { student -> Absentee? in
+            let summary = records.summary(studentID: student.id)
+            guard summary.isBelow(threshold) else { return nil }
+            return Absentee(student: StudentView(student), summary: SummaryView(summary))
+        }
+        return Absentees(
+            threshold: threshold,
+            students: students.sorted {
+                ($0.summary.percentage ?? 0, $0.student.name) < ($1.summary.percentage ?? 0, $1.student.name)
+            }
+        )
+    }
+
+    static func threshold(_ text: String?) throws -> Double? {
+        guard let text else { return nil }
+        guard let value = Double(text), (0...100).contains(value) else {
+            throw AppError(.badRequest, "invalid_threshold", "“below” must be a percentage from 0 to 100.")
+        }
+        return value
+    }
+
+    @Sendable func sessionReport(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (session, course) = try await managedSession(context)
+        let records = try await stores.records.courseRecords(course, sessions: [session])
+        var csv = CSV.line(["Name", "Email", "Student number", "Status", "Recorded at", "Source"])
+        for student in records.students {
+            let record = records.records[session.id]?[student.id]
+            guard student.enrolled || record != nil else { continue }
+            let status = records.countedStatus(session: session, studentID: student.id)
+            csv += CSV.line([
+                student.name, student.email, student.studentNumber ?? "", status?.rawValue ?? "not yet",
+                record.map { Self.timestamp($0.recordedAt) } ?? "", record?.source ?? "",
+            ])
+        }
+        return Self.csvResponse(csv, name: "\(course.name) \(session.title)")
+    }
+
+    @Sendable func courseReport(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let course = try await stores.managedCourse(try context.id("courseID", "course"), for: user)
+        let records = try await courseRecords(course)
+        var header = ["Name", "Email", "Student number"]
+        header += records.sessions.map { session in
+            "\(session.title) (\(session.openedAt.map(Self.day) ?? ""))"
+        }
+        header += ["Present", "Late", "Excused", "Absent", "Attendance %", "Grade %"]
+        var csv = CSV.line(header)
+        for student in records.students {
+            let summary = records.summary(studentID: student.id)
+            var row = [student.name, student.email, student.studentNumber ?? ""]
+            row += records.sessions.map { records.countedStatus(session: $0, studentID: student.id)?.rawValue ?? "" }
+            row += AttendanceStatus.allCases.map { String(summary.counts[$0] ?? 0) }
+            row += [Self.percent(summary.percentage), Self.percent(summary.grade)]
+            csv += CSV.line(row)
+        }
+        return Self.csvResponse(csv, name: course.name)
+    }
+
+    static func percent(_ value: Double?) -> String {
+        value.map { String(format: "%.1f", $0) } ?? ""
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+
+    static func day(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day())
+    }
+
+    /// A CSV download named after what it holds, with a byte-order mark so that spreadsheets read it as UTF-8.
+    static func csvResponse(_ csv: String, name: String) -> Response {
+        let slug = name.lowercased().map { $0.isLetter || $0.isNumber ? String($0) : "-" }.joined()
+            .split(separator: "-").joined(separator: "-")
+        let file = (slug.isEmpty ? "rollcall" : slug) + "-attendance.csv"
+        let filename = String(file.unicodeScalars.filter(\.isASCII).map(Character.init))
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "text/csv; charset=utf-8", .contentDisposition: "attachment; filename=\"\(filename)\"",
+                .cacheControl: "no-store",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: "\u{FEFF}" + csv))
+        )
+    }
+
+    @Sendable func importRoster(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let course = try await stores.managedCourse(try context.id("courseID", "course"), for: user)
+        let body = try await request.collectBody(limit: Self.importLimit)
+        guard let text = String(validating: body.readableBytesView, as: UTF8.self) else {
+            throw AppError(
+                .badRequest, "invalid_encoding",
+                "The file is not UTF-8 text. Save it from your spreadsheet as “CSV UTF-8” and try again.")
+        }
+        let rows: [CSV.Row]
+        do {
+            rows = try CSV.parse(text)
+        } catch {
+            throw AppError(.badRequest, "invalid_csv", error.message)
+        }
+        do {
+            let entries = try RosterImport.check(rows).get()
+            let result = try await stores.courses.importRoster(courseID: course.id, entries: entries, by: user)
+            for invitation in result.invited { try await invite(invitation, to: course, by: user) }
+            return try ImportAnswer(
+                enrolled: result.enrolled, alreadyEnrolled: result.alreadyEnrolled, invited: result.invited
+            ).response(from: request, context: context, status: .ok)
+        } catch let errors as RosterImport.RowErrors {
+            return try Self.refusal(errors)
+        }
+    }
+
+    static let importLimit = 1024 * 1024
+
+    /// 422 with every bad row, so that the teacher can mend the file in one go.
+    static func refusal(_ errors: RosterImport.RowErrors) throws -> Response {
+        let count = errors.rows.count
+        let body = ImportRefusal(
+            error: .init(
+                code: "invalid_rows",
+                message:
+                    "Nothing was imported: \(count == 1 ? "one row needs" : "\(count) rows need") mending. Fix \(count == 1 ? "it" : "them") and import the file again.",
+                rows: errors.rows.map { .init(line: $0.line, code: $0.code, message: $0.message) }
+            )
+        )
+        return Response(
+            status: .unprocessableContent, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(body)))
+        )
+    }
+
+    func invite(_ invitation: CourseInvitation, to course: Course, by teacher: User) async throws {
+        let link =
+            "\(configuration.publicURL)/register?email=\(invitation.email.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? "")"
+        try await stores.outbox.send(
+            channel: "email", to: invitation.email, subject: "You're on the roster of \(course.name)",
+            body: """
+                Hello \(invitation.name),
+
+                \(teacher.name) added you to \(course.name) on Rollcall, where you will check in to class.
+                Create your account with this email address and confirm it, and the course is yours:
+
+                \(link)
+                """
+        )
+    }
+
+    /// Characters left as they are in a query value; `@`, `+` and `&` are encoded.
+    static let queryValue = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-_~"))
+
+    @Sendable func invitations(_ request: Request, context: AppRequestContext) async throws -> Invitations {
+        let user = try context.requireUser()
+        let course = try await stores.managedCourse(try context.id("courseID", "course"), for: user)
+        return Invitations(invitations: try await stores.courses.invitations(courseID: course.id))
+    }
+}
+
+extension RecordsController.StudentView {
+    init(_ student: CourseStudent) {
+        self.init(
+            id: student.id, name: student.name, email: student.email, studentNumber: student.studentNumber,
+            enrolled: student.enrolled)
+    }
+}
+
+extension RecordsController.SummaryView {
+    init(_ summary: AttendanceSummary) {
+        self.init(
+            present: summary.counts[.present] ?? 0, late: summary.counts[.late] ?? 0,
+            excused: summary.counts[.excused] ?? 0, absent: summary.counts[.absent] ?? 0, sessions: summary.sessions,
+            percentage: summary.percentage, points: summary.points, maxPoints: summary.maxPoints, grade: summary.grade
+        )
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Hummingbird
+import RollcallCore
+
+/// The pages of attendance records: a student's record in a course, for that student and for the teacher, who
+/// corrects statuses there.
+struct RecordPages: Sendable {
+    let stores: Stores
+    let pages: PageRenderer
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get("courses/:courseID/students/:studentID", use: student)
+    }
+
+    @Sendable func student(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let (course, access) = try await stores.course(try context.id("courseID", "course"), for: user)
+        let studentID = try context.id("studentID", "student")
+        guard access == .manage || user.id == studentID else {
+            throw AppError.forbidden("You can see only your own attendance.")
+        }
+        let records = try await stores.records.courseRecords(
+            course, sessions: try await stores.sessions.list(courseID: course.id))
+        guard let student = records.students.first(where: { $0.id == studentID }) else {
+            throw AppError(.notFound, "student_not_found", "That student is not on this course's roster.")
+        }
+        let manage = access == .manage
+        let sessions: [[String: Any]] = records.sessions.reversed().map { session in
+            let status = records.countedStatus(session: session, studentID: studentID)
+            return [
+                "sessionId": session.id, "studentId": studentID, "title": session.title,
+                "when": session.openedAt?.pageText ?? "", "manage": manage,
+                "statusClass": status?.rawValue ?? "pending", "statusText": status?.rawValue ?? "not yet",
+                "choices": AttendanceStatus.allCases.map { choice in
+                    ["value": choice.rawValue, "label": choice.rawValue.capitalized, "selected": choice == status]
+                },
+            ]
+        }
+        var data = Self.summaryData(records.summary(studentID: studentID))
+        data.merge(Self.auditData(try await stores.records.audit(courseID: course.id, studentID: studentID))) { $1 }
+        data.merge([
+            "courseId": course.id, "courseName": course.name, "name": student.name, "email": student.email,
+            "enrolled": student.enrolled, "sessions": sessions,
+            "noSessions": sessions.isEmpty,
+        ]) { $1 }
+        if let number = student.studentNumber { data["studentNumber"] = number }
+        return try pages.render(
+            "student", title: "\(student.name) · \(course.name) · Rollcall", data: data, context: context)
+    }
+
+    /// What the attendance-summary partial shows.
+    static func summaryData(_ summary: AttendanceSummary) -> [String: Any] {
+        let percentage = summary.percentage
+        return [
+            "percentValue": String(format: "%.1f", percentage ?? 0),
+            "percentText": percentage.map { "\(Int($0.rounded()))%" } ?? "—",
+            "meterTone": percentage.map { $0 >= 80 ? "good" : $0 >= 60 ? "warn" : "bad" } ?? "good",
+            "present": summary.counts[.present] ?? 0, "late": summary.counts[.late] ?? 0,
+            "excused": summary.counts[.excused] ?? 0, "absent": summary.counts[.absent] ?? 0,
+            "gradeText": summary.grade.map { "\(Int($0.rounded()))%" } ?? "—", "points": summary.points,
+            "maxPoints": summary.maxPoints, "sessionCount": summary.sessions,
+        ]
+    }
+
+    /// What the audit-log partial shows.
+    static func auditData(_ entries: [AuditEntry]) -> [String: Any] {
+        [
+            "audit": entries.map { entry in
+                [
+                    "studentName": entry.studentName, "sessionTitle": entry.sessionTitle,
+                    "oldText": entry.oldStatus?.rawValue ?? "no record", "newStatus": entry.newStatus.rawValue,
+                    "reason": entry.reason, "changedByName": entry.changedByName, "when": entry.changedAt.pageText,
+                ] as [String: Any]
+            },
+            "noAudit": entries.isEmpty,
+        ]
+    }
+
+    /// The course page's records: the student's own figures, or the teacher's absentee list and settings.
+    func courseData(_ course: Course, access: CourseAccess, user: User, sessions: [ClassSession]) async throws
+        -> [String: Any]
+    {
+        let records = try await stores.records.courseRecords(course, sessions: sessions)
+        guard access == .manage else {
+            var mine = Self.summaryData(records.summary(studentID: user.id))
+            mine["studentId"] = user.id
+            mine["courseId"] = course.id
+            let statuses = Dictionary(
+                uniqueKeysWithValues: records.sessions.compactMap { session in
+                    records.countedStatus(session: session, studentID: user.id).map { (session.id, $0.rawValue) }
+                })
+            return ["myAttendance": mine, "myStatuses": statuses]
+        }
+        let threshold = Double(course.absenteeThreshold)
+        let absentees: [[String: Any]] = records.students.filter(\.enrolled).compactMap { student in
+            let summary = records.summary(studentID: student.id)
+            guard summary.isBelow(threshold) else { return nil }
+            return [
+                "id": student.id, "courseId": course.id, "name": student.name,
+                "percentText": "\(Int((summary.percentage ?? 0).rounded()))%",
+                "absent": summary.counts[.absent] ?? 0, "sessions": summary.sessions,
+            ]
+        }
+        let invitations = try await stores.courses.invitations(courseID: course.id)
+        return [
+            "absentees": absentees, "noAbsentees": absentees.isEmpty, "absenteeThreshold": course.absenteeThreshold,
+            "points": [
+                "present": course.pointsPresent, "late": course.pointsLate, "excused": course.pointsExcused,
+                "absent": course.pointsAbsent,
+            ],
+            "markAbsentOnClose": course.markAbsentOnClose,
+            "invitations": invitations.map { ["name": $0.name, "email": $0.email] },
+            "hasInvitations": !invitations.isEmpty,
+        ]
+    }
+}

@@ -1,0 +1,78 @@
+// Attendance figures: the meter fills and its number counts up once, unless the reader prefers less motion.
+const still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+for (const circle of document.querySelectorAll("[data-meter]")) {
+  const value = Number(circle.dataset.meter);
+  if (still || !Number.isFinite(value)) continue;
+  circle.style.strokeDasharray = "0 100";
+  requestAnimationFrame(() => requestAnimationFrame(() => {
+    circle.classList.add("filling");
+    circle.style.strokeDasharray = `${value} 100`;
+  }));
+}
+
+for (const number of document.querySelectorAll("[data-count-to]")) {
+  const target = Number(number.dataset.countTo);
+  if (still || !Number.isFinite(target) || number.textContent.trim() === "—") continue;
+  const started = performance.now();
+  const duration = 1200;
+  const step = (now) => {
+    const t = Math.min(1, (now - started) / duration);
+    const eased = 1 - (1 - t) ** 3;
+    number.textContent = `${Math.round(target * eased)}%`;
+    if (t < 1) requestAnimationFrame(step);
+  };
+  requestAnimationFrame(step);
+}
+
+// Roster import: the file goes to the API as it is; a refusal lists every line to mend.
+const importForm = document.querySelector("form[data-import]");
+importForm?.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const errorBox = importForm.querySelector(".form-error");
+  const answerBox = importForm.querySelector(".import-answer");
+  const rowList = importForm.querySelector(".import-errors");
+  const button = importForm.querySelector("button");
+  for (const box of [errorBox, answerBox, rowList]) box.hidden = true;
+  rowList.replaceChildren();
+  const file = importForm.querySelector('input[type="file"]').files[0];
+  if (!file) {
+    errorBox.textContent = "Choose a roster file first.";
+    errorBox.hidden = false;
+    return;
+  }
+  button.disabled = true;
+  try {
+    const response = await fetch(importForm.dataset.import, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: {
+        "Content-Type": "text/csv",
+        Accept: "application/json",
+        "X-CSRF-Token": document.querySelector('meta[name="csrf-token"]')?.content ?? "",
+      },
+      body: file,
+    });
+    const data = await response.json().catch(() => null);
+    if (!response.ok) {
+      errorBox.textContent = data?.error?.message ?? `The server answered ${response.status}.`;
+      errorBox.hidden = false;
+      for (const row of data?.error?.rows ?? []) {
+        const item = document.createElement("li");
+        item.textContent = `Line ${row.line}: ${row.message}`;
+        rowList.append(item);
+      }
+      rowList.hidden = rowList.childElementCount === 0;
+      return;
+    }
+    const invited = data.invited.length;
+    answerBox.textContent = `${data.enrolled} added, ${data.alreadyEnrolled} already on the roster, ${invited} invited by email.`;
+    answerBox.hidden = false;
+    setTimeout(() => window.location.reload(), 1500);
+  } catch {
+    errorBox.textContent = "Rollcall could not be reached. Check the connection and try again.";
+    errorBox.hidden = false;
+  } finally {
+    button.disabled = false;
+  }
+});

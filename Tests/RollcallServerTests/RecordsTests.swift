@@ -1,0 +1,417 @@
+import Foundation
+import HTTPTypes
+import RollcallCore
+import SQLiteNIO
+import Testing
+
+@testable import RollcallServer
+
+extension API {
+    /// A session of the course opened and closed at once, so that it counts in every figure.
+    func pastSession(_ room: Classroom, title: String) async throws -> Int64 {
+        let created = try await call(
+            .post, "/api/v1/courses/\(room.courseID)/sessions", as: room.teacher, json: ["title": title])
+        let id = try #require(created.int("session.id"))
+        let closed = try await call(.post, "/api/v1/sessions/\(id)/close", as: room.teacher)
+        #expect(closed.status == .ok, "\(closed.text)")
+        return id
+    }
+
+    /// Sets a student's status by hand, as the teacher's page does.
+    @discardableResult
+    func mark(
+        _ room: Classroom, session: Int64, student: Int64, _ status: String, reason: String? = nil
+    ) async throws -> Reply {
+        var body: [String: Any] = ["status": status]
+        if let reason { body["reason"] = reason }
+        return try await call(
+            .put, "/api/v1/sessions/\(session)/attendance/\(student)", as: room.teacher, json: body)
+    }
+
+    /// The attendance rows of a session as the database holds them: student id → (status, source).
+    func attendanceRows(session: Int64) async throws -> [Int64: (String, String)] {
+        let connection = try await SQLiteConnection.open(storage: .file(path: databasePath))
+        do {
+            let rows = try await connection.query(
+                "SELECT student_id, status, source FROM attendance WHERE session_id = ?", [.integer(Int(session))])
+            try await connection.close()
+            var result: [Int64: (String, String)] = [:]
+            for row in rows {
+                result[Int64(row.column("student_id")!.integer!)] = (
+                    row.column("status")!.string!, row.column("source")!.string!
+                )
+            }
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    /// The text of a CSV download, without its byte-order mark, read back into rows.
+    func csv(_ path: String, as account: Account) async throws -> [[String]] {
+        let reply = try await call(.get, path, as: account)
+        #expect(reply.status == .ok, "\(reply.text)")
+        #expect(reply.headers[.contentType] == "text/csv; charset=utf-8")
+        #expect(reply.headers[.contentDisposition]?.hasPrefix("attachment; filename=") == true)
+        return try CSV.parse(reply.text).map(\.fields)
+    }
+}
+
+@Suite("Records")
+struct RecordsTests {
+    @Test func a_teacher_corrects_a_status_and_the_audit_log_keeps_who_when_old_new_and_why() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            let first = try await api.mark(
+                room, session: room.sessionID, student: room.student.id, "excused", reason: "  Doctor's note ")
+            #expect(first.status == .ok, "\(first.text)")
+            #expect(first.string("status") == "excused")
+            #expect(first.value("changed") as? Bool == true)
+            #expect(first.string("audit.reason") == "Doctor's note")
+            #expect(first.value("audit.oldStatus") == nil)
+            #expect(first.string("audit.changedByName") == "Tess Teacher")
+
+            let second = try await api.mark(room, session: room.sessionID, student: room.student.id, "Late")
+            #expect(second.string("audit.oldStatus") == "excused")
+            #expect(second.string("audit.newStatus") == "late")
+            #expect(second.string("recordedAt") == first.string("recordedAt"), "the first record's time stays")
+
+            let same = try await api.mark(room, session: room.sessionID, student: room.student.id, "late")
+            #expect(same.value("changed") as? Bool == false)
+            #expect(same.value("audit") == nil, "repeating a status writes no audit entry")
+
+            let log = try await api.call(.get, "/api/v1/sessions/\(room.sessionID)/audit", as: room.teacher)
+            #expect(log.list("entries").map { $0["newStatus"] as? String } == ["late", "excused"])
+            #expect(try await api.attendanceRows(session: room.sessionID)[room.student.id]! == ("late", "manual"))
+
+            let own = try await api.call(
+                .get, "/api/v1/courses/\(room.courseID)/students/\(room.student.id)/attendance", as: room.student)
+            #expect(own.status == .ok, "\(own.text)")
+            #expect(own.list("audit").count == 2, "students see every change made to their own record")
+            #expect(own.list("sessions").first?["status"] as? String == "late")
+        }
+    }
+
+    @Test func a_check_in_after_a_manual_mark_repeats_the_marked_status() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            try await api.mark(room, session: room.sessionID, student: room.student.id, "excused")
+            let ticket = try await room.scan(api, as: room.student)
+            let checkIn = try await api.call(.post, "/api/v1/check-ins", as: room.student, json: ["ticket": ticket])
+            #expect(checkIn.status == .ok)
+            #expect(checkIn.string("status") == "excused")
+            #expect(try await api.attendanceRows(session: room.sessionID)[room.student.id]! == ("excused", "manual"))
+        }
+    }
+
+    @Test func bad_status_changes_are_refused_and_change_nothing() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            let path = "/api/v1/sessions/\(room.sessionID)/attendance/\(room.student.id)"
+            try await api.mark(room, session: room.sessionID, student: room.student.id, "present")
+            try await api.expectRefused(
+                .put, path, as: room.teacher, json: ["status": "sleeping"], status: .badRequest,
+                code: "invalid_status")
+            try await api.expectRefused(
+                .put, path, as: room.teacher, json: ["reason": "no status"], status: .badRequest,
+                code: "missing_field")
+            try await api.expectRefused(
+                .put, path, as: room.teacher, json: ["status": 3], status: .badRequest, code: "wrong_type")
+            try await api.expectRefused(
+                .put, path, as: room.teacher, json: ["status": "absent", "reason": String(repeating: "x", count: 501)],
+                status: .badRequest, code: "invalid_reason")
+            try await api.expectRefused(
+                .put, path, as: room.teacher, raw: Array("status=absent".utf8),
+                contentType: "application/x-www-form-urlencoded", status: .unsupportedMediaType,
+                code: "unsupported_media_type")
+            let stranger = try await api.register("Sam Stranger")
+            try await api.expectRefused(
+                .put, "/api/v1/sessions/\(room.sessionID)/attendance/\(stranger.id)", as: room.teacher,
+                json: ["status": "absent"], status: .notFound, code: "student_not_found")
+            try await api.expectRefused(
+                .put, "/api/v1/sessions/\(room.sessionID)/attendance/999999", as: room.teacher,
+                json: ["status": "absent"], status: .notFound, code: "student_not_found")
+            try await api.expectRefused(
+                .put, "/api/v1/sessions/999999/attendance/\(room.student.id)", as: room.teacher,
+                json: ["status": "absent"], status: .notFound, code: "session_not_found")
+            try await api.expectRefused(
+                .put, path, as: room.student, json: ["status": "present"], status: .forbidden, code: "forbidden")
+            let (otherTeacher, _, _) = try await api.teacherWithCourse("Olga Other")
+            try await api.expectRefused(
+                .put, path, as: otherTeacher, json: ["status": "absent"], status: .forbidden, code: "forbidden")
+            try await api.expectRefused(
+                .put, path, json: ["status": "absent"], status: .unauthorized, code: "not_signed_in")
+
+            let later = ISO8601DateFormatter().string(from: Date().addingTimeInterval(3600))
+            let scheduled = try await api.call(
+                .post, "/api/v1/courses/\(room.courseID)/sessions", as: room.teacher, json: ["scheduledAt": later])
+            let scheduledID = try #require(scheduled.int("session.id"))
+            try await api.expectRefused(
+                .put, "/api/v1/sessions/\(scheduledID)/attendance/\(room.student.id)", as: room.teacher,
+                json: ["status": "absent"], status: .conflict, code: "session_not_started")
+        }
+    }
+
+    @Test func closing_marks_the_missing_absent_only_where_the_course_asks() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            let course = try await api.call(.get, "/api/v1/courses/\(room.courseID)", as: room.teacher)
+            let joinCode = try #require(course.string("course.joinCode"))
+            let other = try await api.register("Ola Other")
+            _ = try await api.call(.post, "/api/v1/courses/join", as: other, json: ["code": joinCode])
+            let ticket = try await room.scan(api, as: room.student)
+            _ = try await api.call(.post, "/api/v1/check-ins", as: room.student, json: ["ticket": ticket])
+
+            _ = try await api.call(.post, "/api/v1/sessions/\(room.sessionID)/close", as: room.teacher)
+            #expect(try await api.attendanceRows(session: room.sessionID).count == 1, "the setting is off by default")
+
+            let patched = try await api.call(
+                .patch, "/api/v1/courses/\(room.courseID)", as: room.teacher, json: ["markAbsentOnClose": true])
+            #expect(patched.value("course.markAbsentOnClose") as? Bool == true)
+            let next = try await api.pastSession(room, title: "Week 2")
+            let rows = try await api.attendanceRows(session: next)
+            #expect(rows[room.student.id]! == ("absent", "closed"))
+            #expect(rows[other.id]! == ("absent", "closed"))
+        }
+    }
+
+    @Test func points_and_thresholds_are_checked_before_they_are_saved() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            let path = "/api/v1/courses/\(room.courseID)"
+            let fine = try await api.call(
+                .patch, path, as: room.teacher,
+                json: [
+                    "points": ["present": 3, "late": 2, "excused": 3, "absent": 0], "absenteeThreshold": 75,
+                ])
+            #expect(fine.status == .ok, "\(fine.text)")
+            #expect(fine.int("course.points.late") == 2)
+            #expect(fine.int("course.absenteeThreshold") == 75)
+            let student = try await api.call(.get, path, as: room.student)
+            #expect(student.value("course.points") == nil, "the record settings are the teacher's")
+            try await api.expectRefused(
+                .patch, path, as: room.teacher, json: ["points": ["present": 1, "late": 2, "excused": 0, "absent": 0]],
+                status: .badRequest, code: "invalid_points")
+            try await api.expectRefused(
+                .patch, path, as: room.teacher, json: ["points": ["present": 2, "late": 1]], status: .badRequest,
+                code: "missing_field")
+            try await api.expectRefused(
+                .patch, path, as: room.teacher, json: ["absenteeThreshold": 101], status: .badRequest,
+                code: "invalid_absentee_threshold")
+            try await api.expectRefused(
+                .patch, path, as: room.teacher, json: ["markAbsentOnClose": "yes"], status: .badRequest,
+                code: "wrong_type")
+            try await api.expectRefused(
+                .patch, path, as: room.student, json: ["absenteeThreshold": 10], status: .forbidden, code: "forbidden")
+        }
+    }
+
+    @Test func a_student_sees_percentage_counts_and_grade_and_only_their_own() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            let week1 = try await api.pastSession(room, title: "Week 1")
+            let week2 = try await api.pastSession(room, title: "Week 2")
+            let week3 = try await api.pastSession(room, title: "Week 3")
+            try await api.mark(room, session: week1, student: room.student.id, "present")
+            try await api.mark(room, session: week2, student: room.student.id, "late")
+            _ = week3  // closed without a record: absent
+            let path = "/api/v1/courses/\(room.courseID)/students/\(room.student.id)/attendance"
+            let reply = try await api.call(.get, path, as: room.student)
+            #expect(reply.status == .ok, "\(reply.text)")
+            #expect(reply.int("summary.sessions") == 3, "the open session does not count yet")
+            #expect(reply.int("summary.present") == 1)
+            #expect(reply.int("summary.late") == 1)
+            #expect(reply.int("summary.absent") == 1)
+            #expect((reply.value("summary.percentage") as? Double).map { abs($0 - 200.0 / 3) < 0.01 } == true)
+            #expect(reply.value("summary.grade") as? Double == 50)  // (2 + 1 + 0) of 6
+            #expect(reply.list("sessions").count == 4)
+            let open = try #require(reply.list("sessions").first { $0["sessionId"] as? Int == Int(room.sessionID) })
+            #expect(open["status"] == nil, "the open session: not yet")
+
+            let classmate = try await api.register("Cleo Classmate")
+            let joinCode = try #require(
+                try await api.call(.get, "/api/v1/courses/\(room.courseID)", as: room.teacher).string(
+                    "course.joinCode"))
+            _ = try await api.call(.post, "/api/v1/courses/join", as: classmate, json: ["code": joinCode])
+            try await api.expectRefused(.get, path, as: classmate, status: .forbidden, code: "forbidden")
+            try await api.expectRefused(
+                .get, "/api/v1/courses/\(room.courseID)/students/999999/attendance", as: room.teacher,
+                status: .notFound, code: "student_not_found")
+            #expect(try await api.call(.get, path, as: room.teacher).status == .ok)
+
+            let absentees = try await api.call(
+                .get, "/api/v1/courses/\(room.courseID)/absentees", as: room.teacher)
+            #expect(absentees.value("threshold") as? Double == 80)
+            #expect(
+                absentees.list("students").compactMap { ($0["student"] as? [String: Any])?["name"] as? String }
+                    == ["Cass Checkin"], "Cleo joined after the closed sessions: she is not absent from them")
+            let lenient = try await api.call(
+                .get, "/api/v1/courses/\(room.courseID)/absentees?below=50", as: room.teacher)
+            #expect(lenient.list("students").isEmpty, "66.7% is not below 50%")
+            try await api.expectRefused(
+                .get, "/api/v1/courses/\(room.courseID)/absentees?below=much", as: room.teacher, status: .badRequest,
+                code: "invalid_threshold")
+            try await api.expectRefused(
+                .get, "/api/v1/courses/\(room.courseID)/absentees", as: room.student, status: .forbidden,
+                code: "forbidden")
+        }
+    }
+
+    @Test func the_course_report_reads_back_to_what_the_database_holds() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            let joinCode = try #require(
+                try await api.call(.get, "/api/v1/courses/\(room.courseID)", as: room.teacher).string(
+                    "course.joinCode"))
+            let grace = try await api.register("Hopper, Grace", email: "grace@school.test")
+            let tricky = try await api.register("=cmd|' /C calc'!A0", email: "tricky@school.test")
+            for student in [grace, tricky] {
+                _ = try await api.call(.post, "/api/v1/courses/join", as: student, json: ["code": joinCode])
+            }
+            let week1 = try await api.pastSession(room, title: "Week 1, \"intro\"")
+            try await api.mark(room, session: week1, student: grace.id, "present")
+            try await api.mark(room, session: week1, student: tricky.id, "excused")
+            try await api.mark(room, session: room.sessionID, student: tricky.id, "late")
+
+            let rows = try await api.csv("/api/v1/courses/\(room.courseID)/report.csv", as: room.teacher)
+            let header = try #require(rows.first)
+            #expect(header.prefix(3) == ["Name", "Email", "Student number"])
+            #expect(header.suffix(6) == ["Present", "Late", "Excused", "Absent", "Attendance %", "Grade %"])
+            #expect(header.count == 3 + 2 + 6, "one column per session that has opened")
+            #expect(header[4].hasPrefix("Week 1, \"intro\" ("), "sessions oldest first")
+            #expect(rows.count == 4)
+
+            // Each cell against the database: a stored status, or absent where a closed session has none.
+            let sessions: [(id: Int64, closed: Bool)] = [(room.sessionID, false), (week1, true)]
+            var stored: [Int64: [Int64: (String, String)]] = [:]
+            for session in sessions { stored[session.id] = try await api.attendanceRows(session: session.id) }
+            let ids = [room.student.email: room.student.id, grace.email: grace.id, tricky.email: tricky.id]
+            for row in rows.dropFirst() {
+                let id = try #require(ids[row[1]])
+                for (column, session) in sessions.enumerated() {
+                    let expected = stored[session.id]?[id]?.0 ?? (session.closed ? "absent" : "")
+                    #expect(row[3 + column] == expected, "\(row)")
+                }
+            }
+            let graceRow = try #require(rows.first { $0[1] == grace.email })
+            #expect(graceRow[0] == "Hopper, Grace")
+            #expect(Array(graceRow.suffix(6)) == ["1", "0", "0", "0", "100.0", "100.0"])
+            let cassRow = try #require(rows.first { $0[1] == room.student.email })
+            #expect(Array(cassRow.suffix(6)) == ["0", "0", "0", "1", "0.0", "0.0"])
+            let trickyRow = try #require(rows.first { $0[1] == tricky.email })
+            #expect(trickyRow[0] == "'=cmd|' /C calc'!A0", "a formula is written as text")
+            #expect(Array(trickyRow.suffix(6)) == ["0", "1", "1", "0", "100.0", "50.0"])
+
+            let session = try await api.csv("/api/v1/sessions/\(week1)/report.csv", as: room.teacher)
+            #expect(session.first == ["Name", "Email", "Student number", "Status", "Recorded at", "Source"])
+            #expect(
+                Set(session.dropFirst().map { [$0[1], $0[3], $0[5]] }) == [
+                    [room.student.email, "absent", ""], [grace.email, "present", "manual"],
+                    [tricky.email, "excused", "manual"],
+                ])
+            try await api.expectRefused(
+                .get, "/api/v1/courses/\(room.courseID)/report.csv", as: room.student, status: .forbidden,
+                code: "forbidden")
+            try await api.expectRefused(
+                .get, "/api/v1/sessions/\(week1)/report.csv", as: tricky, status: .forbidden, code: "forbidden")
+        }
+    }
+
+    @Test func a_roster_import_enrols_students_and_invites_the_rest_who_join_once_confirmed() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            let known = try await api.register("Kim Known", studentNumber: "K-1")
+            let csv = """
+                Name,Email,Student number
+                Kim Known,kim.known@school.test,K-1
+                Cass Checkin,CASS.CHECKIN@school.test,
+                "Newman, Nia",nia@school.test,N-7
+
+                """
+            let path = "/api/v1/courses/\(room.courseID)/roster-import"
+            let reply = try await api.call(
+                .post, path, as: room.teacher, raw: Array(csv.utf8), contentType: "text/csv")
+            #expect(reply.status == .ok, "\(reply.text)")
+            #expect(reply.int("enrolled") == 1)
+            #expect(reply.int("alreadyEnrolled") == 1)
+            #expect(reply.list("invited").map { $0["email"] as? String } == ["nia@school.test"])
+            let roster = try await api.call(.get, "/api/v1/courses/\(room.courseID)/students", as: room.teacher)
+            #expect(
+                Set(roster.list("students").compactMap { $0["id"] as? Int }) == [
+                    Int(room.student.id), Int(known.id),
+                ])
+            let invitation = try #require(try await api.outbox().first { $0.recipient == "nia@school.test" })
+            #expect(invitation.body.contains("/register?email=nia%40school.test"))
+
+            let again = try await api.call(
+                .post, path, as: room.teacher, raw: Array(csv.utf8), contentType: "text/csv")
+            #expect(again.int("alreadyEnrolled") == 2, "importing the same file twice changes nothing more")
+
+            let nia = try await api.register("Nia Newman", email: "nia@school.test")
+            let pending = try await api.call(.get, "/api/v1/courses/\(room.courseID)/invitations", as: room.teacher)
+            #expect(pending.list("invitations").count == 1, "an unconfirmed address does not take the place")
+            let mail = try #require(
+                try await api.outbox().first { $0.recipient == "nia@school.test" && $0.body.contains("token=") })
+            let token = try #require(mail.body.firstMatch(of: /token=([\w-]+)/)?.1)
+            _ = try await api.call(.post, "/api/v1/auth/verify-email", json: ["token": String(token)])
+            let joined = try await api.call(.get, "/api/v1/courses/\(room.courseID)", as: nia)
+            #expect(joined.status == .ok, "confirming the address joins the invited course: \(joined.text)")
+            let none = try await api.call(.get, "/api/v1/courses/\(room.courseID)/invitations", as: room.teacher)
+            #expect(none.list("invitations").isEmpty)
+        }
+    }
+
+    @Test func a_bad_roster_file_imports_nothing_and_names_every_bad_row() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            let path = "/api/v1/courses/\(room.courseID)/roster-import"
+            _ = try await api.register("Tom Taken", studentNumber: "T-1")
+            _ = try await api.register("Tina Teacher", role: "teacher", email: "tina@school.test")
+            let csv = """
+                name,email,student number
+                Good Row,good@school.test,
+                ,blank@school.test,
+                Tina,tina@school.test,
+                Thief,thief@school.test,T-1
+                Good Row Again,GOOD@school.test,
+                """
+            let before = try await api.snapshot()
+            let reply = try await api.call(
+                .post, path, as: room.teacher, raw: Array(csv.utf8), contentType: "text/csv")
+            #expect(reply.status == .unprocessableContent, "\(reply.text)")
+            #expect(reply.errorCode == "invalid_rows")
+            #expect(reply.errorMessage?.contains("Nothing was imported") == true)
+            let rows = reply.list("error.rows")
+            #expect(rows.map { $0["line"] as? Int } == [3, 6])
+            #expect(rows.map { $0["code"] as? String } == ["invalid_name", "duplicate_email"])
+            #expect(try await api.snapshot() == before)
+
+            // Rows that are fine on their own but clash with accounts are found in the second pass.
+            let clashing = "Tina,tina@school.test,\nThief,thief@school.test,T-1\nFine,fine@school.test,\n"
+            let clash = try await api.call(
+                .post, path, as: room.teacher, raw: Array(clashing.utf8), contentType: "text/csv")
+            #expect(clash.status == .unprocessableContent)
+            #expect(
+                clash.list("error.rows").map { $0["code"] as? String } == ["not_a_student", "student_number_taken"])
+            #expect(clash.list("error.rows").map { $0["line"] as? Int } == [1, 2])
+            #expect(try await api.snapshot() == before, "not even the fine row was imported")
+
+            try await api.expectRefused(
+                .post, path, as: room.teacher, raw: [0x4E, 0x61, 0xFF, 0xFE, 0x2C], contentType: "text/csv",
+                status: .badRequest, code: "invalid_encoding")
+            try await api.expectRefused(
+                .post, path, as: room.teacher, raw: Array("a,b\n\"open,never closed\n".utf8), contentType: "text/csv",
+                status: .badRequest, code: "invalid_csv")
+            try await api.expectRefused(
+                .post, path, as: room.teacher, raw: [], contentType: "text/csv", status: .unprocessableContent,
+                code: "invalid_rows")
+            try await api.expectRefused(
+                .post, path, as: room.teacher, raw: Array(repeating: 0x41, count: RecordsController.importLimit + 1),
+                contentType: "text/csv", status: .contentTooLarge, code: "body_too_large")
+            try await api.expectRefused(
+                .post, path, as: room.student, raw: Array("A,a@school.test".utf8), contentType: "text/csv",
+                status: .forbidden, code: "forbidden")
+        }
+    }
+}
