@@ -130,7 +130,7 @@ struct RecordStore: Sendable {
                 )
                 .returning("id").first(decodingColumn: "id", as: Int64.self)
             let entry = try await Self.audit(sql).where(SQLColumn("id", table: "attendance_audit"), .equal, SQLBind(id))
-                .first(decoding: AuditRow.self, with: UserStore.decoder)?.entry()
+                .first(decoding: AuditEntry.self, with: UserStore.decoder)
             return StatusChange(record: record, audit: entry)
         }
     }
@@ -151,7 +151,7 @@ struct RecordStore: Sendable {
 
     static func record(sessionID: Int64, studentID: Int64, sql: any SQLDatabase) async throws -> AttendanceRecord? {
         try await sql.select().column("*").from("attendance").where("session_id", .equal, sessionID)
-            .where("student_id", .equal, studentID).first(decoding: RecordRow.self, with: UserStore.decoder)?.record()
+            .where("student_id", .equal, studentID).first(decoding: AttendanceRecord.self, with: UserStore.decoder)
     }
 
     /// A session's audit log, newest first.
@@ -163,7 +163,7 @@ struct RecordStore: Sendable {
             .orderBy(
                 SQLOrderBy(expression: SQLColumn("id", table: "attendance_audit"), direction: SQLDirection.descending)
             )
-            .all(decoding: AuditRow.self, with: UserStore.decoder).map { try $0.entry() }
+            .all(decoding: AuditEntry.self, with: UserStore.decoder)
         }
     }
 
@@ -176,7 +176,7 @@ struct RecordStore: Sendable {
                     SQLOrderBy(
                         expression: SQLColumn("id", table: "attendance_audit"), direction: SQLDirection.descending)
                 )
-                .all(decoding: AuditRow.self, with: UserStore.decoder).map { try $0.entry() }
+                .all(decoding: AuditEntry.self, with: UserStore.decoder)
         }
     }
 
@@ -205,9 +205,9 @@ struct RecordStore: Sendable {
             let rows = try await sql.select().column(SQLColumn("*", table: "attendance")).from("attendance")
                 .join("sessions", on: "sessions.id = attendance.session_id")
                 .where(SQLColumn("course_id", table: "sessions"), .equal, SQLBind(course.id))
-                .all(decoding: RecordRow.self, with: UserStore.decoder)
+                .all(decoding: AttendanceRecord.self, with: UserStore.decoder)
             var records: [Int64: [Int64: AttendanceRecord]] = [:]
-            for row in rows { records[row.sessionId, default: [:]][row.studentId] = try row.record() }
+            for row in rows { records[row.sessionId, default: [:]][row.studentId] = row }
             let students = try await sql.raw(
                 """
                 SELECT u.id, u.name, u.email, u.student_number,
@@ -226,47 +226,7 @@ struct RecordStore: Sendable {
             return CourseRecords(course: course, sessions: sessions, students: students, records: records, now: now)
         }
     }
-
-    private struct RecordRow: Decodable {
-        var sessionId: Int64
-        var studentId: Int64
-        var status: String
-        var recordedAt: Date
-        var source: String
-
-        func record() throws -> AttendanceRecord {
-            guard let status = AttendanceStatus(rawValue: status) else {
-                throw AppError(.internalServerError, "internal_error", "A stored record has an unknown status.")
-            }
-            return AttendanceRecord(
-                sessionId: sessionId, studentId: studentId, status: status, recordedAt: recordedAt, source: source)
-        }
-    }
-
-    private struct AuditRow: Decodable {
-        var id: Int64
-        var sessionId: Int64
-        var sessionTitle: String
-        var studentId: Int64
-        var studentName: String
-        var changedBy: Int64
-        var changedByName: String
-        var changedAt: Date
-        var oldStatus: String?
-        var newStatus: String
-        var reason: String
-
-        func entry() throws -> AuditEntry {
-            guard let new = AttendanceStatus(rawValue: newStatus) else {
-                throw AppError(.internalServerError, "internal_error", "A stored audit entry has an unknown status.")
-            }
-            return AuditEntry(
-                id: id, sessionId: sessionId, sessionTitle: sessionTitle, studentId: studentId,
-                studentName: studentName, changedBy: changedBy, changedByName: changedByName, changedAt: changedAt,
-                oldStatus: oldStatus.flatMap(AttendanceStatus.init(rawValue:)), newStatus: new, reason: reason
-            )
-        }
-    }
 }
 
 extension CourseStudent: Decodable {}
+extension AttendanceRecord: Decodable {}
