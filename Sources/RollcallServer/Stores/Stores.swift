@@ -11,6 +11,7 @@ struct Stores: Sendable {
     /// One for the whole server, so that every check-in joins the same group commit.
     let checkIns: CheckInStore
     let outbox: Outbox
+    let passkeys: PasskeyStore
 
     init(database: Database, logger: Logger) {
         self.database = database
@@ -22,5 +23,6 @@ struct Stores: Sendable {
         images = ImageStore(database: database)
         checkIns = CheckInStore(database: database)
         outbox = Outbox(database: database, logger: logger)
+        passkeys = PasskeyStore(database: database)
     }
 }
