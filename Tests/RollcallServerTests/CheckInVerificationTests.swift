@@ -311,7 +311,42 @@ struct CheckInVerificationTests {
             try await api.expectRefused(
                 .get, path, as: other, status: .forbidden, code: "forbidden")
             let page = try await api.call(.get, "/courses/\(room.courseID)", as: room.teacher)
-            #expect(page.text.contains("Check-in verification") && page.text.contains("no reuse (ask every time)"))
+            #expect(
+                page.text.contains("Check-in verification") && page.text.contains("no later check-ins (ask every time)")
+            )
+        }
+    }
+
+    @Test func passkeys_work_on_postgresql() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await withServer(databaseURL: postgres.url) { api in
+            var classroom = try await VerifiedClassroom.open(api, reuseSeconds: 300, synced: true)
+            let room = classroom.room
+            let checkIn = try await api.call(
+                .post, "/api/v1/check-ins", as: room.student, json: try await classroom.body(api))
+            #expect(checkIn.status == .created, "\(checkIn.text)")
+            let again = try await api.call(
+                .post, "/api/v1/check-ins", as: room.student,
+                json: try await classroom.body(api, deviceID: "tablet-0002"))
+            #expect(again.status == .ok)
+            let next = try await api.call(
+                .post, "/api/v1/courses/\(room.courseID)/sessions", as: room.teacher, json: ["title": "Next"])
+            var second = room
+            second.sessionID = try #require(next.int("session.id"))
+            let reused = try await api.call(
+                .post, "/api/v1/check-ins", as: room.student,
+                json: ["ticket": try await second.scan(api), "deviceId": "phone-0001"])
+            #expect(reused.status == .created, "\(reused.text)")
+            let token = try await api.call(
+                .post, "/api/v1/auth/passkey-tokens",
+                json: ["credential": classroom.phone.assertionJSON(challenge: try await api.signInChallenge())])
+            #expect(token.status == .created, "\(token.text)")
+            let page = try await api.call(.get, "/sessions/\(room.sessionID)", as: room.teacher)
+            #expect(page.text.contains("synced") && page.text.contains("used from two devices in this session"))
+            let id = try #require(
+                try await api.call(.get, "/api/v1/passkeys", as: room.student).list("passkeys").first?["id"] as? Int)
+            #expect(try await api.call(.delete, "/api/v1/passkeys/\(id)", as: room.student).status == .noContent)
         }
     }
 }

@@ -320,3 +320,18 @@ struct PasskeysTests {
         }
     }
 }
+
+@Suite("Relying party")
+struct RelyingPartyTests {
+    @Test(arguments: [
+        ("http://localhost:8080", "localhost", "http://localhost:8080"),
+        ("https://Rollcall.School.edu", "rollcall.school.edu", "https://rollcall.school.edu"),
+        ("https://rollcall.school.edu:443", "rollcall.school.edu", "https://rollcall.school.edu"),
+        ("http://rollcall.local:80", "rollcall.local", "http://rollcall.local"),
+        ("https://rollcall.school.edu:8443", "rollcall.school.edu", "https://rollcall.school.edu:8443"),
+    ])
+    func rp_id_and_origin_come_from_the_public_url(url: String, id: String, origin: String) throws {
+        let configuration = try Configuration.fromEnvironment(["ROLLCALL_PUBLIC_URL": url])
+        #expect(configuration.relyingParty == RelyingParty(id: id, origin: origin))
+    }
+}

@@ -2,6 +2,7 @@
 verification): registering one on the Devices page or inside the check-in flow, checking in with it in a course that
 asks for it, signing in with it, and a phone that fails to verify its user."""
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.virtual_authenticator import VirtualAuthenticatorOptions
 from selenium.webdriver.support.ui import WebDriverWait
@@ -110,6 +111,7 @@ def test_students_register_passkeys_and_check_in_with_them(server, browsers):
     screenshot(desk, "session-passkey-check-ins")
     desk.get(f"{server.url}/courses/{course_id}")
     assert wait_for(desk, "#verification-form input[name=required]").is_selected()
+    desk.execute_script("document.getElementById('verification').scrollIntoView()")
     screenshot(desk, "course-verification-setting")
 
     # Signed out, Dana signs in again with the passkey alone.
@@ -127,7 +129,11 @@ def test_students_register_passkeys_and_check_in_with_them(server, browsers):
     field.clear()
     field.send_keys("Old phone")
     rename.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    WebDriverWait(phone, 10).until(lambda b: b.find_element(By.CSS_SELECTOR, ".passkey-name").text == "Old phone")
+    WebDriverWait(phone, 10, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda b: b.find_element(By.CSS_SELECTOR, ".passkey-name").text == "Old phone")
+    phone.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    screenshot(phone, "devices-dark")
     phone.find_element(By.CSS_SELECTOR, ".passkey-remove button").click()
     phone.switch_to.alert.accept()
     wait_for(phone, "#no-passkeys")

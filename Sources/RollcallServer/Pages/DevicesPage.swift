@@ -46,7 +46,7 @@ extension CourseVerification {
         return choices.sorted().map { seconds in
             let label =
                 seconds == 0
-                ? "no reuse (ask every time)"
+                ? "no later check-ins (ask every time)"
                 : seconds % 60 == 0
                     ? "\(seconds / 60) minute\(seconds == 60 ? "" : "s")"
                     : "\(seconds) seconds"

@@ -54,13 +54,14 @@ document.getElementById("check-in-add-passkey")?.addEventListener("click", async
   const error = document.getElementById("check-in-register-error");
   button.disabled = true;
   error.hidden = true;
+  delete root.dataset.result;
   try {
     await registerPasskey("My phone");
-    root.dataset.result = "";
     await checkIn();
   } catch (problem) {
     error.textContent = problem.message;
     error.hidden = false;
+    root.dataset.result = problem.code ?? "passkey_failed";
   } finally {
     button.disabled = false;
   }

@@ -18,7 +18,10 @@ export function passkeyProblem(error) {
         ? "Passkeys work only at Rollcall's own address over HTTPS. Open Rollcall from its usual link and try again."
         : error?.message ?? "The passkey did not work. Try again.";
   const problem = new Error(message);
-  problem.code = error?.code ?? (error?.name === "NotAllowedError" ? "verification_cancelled" : "passkey_failed");
+  // DOMException carries a legacy numeric `code`; only the API's string codes are passed on.
+  problem.code = typeof error?.code === "string"
+    ? error.code
+    : error?.name === "NotAllowedError" ? "verification_cancelled" : "passkey_failed";
   return problem;
 }
 
