@@ -188,6 +188,10 @@ struct PasskeysTests {
                 code: "unsupported_media_type")
             #expect(try await api.call(.get, "/api/v1/passkeys", as: owner).list("passkeys").count == 1)
             #expect(try await api.call(.get, "/api/v1/passkeys", as: other).list("passkeys").isEmpty)
+            let page = try await api.call(.get, "/devices")
+            #expect(page.headers[.location] == "/sign-in?next=%2Fdevices", "\(page.status)")
+            let signIn = try await api.call(.get, "/sign-in")
+            #expect(signIn.text.contains("Sign in with a passkey"))
         }
     }
 
