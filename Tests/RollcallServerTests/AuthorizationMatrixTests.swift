@@ -84,6 +84,7 @@ struct AuthorizationMatrixTests {
                 Rule(method: .get, path: "/api/v1/passkeys", allowed: signedIn),
                 Rule(method: .post, path: "/api/v1/passkeys/options", allowed: signedIn),
                 Rule(method: .get, path: "/api/v1/courses/\(course)/verification", allowed: members),
+                Rule(method: .get, path: "/api/v1/sessions/\(session)/verifications", allowed: managers),
                 Rule(
                     method: .put, path: "/api/v1/courses/\(course)/verification", body: ["required": false],
                     allowed: managers),

@@ -230,6 +230,15 @@ struct CheckInVerificationTests {
             #expect(second.status == .ok)
             let flags = try await api.rows("SELECT kind, detail FROM flags")
             #expect(flags.map { $0["kind"] } == ["passkey_two_devices"])
+            let listed = try await api.call(.get, "/api/v1/sessions/\(room.sessionID)/verifications", as: room.teacher)
+            #expect(listed.list("verifications").map { $0["deviceId"] as? String } == ["tablet-0002", "phone-0001"])
+            #expect(listed.list("verifications").allSatisfy { $0["synced"] as? Bool == true })
+            try await api.expectRefused(
+                .get, "/api/v1/sessions/\(room.sessionID)/verifications", as: room.student, status: .forbidden,
+                code: "forbidden")
+            try await api.expectRefused(
+                .get, "/api/v1/sessions/999999/verifications", as: room.teacher, status: .notFound,
+                code: "session_not_found")
             let evidence = try await api.rows("SELECT backed_up, backup_eligible FROM passkey_verifications")
             #expect(evidence.allSatisfy { $0["backed_up"] == "1" && $0["backup_eligible"] == "1" })
             let page = try await api.call(.get, "/sessions/\(room.sessionID)", as: room.teacher)

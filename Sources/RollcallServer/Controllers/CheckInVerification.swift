@@ -21,8 +21,44 @@ struct CheckInVerification: Sendable {
         var verification: Verification
     }
 
+    /// One passkey check-in as the teacher's API shows it.
+    struct VerificationView: Codable, Sendable {
+        var studentId: Int64
+        var studentName: String
+        var passkeyName: String?
+        /// Synced (BS) passkeys live on every device of the student's account; the others on one device.
+        var synced: Bool
+        var backupEligible: Bool
+        /// A verification made earlier from the same phone served, within the course's reuse window.
+        var reused: Bool
+        var deviceId: String?
+        var verifiedAt: Date
+    }
+    struct VerificationList: Codable, ResponseEncodable {
+        var verifications: [VerificationView]
+    }
+
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
         api.post("check-ins/passkey-options", use: options)
+        api.get("sessions/:sessionID/verifications", use: verifications)
+    }
+
+    /// The passkey verifications made at check-in in a session, newest first, for the course's teacher.
+    @Sendable func verifications(_ request: Request, context: AppRequestContext) async throws -> VerificationList {
+        let user = try context.requireUser()
+        guard let session = try await stores.sessions.find(id: try context.id("sessionID", "session")) else {
+            throw AppError.notFound("session")
+        }
+        _ = try await stores.managedCourse(session.courseId, for: user)
+        return VerificationList(
+            verifications: try await stores.passkeys.verifications(sessionID: session.id).map { record in
+                VerificationView(
+                    studentId: record.studentId, studentName: record.studentName, passkeyName: record.passkeyName,
+                    synced: record.backedUp, backupEligible: record.backupEligible, reused: record.reused,
+                    deviceId: record.deviceId, verifiedAt: record.createdAt
+                )
+            }
+        )
     }
 
     /// What the check-in page must do before checking in: nothing, reuse a recent verification, register a first
