@@ -326,6 +326,42 @@ struct CheckInVerificationTests {
         }
     }
 
+    @Test func a_check_in_spot_binds_the_challenge_to_the_session() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(
+                api, settings: ["mode": "spot", "latitude": 52, "longitude": 4, "classroomSize": "small"])
+            try await api.requireVerification(room.teacher, courseID: room.courseID)
+            var phone = SoftwareAuthenticator.of(room.student)
+            try await api.addPasskey(room.student, phone)
+            let options = try await api.call(
+                .post, "/api/v1/check-ins/passkey-options", as: room.student,
+                json: ["sessionId": room.sessionID, "deviceId": "phone-0001"])
+            #expect(options.value("hasPasskeys") as? Bool == true)
+            let other = try await api.call(
+                .post, "/api/v1/courses/\(room.courseID)/sessions", as: room.teacher,
+                json: ["settings": ["mode": "spot", "latitude": 52, "longitude": 4, "classroomSize": "small"]])
+            let otherID = try #require(other.int("session.id"))
+            // A challenge for one session does not verify a check-in to another.
+            let elsewhere = try await api.call(
+                .post, "/api/v1/check-ins", as: room.student,
+                json: [
+                    "sessionId": otherID, "location": Classroom.here, "deviceId": "phone-0001",
+                    "passkey": phone.assertionJSON(challenge: options.challenge),
+                ])
+            #expect(elsewhere.errorCode == "verification_failed", "\(elsewhere.text)")
+            let fresh = try await api.call(
+                .post, "/api/v1/check-ins/passkey-options", as: room.student,
+                json: ["sessionId": room.sessionID, "deviceId": "phone-0001"])
+            let reply = try await api.call(
+                .post, "/api/v1/check-ins", as: room.student,
+                json: [
+                    "sessionId": room.sessionID, "location": Classroom.here, "deviceId": "phone-0001",
+                    "passkey": phone.assertionJSON(challenge: fresh.challenge),
+                ])
+            #expect(reply.status == .created, "\(reply.text)")
+        }
+    }
+
     @Test func passkeys_work_on_postgresql() async throws {
         let postgres = try PostgresServer.start()
         defer { postgres.stop() }
