@@ -28,7 +28,10 @@ let package = Package(
     targets: [
         .target(
             name: "RollcallCore",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
         ),
         .target(name: "QRCode"),
         .target(
@@ -59,12 +62,22 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
-        .testTarget(name: "RollcallCoreTests", dependencies: ["RollcallCore"]),
+        .target(
+            name: "PasskeyTestSupport",
+            dependencies: [
+                "RollcallCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Tests/PasskeyTestSupport"
+        ),
+        .testTarget(name: "RollcallCoreTests", dependencies: ["RollcallCore", "PasskeyTestSupport"]),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),
         .testTarget(
             name: "RollcallServerTests",
             dependencies: [
                 "RollcallServer",
+                "PasskeyTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

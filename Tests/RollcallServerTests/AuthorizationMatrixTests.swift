@@ -81,6 +81,16 @@ struct AuthorizationMatrixTests {
                 Rule(method: .post, path: "/api/v1/admin/users/\(extra.id)/disable", allowed: [.admin]),
                 Rule(method: .post, path: "/api/v1/admin/users/\(extra.id)/enable", allowed: [.admin]),
                 Rule(method: .get, path: "/api/v1/admin/outbox", allowed: [.admin]),
+                Rule(method: .get, path: "/api/v1/passkeys", allowed: signedIn),
+                Rule(method: .post, path: "/api/v1/passkeys/options", allowed: signedIn),
+                Rule(method: .get, path: "/api/v1/courses/\(course)/verification", allowed: members),
+                Rule(method: .get, path: "/api/v1/sessions/\(session)/verifications", allowed: managers),
+                Rule(
+                    method: .put, path: "/api/v1/courses/\(course)/verification", body: ["required": false],
+                    allowed: managers),
+                Rule(
+                    method: .post, path: "/api/v1/check-ins/passkey-options", body: ["sessionId": session],
+                    allowed: [.student, .otherStudent]),
                 // Last: joining changes who is enrolled.
                 Rule(
                     method: .post, path: "/api/v1/courses/join", body: ["code": code],

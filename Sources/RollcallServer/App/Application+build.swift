@@ -54,8 +54,11 @@ func buildRouter(
     SystemController(database: stores.database).addRoutes(to: router)
     let api = router.group("api/v1")
     let passwords = PasswordHasher(cost: passwordCost)
-    AccountsController(stores: stores, configuration: configuration, passwords: passwords, mail: stores.outbox)
-        .addRoutes(to: api)
+    let accounts = AccountsController(
+        stores: stores, configuration: configuration, passwords: passwords, mail: stores.outbox)
+    accounts.addRoutes(to: api)
+    PasskeysController(stores: stores, configuration: configuration, accounts: accounts).addRoutes(to: api)
+    CheckInVerification(stores: stores, configuration: configuration).addRoutes(to: api)
     CoursesController(stores: stores).addRoutes(to: api)
     SessionsController(stores: stores).addRoutes(to: api)
     AdminController(stores: stores).addRoutes(to: api)
@@ -65,6 +68,7 @@ func buildRouter(
     ProjectorController(stores: stores, configuration: configuration).addRoutes(to: router)
     PagesController(stores: stores, pages: pages).addRoutes(to: router)
     RecordPages(stores: stores, pages: pages).addRoutes(to: router)
+    DevicesPage(stores: stores, pages: pages).addRoutes(to: router)
     CheckInPages(stores: stores, checkInController: checkIn, pages: pages).addRoutes(to: router)
     return router
 }

@@ -147,6 +147,12 @@ struct AccountsController: Sendable {
 
     @Sendable func signInWeb(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try await authenticate(try await request.decodeJSON(as: Credentials.self, context: context))
+        return try await startWebSession(for: user, request: request, context: context)
+    }
+
+    /// Signs `user` in on this browser: a session cookie, and the CSRF token in the answer. Passwords and passkeys
+    /// end here alike.
+    func startWebSession(for user: User, request: Request, context: AppRequestContext) async throws -> Response {
         let issued = try await stores.tokens.issue(userID: user.id, kind: .web)
         var response = try WebSession(user: UserView(user), csrfToken: issued.csrf).response(
             from: request, context: context
@@ -173,6 +179,11 @@ struct AccountsController: Sendable {
 
     @Sendable func signInAPI(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try await authenticate(try await request.decodeJSON(as: Credentials.self, context: context))
+        return try await issueAPIToken(for: user, request: request, context: context)
+    }
+
+    /// A bearer token for an API client; passwords and passkeys end here alike.
+    func issueAPIToken(for user: User, request: Request, context: AppRequestContext) async throws -> Response {
         let issued = try await stores.tokens.issue(userID: user.id, kind: .api)
         return try APIToken(token: issued.token, user: UserView(user)).response(
             from: request, context: context, status: .created

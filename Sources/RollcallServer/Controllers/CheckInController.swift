@@ -22,6 +22,8 @@ struct CheckInController: Sendable {
         var typedCode: String?
         var location: LocationInput?
         var deviceId: String?
+        /// A passkey assertion, where the course asks for one.
+        var passkey: CredentialInput?
     }
 
     struct CheckInAnswer: Codable, ResponseEncodable {
@@ -89,6 +91,9 @@ struct CheckInController: Sendable {
             }
             return id
         }
+        let identity = try await CheckInVerification(stores: stores, configuration: configuration).verify(
+            input.passkey, session: session, student: student, ticket: input.ticket, deviceID: deviceID, now: now
+        )
         let standing = try await stores.checkIns.standing(
             sessionID: session.id, courseID: session.courseId, studentID: student.id, deviceID: deviceID
         )
@@ -97,7 +102,8 @@ struct CheckInController: Sendable {
             code: code, now: now, openedAt: session.openedAt, closesAt: session.closesAt, closedAt: session.closedAt,
             lateAfter: settings.lateAfterMinutes.map { Double($0) * 60 }, enrolled: standing.enrolled,
             geofence: settings.geofence, reading: reading, allowedNetworks: settings.allowedNetworks,
-            clientAddress: context.remoteAddress, deviceUsedByOtherStudent: standing.deviceUsedByOther,
+            clientAddress: context.remoteAddress, verificationRequired: identity.required,
+            verification: identity.verification, deviceUsedByOtherStudent: standing.deviceUsedByOther,
             existing: standing.existing
         )
         let answer: (AttendanceStatus, Date, Bool)

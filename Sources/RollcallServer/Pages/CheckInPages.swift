@@ -45,7 +45,9 @@ struct CheckInPages: Sendable {
             )
         }
         let course = try await stores.courses.find(id: session.courseId)
+        let verification = try await stores.passkeys.policy(courseID: session.courseId)
         let data: [String: Any] = [
+            "needsPasskey": verification.required,
             "ticket": token, "sessionTitle": session.title, "courseName": course?.name ?? "",
             "needsLocation": session.settings.geofence != nil, "isStudent": user.role == .student,
             "expiresAt": ISO8601DateFormatter().string(from: ticket.expiresAt),

@@ -86,6 +86,7 @@ struct PagesController: Sendable {
             course, access: access, user: user, sessions: sessions)
         let myStatuses = records["myStatuses"] as? [Int64: String] ?? [:]
         let now = Date()
+        let verification = try await stores.passkeys.policy(courseID: course.id)
         let sessionRows: [[String: Any]] = sessions.map { session in
             let count = counts[session.id] ?? [:]
             let open = session.phase(at: now) == .open
@@ -96,7 +97,7 @@ struct PagesController: Sendable {
                 "present": (count[.present] ?? 0) + (count[.late] ?? 0),
                 "studentView": access == .attend, "open": open,
                 "spot": open && session.settings.mode == .spot, "typed": open && session.settings.allowTyping,
-                "scan": open && session.settings.mode == .qr,
+                "scan": open && session.settings.mode == .qr, "passkey": verification.required,
             ]
         }
         var data: [String: Any] = [
@@ -120,6 +121,8 @@ struct PagesController: Sendable {
             data["rosterEmpty"] = roster.isEmpty
             data["rosterCount"] = roster.count
             data["sizes"] = ClassroomSize.allCases.map { ["value": $0.rawValue, "radius": Int($0.radius)] }
+            data["verificationRequired"] = verification.required
+            data["reuseChoices"] = CourseVerification.reuseChoices(selected: verification.reuseSeconds)
         }
         return try pages.render("course", title: "\(course.name) · Rollcall", data: data, context: context)
     }
@@ -158,7 +161,9 @@ struct PagesController: Sendable {
             ? try await stores.checkIns.flags(sessionID: session.id).map { flag in
                 ["detail": flag.detail, "when": flag.createdAt.pageText]
             } : []
+        let verifications = access == .manage ? try await stores.passkeys.verifications(sessionID: session.id) : []
         var data: [String: Any] = [
+            "verifications": verifications.map(\.pageRow), "hasVerifications": !verifications.isEmpty,
             "id": session.id, "title": session.title, "courseId": course.id, "courseName": course.name,
             "phase": phase.rawValue, "isOpen": phase == .open, "isScheduled": phase == .scheduled,
             "manage": access == .manage, "facts": facts, "flags": flags, "hasFlags": !flags.isEmpty,

@@ -12,6 +12,7 @@ struct Stores: Sendable {
     let checkIns: CheckInStore
     let outbox: Outbox
     let records: RecordStore
+    let passkeys: PasskeyStore
 
     init(database: Database, logger: Logger) {
         self.database = database
@@ -24,5 +25,6 @@ struct Stores: Sendable {
         checkIns = CheckInStore(database: database)
         outbox = Outbox(database: database, logger: logger)
         records = RecordStore(database: database)
+        passkeys = PasskeyStore(database: database)
     }
 }

@@ -84,6 +84,11 @@ async function submit(form) {
       const body = formBody(form);
       if (form.dataset.device !== undefined) body.deviceId = deviceId();
       if (form.dataset.location !== undefined) body.location = await locate();
+      if (form.dataset.passkey !== undefined) {
+        const { checkInPasskey } = await import("/assets/passkeys.js");
+        const passkey = await checkInPasskey({ sessionId: body.sessionId, deviceId: body.deviceId });
+        if (passkey) body.passkey = passkey;
+      }
       data = await api(method, path, method === "DELETE" || (method === "POST" && !hasFields(form)) ? undefined : body);
       if (form.dataset.also) {
         const [alsoMethod, alsoPath] = form.dataset.also.split(" ");

@@ -1,0 +1,174 @@
+import Foundation
+import Hummingbird
+import RollcallCore
+
+/// The identity step of a check-in, where the course asks for it: a passkey assertion with user verification over a
+/// challenge bound to the student's check-in ticket (or session), or a recent verification from the same device
+/// within the course's reuse window.
+struct CheckInVerification: Sendable {
+    let stores: Stores
+    let configuration: Configuration
+
+    struct OptionsRequest: Decodable {
+        var ticket: String?
+        var sessionId: Int64?
+        var deviceId: String?
+    }
+
+    /// What the step found, for the policy.
+    struct Outcome: Sendable {
+        var required: Bool
+        var verification: Verification
+    }
+
+    /// One passkey check-in as the teacher's API shows it.
+    struct VerificationView: Codable, Sendable {
+        var studentId: Int64
+        var studentName: String
+        var passkeyName: String?
+        /// Synced (BS) passkeys live on every device of the student's account; the others on one device.
+        var synced: Bool
+        var backupEligible: Bool
+        /// A verification made earlier from the same phone served, within the course's reuse window.
+        var reused: Bool
+        var deviceId: String?
+        var verifiedAt: Date
+    }
+    struct VerificationList: Codable, ResponseEncodable {
+        var verifications: [VerificationView]
+    }
+
+    func addRoutes(to api: RouterGroup<AppRequestContext>) {
+        api.post("check-ins/passkey-options", use: options)
+        api.get("sessions/:sessionID/verifications", use: verifications)
+    }
+
+    /// The passkey verifications made at check-in in a session, newest first, for the course's teacher.
+    @Sendable func verifications(_ request: Request, context: AppRequestContext) async throws -> VerificationList {
+        let user = try context.requireUser()
+        guard let session = try await stores.sessions.find(id: try context.id("sessionID", "session")) else {
+            throw AppError.notFound("session")
+        }
+        _ = try await stores.managedCourse(session.courseId, for: user)
+        return VerificationList(
+            verifications: try await stores.passkeys.verifications(sessionID: session.id).map { record in
+                VerificationView(
+                    studentId: record.studentId, studentName: record.studentName, passkeyName: record.passkeyName,
+                    synced: record.backedUp, backupEligible: record.backupEligible, reused: record.reused,
+                    deviceId: record.deviceId, verifiedAt: record.createdAt
+                )
+            }
+        )
+    }
+
+    /// What the check-in page must do before checking in: nothing, reuse a recent verification, register a first
+    /// passkey, or ask for one with these options.
+    @Sendable func options(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let student = try context.requireRole(.student, message: "Only students check in; teachers mark by hand.")
+        let input = try await request.decodeJSON(as: OptionsRequest.self, context: context)
+        let (session, ticketHash, expiresAt) = try await target(input, studentID: student.id)
+        let policy = try await stores.passkeys.policy(courseID: session.courseId)
+        guard policy.required else { return try JSONResponse(["required": false]).response(status: .ok) }
+        if let deviceID = input.deviceId, try await reusable(policy, studentID: student.id, deviceID: deviceID) != nil {
+            return try JSONResponse(["required": true, "reuse": true]).response(status: .ok)
+        }
+        let passkeys = try await stores.passkeys.list(userID: student.id)
+        guard !passkeys.isEmpty else {
+            return try JSONResponse(["required": true, "reuse": false, "hasPasskeys": false]).response(status: .ok)
+        }
+        let challenge = try await stores.passkeys.issueChallenge(
+            .checkIn, userID: student.id, sessionID: session.id, ticketHash: ticketHash, expiresAt: expiresAt
+        )
+        let options: [String: Any] = [
+            "required": true, "reuse": false, "hasPasskeys": true,
+            "publicKey": [
+                "challenge": Base64URL.encode(challenge), "rpId": configuration.relyingParty.id,
+                "timeout": PasskeysController.timeoutMilliseconds, "userVerification": "required",
+                "allowCredentials": passkeys.map { ["type": "public-key", "id": $0.credentialId] },
+            ] as [String: Any],
+        ]
+        return try JSONResponse(options).response(status: .ok)
+    }
+
+    /// The session a check-in challenge is for, the ticket it is bound to, and when it must be used by.
+    func target(_ input: OptionsRequest, studentID: Int64) async throws -> (ClassSession, String?, Date?) {
+        if let token = input.ticket {
+            guard let ticket = try await stores.checkIns.ticket(token),
+                let session = try await stores.sessions.find(id: ticket.sessionId),
+                ticket.studentId == nil || ticket.studentId == studentID
+            else { throw CheckInController.appError(CheckInRefusal(.invalidCode)) }
+            guard ticket.expiresAt > Date() else { throw CheckInController.appError(CheckInRefusal(.codeExpired)) }
+            return (session, ticket.tokenHash, ticket.expiresAt)
+        }
+        guard let sessionID = input.sessionId else {
+            throw AppError(.badRequest, "missing_field", "Send the check-in ticket, or the session id.")
+        }
+        guard let session = try await stores.sessions.find(id: sessionID) else { throw AppError.notFound("session") }
+        return (session, nil, nil)
+    }
+
+    func reusable(
+        _ policy: CourseVerification, studentID: Int64, deviceID: String, now: Date = Date()
+    ) async throws -> CheckInVerificationRecord? {
+        guard policy.reuseSeconds > 0,
+            let last = try await stores.passkeys.lastVerification(userID: studentID, deviceID: deviceID),
+            PasskeyRules.mayReuse(verifiedAt: last.createdAt, now: now, windowSeconds: policy.reuseSeconds),
+            try await stores.passkeys.find(credentialID: last.credentialId)?.userId == studentID
+        else { return nil }
+        return last
+    }
+
+    /// The identity step for one check-in. A verified assertion is recorded with the session (synced or
+    /// device-bound), and the teacher is told when the counter went backwards or one passkey came from two devices.
+    func verify(
+        _ credential: CredentialInput?, session: ClassSession, student: User, ticket: String?, deviceID: String?,
+        now: Date
+    ) async throws -> Outcome {
+        let policy = try await stores.passkeys.policy(courseID: session.courseId, now: now)
+        guard policy.required else { return Outcome(required: false, verification: .none) }
+        guard let credential else {
+            guard let deviceID,
+                let last = try await reusable(policy, studentID: student.id, deviceID: deviceID, now: now)
+            else { return Outcome(required: true, verification: .none) }
+            try await stores.passkeys.recordVerification(
+                userID: student.id, credentialID: last.credentialId, sessionID: session.id, deviceID: deviceID,
+                backupEligible: last.backupEligible, backedUp: last.backedUp, reused: true, now: now
+            )
+            return Outcome(required: true, verification: .verified)
+        }
+        let ticketHash = ticket.map(OpaqueToken.digest)
+        let passkey: Passkey
+        let assertion: VerifiedAssertion
+        do {
+            (passkey, assertion) = try await PasskeyCeremony(stores: stores, configuration: configuration)
+                .verifyAssertion(
+                    credential, purpose: .checkIn, userID: student.id,
+                    check: { challenge in
+                        guard challenge.sessionId == session.id,
+                            challenge.ticketHash == nil || challenge.ticketHash == ticketHash
+                        else { throw PasskeyFailure.challengeUnknown }
+                    }, now: now
+                )
+        } catch is PasskeyFailure {
+            return Outcome(required: true, verification: .failed)
+        }
+        let others = try await stores.passkeys.devices(sessionID: session.id, credentialID: passkey.credentialId)
+        try await stores.passkeys.recordVerification(
+            userID: student.id, credentialID: passkey.credentialId, sessionID: session.id, deviceID: deviceID,
+            backupEligible: assertion.backupEligible, backedUp: assertion.backedUp, reused: false, now: now
+        )
+        if let deviceID, !others.isEmpty, !others.contains(deviceID) {
+            try await stores.checkIns.flag(
+                sessionID: session.id, studentID: student.id, kind: "passkey_two_devices",
+                detail: "\(student.name)'s passkey “\(passkey.name)” was used from two devices in this session."
+            )
+        }
+        if assertion.counterRegressed {
+            try await stores.checkIns.flag(
+                sessionID: session.id, studentID: student.id, kind: "passkey_counter_regressed",
+                detail: "\(student.name)'s passkey “\(passkey.name)” counted backwards: it may have been copied."
+            )
+        }
+        return Outcome(required: true, verification: .verified)
+    }
+}

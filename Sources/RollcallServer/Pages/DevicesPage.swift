@@ -1,0 +1,67 @@
+import Foundation
+import Hummingbird
+import RollcallCore
+
+/// The Devices page: a person's passkeys, to add, rename and remove.
+struct DevicesPage: Sendable {
+    let stores: Stores
+    let pages: PageRenderer
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get("devices", use: devices)
+    }
+
+    @Sendable func devices(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let passkeys = try await stores.passkeys.list(userID: user.id)
+        let rows: [[String: Any]] = passkeys.map { passkey in
+            [
+                "id": passkey.id, "name": passkey.name, "kind": passkey.kindText, "created": passkey.createdAt.pageText,
+                "lastUsed": passkey.lastUsedAt.map { "last used \($0.pageText)" } ?? "not used yet",
+            ]
+        }
+        return try pages.render(
+            "devices", title: "Devices · Rollcall",
+            data: [
+                "passkeys": rows, "empty": rows.isEmpty, "count": rows.count,
+                "suggestedName": rows.isEmpty ? "My phone" : "Passkey \(rows.count + 1)",
+            ],
+            context: context
+        )
+    }
+}
+
+extension Passkey {
+    /// Synced passkeys live on every device of the person's account; device-bound ones on one device only.
+    var kindText: String {
+        backedUp ? "Synced passkey" : backupEligible ? "Passkey (not synced yet)" : "Device-bound passkey"
+    }
+}
+
+extension CourseVerification {
+    /// The reuse windows the course page offers.
+    static func reuseChoices(selected: Int) -> [[String: Any]] {
+        var choices = [0, 60, 300, 600, 900, 1800, 3600]
+        if !choices.contains(selected) { choices.append(selected) }
+        return choices.sorted().map { seconds in
+            let label =
+                seconds == 0
+                ? "no later check-ins (ask every time)"
+                : seconds % 60 == 0
+                    ? "\(seconds / 60) minute\(seconds == 60 ? "" : "s")"
+                    : "\(seconds) seconds"
+            return ["seconds": seconds, "label": label, "selected": seconds == selected]
+        }
+    }
+}
+
+extension CheckInVerificationRecord {
+    /// One row of the session page's passkey table.
+    var pageRow: [String: Any] {
+        [
+            "student": studentName, "passkey": passkeyName ?? "removed passkey",
+            "kind": backedUp ? "synced" : backupEligible ? "syncable, not synced" : "device-bound",
+            "kindClass": backedUp ? "evidence-synced" : "evidence-bound", "reused": reused, "when": createdAt.pageText,
+        ]
+    }
+}

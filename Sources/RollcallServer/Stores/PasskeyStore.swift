@@ -1,0 +1,331 @@
+import Foundation
+import NIOConcurrencyHelpers
+import RollcallCore
+import SQLKit
+
+/// A registered passkey as stored.
+struct Passkey: Codable, Sendable, Equatable {
+    var id: Int64
+    var userId: Int64
+    /// Base64url, as browsers name it.
+    var credentialId: String
+    var publicKey: Data
+    var algorithm: Int
+    var signCount: Int64
+    var backupEligible: Bool
+    var backedUp: Bool
+    var name: String
+    var aaguid: String
+    var createdAt: Date
+    var lastUsedAt: Date?
+
+    /// What the core checks an assertion against.
+    var stored: StoredPasskey {
+        StoredPasskey(
+            credentialID: Base64URL.decode(credentialId) ?? [], publicKey: Array(publicKey),
+            signCount: UInt32(clamping: signCount), backupEligible: backupEligible
+        )
+    }
+}
+
+/// What a challenge was handed out for; a challenge answers only its own purpose.
+enum ChallengePurpose: String, Sendable {
+    case registration
+    case signIn = "sign_in"
+    case checkIn = "check_in"
+}
+
+/// A challenge as stored: only its digest, who it was for, and until when.
+struct PasskeyChallenge: Codable, Sendable, Equatable {
+    var challengeHash: String
+    var purpose: String
+    var userId: Int64?
+    var sessionId: Int64?
+    var ticketHash: String?
+    var expiresAt: Date
+}
+
+/// Whether a course asks for a passkey at check-in, and how long one verification may serve.
+struct CourseVerification: Codable, Sendable, Equatable {
+    var required: Bool
+    var reuseSeconds: Int
+
+    static let off = CourseVerification(required: false, reuseSeconds: 0)
+}
+
+/// One passkey check-in as the teacher sees it: synced or device-bound, and whether a recent verification served.
+struct CheckInVerificationRecord: Sendable, Equatable {
+    var studentId: Int64
+    var studentName: String
+    var credentialId: String
+    var passkeyName: String?
+    var deviceId: String?
+    var backupEligible: Bool
+    var backedUp: Bool
+    var reused: Bool
+    var createdAt: Date
+}
+
+/// Passkeys, the challenges their ceremonies answer, each course's verification setting, and the record of
+/// verifications made at check-in.
+struct PasskeyStore: Sendable {
+    let database: Database
+    /// Course settings are read on every check-in; they change rarely, so they are kept for a few seconds.
+    let policies = NIOLockedValueBox<[Int64: (CourseVerification, Date)]>([:])
+    static let policyLifetime: TimeInterval = 5
+
+    static let challengeLifetime: TimeInterval = 300
+
+    /// The user handle passkeys carry: the account id as 8 bytes, which names nobody outside Rollcall.
+    static func userHandle(_ userID: Int64) -> [UInt8] {
+        (0..<8).reversed().map { UInt8(truncatingIfNeeded: UInt64(bitPattern: userID) >> (8 * UInt64($0))) }
+    }
+
+    static func userID(handle: [UInt8]) -> Int64? {
+        guard handle.count == 8 else { return nil }
+        return Int64(bitPattern: handle.reduce(0) { $0 << 8 | UInt64($1) })
+    }
+
+    static func digest(_ challenge: [UInt8]) -> String { OpaqueToken.digest(Base64URL.encode(challenge)) }
+
+    // MARK: Challenges
+
+    /// Hands out a random challenge for one ceremony; expired challenges are cleared on the way.
+    func issueChallenge(
+        _ purpose: ChallengePurpose, userID: Int64?, sessionID: Int64? = nil, ticketHash: String? = nil,
+        expiresAt: Date? = nil, now: Date = Date()
+    ) async throws -> [UInt8] {
+        let challenge = Base64URL.decode(OpaqueToken.make()) ?? []
+        let expiry = min(expiresAt ?? .distantFuture, now.addingTimeInterval(Self.challengeLifetime))
+        try await database.write { sql in
+            try await sql.delete(from: "passkey_challenges").where("expires_at", .lessThan, now).run()
+            try await sql.insert(into: "passkey_challenges")
+                .columns("challenge_hash", "purpose", "user_id", "session_id", "ticket_hash", "expires_at")
+                .values(
+                    SQLBind(Self.digest(challenge)), SQLBind(purpose.rawValue), SQLBind(userID), SQLBind(sessionID),
+                    SQLBind(ticketHash), SQLBind(expiry)
+                ).run()
+        }
+        return challenge
+    }
+
+    /// The challenge with these bytes, if it was handed out and not used yet (it may have expired).
+    func challenge(_ bytes: [UInt8]) async throws -> PasskeyChallenge? {
+        try await database.read { sql in
+            try await sql.select().column("*").from("passkey_challenges")
+                .where("challenge_hash", .equal, Self.digest(bytes))
+                .first(decoding: PasskeyChallenge.self, with: UserStore.decoder)
+        }
+    }
+
+    /// Uses a challenge up; `false` when another request used it first.
+    func consume(_ challenge: PasskeyChallenge) async throws -> Bool {
+        try await database.write { sql in
+            try await sql.delete(from: "passkey_challenges").where("challenge_hash", .equal, challenge.challengeHash)
+                .returning("challenge_hash").first() != nil
+        }
+    }
+
+    // MARK: Passkeys
+
+    func create(userID: Int64, registered: RegisteredPasskey, name: String, now: Date = Date()) async throws -> Passkey
+    {
+        let credentialID = Base64URL.encode(registered.credentialID)
+        return try await database.transaction { sql in
+            if try await sql.select().column("id").from("passkeys").where("credential_id", .equal, credentialID)
+                .first() != nil
+            {
+                throw AppError.conflict(
+                    "passkey_already_registered", "This passkey is already registered with Rollcall.")
+            }
+            let id = try await sql.insert(into: "passkeys")
+                .columns(
+                    "user_id", "credential_id", "public_key", "algorithm", "sign_count", "backup_eligible",
+                    "backed_up", "name", "aaguid", "created_at"
+                )
+                .values(
+                    SQLBind(userID), SQLBind(credentialID), SQLBind(Data(registered.publicKey)),
+                    SQLBind(registered.algorithm.rawValue), SQLBind(Int64(registered.signCount)),
+                    SQLBind(registered.backupEligible), SQLBind(registered.backedUp), SQLBind(name),
+                    SQLBind(registered.aaguid.map { String(format: "%02x", $0) }.joined()), SQLBind(now)
+                )
+                .returning("id").first(decodingColumn: "id", as: Int64.self)
+            guard let id, let passkey = try await Self.find(id: id, sql: sql) else {
+                throw AppError(.internalServerError, "internal_error", "The passkey was not saved.")
+            }
+            return passkey
+        }
+    }
+
+    private static func find(id: Int64, sql: any SQLDatabase) async throws -> Passkey? {
+        try await sql.select().column("*").from("passkeys").where("id", .equal, id)
+            .first(decoding: Passkey.self, with: UserStore.decoder)
+    }
+
+    /// A person's passkeys, oldest first.
+    func list(userID: Int64) async throws -> [Passkey] {
+        try await database.read { sql in
+            try await sql.select().column("*").from("passkeys").where("user_id", .equal, userID).orderBy("id")
+                .all(decoding: Passkey.self, with: UserStore.decoder)
+        }
+    }
+
+    /// How many passkeys a person has, without reading them.
+    func count(userID: Int64) async throws -> Int {
+        try await database.read { sql in
+            try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("passkeys")
+                .where("user_id", .equal, userID).first(decodingColumn: "n", as: Int.self) ?? 0
+        }
+    }
+
+    func find(credentialID: String) async throws -> Passkey? {
+        try await database.read { sql in
+            try await sql.select().column("*").from("passkeys").where("credential_id", .equal, credentialID)
+                .first(decoding: Passkey.self, with: UserStore.decoder)
+        }
+    }
+
+    /// One of a person's own passkeys; someone else's is as good as missing.
+    func find(id: Int64, userID: Int64) async throws -> Passkey? {
+        try await database.read { sql in
+            try await sql.select().column("*").from("passkeys").where("id", .equal, id)
+                .where("user_id", .equal, userID).first(decoding: Passkey.self, with: UserStore.decoder)
+        }
+    }
+
+    func rename(id: Int64, userID: Int64, name: String) async throws {
+        try await database.write { sql in
+            try await sql.update("passkeys").set("name", to: name).where("id", .equal, id)
+                .where("user_id", .equal, userID).run()
+        }
+    }
+
+    func remove(id: Int64, userID: Int64) async throws {
+        try await database.write { sql in
+            try await sql.delete(from: "passkeys").where("id", .equal, id).where("user_id", .equal, userID).run()
+        }
+    }
+
+    /// After a verified assertion: the counter never moves back, so a copied passkey keeps being noticed.
+    func recordUse(_ passkey: Passkey, assertion: VerifiedAssertion, now: Date = Date()) async throws {
+        try await database.write { sql in
+            try await sql.update("passkeys")
+                .set("sign_count", to: max(passkey.signCount, Int64(assertion.signCount)))
+                .set("backed_up", to: assertion.backedUp).set("last_used_at", to: now)
+                .where("id", .equal, passkey.id).run()
+        }
+    }
+
+    // MARK: Course settings
+
+    func policy(courseID: Int64, now: Date = Date()) async throws -> CourseVerification {
+        if let cached = policies.withLockedValue({ $0[courseID] }), cached.1 > now { return cached.0 }
+        let policy = try await database.read { sql in
+            try await sql.select().columns("required", "reuse_seconds").from("course_verification")
+                .where("course_id", .equal, courseID).first(decoding: CourseVerification.self, with: UserStore.decoder)
+        }
+        let found = policy ?? .off
+        policies.withLockedValue { cache in
+            if cache.count > 10_000 { cache.removeAll() }
+            cache[courseID] = (found, now.addingTimeInterval(Self.policyLifetime))
+        }
+        return found
+    }
+
+    func setPolicy(courseID: Int64, _ policy: CourseVerification, now: Date = Date()) async throws {
+        try await database.transaction { sql in
+            try await sql.delete(from: "course_verification").where("course_id", .equal, courseID).run()
+            try await sql.insert(into: "course_verification")
+                .columns("course_id", "required", "reuse_seconds", "updated_at")
+                .values(SQLBind(courseID), SQLBind(policy.required), SQLBind(policy.reuseSeconds), SQLBind(now)).run()
+        }
+        _ = policies.withLockedValue { $0.removeValue(forKey: courseID) }
+    }
+
+    // MARK: Verifications at check-in
+
+    /// Keeps a verification made (or reused) for a check-in; this is the evidence the teacher sees.
+    func recordVerification(
+        userID: Int64, credentialID: String, sessionID: Int64, deviceID: String?, backupEligible: Bool,
+        backedUp: Bool, reused: Bool, now: Date = Date()
+    ) async throws {
+        try await database.write { sql in
+            try await sql.insert(into: "passkey_verifications")
+                .columns(
+                    "user_id", "credential_id", "session_id", "device_id", "backup_eligible", "backed_up", "reused",
+                    "created_at"
+                )
+                .values(
+                    SQLBind(userID), SQLBind(credentialID), SQLBind(sessionID), SQLBind(deviceID),
+                    SQLBind(backupEligible), SQLBind(backedUp), SQLBind(reused), SQLBind(now)
+                ).run()
+        }
+    }
+
+    /// The latest fresh (not reused) verification of a person from one device, for the reuse window.
+    func lastVerification(userID: Int64, deviceID: String) async throws -> CheckInVerificationRecord? {
+        try await database.read { sql in
+            try await Self.records(sql).where(
+                SQLColumn("user_id", table: "passkey_verifications"), .equal, SQLBind(userID)
+            )
+            .where(SQLColumn("device_id", table: "passkey_verifications"), .equal, SQLBind(deviceID))
+            .where(SQLColumn("reused", table: "passkey_verifications"), .equal, SQLBind(false))
+            .orderBy(
+                SQLOrderBy(
+                    expression: SQLColumn("id", table: "passkey_verifications"), direction: SQLDirection.descending)
+            ).limit(1).all()
+            .first.map(Self.record)
+        }
+    }
+
+    /// The devices a credential was used from in one session.
+    func devices(sessionID: Int64, credentialID: String) async throws -> Set<String> {
+        try await database.read { sql in
+            Set(
+                try await sql.select().column("device_id").from("passkey_verifications")
+                    .where("session_id", .equal, sessionID).where("credential_id", .equal, credentialID)
+                    .all().compactMap {
+                        try $0.decodeNil(column: "device_id") ? nil : $0.decode(column: "device_id", as: String.self)
+                    }
+            )
+        }
+    }
+
+    /// Every verification at check-in in a session, newest first.
+    func verifications(sessionID: Int64) async throws -> [CheckInVerificationRecord] {
+        try await database.read { sql in
+            try await Self.records(sql)
+                .where(SQLColumn("session_id", table: "passkey_verifications"), .equal, SQLBind(sessionID))
+                .orderBy(
+                    SQLOrderBy(
+                        expression: SQLColumn("id", table: "passkey_verifications"), direction: SQLDirection.descending)
+                ).all().map(Self.record)
+        }
+    }
+
+    private static func records(_ sql: any SQLDatabase) -> SQLSelectBuilder {
+        sql.select().column(SQLColumn("*", table: "passkey_verifications"))
+            .column(SQLColumn("name", table: "users"), as: "student_name")
+            .column(SQLColumn("name", table: "passkeys"), as: "passkey_name")
+            .from("passkey_verifications").join("users", on: "users.id = passkey_verifications.user_id")
+            .join(
+                "passkeys", method: SQLJoinMethod.left,
+                on: "passkeys.credential_id = passkey_verifications.credential_id")
+    }
+
+    private static func record(_ row: any SQLRow) throws -> CheckInVerificationRecord {
+        CheckInVerificationRecord(
+            studentId: try row.decode(column: "user_id", as: Int64.self),
+            studentName: try row.decode(column: "student_name", as: String.self),
+            credentialId: try row.decode(column: "credential_id", as: String.self),
+            passkeyName: try row.decodeNil(column: "passkey_name")
+                ? nil : try row.decode(column: "passkey_name", as: String.self),
+            deviceId: try row.decodeNil(column: "device_id")
+                ? nil : try row.decode(column: "device_id", as: String.self),
+            backupEligible: try row.decode(column: "backup_eligible", as: Bool.self),
+            backedUp: try row.decode(column: "backed_up", as: Bool.self),
+            reused: try row.decode(column: "reused", as: Bool.self),
+            createdAt: try row.decode(column: "created_at", as: Date.self)
+        )
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import PasskeyTestSupport
+import RollcallCore
+import SQLiteNIO
+import Testing
+
+@testable import RollcallServer
+
+extension SoftwareAuthenticator {
+    /// An authenticator for `account` on the test server's relying party (`http://localhost:8080`).
+    static func of(
+        _ account: Account, _ kind: Kind = .p256, synced: Bool = false
+    ) -> SoftwareAuthenticator {
+        SoftwareAuthenticator(
+            kind, userHandle: PasskeyStore.userHandle(account.id), backupEligible: synced, backedUp: synced,
+            counts: !synced
+        )
+    }
+}
+
+extension Reply {
+    /// The challenge of WebAuthn options in this answer.
+    var challenge: [UInt8] { Base64URL.decode(string("publicKey.challenge") ?? "") ?? [] }
+}
+
+extension API {
+    /// Asks for registration options, answering the challenge.
+    func registrationChallenge(_ account: Account) async throws -> [UInt8] {
+        let options = try await call(.post, "/api/v1/passkeys/options", as: account)
+        #expect(options.status == .ok, "\(options.text)")
+        return options.challenge
+    }
+
+    /// Registers the authenticator's passkey for `account` through the API.
+    @discardableResult
+    func addPasskey(
+        _ account: Account, _ authenticator: SoftwareAuthenticator, name: String = "My phone", format: String = "none"
+    ) async throws -> Reply {
+        let challenge = try await registrationChallenge(account)
+        let reply = try await call(
+            .post, "/api/v1/passkeys", as: account,
+            json: ["name": name, "credential": authenticator.registrationJSON(challenge: challenge, format: format)]
+        )
+        #expect(reply.status == .created, "\(reply.text)")
+        return reply
+    }
+
+    /// A sign-in challenge, as the sign-in page asks for one.
+    func signInChallenge() async throws -> [UInt8] {
+        let options = try await call(.post, "/api/v1/auth/passkey-options")
+        #expect(options.status == .ok, "\(options.text)")
+        return options.challenge
+    }
+
+    /// Turns on passkey verification at check-in for a course.
+    func requireVerification(_ teacher: Account, courseID: Int64, reuseSeconds: Int = 0) async throws {
+        let reply = try await call(
+            .put, "/api/v1/courses/\(courseID)/verification", as: teacher,
+            json: ["required": true, "reuseSeconds": reuseSeconds]
+        )
+        #expect(reply.status == .ok, "\(reply.text)")
+    }
+
+    /// Check-in options for a ticket, as the check-in page asks for them.
+    func checkInOptions(_ student: Account, ticket: String, deviceID: String = "phone-0001") async throws -> Reply {
+        try await call(
+            .post, "/api/v1/check-ins/passkey-options", as: student, json: ["ticket": ticket, "deviceId": deviceID]
+        )
+    }
+
+    /// Rows read straight from the test's database, each column as text (`nil` for NULL).
+    func rows(_ sql: String) async throws -> [[String: String?]] {
+        let connection = try await SQLiteConnection.open(storage: .file(path: databasePath))
+        do {
+            let rows = try await connection.query(sql).map { row in
+                Dictionary(uniqueKeysWithValues: row.columns.map { ($0.name, $0.data.string) })
+            }
+            try await connection.close()
+            return rows
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+}
