@@ -52,13 +52,13 @@ struct RecordPages: Sendable {
     static func summaryData(_ summary: AttendanceSummary) -> [String: Any] {
         let percentage = summary.percentage
         return [
-            "percentValue": String(format: "%.1f", percentage ?? 0),
+            "percentValue": String(format: "%.1f", percentage ?? 0), "hasPercentage": percentage != nil,
             "percentText": percentage.map { "\(Int($0.rounded()))%" } ?? "—",
             "meterTone": percentage.map { $0 >= 80 ? "good" : $0 >= 60 ? "warn" : "bad" } ?? "good",
             "present": summary.counts[.present] ?? 0, "late": summary.counts[.late] ?? 0,
             "excused": summary.counts[.excused] ?? 0, "absent": summary.counts[.absent] ?? 0,
             "gradeText": summary.grade.map { "\(Int($0.rounded()))%" } ?? "—", "points": summary.points,
-            "maxPoints": summary.maxPoints, "sessionCount": summary.sessions,
+            "maxPoints": summary.maxPoints, "sessionCount": summary.sessions, "counts": summary.sessions > 0,
         ]
     }
 
