@@ -53,6 +53,9 @@ struct Bench: AsyncParsableCommand {
     }
 
     func measure(_ server: MeasuredServer, _ fixture: BenchFixture, on loop: any EventLoop) async throws {
+        let loadBefore =
+            (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
+            .joined(separator: " ") ?? "unknown"
         try await server.waitUntilUp(on: loop)
         var connected: [LoopbackConnection] = []
         for _ in 0..<connections { connected.append(try await LoopbackConnection.open(to: port, on: loop).get()) }
@@ -81,7 +84,7 @@ struct Bench: AsyncParsableCommand {
                 )
             )
         }
-        print(report(health: health, burst: rounds[0].1, arrivals: rounds[1].1))
+        print(report(health: health, burst: rounds[0].1, arrivals: rounds[1].1, loadBefore: loadBefore))
     }
 
     /// What one round measured: the answers' timing and the CPU each process spent on it.
@@ -150,7 +153,7 @@ struct Bench: AsyncParsableCommand {
         return String(frame.url.suffix(32))
     }
 
-    func report(health: Round, burst: Round, arrivals: Round) -> String {
+    func report(health: Round, burst: Round, arrivals: Round, loadBefore: String) -> String {
         func cpu(_ round: Round, per count: Int) -> String {
             String(
                 format: "%.0f µs server + %.0f µs load generator", round.serverCPU / Double(count) * 1e6,
@@ -164,7 +167,8 @@ struct Bench: AsyncParsableCommand {
 
             Server: `rollcall serve` in its own process, fresh SQLite file (WAL); load generator: this process, one
             event loop, \(connections) keep-alive connections over loopback. Each check-in is GET /C/CODE (→ ticket),
-            then POST /api/v1/check-ins; a round's students check in to a session of their own.
+            then POST /api/v1/check-ins; a round's students check in to a session of their own. The machine's load
+            average before the run (other work shares its cores): \(loadBefore).
 
             /healthz baseline (\(healthRequests) requests, as fast as the connections go):
               requests/s       \(Int(healthRate))
@@ -181,7 +185,8 @@ struct Bench: AsyncParsableCommand {
 
             Arrivals: \(students) students arriving \(rate) a second (open loop, over \(spread) s); latency from each
             student's scheduled arrival to "checked in", so waiting for a connection or a busy server is counted:
-              check-ins/s      \(Int(arrivals.measurement.perSecond))
+              offered/s        \(rate)
+              answered/s       \(Int(arrivals.measurement.perSecond)) (all answers ÷ first arrival to last answer)
               latency p50      \(arrivals.measurement.percentile(50)) ms
               latency p95      \(arrivals.measurement.percentile(95)) ms
               latency p99      \(arrivals.measurement.percentile(99)) ms
