@@ -142,6 +142,7 @@ struct CheckInController: Sendable {
         )
     }
 
+    /// A ticket belongs to the student who scanned it signed in, or else to the first who checked in with it.
     static let ticketTaken = AppError(
         .badRequest, CheckInError.invalidCode.code,
         "This check-in link was opened by another student. Scan the code on the screen yourself."

@@ -188,8 +188,8 @@ final class SQLiteReaders: Sendable {
             guard !state.closed else {
                 throw AppError(.serviceUnavailable, "database_unavailable", "The database does not answer.")
             }
-            state.turn &+= 1
-            return state.connections.count < count ? nil : state.connections[state.turn % count]
+            state.turn = (state.turn + 1) % count
+            return state.connections.count < count ? nil : state.connections[state.turn]
         }
         if let next { return try await body(next) }
         let opened = try await source.makeConnection(logger: logger, on: MultiThreadedEventLoopGroup.singleton.next())
