@@ -1,19 +1,24 @@
 import ArgumentParser
-import AsyncHTTPClient
 import Foundation
-import Hummingbird
 import NIOCore
+import NIOHTTP1
+import NIOPosix
 import RollcallServer
 
-/// `rollcall bench`: a room of students checking in at once, measured against the same server's `/healthz`.
+/// `rollcall bench`: a room of students checking in, measured against the same server's `/healthz`.
+///
+/// The measured server is a separate `rollcall serve` process on a fresh SQLite file, so that its CPU time can be
+/// read apart from the load generator's; both share the machine, as they would on a teacher's laptop.
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure check-ins per second and their latency on a fresh server over loopback."
     )
-    @Option(help: "Students checking in, all at once.")
+    @Option(help: "Students checking in, in each round.")
     var students = 1000
-    @Option(help: "Open connections from the load generator to the server.")
+    @Option(help: "Open keep-alive connections from the load generator to the server.")
     var connections = 64
+    @Option(help: "Arrivals per second in the arrival round.")
+    var rate = 2000
     @Option(help: "Requests to /healthz for the baseline.")
     var healthRequests = 5000
     @Option(help: "Port for the measured server.")
@@ -22,6 +27,7 @@ struct Bench: AsyncParsableCommand {
     func validate() throws {
         guard (1...100_000).contains(students) else { throw ValidationError("--students must be 1 to 100000.") }
         guard (1...1024).contains(connections) else { throw ValidationError("--connections must be 1 to 1024.") }
+        guard (1...1_000_000).contains(rate) else { throw ValidationError("--rate must be 1 to 1000000.") }
     }
 
     func run() async throws {
@@ -32,115 +38,229 @@ struct Bench: AsyncParsableCommand {
             hostname: "127.0.0.1", port: port, dataDirectory: directory.path, logLevel: .error
         )
         print("Preparing \(students) students on a fresh SQLite file…")
-        let fixture = try await BenchFixture.make(configuration, students: students)
-        let app = try await buildApplication(configuration)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService(gracefulShutdownSignals: []) }
-            let base = "http://127.0.0.1:\(port)"
-            var clientConfiguration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-            clientConfiguration.connectionPool = .init(
-                idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections
-            )
-            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
-            do {
-                try await waitUntilUp(client, base)
-                let health = try await measure(count: healthRequests) { _ in
-                    let response = try await client.execute(
-                        HTTPClientRequest(url: "\(base)/healthz"), timeout: .seconds(30))
-                    _ = try await response.body.collect(upTo: 1024)
-                    guard response.status == .ok else { throw BenchError("healthz answered \(response.status)") }
-                }
-                let code = try await projectedCode(client, base, fixture)
-                let checkIns = try await measure(count: students) { index in
-                    try await checkIn(client, base, code: code, token: fixture.studentTokens[index], index: index)
-                }
-                print(report(health: health, checkIns: checkIns))
-                try await client.shutdown()
-            } catch {
-                try? await client.shutdown()
-                group.cancelAll()
-                throw error
-            }
-            group.cancelAll()
+        let fixture = try await BenchFixture.make(configuration, students: students, sessions: 2)
+        let server = try MeasuredServer.start(dataDirectory: directory.path, port: port)
+        defer { server.stop() }
+        // One event loop: the load generator takes at most one of the machine's cores.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        do {
+            try await measure(server, fixture, on: group.next())
+            try await group.shutdownGracefully()
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
         }
+    }
+
+    func measure(_ server: MeasuredServer, _ fixture: BenchFixture, on loop: any EventLoop) async throws {
+        let loadBefore =
+            (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
+            .joined(separator: " ") ?? "unknown"
+        try await server.waitUntilUp(on: loop)
+        var connected: [LoopbackConnection] = []
+        for _ in 0..<connections { connected.append(try await LoopbackConnection.open(to: port, on: loop).get()) }
+        let pool = connected
+        defer { loop.execute { for connection in pool { connection.close() } } }
+
+        let health = try await round(server, pool, loop, count: healthRequests, rate: nil) { connection, _, done in
+            connection.send(.GET, "/healthz") { result in
+                done(
+                    result.flatMap {
+                        $0.status == .ok ? .success(()) : .failure(LoopbackError("healthz: \($0.status)"))
+                    })
+            }
+        }
+        var rounds: [(String, Round)] = []
+        for (name, sessionID, rate) in [
+            ("burst", fixture.sessionIDs[0], nil), ("arrivals", fixture.sessionIDs[1], Optional(rate)),
+        ] {
+            let code = try await projectedCode(pool[0], loop, session: sessionID, token: fixture.teacherToken)
+            rounds.append(
+                (
+                    name,
+                    try await round(server, pool, loop, count: students, rate: rate) { connection, index, done in
+                        checkIn(connection, code: code, token: fixture.studentTokens[index], index: index, done: done)
+                    }
+                )
+            )
+        }
+        print(report(health: health, burst: rounds[0].1, arrivals: rounds[1].1, loadBefore: loadBefore))
+    }
+
+    /// What one round measured: the answers' timing and the CPU each process spent on it.
+    struct Round {
+        var measurement: Measurement
+        var serverCPU: Double
+        var generatorCPU: Double
+    }
+
+    /// Runs `count` operations, all released at once (`rate` nil) or arriving `rate` a second.
+    func round(
+        _ server: MeasuredServer, _ pool: [LoopbackConnection], _ loop: any EventLoop, count: Int, rate: Int?,
+        _ operation: @escaping LoopbackRun.Operation
+    ) async throws -> Round {
+        let serverBefore = server.cpuSeconds()
+        let generatorBefore = MeasuredServer.ownCPUSeconds()
+        let spacing = rate.map { 1_000_000_000 / Int64($0) } ?? 0
+        let run = LoopbackRun(
+            on: loop, count: count, start: .now() + .milliseconds(5), offset: { .nanoseconds(Int64($0) * spacing) },
+            operation: operation
+        )
+        let measurement = try await run.run(over: pool)
+        return Round(
+            measurement: measurement, serverCPU: server.cpuSeconds() - serverBefore,
+            generatorCPU: MeasuredServer.ownCPUSeconds() - generatorBefore
+        )
     }
 
     /// One student's whole check-in: open the scanned link, follow it to the ticket, check in with it.
-    func checkIn(_ client: HTTPClient, _ base: String, code: String, token: String, index: Int) async throws {
-        var scan = HTTPClientRequest(url: "\(base)/C/\(code)")
-        scan.headers.add(name: "Authorization", value: "Bearer \(token)")
-        let scanned = try await client.execute(scan, timeout: .seconds(30))
-        _ = try await scanned.body.collect(upTo: 64 * 1024)
-        guard scanned.status == .found, let location = scanned.headers.first(name: "Location") else {
-            throw BenchError("the scan answered \(scanned.status)")
-        }
-        var request = HTTPClientRequest(url: "\(base)/api/v1/check-ins")
-        request.method = .POST
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        request.headers.add(name: "Content-Type", value: "application/json")
-        let ticket = location.dropFirst("/check-in/".count)
-        request.body = .bytes(ByteBuffer(string: #"{"ticket":"\#(ticket)","deviceId":"bench-device-\#(index)"}"#))
-        let response = try await client.execute(request, timeout: .seconds(30))
-        let body = try await response.body.collect(upTo: 64 * 1024)
-        guard response.status == .created else {
-            throw BenchError("a check-in answered \(response.status): \(String(buffer: body))")
+    func checkIn(
+        _ connection: LoopbackConnection, code: String, token: String, index: Int,
+        done: @escaping (Result<Void, any Error>) -> Void
+    ) {
+        connection.send(.GET, "/C/\(code)", token: token) { result in
+            guard case .success(let scanned) = result else { return done(result.map { _ in () }) }
+            guard scanned.status == .found, let location = scanned.location, location.hasPrefix("/check-in/") else {
+                return done(.failure(LoopbackError("the scan answered \(scanned.status)")))
+            }
+            let ticket = location.dropFirst("/check-in/".count)
+            connection.send(
+                .POST, "/api/v1/check-ins", token: token,
+                json: #"{"ticket":"\#(ticket)","deviceId":"bench-device-\#(index)"}"#
+            ) { result in
+                done(
+                    result.flatMap { answer in
+                        answer.status == .created
+                            ? .success(())
+                            : .failure(
+                                LoopbackError("a check-in answered \(answer.status): \(String(buffer: answer.body))"))
+                    }
+                )
+            }
         }
     }
 
-    func projectedCode(_ client: HTTPClient, _ base: String, _ fixture: BenchFixture) async throws -> String {
-        var request = HTTPClientRequest(url: "\(base)/api/v1/sessions/\(fixture.sessionID)/projector")
-        request.headers.add(name: "Authorization", value: "Bearer \(fixture.teacherToken)")
-        let response = try await client.execute(request, timeout: .seconds(30))
-        let body = try await response.body.collect(upTo: 1024 * 1024)
+    func projectedCode(
+        _ connection: LoopbackConnection, _ loop: any EventLoop, session: Int64, token: String
+    ) async throws -> String {
+        let promise = loop.makePromise(of: LoopbackAnswer.self)
+        loop.execute {
+            connection.send(.GET, "/api/v1/sessions/\(session)/projector", token: token) { promise.completeWith($0) }
+        }
+        let answer = try await promise.futureResult.get()
         struct Frame: Decodable { var url: String }
-        let frame = try JSONDecoder().decode(Frame.self, from: body)
+        let frame = try JSONDecoder().decode(Frame.self, from: Data(answer.body.readableBytesView))
         return String(frame.url.suffix(32))
     }
 
-    func waitUntilUp(_ client: HTTPClient, _ base: String) async throws {
-        for _ in 0..<100 {
-            if let response = try? await client.execute(
-                HTTPClientRequest(url: "\(base)/healthz"), timeout: .seconds(1)),
-                response.status == .ok
-            {
-                return
+    func report(health: Round, burst: Round, arrivals: Round, loadBefore: String) -> String {
+        func cpu(_ round: Round, per count: Int) -> String {
+            String(
+                format: "%.0f µs server + %.0f µs load generator", round.serverCPU / Double(count) * 1e6,
+                round.generatorCPU / Double(count) * 1e6
+            )
+        }
+        let healthRate = health.measurement.perSecond
+        let spread = String(format: "%.2f", Double(students) / Double(rate))
+        let ratio = String(format: "%.2f", burst.measurement.perSecond / healthRate)
+        return """
+
+            Server: `rollcall serve` in its own process, fresh SQLite file (WAL); load generator: this process, one
+            event loop, \(connections) keep-alive connections over loopback. Each check-in is GET /C/CODE (→ ticket),
+            then POST /api/v1/check-ins; a round's students check in to a session of their own. The machine's load
+            average before the run (other work shares its cores): \(loadBefore).
+
+            /healthz baseline (\(healthRequests) requests, as fast as the connections go):
+              requests/s       \(Int(healthRate))
+              latency p50/p99  \(health.measurement.percentile(50)) / \(health.measurement.percentile(99)) ms
+              CPU per request  \(cpu(health, per: healthRequests))
+
+            Burst: \(students) students released at the same instant; latency from that instant to "checked in",
+            so it includes waiting behind everyone else:
+              check-ins/s      \(Int(burst.measurement.perSecond))
+              latency p50      \(burst.measurement.percentile(50)) ms
+              latency p95      \(burst.measurement.percentile(95)) ms
+              latency p99      \(burst.measurement.percentile(99)) ms
+              CPU per check-in \(cpu(burst, per: students))
+
+            Arrivals: \(students) students arriving \(rate) a second (open loop, over \(spread) s); latency from each
+            student's scheduled arrival to "checked in", so waiting for a connection or a busy server is counted:
+              offered/s        \(rate)
+              answered/s       \(Int(arrivals.measurement.perSecond)) (all answers ÷ first arrival to last answer)
+              latency p50      \(arrivals.measurement.percentile(50)) ms
+              latency p95      \(arrivals.measurement.percentile(95)) ms
+              latency p99      \(arrivals.measurement.percentile(99)) ms
+              latency max      \(arrivals.measurement.percentile(100)) ms
+              CPU per check-in \(cpu(arrivals, per: students))
+
+            ratio burst check-ins/s ÷ /healthz requests/s: \(ratio)
+            """
+    }
+}
+
+/// The `rollcall serve` process under measurement.
+final class MeasuredServer: @unchecked Sendable {
+    let process: Process
+    let port: Int
+
+    private init(process: Process, port: Int) {
+        self.process = process
+        self.port = port
+    }
+
+    /// Starts this same executable as `rollcall serve` on the prepared data directory.
+    static func start(dataDirectory: String, port: Int) throws -> MeasuredServer {
+        let process = Process()
+        process.executableURL = URL(
+            fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                ?? CommandLine.arguments[0]
+        )
+        process.arguments = ["serve", "--hostname", "127.0.0.1", "--port", String(port), "--data-dir", dataDirectory]
+        var environment = ProcessInfo.processInfo.environment
+        environment["ROLLCALL_DATABASE_URL"] = nil
+        environment["ROLLCALL_LOG_LEVEL"] = "error"
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return MeasuredServer(process: process, port: port)
+    }
+
+    func waitUntilUp(on loop: any EventLoop) async throws {
+        for _ in 0..<300 {
+            guard process.isRunning else { throw LoopbackError("the server stopped at start") }
+            if let connection = try? await LoopbackConnection.open(to: port, on: loop).get() {
+                let promise = loop.makePromise(of: LoopbackAnswer.self)
+                loop.execute { connection.send(.GET, "/healthz") { promise.completeWith($0) } }
+                let answer = try? await promise.futureResult.get()
+                loop.execute { connection.close() }
+                if answer?.status == .ok { return }
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw BenchError("the server did not start on port \(port)")
+        throw LoopbackError("the server did not start on port \(port)")
     }
 
-    /// Runs `count` operations all at once and times each, and the whole.
-    func measure(count: Int, _ operation: @escaping @Sendable (Int) async throws -> Void) async throws -> Measurement {
-        let start = ContinuousClock.now
-        let latencies = try await withThrowingTaskGroup(of: Duration.self) { group in
-            for index in 0..<count {
-                group.addTask {
-                    let began = ContinuousClock.now
-                    try await operation(index)
-                    return ContinuousClock.now - began
-                }
-            }
-            var latencies: [Duration] = []
-            for try await latency in group { latencies.append(latency) }
-            return latencies
-        }
-        return Measurement(total: ContinuousClock.now - start, latencies: latencies.sorted())
+    /// CPU seconds (user + system) the server process has used so far.
+    func cpuSeconds() -> Double { Self.cpuSeconds(process: String(process.processIdentifier)) }
+
+    /// CPU seconds this process (the load generator) has used so far.
+    static func ownCPUSeconds() -> Double { cpuSeconds(process: "self") }
+
+    private static func cpuSeconds(process: String) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
+            let end = stat.lastIndex(of: ")")
+        else { return .nan }
+        // After the command name, which may hold spaces: the state is field 3, utime 14 and stime 15, in the
+        // kernel's clock ticks of 1/100 s.
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
+        return (user + system) / 100
     }
 
-    func report(health: Measurement, checkIns: Measurement) -> String {
-        """
-
-        \(students) students checking in at once over \(connections) connections (scan + check-in each):
-          check-ins/s      \(Int(checkIns.perSecond))
-          latency p50      \(checkIns.percentile(50)) ms
-          latency p95      \(checkIns.percentile(95)) ms
-          latency p99      \(checkIns.percentile(99)) ms
-        /healthz baseline (\(healthRequests) requests, same server, same run):
-          requests/s       \(Int(health.perSecond))
-          latency p99      \(health.percentile(99)) ms
-        ratio check-ins/s ÷ /healthz requests/s: \(String(format: "%.2f", checkIns.perSecond / health.perSecond))
-        """
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
     }
 }
 
@@ -158,9 +278,4 @@ struct Measurement {
 
 extension Duration {
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}
-
-struct BenchError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

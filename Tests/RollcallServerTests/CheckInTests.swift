@@ -46,6 +46,21 @@ struct Classroom {
 }
 
 extension API {
+    /// A session's secret from the test's database file, to sign tickets for moments the API cannot reach quickly.
+    func secret(ofSession id: Int64) async throws -> [UInt8] {
+        let connection = try await SQLiteConnection.open(storage: .file(path: databasePath))
+        let rows: [SQLiteRow]
+        do {
+            rows = try await connection.query("SELECT secret FROM sessions WHERE id = ?", [.integer(Int(id))])
+            try await connection.close()
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        guard case .blob(let buffer) = rows.first?.column("secret") else { throw CancellationError() }
+        return Array(buffer.readableBytesView)
+    }
+
     /// Runs SQL on the test's database file, to set up moments in time the API cannot reach quickly.
     func execute(_ sql: String) async throws {
         let connection = try await SQLiteConnection.open(storage: .file(path: databasePath))
@@ -153,11 +168,62 @@ struct CheckInTests {
             let late = try await api.call(.post, "/api/v1/check-ins", as: room.student, json: ["ticket": ticket])
             #expect(late.status == .created, "\(late.text)")
             let other = try await api.register("Other Student")
-            let stale = try await room.scan(api)
-            try await api.execute("UPDATE check_in_tickets SET expires_at = expires_at - 121")
+            let secret = try await api.secret(ofSession: room.sessionID)
+            let scannedLongAgo = ScanTicket(
+                sessionRef: room.sessionID, step: 0, scannedAt: Date().addingTimeInterval(-121), studentID: nil)
             try await api.expectRefused(
-                .post, "/api/v1/check-ins", as: other, json: ["ticket": stale], status: .conflict, code: "code_expired"
+                .post, "/api/v1/check-ins", as: other, json: ["ticket": scannedLongAgo.signed(secret: secret)],
+                status: .conflict, code: "code_expired"
             )
+        }
+    }
+
+    @Test func a_ticket_scanned_signed_out_belongs_to_the_first_student_who_checks_in_with_it() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            let course = try await api.call(.get, "/api/v1/courses/\(room.courseID)", as: room.teacher)
+            let friend = try await api.register("Link Forwarder")
+            _ = try await api.call(
+                .post, "/api/v1/courses/join", as: friend,
+                json: ["code": try #require(course.string("course.joinCode"))]
+            )
+            let ticket = try await room.scan(api)  // nobody signed in yet
+            let first = try await api.call(.post, "/api/v1/check-ins", as: room.student, json: ["ticket": ticket])
+            #expect(first.status == .created, "\(first.text)")
+            let before = try await api.snapshot()
+            let refusal = try await api.call(.post, "/api/v1/check-ins", as: friend, json: ["ticket": ticket])
+            #expect(refusal.status == .badRequest)
+            #expect(refusal.errorCode == "invalid_code")
+            #expect(
+                refusal.errorMessage
+                    == "This check-in link was opened by another student. Scan the code on the screen yourself."
+            )
+            #expect(try await api.snapshot() == before, "a refused check-in changed stored data")
+            let again = try await api.call(.post, "/api/v1/check-ins", as: room.student, json: ["ticket": ticket])
+            #expect(again.status == .ok)
+            #expect(again.string("checkedInAt") == first.string("checkedInAt"))
+            let session = try await api.call(.get, "/api/v1/sessions/\(room.sessionID)", as: room.teacher)
+            #expect(session.int("session.counts.present") == 1)
+        }
+    }
+
+    @Test func tickets_not_signed_by_their_session_are_refused() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            let other = try await Classroom.open(api, teacher: "Olga Other", student: "Otto Other")
+            let genuine = try await room.scan(api)
+            var tampered = Array(genuine)
+            tampered[40] = tampered[40] == "A" ? "B" : "A"
+            let foreign = ScanTicket(sessionRef: room.sessionID, step: 0, scannedAt: Date(), studentID: nil)
+                .signed(secret: try await api.secret(ofSession: other.sessionID))
+            for ticket in [String(tampered), foreign, String(genuine.dropLast()), genuine + "A"] {
+                try await api.expectRefused(
+                    .post, "/api/v1/check-ins", as: room.student, json: ["ticket": ticket], status: .badRequest,
+                    code: "invalid_code"
+                )
+            }
+            let page = try await api.call(.get, "/check-in/\(String(tampered))", as: room.student)
+            #expect(page.status == .notFound)
         }
     }
 

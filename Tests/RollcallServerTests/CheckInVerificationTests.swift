@@ -286,10 +286,12 @@ struct CheckInVerificationTests {
             try await api.expectRefused(
                 .post, "/api/v1/check-ins/passkey-options", as: room.student, json: ["sessionId": 999_999],
                 status: .notFound, code: "session_not_found")
-            try await api.execute("UPDATE check_in_tickets SET expires_at = expires_at - 121")
+            let secret = try await api.secret(ofSession: room.sessionID)
+            let scannedLongAgo = ScanTicket(
+                sessionRef: room.sessionID, step: 0, scannedAt: Date().addingTimeInterval(-121), studentID: nil)
             try await api.expectRefused(
-                .post, "/api/v1/check-ins/passkey-options", as: room.student, json: ["ticket": ticket],
-                status: .conflict, code: "code_expired")
+                .post, "/api/v1/check-ins/passkey-options", as: room.student,
+                json: ["ticket": scannedLongAgo.signed(secret: secret)], status: .conflict, code: "code_expired")
         }
     }
 

@@ -61,8 +61,7 @@ struct CheckInController: Sendable {
         }
         switch session.rotatingCode.validate(code, at: now) {
         case .fresh(let step):
-            return try await stores.checkIns.issueTicket(
-                sessionID: session.id, step: step, scannedAt: now, studentID: studentID)
+            return stores.checkIns.issueTicket(session: session, step: step, scannedAt: now, studentID: studentID)
         case .expired: throw Self.appError(CheckInRefusal(.codeExpired))
         case .fromFuture, .invalid: throw Self.appError(CheckInRefusal(.invalidCode))
         }
@@ -72,7 +71,8 @@ struct CheckInController: Sendable {
         let student = try context.requireRole(.student, message: "Only students check in; teachers mark by hand.")
         let input = try await request.decodeJSON(as: CheckInRequest.self, context: context)
         let now = Date()
-        let (session, code, via, ticketHash) = try await presented(input, studentID: student.id, now: now)
+        let (found, code, via, ticketHash) = try await presented(input, studentID: student.id, now: now)
+        var session = found
         let reading = try input.location.map { location in
             let reading = LocationReading(
                 point: GeoPoint(latitude: location.latitude, longitude: location.longitude), accuracy: location.accuracy
@@ -91,11 +91,15 @@ struct CheckInController: Sendable {
             }
             return id
         }
+        guard
+            let standing = try await stores.checkIns.standing(
+                sessionID: session.id, studentID: student.id, deviceID: deviceID, ticketHash: ticketHash
+            )
+        else { throw Self.appError(CheckInRefusal(.invalidCode)) }
+        standing.moment.apply(to: &session)
+        if standing.ticketUsedByOther { throw Self.ticketTaken }
         let identity = try await CheckInVerification(stores: stores, configuration: configuration).verify(
             input.passkey, session: session, student: student, ticket: input.ticket, deviceID: deviceID, now: now
-        )
-        let standing = try await stores.checkIns.standing(
-            sessionID: session.id, courseID: session.courseId, studentID: student.id, deviceID: deviceID
         )
         let settings = session.settings
         let facts = CheckInFacts(
@@ -128,6 +132,7 @@ struct CheckInController: Sendable {
             case .deviceTaken:
                 try await flagSharedDevice(session: session, student: student)
                 throw Self.appError(CheckInRefusal(.deviceAlreadyUsed))
+            case .ticketTaken: throw Self.ticketTaken
             }
         }
         return try CheckInAnswer(
@@ -143,20 +148,22 @@ struct CheckInController: Sendable {
         )
     }
 
-    /// Finds the session and how fresh the presented proof is; each session mode accepts only its own proof.
+    /// A ticket belongs to the student who scanned it signed in, or else to the first who checked in with it.
+    static let ticketTaken = AppError(
+        .badRequest, CheckInError.invalidCode.code,
+        "This check-in link was opened by another student. Scan the code on the screen yourself."
+    )
+
+    /// Finds the session and how fresh the presented proof is; each session mode accepts only its own proof. A
+    /// ticket's session comes from memory with times that may be stale: the check-in reads them with the standing.
     func presented(
         _ input: CheckInRequest, studentID: Int64, now: Date
     ) async throws -> (ClassSession, RotatingCode.CodeCheck, String, String?) {
         if let token = input.ticket {
             guard let ticket = try await stores.checkIns.ticket(token),
-                let session = try await stores.sessions.find(id: ticket.sessionId)
+                let session = try await stores.sessions.fixedParts(id: ticket.sessionId)
             else { throw Self.appError(CheckInRefusal(.invalidCode)) }
-            if let owner = ticket.studentId, owner != studentID {
-                throw AppError(
-                    .badRequest, CheckInError.invalidCode.code,
-                    "This check-in link was opened by another student. Scan the code on the screen yourself."
-                )
-            }
+            if let owner = ticket.studentId, owner != studentID { throw Self.ticketTaken }
             let check: RotatingCode.CodeCheck =
                 now < ticket.expiresAt ? .fresh(step: ticket.step) : .expired(step: ticket.step)
             return (session, check, "qr", ticket.studentId == nil ? ticket.tokenHash : nil)

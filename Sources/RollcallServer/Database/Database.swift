@@ -1,6 +1,7 @@
 @preconcurrency import AsyncKit
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PostgresKit
@@ -20,9 +21,7 @@ public final class Database: Service, Sendable {
     private let logger: Logger
 
     private enum Pool: @unchecked Sendable {
-        case sqlite(
-            reader: EventLoopGroupConnectionPool<SQLiteFileSource>,
-            writer: EventLoopGroupConnectionPool<SQLiteFileSource>)
+        case sqlite(reader: SQLiteReaders, writer: EventLoopGroupConnectionPool<SQLiteFileSource>)
         case postgres(EventLoopGroupConnectionPool<PostgresConnectionSource>)
     }
 
@@ -42,14 +41,7 @@ public final class Database: Service, Sendable {
             logger: logger,
             on: MultiThreadedEventLoopGroup.singleton.next()
         )
-        let reader = EventLoopGroupConnectionPool(
-            source: SQLiteFileSource(path: path, readOnly: true),
-            maxConnectionsPerEventLoop: 2,
-            requestTimeout: .seconds(30),
-            pruneInterval: nil,
-            logger: logger,
-            on: MultiThreadedEventLoopGroup.singleton
-        )
+        let reader = SQLiteReaders(source: SQLiteFileSource(path: path, readOnly: true), count: 4, logger: logger)
         return Database(engine: .sqlite, pool: .sqlite(reader: reader, writer: writer), logger: logger)
     }
 
@@ -78,7 +70,7 @@ public final class Database: Service, Sendable {
         _ body: @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
         switch pool {
-        case .sqlite(let reader, _): try await Self.using(reader, logger: logger) { try await body($0.sql()) }
+        case .sqlite(let reader, _): try await reader.read { try await body($0.sql()) }
         case .postgres(let pool): try await Self.using(pool, logger: logger) { try await body($0.sql()) }
         }
     }
@@ -136,7 +128,7 @@ public final class Database: Service, Sendable {
     public func shutdown() async throws {
         switch pool {
         case .sqlite(let reader, let writer):
-            try await reader.shutdownAsync()
+            try await reader.shutdown()
             try await writer.shutdownAsync()
         case .postgres(let pool): try await pool.shutdownAsync()
         }
@@ -166,5 +158,71 @@ struct SQLiteFileSource: ConnectionPoolSource {
                 .flatMapError { error in connection.close().flatMapThrowing { throw error } }
                 .map { connection }
             }
+    }
+}
+
+/// Read-only SQLite connections taken in turn and never checked out. Each is opened FULLMUTEX, so SQLite serialises
+/// the calls made on one connection, and WAL lets them all read beside the writer; checking a connection out of a
+/// pool and back cost more hops between threads than the short reads of a check-in take.
+final class SQLiteReaders: Sendable {
+    private struct State {
+        var connections: [SQLiteConnection] = []
+        var turn = 0
+        var closed = false
+    }
+
+    private let source: SQLiteFileSource
+    private let count: Int
+    private let logger: Logger
+    private let state = NIOLockedValueBox(State())
+
+    init(source: SQLiteFileSource, count: Int, logger: Logger) {
+        self.source = source
+        self.count = count
+        self.logger = logger
+    }
+
+    /// Runs `body` on the next connection in turn; the connections are opened the first times round.
+    func read<Result: Sendable>(_ body: (SQLiteConnection) async throws -> Result) async throws -> Result {
+        let next: SQLiteConnection? = try state.withLockedValue { state in
+            guard !state.closed else {
+                throw AppError(.serviceUnavailable, "database_unavailable", "The database does not answer.")
+            }
+            state.turn = (state.turn + 1) % count
+            return state.connections.count < count ? nil : state.connections[state.turn]
+        }
+        if let next { return try await body(next) }
+        let opened = try await source.makeConnection(logger: logger, on: MultiThreadedEventLoopGroup.singleton.next())
+            .get()
+        let kept = state.withLockedValue { state in
+            guard !state.closed, state.connections.count < count else { return false }
+            state.connections.append(opened)
+            return true
+        }
+        if kept { return try await body(opened) }
+        // Another request opened the last one first, or the server is stopping: this one reads once and goes.
+        do {
+            let result = try await body(opened)
+            try await opened.close().get()
+            return result
+        } catch {
+            try? await opened.close().get()
+            throw error
+        }
+    }
+
+    func shutdown() async throws {
+        let connections = state.withLockedValue { state in
+            state.closed = true
+            defer { state.connections = [] }
+            return state.connections
+        }
+        // The future-returning close runs even when this task is cancelled (as a stopping service group cancels
+        // it); the async one would then give up, and an unclosed connection traps in debug builds.
+        var failure: (any Error)?
+        for connection in connections {
+            do { try await connection.close().get() } catch { failure = failure ?? error }
+        }
+        if let failure { throw failure }
     }
 }

@@ -2,15 +2,16 @@ import Foundation
 import HummingbirdBcrypt
 import RollcallCore
 
-/// A classroom made for measuring: a teacher, an open session, and signed-in students with their bearer tokens.
+/// A classroom made for measuring: a teacher, open sessions (one per measured round, since a student checks in once
+/// per session), and signed-in students with their bearer tokens.
 public struct BenchFixture: Sendable {
     public var teacherToken: String
-    public var sessionID: Int64
+    public var sessionIDs: [Int64]
     public var studentTokens: [String]
 
     /// Writes the classroom straight into the database, so that setting up a thousand accounts does not cost a
     /// thousand bcrypt hashes; the check-ins themselves then go through HTTP like any phone's.
-    public static func make(_ configuration: Configuration, students: Int) async throws -> BenchFixture {
+    public static func make(_ configuration: Configuration, students: Int, sessions: Int) async throws -> BenchFixture {
         let hash = Bcrypt.hash("bench-password", cost: 4)
         return try await Maintenance.withStores(configuration) { stores in
             let teacher = try await stores.users.create(
@@ -36,12 +37,18 @@ public struct BenchFixture: Sendable {
             // A long period keeps one projected code valid for the whole run, as a room scanning at once would see.
             var settings = SessionSettings.standard
             settings.period = 60
-            let session = try await stores.sessions.create(
-                courseID: course.id, title: "Benchmark", settings: settings, scheduledAt: nil, openNow: true
-            )
+            var sessionIDs: [Int64] = []
+            for round in 1...sessions {
+                sessionIDs.append(
+                    try await stores.sessions.create(
+                        courseID: course.id, title: "Benchmark \(round)", settings: settings, scheduledAt: nil,
+                        openNow: true
+                    ).id
+                )
+            }
             return BenchFixture(
                 teacherToken: try await stores.tokens.issue(userID: teacher.id, kind: .api).token,
-                sessionID: session.id, studentTokens: tokens
+                sessionIDs: sessionIDs, studentTokens: tokens
             )
         }
     }

@@ -45,7 +45,7 @@ struct AccessTokenStore: Sendable {
                     .where("token_hash", .equal, digest).where("kind", .equal, kind.rawValue)
                     .where("expires_at", .greaterThan, Date()).first()
             else { return nil }
-            let user = try row.decode(model: User.self, with: UserStore.decoder)
+            let user = try User(row: row)
             return Identity(
                 user: user, tokenHash: digest, csrf: try row.decode(column: "csrf", as: String.self),
                 viaCookie: kind == .web

@@ -119,6 +119,18 @@ actor CheckInBatcher {
             }
         }
 
+        // Tickets scanned signed out: the first student to check in with one owns it, as the evidence records.
+        var ticketOwners: [String: Int64] = [:]
+        let tickets = Set(group.compactMap(\.unboundTicket))
+        if !tickets.isEmpty {
+            for row in try await sql.select().columns("ticket_hash", "student_id").from("check_in_evidence")
+                .where("ticket_hash", .in, Array(tickets)).all()
+            {
+                ticketOwners[try row.decode(column: "ticket_hash", as: String.self)] = try row.decode(
+                    column: "student_id", as: Int64.self)
+            }
+        }
+
         // Attendance: one row per (session, student); a second attempt in the same group repeats the first.
         var firstAttempt: [Key: Int] = [:]
         var rows: [Int] = []
@@ -128,6 +140,13 @@ actor CheckInBatcher {
             {
                 outcomes[index] = .deviceTaken
                 continue
+            }
+            if let ticket = checkIn.unboundTicket {
+                if let owner = ticketOwners[ticket], owner != checkIn.studentID {
+                    outcomes[index] = .ticketTaken
+                    continue
+                }
+                ticketOwners[ticket] = checkIn.studentID
             }
             let key = Key(session: checkIn.sessionID, other: String(checkIn.studentID))
             if firstAttempt[key] == nil {
@@ -159,7 +178,7 @@ actor CheckInBatcher {
             var evidence = sql.insert(into: "check_in_evidence")
                 .columns(
                     "session_id", "student_id", "latitude", "longitude", "accuracy", "distance", "device_id",
-                    "client_address", "via", "created_at"
+                    "client_address", "via", "created_at", "ticket_hash"
                 )
             var anyEvidence = false
             for index in rows
@@ -169,7 +188,8 @@ actor CheckInBatcher {
                 evidence = evidence.values(
                     SQLBind(checkIn.sessionID), SQLBind(checkIn.studentID), SQLBind(proof.reading?.point.latitude),
                     SQLBind(proof.reading?.point.longitude), SQLBind(proof.reading?.accuracy), SQLBind(proof.distance),
-                    SQLBind(proof.deviceID), SQLBind(proof.clientAddress), SQLBind(proof.via), SQLBind(checkIn.at)
+                    SQLBind(proof.deviceID), SQLBind(proof.clientAddress), SQLBind(proof.via), SQLBind(checkIn.at),
+                    SQLBind(checkIn.unboundTicket)
                 )
                 anyEvidence = true
             }
@@ -180,10 +200,6 @@ actor CheckInBatcher {
             let key = Key(session: checkIn.sessionID, other: String(checkIn.studentID))
             if firstAttempt[key] == index && inserted.contains(key) {
                 outcomes[index] = .recorded(checkIn.status, checkIn.at)
-                if let ticket = checkIn.unboundTicket {
-                    try await sql.update("check_in_tickets").set("student_id", to: checkIn.studentID)
-                        .where("token_hash", .equal, ticket).run()
-                }
             } else if let existing = try await CheckInStore.existing(
                 sessionID: checkIn.sessionID, studentID: checkIn.studentID, sql: sql
             ) {

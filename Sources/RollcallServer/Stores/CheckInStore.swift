@@ -4,13 +4,14 @@ import SQLKit
 
 /// A scan of the projected code, pinned so that signing in or a slow phone cannot make a fresh scan expire.
 struct CheckInTicket: Sendable, Equatable {
+    /// What the check-in records when the ticket was scanned signed out, so that only its first student can use it.
     var tokenHash: String
     var sessionId: Int64
     /// The code step that was scanned; the ticket carries its freshness.
     var step: Int64
     var scannedAt: Date
     var expiresAt: Date
-    /// The first student to use the ticket; nobody else can.
+    /// The student who scanned signed in; nobody else can use the ticket.
     var studentId: Int64?
 }
 
@@ -31,76 +32,92 @@ enum CheckInOutcome: Sendable, Equatable {
     case existing(AttendanceStatus, Date)
     /// Another student checked in from this device in this session first.
     case deviceTaken
+    /// Another student checked in first with this ticket, scanned signed out.
+    case ticketTaken
 }
 
 /// Tickets, the attendance rows check-ins write, device bindings and flags for the teacher.
 struct CheckInStore: Sendable {
     let database: Database
     let batcher: CheckInBatcher
+    /// Where tickets find their session's secret.
+    let sessions: SessionStore
 
-    init(database: Database) {
+    init(database: Database, sessions: SessionStore? = nil) {
         self.database = database
         self.batcher = CheckInBatcher(database: database)
+        self.sessions = sessions ?? SessionStore(database: database)
     }
 
-    static let ticketLifetime: TimeInterval = 120
+    static let ticketLifetime: TimeInterval = ScanTicket.lifetime
 
-    func issueTicket(sessionID: Int64, step: Int64, scannedAt: Date, studentID: Int64?) async throws -> String {
-        let token = OpaqueToken.make()
-        try await database.write { sql in
-            try await sql.insert(into: "check_in_tickets")
-                .columns("token_hash", "session_id", "step", "scanned_at", "expires_at", "student_id")
-                .values(
-                    SQLBind(OpaqueToken.digest(token)), SQLBind(sessionID), SQLBind(step), SQLBind(scannedAt),
-                    SQLBind(scannedAt.addingTimeInterval(Self.ticketLifetime)), SQLBind(studentID)
-                ).run()
-        }
-        return token
+    /// Pins a scan in a ticket signed by the session: nothing is written, the ticket carries what was scanned.
+    func issueTicket(session: ClassSession, step: Int64, scannedAt: Date, studentID: Int64?) -> String {
+        ScanTicket(sessionRef: session.id, step: step, scannedAt: scannedAt, studentID: studentID)
+            .signed(secret: session.secret)
     }
 
+    /// The ticket `token` holds, if its session signed it.
     func ticket(_ token: String) async throws -> CheckInTicket? {
-        try await database.read { sql in
-            try await sql.select().column("*").from("check_in_tickets")
-                .where("token_hash", .equal, OpaqueToken.digest(token))
-                .first(decoding: CheckInTicket.self, with: UserStore.decoder)
-        }
+        guard let ref = ScanTicket.sessionRef(of: token), let session = try await sessions.fixedParts(id: ref),
+            let ticket = ScanTicket.verify(token, secret: session.secret)
+        else { return nil }
+        return CheckInTicket(
+            tokenHash: OpaqueToken.digest(token), sessionId: session.id, step: ticket.step,
+            scannedAt: ticket.scannedAt, expiresAt: ticket.expiresAt, studentId: ticket.studentID
+        )
     }
 
-    /// What the policy needs to know about this student in this session, read in one statement.
-    func standing(sessionID: Int64, courseID: Int64, studentID: Int64, deviceID: String?) async throws -> Standing {
+    /// What the policy needs to know about this student in this session, with the session's times as they are
+    /// now, read in one statement; `nil` when the session no longer exists.
+    func standing(sessionID: Int64, studentID: Int64, deviceID: String?, ticketHash: String?) async throws -> Standing?
+    {
         try await database.read { sql in
-            let row = try await sql.raw(
-                """
-                SELECT
-                  (SELECT COUNT(*) FROM enrollments WHERE course_id = \(bind: courseID) AND student_id = \(bind: studentID))
-                    AS enrolled,
-                  (SELECT status FROM attendance WHERE session_id = \(bind: sessionID) AND student_id = \(bind: studentID))
-                    AS status,
-                  (SELECT recorded_at FROM attendance WHERE session_id = \(bind: sessionID) AND student_id = \(bind: studentID))
-                    AS recorded_at,
-                  (SELECT student_id FROM device_bindings WHERE session_id = \(bind: sessionID) AND device_id = \(bind: deviceID ?? ""))
-                    AS device_owner
-                """
-            ).first()
-            guard let row else { return Standing(enrolled: false, existing: nil, deviceUsedByOther: false) }
+            guard
+                let row = try await sql.raw(
+                    """
+                    SELECT sessions.opened_at, sessions.closes_at, sessions.closed_at, courses.name AS course_name,
+                      (SELECT COUNT(*) FROM enrollments
+                        WHERE enrollments.course_id = sessions.course_id AND enrollments.student_id = \(bind: studentID))
+                        AS enrolled,
+                      attendance.status, attendance.recorded_at,
+                      (SELECT student_id FROM device_bindings
+                        WHERE device_bindings.session_id = sessions.id AND device_bindings.device_id = \(bind: deviceID ?? ""))
+                        AS device_owner,
+                      (SELECT student_id FROM check_in_evidence WHERE ticket_hash = \(bind: ticketHash ?? ""))
+                        AS ticket_owner
+                    FROM sessions JOIN courses ON courses.id = sessions.course_id
+                      LEFT JOIN attendance ON attendance.session_id = sessions.id
+                        AND attendance.student_id = \(bind: studentID)
+                    WHERE sessions.id = \(bind: sessionID)
+                    """
+                ).first()
+            else { return nil }
             let status = try row.decodeNil(column: "status") ? nil : try row.decode(column: "status", as: String.self)
             let existing = try status.flatMap(AttendanceStatus.init(rawValue:)).map { status in
                 (status: status, at: try row.decode(column: "recorded_at", as: Date.self))
             }
             let owner =
                 try row.decodeNil(column: "device_owner") ? nil : try row.decode(column: "device_owner", as: Int64.self)
+            let ticketOwner =
+                try row.decodeNil(column: "ticket_owner") ? nil : try row.decode(column: "ticket_owner", as: Int64.self)
             return Standing(
-                enrolled: try row.decode(column: "enrolled", as: Int.self) > 0, existing: existing,
-                deviceUsedByOther: owner.map { $0 != studentID } ?? false
+                moment: try SessionMoment(row), enrolled: try row.decode(column: "enrolled", as: Int.self) > 0,
+                existing: existing, deviceUsedByOther: owner.map { $0 != studentID } ?? false,
+                ticketUsedByOther: ticketOwner.map { $0 != studentID } ?? false
             )
         }
     }
 
     /// A student's place in a session before checking in.
     struct Standing: Sendable {
+        /// The session's times now.
+        var moment: SessionMoment
         var enrolled: Bool
         var existing: (status: AttendanceStatus, at: Date)?
         var deviceUsedByOther: Bool
+        /// Another student already checked in with the ticket presented, which was scanned signed out.
+        var ticketUsedByOther: Bool
     }
 
     static func existing(
@@ -153,8 +170,6 @@ struct CheckInStore: Sendable {
         }
     }
 }
-
-extension CheckInTicket: Decodable {}
 
 /// Something the teacher should look at, raised during a session.
 struct Flag: Codable, Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import RollcallCore
 import SQLKit
 
@@ -28,6 +29,9 @@ typealias AttendanceCounts = [AttendanceStatus: Int]
 /// Sessions and their attendance records.
 struct SessionStore: Sendable {
     let database: Database
+    /// Every scan and check-in needs a session's secret and settings; they never change once it exists, so they are
+    /// read once. Its times and course name can change, and are read afresh each time.
+    let fixed = FixedSessions()
 
     private struct Row: Decodable {
         var id: Int64
@@ -80,10 +84,37 @@ struct SessionStore: Sendable {
     }
 
     func find(id: Int64) async throws -> ClassSession? {
-        try await database.read { sql in
-            try await Self.select(sql).where(SQLColumn("id", table: "sessions"), .equal, SQLBind(id))
-                .first(decoding: Row.self, with: UserStore.decoder)?.session()
+        guard var session = fixed.session(id: id) else {
+            let session = try await database.read { sql in try await Self.find(id: id, sql: sql) }
+            if let session { fixed.remember(session) }
+            return session
         }
+        guard let moment = try await database.read({ sql in try await Self.moment(id: id, sql: sql) }) else {
+            fixed.forget(id: id)
+            return nil
+        }
+        moment.apply(to: &session)
+        return session
+    }
+
+    /// The session as last read, for the parts that never change (course, title, settings, secret); its times and
+    /// course name may be stale, so whoever decides by them reads a `SessionMoment` too.
+    func fixedParts(id: Int64) async throws -> ClassSession? {
+        if let session = fixed.session(id: id) { return session }
+        return try await find(id: id)
+    }
+
+    /// A session's times and course name now.
+    static func moment(id: Int64, sql: any SQLDatabase) async throws -> SessionMoment? {
+        guard
+            let row = try await sql.raw(
+                """
+                SELECT sessions.opened_at, sessions.closes_at, sessions.closed_at, courses.name AS course_name
+                FROM sessions JOIN courses ON courses.id = sessions.course_id WHERE sessions.id = \(bind: id)
+                """
+            ).first()
+        else { return nil }
+        return try SessionMoment(row)
     }
 
     /// A course's sessions, newest first.
@@ -178,5 +209,54 @@ struct SessionStore: Sendable {
                 .values(SQLBind(sessionID), SQLBind(studentID), SQLBind(status.rawValue), SQLBind(at), SQLBind(source))
                 .run()
         }
+    }
+}
+
+/// The parts of a session that change after it is created: when it opened and closes, and its course's name.
+struct SessionMoment: Sendable {
+    var openedAt: Date?
+    var closesAt: Date?
+    var closedAt: Date?
+    var courseName: String
+
+    /// Reads the columns `opened_at`, `closes_at`, `closed_at` and `course_name` of a row.
+    init(_ row: any SQLRow) throws {
+        openedAt = try row.decodeNil(column: "opened_at") ? nil : try row.decode(column: "opened_at", as: Date.self)
+        closesAt = try row.decodeNil(column: "closes_at") ? nil : try row.decode(column: "closes_at", as: Date.self)
+        closedAt = try row.decodeNil(column: "closed_at") ? nil : try row.decode(column: "closed_at", as: Date.self)
+        courseName = try row.decode(column: "course_name", as: String.self)
+    }
+
+    func apply(to session: inout ClassSession) {
+        session.openedAt = openedAt
+        session.closesAt = closesAt
+        session.closedAt = closedAt
+        session.courseName = courseName
+    }
+}
+
+/// Sessions as last read, by id, for the parts that never change; bounded, since a server runs for months.
+final class FixedSessions: Sendable {
+    private let sessions = NIOLockedValueBox<[Int64: ClassSession]>([:])
+    /// Past this many sessions the memory starts afresh rather than grow without bound.
+    let capacity: Int
+
+    init(capacity: Int = 10_000) {
+        self.capacity = capacity
+    }
+
+    func session(id: Int64) -> ClassSession? {
+        sessions.withLockedValue { $0[id] }
+    }
+
+    func remember(_ session: ClassSession) {
+        sessions.withLockedValue { sessions in
+            if sessions.count >= capacity { sessions.removeAll(keepingCapacity: true) }
+            sessions[session.id] = session
+        }
+    }
+
+    func forget(id: Int64) {
+        _ = sessions.withLockedValue { $0.removeValue(forKey: id) }
     }
 }

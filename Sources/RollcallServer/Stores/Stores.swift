@@ -22,7 +22,7 @@ struct Stores: Sendable {
         courses = CourseStore(database: database)
         sessions = SessionStore(database: database)
         images = ImageStore(database: database)
-        checkIns = CheckInStore(database: database)
+        checkIns = CheckInStore(database: database, sessions: sessions)
         outbox = Outbox(database: database, logger: logger)
         records = RecordStore(database: database)
         passkeys = PasskeyStore(database: database)

@@ -22,6 +22,30 @@ struct User: Codable, Sendable, Equatable {
     var mayTeach: Bool { (role == .teacher && approved) || role == .admin }
 }
 
+extension User {
+    /// Reads a `users` row column by column: every signed-in request that misses the identity cache reads one, and
+    /// Codable with snake-case keys cost more than the query.
+    init(row: any SQLRow) throws {
+        func optional<T: Decodable>(_ column: String, _ type: T.Type) throws -> T? {
+            try row.decodeNil(column: column) ? nil : try row.decode(column: column, as: type)
+        }
+        guard let role = Role(rawValue: try row.decode(column: "role", as: String.self)) else {
+            throw AppError(.internalServerError, "internal_error", "An account has a role Rollcall does not know.")
+        }
+        self.init(
+            id: try row.decode(column: "id", as: Int64.self), email: try row.decode(column: "email", as: String.self),
+            name: try row.decode(column: "name", as: String.self),
+            passwordHash: try row.decode(column: "password_hash", as: String.self), role: role,
+            studentNumber: try optional("student_number", String.self), phone: try optional("phone", String.self),
+            about: try row.decode(column: "about", as: String.self), pictureId: try optional("picture_id", Int64.self),
+            emailVerifiedAt: try optional("email_verified_at", Date.self),
+            approved: try row.decode(column: "approved", as: Bool.self),
+            disabled: try row.decode(column: "disabled", as: Bool.self),
+            createdAt: try row.decode(column: "created_at", as: Date.self)
+        )
+    }
+}
+
 /// What a new account starts with.
 struct NewUser: Sendable {
     var name: String
