@@ -57,6 +57,7 @@ let package = Package(
                 "QRCode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
         ),
         .testTarget(name: "RollcallCoreTests", dependencies: ["RollcallCore"]),
@@ -66,6 +67,7 @@ let package = Package(
             dependencies: [
                 "RollcallServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
             ]
         ),
     ]

@@ -21,7 +21,7 @@ public func buildApplication(
         server: .http1WebSocketUpgrade(webSocketRouter: router),
         configuration: .init(
             address: .hostname(configuration.hostname, port: configuration.port), serverName: "Rollcall"),
-        services: [database],
+        services: [database] + database.liveServices,
         logger: logger
     )
     app.beforeServerStarts {
@@ -62,6 +62,7 @@ func buildRouter(
     let checkIn = CheckInController(stores: stores, configuration: configuration)
     checkIn.addRoutes(to: api)
     ProjectorController(stores: stores, configuration: configuration).addRoutes(to: router)
+    LiveController(stores: stores).addRoutes(to: router)
     PagesController(stores: stores, pages: pages).addRoutes(to: router)
     CheckInPages(stores: stores, checkInController: checkIn, pages: pages).addRoutes(to: router)
     return router

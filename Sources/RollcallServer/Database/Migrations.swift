@@ -116,6 +116,18 @@ enum Migrations {
                 "CREATE INDEX flags_session ON flags(session_id)",
             ]
         ),
+        Step(
+            name: "006_session_events",
+            statements: [
+                // A session's live views replay this log by id after reconnecting; see `SessionEvents`.
+                """
+                CREATE TABLE session_events (
+                    id {id}, session_id BIGINT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL, payload TEXT NOT NULL, created_at {time} NOT NULL)
+                """,
+                "CREATE INDEX session_events_session ON session_events(session_id, id)",
+            ]
+        ),
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.

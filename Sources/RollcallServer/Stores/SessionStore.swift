@@ -101,7 +101,7 @@ struct SessionStore: Sendable {
 
     /// Opens a scheduled session now; its open time starts counting.
     func open(id: Int64, now: Date = Date()) async throws -> ClassSession {
-        try await database.transaction { sql in
+        let opened = try await database.transaction { sql in
             guard let session = try await Self.find(id: id, sql: sql) else { throw AppError.notFound("session") }
             switch session.phase(at: now) {
             case .open: throw AppError.conflict("session_already_open", "This session is already open.")
@@ -112,20 +112,26 @@ struct SessionStore: Sendable {
             let closesAt = now.addingTimeInterval(Double(session.settings.openMinutes) * 60)
             try await sql.update("sessions").set("opened_at", to: now).set("closes_at", to: closesAt)
                 .where("id", .equal, id).run()
+            try await SessionEvents.append(.phaseChanged(.init(phase: .open)), sessionID: id, in: sql)
             return try await Self.find(id: id, sql: sql)!
         }
+        database.live.published(sessionID: id)
+        return opened
     }
 
     /// Closes a session; from then on nobody can check in.
     func close(id: Int64, now: Date = Date()) async throws -> ClassSession {
-        try await database.transaction { sql in
+        let closed = try await database.transaction { sql in
             guard let session = try await Self.find(id: id, sql: sql) else { throw AppError.notFound("session") }
             if session.phase(at: now) == .closed {
                 throw AppError.conflict("session_closed", "This session is already closed.")
             }
             try await sql.update("sessions").set("closed_at", to: now).where("id", .equal, id).run()
+            try await SessionEvents.append(.phaseChanged(.init(phase: .closed)), sessionID: id, in: sql)
             return try await Self.find(id: id, sql: sql)!
         }
+        database.live.published(sessionID: id)
+        return closed
     }
 
     /// Sessions with their course's name.
