@@ -150,7 +150,7 @@ struct PagesController: Sendable {
             ? try await stores.checkIns.flags(sessionID: session.id).map { flag in
                 ["detail": flag.detail, "when": flag.createdAt.pageText]
             } : []
-        let data: [String: Any] = [
+        var data: [String: Any] = [
             "id": session.id, "title": session.title, "courseId": course.id, "courseName": course.name,
             "phase": phase.rawValue, "isOpen": phase == .open, "isScheduled": phase == .scheduled,
             "manage": access == .manage, "facts": facts, "flags": flags, "hasFlags": !flags.isEmpty,
@@ -158,6 +158,10 @@ struct PagesController: Sendable {
             "opened": session.openedAt?.pageText ?? "", "closes": session.closesAt?.pageText ?? "",
             "present": counts[.present] ?? 0, "late": counts[.late] ?? 0,
         ]
+        if access == .manage {
+            let room = try await stores.rooms.room(sessionID: session.id, courseID: course.id)
+            data["room"] = RoomPage.data(room, phase: phase)
+        }
         return try pages.render("session", title: "\(session.title) · Rollcall", data: data, context: context)
     }
 
