@@ -25,6 +25,8 @@ struct LiveController: Sendable {
 
     /// Events read per query while catching up.
     static let pageSize = 500
+    /// How often counts go out during a burst of events; after a burst they go out at once.
+    static let countsInterval = Duration.milliseconds(250)
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.ws(
@@ -79,6 +81,7 @@ struct LiveController: Sendable {
             // the last id already sent, so nothing is lost between the snapshot and the first wake-up.
             var last: Int64
             var sendCounts = false
+            var countsSent = ContinuousClock.now
             if let after {
                 last = after
                 sendCounts = true
@@ -99,11 +102,13 @@ struct LiveController: Sendable {
                     sendCounts = sendCounts || !events.isEmpty
                     if events.count < Self.pageSize { break }
                 }
-                if sendCounts {
+                // Events first: while more are waiting, counts follow at most every `countsInterval`.
+                if sendCounts && (!subscription.isWoken || ContinuousClock.now - countsSent >= Self.countsInterval) {
                     let (counts, lastEventId) = try await stores.rooms.counts(
                         sessionID: session.id, courseID: session.courseId)
                     try await outbound.write(.text(try LiveMessage.counts(counts, lastEventId: lastEventId)))
                     sendCounts = false
+                    countsSent = ContinuousClock.now
                 }
                 await subscription.next(timeout: catchUpInterval)
             }

@@ -77,6 +77,9 @@ final class LiveSubscription: Sendable {
         waiter?.resume()
     }
 
+    /// Whether a wake-up came since the last `next()`: more to read at once.
+    var isWoken: Bool { state.withLockedValue { $0.pending } }
+
     /// Returns at the next wake-up (at once if one came since the last call), or when the task is cancelled.
     func next() async {
         await withTaskCancellationHandler {

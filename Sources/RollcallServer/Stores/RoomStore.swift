@@ -130,10 +130,36 @@ struct RoomStore: Sendable {
         )
     }
 
-    /// The counts alone, and the last event they include.
+    /// The counts alone, and the last event they include, summed by the database in one statement.
     func counts(sessionID: Int64, courseID: Int64) async throws -> (counts: RoomCounts, lastEventId: Int64) {
-        let rows = try await rows(sessionID: sessionID, courseID: courseID)
-        let statuses = rows.filter { $0.id != nil }.map { $0.status.flatMap(AttendanceStatus.init(rawValue:)) }
-        return (RoomCounts(statuses: statuses), rows.first?.lastEventId ?? 0)
+        try await database.read { sql in
+            let row = try await sql.raw(
+                """
+                SELECT
+                  (SELECT MAX(id) FROM session_events WHERE session_id = \(bind: sessionID)) AS last_event_id,
+                  COUNT(enrollments.student_id) AS enrolled,
+                  SUM(CASE WHEN attendance.status = 'present' THEN 1 ELSE 0 END) AS present,
+                  SUM(CASE WHEN attendance.status = 'late' THEN 1 ELSE 0 END) AS late,
+                  SUM(CASE WHEN attendance.status = 'excused' THEN 1 ELSE 0 END) AS excused,
+                  SUM(CASE WHEN attendance.status = 'absent' THEN 1 ELSE 0 END) AS absent
+                FROM (SELECT 1 AS one) AS one_row
+                LEFT JOIN enrollments ON enrollments.course_id = \(bind: courseID)
+                LEFT JOIN attendance
+                  ON attendance.session_id = \(bind: sessionID) AND attendance.student_id = enrollments.student_id
+                """
+            ).first()
+            guard let row else { return (RoomCounts(statuses: []), 0) }
+            func number(_ column: String) throws -> Int {
+                try row.decodeNil(column: column) ? 0 : try row.decode(column: column, as: Int.self)
+            }
+            var counts = RoomCounts(statuses: [])
+            counts.enrolled = try number("enrolled")
+            counts.present = try number("present")
+            counts.late = try number("late")
+            counts.excused = try number("excused")
+            counts.absent = try number("absent")
+            counts.notYet = counts.enrolled - counts.present - counts.late - counts.excused - counts.absent
+            return (counts, Int64(try number("last_event_id")))
+        }
     }
 }
