@@ -51,4 +51,24 @@ struct LivePostgresTests {
             throw error
         }
     }
+
+    @Test func a_teacher_watching_one_server_sees_a_check_in_made_on_another() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await withServer(databaseURL: postgres.url, setup: .live) { first in
+            let room = try await Classroom.open(first)
+            try await withServer(databaseURL: postgres.url, setup: .live) { second in
+                try await second.watch(room.sessionID, as: room.teacher) { view in
+                    let snapshot = try await view.next("snapshot")
+                    #expect(snapshot.int("counts.notYet") == 1)
+                    #expect(try await room.checkIn(first, room.student).status == .created)
+                    let event = try await view.next("event")
+                    #expect(event.string("kind") == "checked_in")
+                    #expect(event.int("data.studentId") == room.student.id)
+                    let counts = try await view.next("counts")
+                    #expect(counts.int("counts.checkedIn") == 1)
+                }
+            }
+        }
+    }
 }

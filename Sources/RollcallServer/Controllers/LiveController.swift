@@ -14,14 +14,9 @@ import RollcallCore
 /// - `{"type":"counts", "lastEventId":N, "counts":{…}}` after each run of events.
 struct LiveController: Sendable {
     let stores: Stores
-    /// How long a view waits for a wake-up before reading anyway: a safety net in one process, and how another
-    /// process's changes arrive on PostgreSQL until notifications carry them.
-    let catchUpInterval: Duration
-
-    init(stores: Stores) {
-        self.stores = stores
-        catchUpInterval = stores.database.engine == .sqlite ? .seconds(10) : .seconds(1)
-    }
+    /// How long a view waits for a wake-up before reading anyway: a safety net should a wake-up (or, across
+    /// processes, a PostgreSQL notification) ever go missing.
+    static let catchUpInterval = Duration.seconds(10)
 
     /// Events read per query while catching up.
     static let pageSize = 500
@@ -110,7 +105,7 @@ struct LiveController: Sendable {
                     sendCounts = false
                     countsSent = ContinuousClock.now
                 }
-                await subscription.next(timeout: catchUpInterval)
+                await subscription.next(timeout: Self.catchUpInterval)
             }
         }
     }
