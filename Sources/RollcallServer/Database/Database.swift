@@ -132,7 +132,9 @@ public final class Database: Service, Sendable {
                 try await sql.raw("COMMIT").run()
                 return result
             } catch {
-                try? await sql.raw("ROLLBACK").run()
+                // In a cancelled task every statement fails at once, ROLLBACK too; a connection handed back inside
+                // its transaction would keep it open for whoever comes next. A fresh task is not cancelled.
+                try? await Task { try await sql.raw("ROLLBACK").run() }.value
                 throw error
             }
         }
