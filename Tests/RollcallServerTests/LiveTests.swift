@@ -313,6 +313,26 @@ struct LiveTests {
         }
     }
 
+    @Test func the_session_page_draws_the_room_for_its_teacher_only() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api, student: "Cass Checkin")
+            let later = try await room.enrol(api, "Lou Later")
+            #expect(try await room.checkIn(api, room.student).status == .created)
+            let page = try await api.call(.get, "/sessions/\(room.sessionID)", as: room.teacher)
+            #expect(page.status == .ok)
+            #expect(
+                page.text.contains(#"<li class="room-row" data-student="\#(room.student.id)" data-status="present">"#))
+            #expect(page.text.contains(#"<li class="room-row" data-student="\#(later.id)" data-status="none">"#))
+            #expect(page.text.contains(#"<strong data-count="checkedIn">1</strong>"#))
+            #expect(page.text.contains("/assets/live.js"))
+            let studentsPage = try await api.call(.get, "/sessions/\(room.sessionID)", as: room.student)
+            #expect(studentsPage.status == .ok)
+            #expect(!studentsPage.text.contains("room-row"))
+            #expect(!studentsPage.text.contains("Lou Later"))
+            #expect(!studentsPage.text.contains("/assets/live.js"))
+        }
+    }
+
     @Test func the_projectors_count_follows_each_check_in() async throws {
         try await withServer(setup: .live) { api in
             // A one-minute code: the projector's next frame comes from the check-in, not from a new code.
