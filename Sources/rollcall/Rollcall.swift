@@ -10,7 +10,9 @@ struct Rollcall: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rollcall",
         abstract: "Rollcall: class attendance in seconds.",
-        subcommands: [Serve.self, Migrate.self, DemoData.self, CreateAdmin.self, PrintQRCode.self, Bench.self],
+        subcommands: [
+            Serve.self, Migrate.self, DemoData.self, CreateAdmin.self, PrintQRCode.self, Bench.self, BenchLive.self,
+        ],
         defaultSubcommand: Serve.self
     )
 }

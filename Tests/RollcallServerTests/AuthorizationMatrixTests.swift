@@ -75,6 +75,8 @@ struct AuthorizationMatrixTests {
                 Rule(method: .post, path: "/api/v1/courses/\(course)/sessions", body: [:], allowed: managers),
                 Rule(method: .get, path: "/api/v1/sessions/\(session)", allowed: members),
                 Rule(method: .post, path: "/api/v1/sessions/\(scheduled)/open", allowed: managers),
+                Rule(method: .get, path: "/api/v1/sessions/\(session)/live", allowed: managers),
+                Rule(method: .get, path: "/api/v1/sessions/\(session)/projector", allowed: managers),
                 Rule(method: .post, path: "/api/v1/sessions/\(session)/close", allowed: managers),
                 Rule(method: .get, path: "/api/v1/admin/users", allowed: [.admin]),
                 Rule(method: .post, path: "/api/v1/admin/users/\(extra.id)/approve", allowed: [.admin]),

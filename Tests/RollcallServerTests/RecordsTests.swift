@@ -415,3 +415,39 @@ struct RecordsTests {
         }
     }
 }
+
+@Suite("Records, live", .timeLimit(.minutes(1)))
+struct RecordsLiveTests {
+    @Test func a_change_by_hand_and_the_absences_of_a_close_reach_the_teachers_live_view() async throws {
+        try await withServer(setup: .live) { api in
+            let room = try await Classroom.open(api)
+            let other = try await room.enrol(api, "Ola Other")
+            _ = try await api.call(
+                .patch, "/api/v1/courses/\(room.courseID)", as: room.teacher, json: ["markAbsentOnClose": true])
+            try await api.watch(room.sessionID, as: room.teacher) { view in
+                _ = try await view.next("snapshot")
+                try await api.mark(room, session: room.sessionID, student: room.student.id, "excused", reason: "Ill")
+                let changed = try await view.next("event")
+                #expect(changed.string("kind") == "status_changed")
+                #expect(changed.int("data.studentId") == room.student.id)
+                #expect(changed.string("data.status") == "excused")
+                #expect(changed.value("data.previous") == nil)
+                #expect(changed.string("data.reason") == "Ill")
+                #expect(changed.int("data.changedBy") == room.teacher.id)
+                #expect(try await view.next("counts").int("counts.excused") == 1)
+
+                // Repeating the status writes nothing, so the next event is the close's.
+                try await api.mark(room, session: room.sessionID, student: room.student.id, "excused")
+                _ = try await api.call(.post, "/api/v1/sessions/\(room.sessionID)/close", as: room.teacher)
+                let absent = try await view.next("event")
+                #expect(absent.string("kind") == "status_changed")
+                #expect(absent.int("data.studentId") == other.id)
+                #expect(absent.string("data.status") == "absent")
+                #expect(absent.string("data.reason") == RecordStore.absentOnClose)
+                #expect(try await view.next("event").string("kind") == "session_closed")
+            }
+            let kinds = try await api.events(sessionID: room.sessionID).map(\.kind)
+            #expect(kinds == ["status_changed", "status_changed", "session_closed"])
+        }
+    }
+}

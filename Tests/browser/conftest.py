@@ -43,10 +43,13 @@ class Server:
         self.port = free_port()
         self.url = f"http://localhost:{self.port}"
         self.data_dir = data_dir
+        self.start()
+
+    def start(self):
         env = dict(os.environ, ROLLCALL_PUBLIC_URL=self.url, ROLLCALL_LOG_LEVEL="warning")
-        self.log = open(Path(data_dir) / "server.log", "w")
+        self.log = open(Path(self.data_dir) / "server.log", "a")
         self.process = subprocess.Popen(
-            [str(server_binary()), "serve", "--port", str(self.port), "--data-dir", data_dir],
+            [str(server_binary()), "serve", "--port", str(self.port), "--data-dir", self.data_dir],
             cwd=tempfile.gettempdir(),  # the binary must not depend on the working directory
             env=env,
             stdout=self.log,
@@ -76,6 +79,10 @@ class Server:
                 return response.status, json.loads(text) if text else None
         except urllib.error.HTTPError as error:
             return error.code, json.loads(error.read() or b"null")
+
+    def restart(self):
+        """Starts the server again on the same port and data, as after a crash or an update."""
+        self.start()
 
     def stop(self):
         self.process.terminate()

@@ -21,7 +21,7 @@ public func buildApplication(
         server: .http1WebSocketUpgrade(webSocketRouter: router),
         configuration: .init(
             address: .hostname(configuration.hostname, port: configuration.port), serverName: "Rollcall"),
-        services: [database],
+        services: [database] + database.liveServices,
         logger: logger
     )
     app.beforeServerStarts {
@@ -66,6 +66,7 @@ func buildRouter(
     let checkIn = CheckInController(stores: stores, configuration: configuration)
     checkIn.addRoutes(to: api)
     ProjectorController(stores: stores, configuration: configuration).addRoutes(to: router)
+    LiveController(stores: stores).addRoutes(to: router)
     PagesController(stores: stores, pages: pages).addRoutes(to: router)
     RecordPages(stores: stores, pages: pages).addRoutes(to: router)
     DevicesPage(stores: stores, pages: pages).addRoutes(to: router)

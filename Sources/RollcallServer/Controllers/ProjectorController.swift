@@ -30,7 +30,7 @@ struct ProjectorController: Sendable {
         router.ws(
             "api/v1/sessions/:sessionID/projector/live",
             shouldUpgrade: { request, context in
-                guard Self.sameOrigin(request) else {
+                guard !Self.crossSite(request, context) else {
                     throw AppError.forbidden("The live feed opens only from Rollcall's own pages.")
                 }
                 _ = try await managedSession(context)
@@ -49,7 +49,13 @@ struct ProjectorController: Sendable {
         )
     }
 
-    /// A browser sends its page's origin with every WebSocket request; refusing others stops cross-site hijacking.
+    /// A WebSocket opened by another site's page with the person's cookie: refusing it stops cross-site hijacking.
+    /// Bearer tokens are never sent by a browser on its own, so native clients may send any origin.
+    static func crossSite(_ request: Request, _ context: AppRequestContext) -> Bool {
+        context.identity?.viaCookie == true && !sameOrigin(request)
+    }
+
+    /// A browser sends its page's origin with every WebSocket request.
     static func sameOrigin(_ request: Request) -> Bool {
         guard let origin = request.headers[.origin] else { return true }
         guard let host = request.head.authority else { return false }
@@ -57,12 +63,7 @@ struct ProjectorController: Sendable {
     }
 
     func managedSession(_ context: AppRequestContext) async throws -> ClassSession {
-        let user = try context.requireUser()
-        guard let session = try await stores.sessions.find(id: try context.id("sessionID", "session")) else {
-            throw AppError.notFound("session")
-        }
-        _ = try await stores.managedCourse(session.courseId, for: user)
-        return session
+        try await stores.managedSession(context)
     }
 
     @Sendable func current(_ request: Request, context: AppRequestContext) async throws -> ProjectorFrame {
@@ -72,14 +73,16 @@ struct ProjectorController: Sendable {
 
     func feed(sessionID: Int64, to outbound: WebSocketOutboundWriter) async throws {
         let encoder = JSONEncoder()
-        while !Task.isCancelled {
-            guard let session = try await stores.sessions.find(id: sessionID) else { return }
-            let now = Date()
-            let frame = try await frame(for: session, at: now)
-            try await outbound.write(.text(String(decoding: try encoder.encode(frame), as: UTF8.self)))
-            // Wake at the next code, and at least every second so the count stays live.
-            let wait = min(Double(frame.nextChangeIn ?? 1000) / 1000, 1.0)
-            try await Task.sleep(for: .seconds(max(wait, 0.05)))
+        try await stores.database.live.subscribe(sessionID: sessionID) { changes in
+            while !Task.isCancelled {
+                guard let session = try await stores.sessions.find(id: sessionID) else { return }
+                let now = Date()
+                let frame = try await frame(for: session, at: now)
+                try await outbound.write(.text(String(decoding: try encoder.encode(frame), as: UTF8.self)))
+                // Wake at the next code, or as soon as a check-in (or anything else in the session) commits.
+                let wait = Double(frame.nextChangeIn ?? 10_000) / 1000
+                await changes.next(timeout: .seconds(max(wait, 0.05)))
+            }
         }
     }
 

@@ -100,7 +100,8 @@ struct SessionsController: Sendable {
         let (session, access) = try await session(context)
         guard access == .manage else { throw AppError.forbidden("Only the course's teacher can close a session.") }
         let course = try await stores.courses.find(id: session.courseId)
-        let closed = try await stores.sessions.close(id: session.id, markAbsent: course?.markAbsentOnClose ?? false)
+        let closed = try await stores.sessions.close(
+            id: session.id, markAbsentBy: course?.markAbsentOnClose == true ? try context.requireUser().id : nil)
         return SessionEnvelope(session: SessionView(closed, counts: try await counts(closed)))
     }
 }

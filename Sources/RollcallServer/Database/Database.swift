@@ -17,6 +17,8 @@ public final class Database: Service, Sendable {
     }
 
     public let engine: Engine
+    /// Wakes a session's live views after a change to it commits; see `SessionEvents`.
+    public let live = LiveHub()
     private let pool: Pool
     private let logger: Logger
 
@@ -56,13 +58,28 @@ public final class Database: Service, Sendable {
             logger: logger,
             on: MultiThreadedEventLoopGroup.singleton
         )
-        return Database(engine: .postgres, pool: .postgres(pool), logger: logger)
+        return Database(
+            engine: .postgres, pool: .postgres(pool), logger: logger,
+            postgresConfiguration: configuration.coreConfiguration
+        )
     }
 
-    private init(engine: Engine, pool: Pool, logger: Logger) {
+    private init(
+        engine: Engine, pool: Pool, logger: Logger, postgresConfiguration: PostgresConnection.Configuration? = nil
+    ) {
         self.engine = engine
         self.pool = pool
         self.logger = logger
+        self.postgresConfiguration = postgresConfiguration
+    }
+
+    /// How to reach PostgreSQL, for the connection that listens for other processes' live notifications.
+    private let postgresConfiguration: PostgresConnection.Configuration?
+
+    /// The services that run beside the pool: on PostgreSQL, the listener for other processes' changes.
+    public var liveServices: [any Service] {
+        guard let postgresConfiguration else { return [] }
+        return [LiveNotifications(configuration: postgresConfiguration, hub: live, logger: logger)]
     }
 
     /// Runs `body` on one connection that may only read.
@@ -107,7 +124,9 @@ public final class Database: Service, Sendable {
                 try await sql.raw("COMMIT").run()
                 return result
             } catch {
-                try? await sql.raw("ROLLBACK").run()
+                // In a cancelled task every statement fails at once, ROLLBACK too; a connection handed back inside
+                // its transaction would keep it open for whoever comes next. A fresh task is not cancelled.
+                try? await Task { try await sql.raw("ROLLBACK").run() }.value
                 throw error
             }
         }

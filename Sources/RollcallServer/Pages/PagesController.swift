@@ -173,6 +173,8 @@ struct PagesController: Sendable {
         ]
         if access == .manage {
             data.merge(RecordPages.auditData(try await stores.records.audit(sessionID: session.id))) { $1 }
+            let room = try await stores.rooms.room(sessionID: session.id, courseID: course.id)
+            data["room"] = RoomPage.data(room, phase: phase)
         }
         return try pages.render("session", title: "\(session.title) · Rollcall", data: data, context: context)
     }

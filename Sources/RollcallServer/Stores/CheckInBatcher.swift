@@ -66,6 +66,7 @@ actor CheckInBatcher {
                     try await Self.write(group.map(\.0), sql: sql)
                 }
                 results = outcomes.map { .success($0) }
+                database.live.published(sessionIDs: group.map(\.0.sessionID))
             } catch {
                 results = Array(repeating: .failure(error), count: group.count)
             }
@@ -208,6 +209,7 @@ actor CheckInBatcher {
                 throw AppError(.internalServerError, "internal_error", "The check-in was not saved.")
             }
         }
+        try await SessionEvents.append(checkIns: group, outcomes: outcomes.map { $0! }, in: sql)
         return outcomes.map { $0! }
     }
 }

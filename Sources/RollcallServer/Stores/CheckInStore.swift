@@ -146,10 +146,15 @@ struct CheckInStore: Sendable {
 
     /// Raises a flag the teacher sees on the session, such as one phone checking in two students.
     func flag(sessionID: Int64, studentID: Int64?, kind: String, detail: String) async throws {
-        try await database.write { sql in
-            try await sql.insert(into: "flags").columns("session_id", "student_id", "kind", "detail", "created_at")
-                .values(SQLBind(sessionID), SQLBind(studentID), SQLBind(kind), SQLBind(detail), SQLBind(Date())).run()
+        try await database.transaction { sql in
+            let id = try await sql.insert(into: "flags")
+                .columns("session_id", "student_id", "kind", "detail", "created_at")
+                .values(SQLBind(sessionID), SQLBind(studentID), SQLBind(kind), SQLBind(detail), SQLBind(Date()))
+                .returning("id").first(decodingColumn: "id", as: Int64.self)
+            let flagged = SessionChange.Flagged(flagId: id, studentId: studentID, kind: kind, detail: detail)
+            try await SessionEvents.append(.flagged(flagged), sessionID: sessionID, in: sql)
         }
+        database.live.published(sessionID: sessionID)
     }
 
     /// The flags of a session, newest first.

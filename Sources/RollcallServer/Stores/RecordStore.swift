@@ -99,7 +99,7 @@ struct RecordStore: Sendable {
         session: ClassSession, studentID: Int64, status: AttendanceStatus, reason: String, by teacher: User,
         now: Date = Date()
     ) async throws -> StatusChange {
-        try await database.transaction { sql in
+        let change = try await database.transaction { sql in
             let old = try await Self.record(sessionID: session.id, studentID: studentID, sql: sql)
             if let old, old.status == status { return StatusChange(record: old, audit: nil) }
             let record: AttendanceRecord
@@ -131,13 +131,25 @@ struct RecordStore: Sendable {
                 .returning("id").first(decodingColumn: "id", as: Int64.self)
             let entry = try await Self.audit(sql).where(SQLColumn("id", table: "attendance_audit"), .equal, SQLBind(id))
                 .first(decoding: AuditEntry.self, with: UserStore.decoder)
+            let event = SessionChange.StatusChanged(
+                studentId: studentID, previous: old?.status, status: status, reason: reason.isEmpty ? nil : reason,
+                changedBy: teacher.id, at: now)
+            try await SessionEvents.append(.statusChanged(event), sessionID: session.id, in: sql)
             return StatusChange(record: record, audit: entry)
         }
+        if change.audit != nil { database.live.published(sessionID: session.id) }
+        return change
     }
 
-    /// Marks every student on the roster without a record absent, as a course may ask when a session closes.
-    /// Runs inside the closing transaction, so a session is never closed with half its absences written.
-    static func markAbsent(sessionID: Int64, courseID: Int64, at now: Date, sql: any SQLDatabase) async throws {
+    /// The reason the live view shows for absences written by closing a session.
+    static let absentOnClose = "Not checked in when the session closed."
+
+    /// Marks every student on the roster without a record absent, as a course may ask when a session closes, and
+    /// answers who they were. Runs inside the closing transaction, so a session is never closed with half its
+    /// absences written.
+    static func markAbsent(sessionID: Int64, courseID: Int64, at now: Date, sql: any SQLDatabase) async throws
+        -> [Int64]
+    {
         try await sql.raw(
             """
             INSERT INTO attendance (session_id, student_id, status, recorded_at, source)
@@ -145,8 +157,9 @@ struct RecordStore: Sendable {
             WHERE e.course_id = \(bind: courseID)
               AND NOT EXISTS (SELECT 1 FROM attendance a
                               WHERE a.session_id = \(bind: sessionID) AND a.student_id = e.student_id)
+            RETURNING student_id
             """
-        ).run()
+        ).all(decodingColumn: "student_id", as: Int64.self)
     }
 
     static func record(sessionID: Int64, studentID: Int64, sql: any SQLDatabase) async throws -> AttendanceRecord? {

@@ -132,7 +132,7 @@ struct SessionStore: Sendable {
 
     /// Opens a scheduled session now; its open time starts counting.
     func open(id: Int64, now: Date = Date()) async throws -> ClassSession {
-        try await database.transaction { sql in
+        let opened = try await database.transaction { sql in
             guard let session = try await Self.find(id: id, sql: sql) else { throw AppError.notFound("session") }
             switch session.phase(at: now) {
             case .open: throw AppError.conflict("session_already_open", "This session is already open.")
@@ -143,24 +143,39 @@ struct SessionStore: Sendable {
             let closesAt = now.addingTimeInterval(Double(session.settings.openMinutes) * 60)
             try await sql.update("sessions").set("opened_at", to: now).set("closes_at", to: closesAt)
                 .where("id", .equal, id).run()
+            try await SessionEvents.append(.phaseChanged(.init(phase: .open)), sessionID: id, in: sql)
             return try await Self.find(id: id, sql: sql)!
         }
+        database.live.published(sessionID: id)
+        return opened
     }
 
-    /// Closes a session; from then on nobody can check in. With `markAbsent`, everyone on the roster without a
-    /// record is marked absent in the same transaction.
-    func close(id: Int64, markAbsent: Bool = false, now: Date = Date()) async throws -> ClassSession {
-        try await database.transaction { sql in
+    /// Closes a session; from then on nobody can check in. With `markAbsentBy`, everyone on the roster without a
+    /// record is marked absent in the same transaction, in the name of that teacher.
+    func close(id: Int64, markAbsentBy teacherID: Int64? = nil, now: Date = Date()) async throws -> ClassSession {
+        let closed = try await database.transaction { sql in
             guard let session = try await Self.find(id: id, sql: sql) else { throw AppError.notFound("session") }
             if session.phase(at: now) == .closed {
                 throw AppError.conflict("session_closed", "This session is already closed.")
             }
             try await sql.update("sessions").set("closed_at", to: now).where("id", .equal, id).run()
-            if markAbsent {
-                try await RecordStore.markAbsent(sessionID: id, courseID: session.courseId, at: now, sql: sql)
+            var changes: [(sessionID: Int64, change: SessionChange)] = []
+            if let teacherID {
+                let marked = try await RecordStore.markAbsent(
+                    sessionID: id, courseID: session.courseId, at: now, sql: sql)
+                changes += marked.map { student in
+                    let change = SessionChange.StatusChanged(
+                        studentId: student, previous: nil, status: .absent, reason: RecordStore.absentOnClose,
+                        changedBy: teacherID, at: now)
+                    return (id, .statusChanged(change))
+                }
             }
+            changes.append((id, .phaseChanged(.init(phase: .closed))))
+            try await SessionEvents.append(changes, at: now, in: sql)
             return try await Self.find(id: id, sql: sql)!
         }
+        database.live.published(sessionID: id)
+        return closed
     }
 
     /// Sessions with their course's name.

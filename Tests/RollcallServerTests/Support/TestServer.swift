@@ -8,9 +8,11 @@ import Testing
 
 @testable import RollcallServer
 
-/// Runs `body` against a Rollcall server in process: on a fresh SQLite file, or on PostgreSQL at `databaseURL`.
+/// Runs `body` against a Rollcall server in process: on a fresh SQLite file, or on PostgreSQL at `databaseURL`;
+/// `setup: .live` listens on a port, for WebSockets.
 func withServer(
-    teacherApproval: Bool = false, databaseURL: String? = nil, _ body: @Sendable (API) async throws -> Void
+    teacherApproval: Bool = false, databaseURL: String? = nil, setup: TestingSetup = .router,
+    _ body: @Sendable (API) async throws -> Void
 ) async throws {
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("rollcall-test-\(UUID().uuidString)").path
@@ -19,7 +21,7 @@ func withServer(
         dataDirectory: directory, databaseURL: databaseURL, teacherApproval: teacherApproval, logLevel: .error
     )
     let app = try await buildApplication(configuration, passwordCost: 4)
-    try await app.test(.router) { client in
+    try await app.test(setup) { client in
         try await body(API(client: client, databasePath: configuration.sqlitePath))
     }
 }

@@ -7,6 +7,7 @@ const status = document.getElementById("projector-status");
 let socket;
 let retry = 500;
 let lastStep = null;
+let animatedStep = null;
 let progressTimer;
 
 function render(frame) {
@@ -31,7 +32,11 @@ function render(frame) {
   } else if (!frame.svg && frame.typedCode) {
     qr.innerHTML = `<div class="typed-only">${frame.typedCode.replace(/(\d{3})(\d{3})/, "$1 $2")}</div>`;
   }
-  animateProgress(frame.nextChangeIn);
+  // A check-in also sends a frame; only a new code restarts the countdown bar.
+  if (frame.step !== animatedStep) {
+    animatedStep = frame.step;
+    animateProgress(frame.nextChangeIn);
+  }
 }
 
 function animateProgress(remaining) {

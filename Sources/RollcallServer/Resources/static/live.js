@@ -1,0 +1,178 @@
+// The room, live: a snapshot over the session's WebSocket, then each event as it commits. After a drop the page
+// reconnects with ?after=<last event id> and the server replays exactly what it missed.
+const room = document.getElementById("room");
+const session = room.dataset.session;
+const list = document.getElementById("room-list");
+const status = document.getElementById("live-status");
+let phase = room.dataset.phase;
+let lastEventId = null;
+let retry = 500;
+let socket;
+
+const LABELS = { present: "present", late: "late", excused: "excused", absent: "absent" };
+const label = (state) => LABELS[state] ?? (phase === "closed" ? "absent" : "not yet");
+const timeText = (iso) => (iso ? new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "");
+
+function row(student) {
+  const item = document.createElement("li");
+  item.className = "room-row";
+  item.dataset.student = student.id;
+  item.innerHTML = `<span class="dot" aria-hidden="true"></span><span class="who"><a class="name" title="Record and corrections"></a></span>
+    <span class="state"><span class="label"></span> <time class="at"></time></span>`;
+  const name = item.querySelector(".name");
+  name.textContent = student.name;
+  name.href = `/courses/${room.dataset.course}/students/${student.id}`;
+  if (student.studentNumber) {
+    const number = document.createElement("span");
+    number.className = "number";
+    number.textContent = student.studentNumber;
+    item.querySelector(".who").append(" ", number);
+  }
+  setStatus(item, student.status ?? null, student.at ?? null, false);
+  return item;
+}
+
+function setStatus(item, state, at, changed = true) {
+  item.dataset.status = state ?? "none";
+  item.querySelector(".label").textContent = label(state);
+  const time = item.querySelector(".at");
+  time.dateTime = at ?? "";
+  time.textContent = state ? timeText(at) : "";
+  if (changed) {
+    // Restart the highlight so that a second change on the same row shows too.
+    item.classList.remove("changed");
+    void item.offsetWidth;
+    item.classList.add("changed");
+  }
+}
+
+function renderCounts(counts) {
+  for (const [key, value] of Object.entries({ ...counts, away: counts.absent + counts.notYet })) {
+    const cell = room.querySelector(`[data-count="${key}"]`);
+    if (cell) cell.textContent = value;
+  }
+}
+
+/** Counts from the rows on the page, so the counters move with the row at once; the server's counts follow. */
+function recount() {
+  const counts = { present: 0, late: 0, excused: 0, absent: 0, notYet: 0, enrolled: 0 };
+  for (const item of list.children) {
+    counts.enrolled += 1;
+    const state = item.dataset.status;
+    if (state in counts) counts[state] += 1;
+    else counts.notYet += 1;
+  }
+  counts.checkedIn = counts.present + counts.late;
+  renderCounts(counts);
+}
+
+function setPhase(next) {
+  phase = next;
+  room.dataset.phase = next;
+  const badge = document.getElementById("session-phase");
+  if (badge) {
+    badge.textContent = next;
+    badge.className = `badge ${next}`;
+  }
+  document.getElementById("away-label").textContent = next === "closed" ? "absent" : "absent or not yet";
+  for (const item of list.children) {
+    if (item.dataset.status === "none") item.querySelector(".label").textContent = label(null);
+  }
+}
+
+function addFlag(detail, at) {
+  const section = document.getElementById("flags");
+  const item = document.createElement("li");
+  item.textContent = `${detail} `;
+  const when = document.createElement("span");
+  when.className = "muted";
+  when.textContent = timeText(at);
+  item.append(when);
+  document.getElementById("flag-list").prepend(item);
+  section.hidden = false;
+}
+
+function renderSnapshot(snapshot) {
+  list.replaceChildren(...snapshot.students.map(row));
+  document.getElementById("room-empty")?.toggleAttribute("hidden", snapshot.students.length > 0);
+  setPhase(snapshot.session.phase);
+  renderCounts(snapshot.counts);
+  const flags = document.getElementById("flag-list");
+  flags.replaceChildren();
+  for (const flag of [...snapshot.flags].reverse()) addFlag(flag.detail, flag.createdAt);
+  document.getElementById("flags").hidden = snapshot.flags.length === 0;
+}
+
+function apply(event) {
+  const data = event.data;
+  switch (event.kind) {
+    case "checked_in":
+    case "status_changed": {
+      const item = list.querySelector(`[data-student="${data.studentId}"]`);
+      if (!item) {
+        // Someone not on this page's roster: start again from a fresh snapshot.
+        lastEventId = null;
+        socket.close();
+        return false;
+      }
+      setStatus(item, data.status ?? null, data.at ?? null);
+      recount();
+      break;
+    }
+    case "flagged":
+      addFlag(data.detail, event.createdAt);
+      break;
+    case "session_opened":
+      setPhase("open");
+      break;
+    case "session_closed":
+      setPhase("closed");
+      break;
+  }
+  return true;
+}
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const after = lastEventId === null ? "" : `?after=${lastEventId}`;
+  const opening = new WebSocket(`${scheme}://${location.host}/api/v1/sessions/${session}/live${after}`);
+  socket = opening;
+  let opened = false;
+  opening.onopen = () => {
+    opened = true;
+    retry = 500;
+    status.textContent = "live";
+    room.classList.remove("offline");
+  };
+  opening.onmessage = (message) => {
+    const data = JSON.parse(message.data);
+    if (data.type === "snapshot") {
+      renderSnapshot(data);
+      lastEventId = data.lastEventId;
+    } else if (data.type === "event") {
+      // Ids only grow; one already applied is never applied twice.
+      if (lastEventId !== null && data.id <= lastEventId) return;
+      if (apply(data)) lastEventId = data.id;
+    } else if (data.type === "counts") {
+      if (data.lastEventId <= lastEventId) renderCounts(data.counts);
+    }
+    room.dataset.lastEvent = lastEventId ?? "";
+  };
+  opening.onclose = async () => {
+    status.textContent = "reconnecting…";
+    room.classList.add("offline");
+    if (!opened && lastEventId !== null) {
+      // Down, or refused? A refused resume point (say, after a restore) means starting from a fresh snapshot.
+      try {
+        const probe = await fetch(`/api/v1/sessions/${session}/live?after=${lastEventId}`, { credentials: "same-origin" });
+        if (probe.status === 400) lastEventId = null;
+      } catch {
+        // The server is unreachable: keep the resume point and try again.
+      }
+    }
+    setTimeout(connect, retry);
+    retry = Math.min(retry * 2, 5000);
+  };
+}
+
+connect();

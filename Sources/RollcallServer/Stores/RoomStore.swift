@@ -1,0 +1,165 @@
+import Foundation
+import RollcallCore
+import SQLKit
+
+/// A session's room as its teacher sees it live: every enrolled student with their status, the counts, the flags,
+/// and the id of the last event this picture already includes.
+struct Room: Codable, Sendable, Equatable {
+    struct Student: Codable, Sendable, Equatable {
+        var id: Int64
+        var name: String
+        var studentNumber: String?
+        /// `nil` while the student has not checked in and nobody has marked them.
+        var status: AttendanceStatus?
+        var at: Date?
+        /// How the record came: `qr`, `typed`, `spot`, `api`, or a teacher's edit.
+        var via: String?
+    }
+
+    var sessionId: Int64
+    var lastEventId: Int64
+    var counts: RoomCounts
+    var students: [Student]
+    var flags: [Flag]
+}
+
+/// How many enrolled students stand where; `checkedIn` counts present and late, as the projector does.
+struct RoomCounts: Codable, Sendable, Equatable {
+    var enrolled = 0
+    var present = 0
+    var late = 0
+    var excused = 0
+    var absent = 0
+    var notYet = 0
+    var checkedIn: Int { present + late }
+
+    init(statuses: some Sequence<AttendanceStatus?>) {
+        for status in statuses {
+            enrolled += 1
+            switch status {
+            case .present: present += 1
+            case .late: late += 1
+            case .excused: excused += 1
+            case .absent: absent += 1
+            case nil: notYet += 1
+            }
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case enrolled, present, late, excused, absent, notYet, checkedIn
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(enrolled, forKey: .enrolled)
+        try container.encode(present, forKey: .present)
+        try container.encode(late, forKey: .late)
+        try container.encode(excused, forKey: .excused)
+        try container.encode(absent, forKey: .absent)
+        try container.encode(notYet, forKey: .notYet)
+        try container.encode(checkedIn, forKey: .checkedIn)
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        enrolled = try container.decode(Int.self, forKey: .enrolled)
+        present = try container.decode(Int.self, forKey: .present)
+        late = try container.decode(Int.self, forKey: .late)
+        excused = try container.decode(Int.self, forKey: .excused)
+        absent = try container.decode(Int.self, forKey: .absent)
+        notYet = try container.decode(Int.self, forKey: .notYet)
+    }
+}
+
+/// Reads a session's room: the picture a live view starts from, and the counts it refreshes.
+struct RoomStore: Sendable {
+    let database: Database
+
+    private struct Row: Decodable {
+        var lastEventId: Int64?
+        var lastFlagId: Int64?
+        var id: Int64?
+        var name: String?
+        var studentNumber: String?
+        var status: String?
+        var recordedAt: Date?
+        var source: String?
+    }
+
+    /// The roster with each student's record, and the last event and flag ids, in one statement: one statement
+    /// reads one moment of the database on either engine, so `lastEventId` matches exactly what the rows show.
+    private func rows(sessionID: Int64, courseID: Int64) async throws -> [Row] {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT
+                  (SELECT MAX(id) FROM session_events WHERE session_id = \(bind: sessionID)) AS last_event_id,
+                  (SELECT MAX(id) FROM flags WHERE session_id = \(bind: sessionID)) AS last_flag_id,
+                  users.id AS id, users.name AS name, users.student_number AS student_number,
+                  attendance.status AS status, attendance.recorded_at AS recorded_at, attendance.source AS source
+                FROM (SELECT 1 AS one) AS one_row
+                LEFT JOIN enrollments ON enrollments.course_id = \(bind: courseID)
+                LEFT JOIN users ON users.id = enrollments.student_id
+                LEFT JOIN attendance ON attendance.session_id = \(bind: sessionID) AND attendance.student_id = users.id
+                ORDER BY users.name, users.id
+                """
+            ).all(decoding: Row.self, with: UserStore.decoder)
+        }
+    }
+
+    /// The room now; flags written after its last event are left to the events that follow.
+    func room(sessionID: Int64, courseID: Int64) async throws -> Room {
+        let rows = try await rows(sessionID: sessionID, courseID: courseID)
+        let students = rows.compactMap { row -> Room.Student? in
+            guard let id = row.id, let name = row.name else { return nil }
+            return Room.Student(
+                id: id, name: name, studentNumber: row.studentNumber,
+                status: row.status.flatMap(AttendanceStatus.init(rawValue:)), at: row.recordedAt, via: row.source
+            )
+        }
+        let lastFlagId = rows.first?.lastFlagId ?? 0
+        let flags = try await database.read { sql in
+            try await sql.select().column("*").from("flags").where("session_id", .equal, sessionID)
+                .where("id", .lessThanOrEqual, lastFlagId)
+                .orderBy("id", .descending).all(decoding: Flag.self, with: UserStore.decoder)
+        }
+        return Room(
+            sessionId: sessionID, lastEventId: rows.first?.lastEventId ?? 0,
+            counts: RoomCounts(statuses: students.map(\.status)), students: students, flags: flags
+        )
+    }
+
+    /// The counts alone, and the last event they include, summed by the database in one statement.
+    func counts(sessionID: Int64, courseID: Int64) async throws -> (counts: RoomCounts, lastEventId: Int64) {
+        try await database.read { sql in
+            let row = try await sql.raw(
+                """
+                SELECT
+                  (SELECT MAX(id) FROM session_events WHERE session_id = \(bind: sessionID)) AS last_event_id,
+                  COUNT(enrollments.student_id) AS enrolled,
+                  SUM(CASE WHEN attendance.status = 'present' THEN 1 ELSE 0 END) AS present,
+                  SUM(CASE WHEN attendance.status = 'late' THEN 1 ELSE 0 END) AS late,
+                  SUM(CASE WHEN attendance.status = 'excused' THEN 1 ELSE 0 END) AS excused,
+                  SUM(CASE WHEN attendance.status = 'absent' THEN 1 ELSE 0 END) AS absent
+                FROM (SELECT 1 AS one) AS one_row
+                LEFT JOIN enrollments ON enrollments.course_id = \(bind: courseID)
+                LEFT JOIN attendance
+                  ON attendance.session_id = \(bind: sessionID) AND attendance.student_id = enrollments.student_id
+                """
+            ).first()
+            guard let row else { return (RoomCounts(statuses: []), 0) }
+            func number(_ column: String) throws -> Int {
+                try row.decodeNil(column: column) ? 0 : try row.decode(column: column, as: Int.self)
+            }
+            var counts = RoomCounts(statuses: [])
+            counts.enrolled = try number("enrolled")
+            counts.present = try number("present")
+            counts.late = try number("late")
+            counts.excused = try number("excused")
+            counts.absent = try number("absent")
+            counts.notYet = counts.enrolled - counts.present - counts.late - counts.excused - counts.absent
+            return (counts, Int64(try number("last_event_id")))
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import RollcallCore
+import SQLKit
+import Testing
+
+@testable import RollcallServer
+
+/// Live views across processes: two servers on one PostgreSQL database, a real server started by the test.
+@Suite("Live on PostgreSQL", .timeLimit(.minutes(2)))
+struct LivePostgresTests {
+    @Test func a_change_committed_by_one_process_wakes_the_views_of_another() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        // Two databases, as two server processes would each have.
+        let writer = try Database.postgres(url: postgres.url, logger: .init(label: "process-a"))
+        let watcher = try Database.postgres(url: postgres.url, logger: .init(label: "process-b"))
+        do {
+            try await Migrations.apply(to: writer)
+            let stores = Stores(database: writer, logger: .init(label: "process-a"))
+            let teacher = try await stores.users.create(
+                NewUser(
+                    name: "Tess", email: "tess@school.test", passwordHash: "x", role: .teacher, studentNumber: nil,
+                    approved: true)
+            )
+            let course = try await stores.courses.create(
+                teacherID: teacher.id, name: "Biology", description: "", plannedSessions: nil)
+            let session = try await stores.sessions.create(
+                courseID: course.id, title: "Monday", settings: .standard, scheduledAt: nil, openNow: true)
+
+            let listener = try #require(watcher.liveServices.first)
+            try await watcher.live.subscribe(sessionID: session.id) { view in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await listener.run() }
+                    // The listener wakes every view once it listens, for whatever it may have missed before.
+                    await view.next()
+                    // Nothing in process B calls `published`: only PostgreSQL's notification can wake this view.
+                    _ = try await stores.sessions.close(id: session.id)
+                    await view.next()
+                    let events = try await watcher.read { sql in
+                        try await SessionEvents.after(0, sessionID: session.id, in: sql)
+                    }
+                    #expect(events.map(\.kind) == ["session_closed"])
+                    group.cancelAll()
+                }
+            }
+            try await writer.shutdown()
+            try await watcher.shutdown()
+        } catch {
+            try? await writer.shutdown()
+            try? await watcher.shutdown()
+            throw error
+        }
+    }
+
+    @Test func a_teacher_watching_one_server_sees_a_check_in_made_on_another() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await withServer(databaseURL: postgres.url, setup: .live) { first in
+            let room = try await Classroom.open(first)
+            try await withServer(databaseURL: postgres.url, setup: .live) { second in
+                try await second.watch(room.sessionID, as: room.teacher) { view in
+                    let snapshot = try await view.next("snapshot")
+                    #expect(snapshot.int("counts.notYet") == 1)
+                    #expect(try await room.checkIn(first, room.student).status == .created)
+                    let event = try await view.next("event")
+                    #expect(event.string("kind") == "checked_in")
+                    #expect(event.int("data.studentId") == room.student.id)
+                    let counts = try await view.next("counts")
+                    #expect(counts.int("counts.checkedIn") == 1)
+                }
+            }
+        }
+    }
+}

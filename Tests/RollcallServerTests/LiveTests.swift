@@ -1,0 +1,415 @@
+import Foundation
+import HTTPTypes
+import HummingbirdWSTesting
+import RollcallCore
+import SQLKit
+import Testing
+
+@testable import RollcallServer
+
+/// A live view of a session as a test sees it: each message, in the order the server sent them.
+final class LiveView: @unchecked Sendable {
+    struct Closed: Error {}
+    // Read by one test task at a time.
+    private var iterator: AsyncStream<String>.AsyncIterator
+
+    init(_ stream: AsyncStream<String>) {
+        iterator = stream.makeAsyncIterator()
+    }
+
+    /// The next message; one that never comes is caught by the suite's time limit.
+    func next() async throws -> Reply {
+        guard let text = await iterator.next() else { throw Closed() }
+        return Reply(status: .ok, headers: [:], text: text)
+    }
+
+    /// The next message, which must be of `type`.
+    func next(_ type: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Reply {
+        let message = try await next()
+        #expect(message.string("type") == type, "expected \(type), got \(message.text)", sourceLocation: sourceLocation)
+        return message
+    }
+}
+
+extension API {
+    /// Opens the session's live WebSocket as `account` and hands the messages to `body`; closes it afterwards.
+    func watch(
+        _ sessionID: Int64, as account: Account?, after: Int64? = nil, headers extra: HTTPFields = [:],
+        _ body: @escaping @Sendable (LiveView) async throws -> Void
+    ) async throws {
+        var headers = extra
+        if let account { headers[.authorization] = "Bearer \(account.token)" }
+        let path = "/api/v1/sessions/\(sessionID)/live" + (after.map { "?after=\($0)" } ?? "")
+        try await client.ws(path, configuration: .init(additionalHeaders: headers)) { inbound, outbound, _ in
+            let (stream, continuation) = AsyncStream<String>.makeStream()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    defer { continuation.finish() }
+                    for try await message in inbound.messages(maxSize: 1 << 22) {
+                        if case .text(let text) = message { continuation.yield(text) }
+                    }
+                }
+                try await body(LiveView(stream))
+                try await outbound.close(.normalClosure, reason: nil)
+                try await group.waitForAll()
+            }
+        }
+    }
+
+    /// The stored events of a session, oldest first, read from the database file.
+    func events(sessionID: Int64) async throws -> [SessionEvent] {
+        let database = try Database.sqlite(path: databasePath, logger: .init(label: "test"))
+        do {
+            let events = try await database.read { sql in
+                try await SessionEvents.after(0, sessionID: sessionID, in: sql)
+            }
+            try await database.shutdown()
+            return events
+        } catch {
+            try? await database.shutdown()
+            throw error
+        }
+    }
+}
+
+extension Classroom {
+    /// Registers another student and enrols them with the course's join code.
+    func enrol(_ api: API, _ name: String) async throws -> Account {
+        let course = try await api.call(.get, "/api/v1/courses/\(courseID)", as: teacher)
+        let student = try await api.register(name)
+        let joined = try await api.call(
+            .post, "/api/v1/courses/join", as: student, json: ["code": course.string("course.joinCode") ?? ""])
+        #expect(joined.status == .ok || joined.status == .created, "\(joined.text)")
+        return student
+    }
+
+    /// A student scans the projected code and checks in with the ticket, as the check-in page does.
+    @discardableResult
+    func checkIn(_ api: API, _ student: Account, device: String? = nil) async throws -> Reply {
+        var body: [String: Any] = ["ticket": try await scan(api, as: student)]
+        if let device { body["deviceId"] = device }
+        return try await api.call(.post, "/api/v1/check-ins", as: student, json: body)
+    }
+}
+
+@Suite("Live", .timeLimit(.minutes(1)))
+struct LiveTests {
+    @Test func the_teacher_gets_the_room_then_each_change_as_it_commits() async throws {
+        try await withServer(setup: .live) { api in
+            let room = try await Classroom.open(api, student: "Cass Checkin")
+            let borrower = try await room.enrol(api, "Bo Borrower")
+            try await api.watch(room.sessionID, as: room.teacher) { view in
+                let snapshot = try await view.next("snapshot")
+                #expect(snapshot.int("lastEventId") == 0)
+                #expect(snapshot.int("session.id") == room.sessionID)
+                #expect(snapshot.string("session.phase") == "open")
+                #expect(snapshot.list("students").map { $0["name"] as? String } == ["Bo Borrower", "Cass Checkin"])
+                #expect(snapshot.list("students").allSatisfy { $0["status"] == nil })
+                #expect(snapshot.int("counts.enrolled") == 2)
+                #expect(snapshot.int("counts.notYet") == 2)
+                #expect(snapshot.int("counts.checkedIn") == 0)
+
+                let answer = try await room.checkIn(api, room.student, device: "phone-of-cass")
+                #expect(answer.status == .created)
+                let checkedIn = try await view.next("event")
+                #expect(checkedIn.string("kind") == "checked_in")
+                #expect(checkedIn.int("data.studentId") == room.student.id)
+                #expect(checkedIn.string("data.status") == "present")
+                #expect(checkedIn.string("data.via") == "qr")
+                // The API answers whole seconds; the event has milliseconds.
+                let at = try Date(checkedIn.string("data.at") ?? "", strategy: .iso8601)
+                let answered = try Date(answer.string("checkedInAt") ?? "-", strategy: .iso8601)
+                #expect(abs(at.timeIntervalSince(answered)) < 1)
+                let first = try #require(checkedIn.int("id"))
+                #expect(first > 0)
+                let counts = try await view.next("counts")
+                #expect(counts.int("lastEventId") == first)
+                #expect(counts.int("counts.present") == 1)
+                #expect(counts.int("counts.checkedIn") == 1)
+                #expect(counts.int("counts.notYet") == 1)
+
+                // The same phone for a second student: refused, and the teacher sees the flag at once.
+                let refused = try await room.checkIn(api, borrower, device: "phone-of-cass")
+                #expect(refused.errorCode == "device_already_used")
+                let flagged = try await view.next("event")
+                #expect(flagged.string("kind") == "flagged")
+                #expect(flagged.int("data.studentId") == borrower.id)
+                #expect(flagged.string("data.kind") == "device_already_used")
+                #expect(flagged.string("data.detail")?.contains("Bo Borrower") == true)
+                #expect(flagged.int("id")! > first)
+                #expect(try await view.next("counts").int("counts.checkedIn") == 1)
+
+                // A retry is the same record: no second event.
+                let retry = try await room.checkIn(api, room.student, device: "phone-of-cass")
+                #expect(retry.status == .ok)
+                _ = try await api.call(.post, "/api/v1/sessions/\(room.sessionID)/close", as: room.teacher)
+                let closed = try await view.next("event")
+                #expect(closed.string("kind") == "session_closed")
+                #expect(closed.string("data.phase") == "closed")
+                #expect(closed.int("id")! == flagged.int("id")! + 1)
+            }
+            // Every event sent was stored, and nothing else.
+            #expect(
+                try await api.events(sessionID: room.sessionID).map(\.kind) == [
+                    "checked_in", "flagged", "session_closed",
+                ])
+
+            // A fresh view starts from the room as it is now.
+            try await api.watch(room.sessionID, as: room.teacher) { view in
+                let snapshot = try await view.next("snapshot")
+                #expect(snapshot.string("session.phase") == "closed")
+                #expect(snapshot.int("lastEventId") == (try await api.events(sessionID: room.sessionID)).last?.id)
+                let cass = snapshot.list("students").first { $0["name"] as? String == "Cass Checkin" }
+                #expect(cass?["status"] as? String == "present")
+                #expect(cass?["via"] as? String == "qr")
+                #expect(snapshot.list("flags").map { $0["kind"] as? String } == ["device_already_used"])
+                #expect(snapshot.int("counts.present") == 1)
+            }
+        }
+    }
+
+    @Test func a_view_that_reconnects_gets_exactly_what_it_missed() async throws {
+        try await withServer(setup: .live) { api in
+            let room = try await Classroom.open(api, student: "Ann Early")
+            let ben = try await room.enrol(api, "Ben Away")
+            let cleo = try await room.enrol(api, "Cleo Later")
+            let dan = try await room.enrol(api, "Dan Last")
+            let seen = LockedIDs()
+            try await api.watch(room.sessionID, as: room.teacher) { view in
+                _ = try await view.next("snapshot")
+                try await room.checkIn(api, room.student)
+                let event = try await view.next("event")
+                #expect(event.int("data.studentId") == room.student.id)
+                seen.set(event.int("id")!)
+            }
+            let last = seen.value
+            // While the teacher's laptop is offline: two check-ins and a flag.
+            #expect(try await room.checkIn(api, ben, device: "phone-of-ben").status == .created)
+            #expect(try await room.checkIn(api, cleo, device: "phone-of-ben").errorCode == "device_already_used")
+            let cleoIn = try await room.checkIn(api, cleo, device: "phone-of-cleo")
+            #expect(cleoIn.status == .created, "\(cleoIn.text)")
+
+            try await api.watch(room.sessionID, as: room.teacher, after: last) { view in
+                let missed = [try await view.next("event"), try await view.next("event"), try await view.next("event")]
+                #expect(missed.map { $0.string("kind") } == ["checked_in", "flagged", "checked_in"])
+                #expect(missed.map { $0.int("data.studentId") } == [ben.id, cleo.id, cleo.id])
+                let ids = missed.compactMap { $0.int("id") }
+                #expect(ids.first! > last && ids == ids.sorted() && Set(ids).count == 3)
+                let counts = try await view.next("counts")
+                #expect(counts.int("counts.checkedIn") == 3)
+                #expect(counts.int("lastEventId") == ids.last)
+                // Then live again: the next message is the next event, nothing repeated before it.
+                try await room.checkIn(api, dan)
+                let live = try await view.next("event")
+                #expect(live.int("data.studentId") == dan.id)
+                #expect(live.int("id")! > ids.last!)
+            }
+
+            // Resuming from the very start replays the whole log, once each.
+            let stored = try await api.events(sessionID: room.sessionID)
+            try await api.watch(room.sessionID, as: room.teacher, after: 0) { view in
+                var replayed: [Int64] = []
+                for _ in stored { replayed.append(try #require(try await view.next("event").int("id"))) }
+                #expect(replayed == stored.map(\.id))
+                #expect(try await view.next("counts").int("counts.checkedIn") == 4)
+            }
+        }
+    }
+
+    @Test func a_room_checking_in_at_once_reaches_the_view_once_each_in_order() async throws {
+        try await withServer(setup: .live) { api in
+            let room = try await Classroom.open(api, student: "Student 00")
+            var students = [room.student]
+            for number in 1..<30 { students.append(try await room.enrol(api, "Student \(number)")) }
+            let everyone = Set(students.map(\.id))
+            let tickets = try await withThrowingTaskGroup(of: (Account, String).self) { group in
+                for student in students { group.addTask { (student, try await room.scan(api, as: student)) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            try await api.watch(room.sessionID, as: room.teacher) { view in
+                #expect(try await view.next("snapshot").int("counts.notYet") == 30)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (student, ticket) in tickets {
+                        group.addTask {
+                            let reply = try await api.call(
+                                .post, "/api/v1/check-ins", as: student, json: ["ticket": ticket])
+                            #expect(reply.status == .created, "\(reply.text)")
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                var events: [Reply] = []
+                var lastCounts: Reply?
+                while events.count < 30 || lastCounts?.int("lastEventId") != events.last?.int("id") {
+                    let message = try await view.next()
+                    if message.string("type") == "event" { events.append(message) } else { lastCounts = message }
+                }
+                let ids = events.compactMap { $0.int("id") }
+                #expect(ids == ids.sorted() && Set(ids).count == 30)
+                #expect(Set(events.compactMap { $0.int("data.studentId") }) == everyone)
+                #expect(lastCounts?.int("counts.checkedIn") == 30)
+                #expect(lastCounts?.int("counts.notYet") == 0)
+            }
+        }
+    }
+
+    @Test func resuming_needs_an_event_of_this_session() async throws {
+        try await withServer(setup: .live) { api in
+            let room = try await Classroom.open(api)
+            let other = try await Classroom.open(api, teacher: "Otto Other", student: "Oli Other")
+            try await other.checkIn(api, other.student)
+            let foreign = try #require(try await api.events(sessionID: other.sessionID).first?.id)
+            for after in ["abc", "-1", "1.5", "", "99999", "\(foreign)"] {
+                try await api.expectRefused(
+                    .get, "/api/v1/sessions/\(room.sessionID)/live?after=\(after)", as: room.teacher,
+                    status: .badRequest, code: "invalid_after"
+                )
+            }
+            await #expect(throws: (any Error).self) {
+                try await api.watch(room.sessionID, as: room.teacher, after: foreign) { _ in }
+            }
+        }
+    }
+
+    @Test func only_the_courses_teacher_watches_the_room() async throws {
+        try await withServer(setup: .live) { api in
+            let room = try await Classroom.open(api)
+            let (otherTeacher, _, _) = try await api.teacherWithCourse("Otto Other")
+            let path = "/api/v1/sessions/\(room.sessionID)/live"
+            try await api.expectRefused(.get, path, as: otherTeacher, status: .forbidden, code: "forbidden")
+            try await api.expectRefused(.get, path, as: room.student, status: .forbidden, code: "forbidden")
+            try await api.expectRefused(.get, path, status: .unauthorized, code: "not_signed_in")
+            try await api.expectRefused(
+                .get, "/api/v1/sessions/999999/live", as: room.teacher, status: .notFound, code: "session_not_found")
+            for account in [otherTeacher, room.student, nil] as [Account?] {
+                await #expect(throws: (any Error).self) {
+                    try await api.watch(room.sessionID, as: account) { view in
+                        Issue.record("the live view opened: \(try await view.next().text)")
+                    }
+                }
+            }
+            // The teacher's own browser, signed in with the cookie: only from Rollcall's own pages.
+            let signIn = try await api.call(
+                .post, "/api/v1/auth/session", json: ["email": room.teacher.email, "password": API.password])
+            let cookie = try #require(signIn.headers[.setCookie]?.firstMatch(of: /rollcall_session=([^;]+)/)?.1)
+            let crossSite = try await api.call(
+                .get, path, headers: [.cookie: "rollcall_session=\(cookie)", .origin: "https://evil.test"])
+            #expect(crossSite.status == .forbidden)
+            #expect(crossSite.errorCode == "forbidden")
+            #expect(crossSite.errorMessage == "The live view opens only from Rollcall's own pages.")
+            let sameSite = try await api.call(
+                .get, path, headers: [.cookie: "rollcall_session=\(cookie)", .origin: "http://localhost"])
+            #expect(sameSite.status == .ok, "\(sameSite.text)")
+            await #expect(throws: (any Error).self) {
+                try await api.watch(room.sessionID, as: nil, headers: [.cookie: "rollcall_session=\(cookie)"]) { _ in
+                    Issue.record("a cookie-borne live view opened from another origin")
+                }
+            }
+            // The teacher's app, with its bearer token, is let in.
+            try await api.watch(room.sessionID, as: room.teacher) { view in
+                let snapshot = try await view.next("snapshot")
+                #expect(snapshot.int("counts.enrolled") == 1)
+            }
+        }
+    }
+
+    @Test func the_session_page_draws_the_room_for_its_teacher_only() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api, student: "Cass Checkin")
+            let later = try await room.enrol(api, "Lou Later")
+            #expect(try await room.checkIn(api, room.student).status == .created)
+            let page = try await api.call(.get, "/sessions/\(room.sessionID)", as: room.teacher)
+            #expect(page.status == .ok)
+            #expect(
+                page.text.contains(#"<li class="room-row" data-student="\#(room.student.id)" data-status="present">"#))
+            #expect(page.text.contains(#"<li class="room-row" data-student="\#(later.id)" data-status="none">"#))
+            #expect(page.text.contains(#"<strong data-count="checkedIn">1</strong>"#))
+            #expect(page.text.contains("/assets/live.js"))
+            let studentsPage = try await api.call(.get, "/sessions/\(room.sessionID)", as: room.student)
+            #expect(studentsPage.status == .ok)
+            #expect(!studentsPage.text.contains("room-row"))
+            #expect(!studentsPage.text.contains("Lou Later"))
+            #expect(!studentsPage.text.contains("/assets/live.js"))
+        }
+    }
+
+    @Test func the_projectors_count_follows_each_check_in() async throws {
+        try await withServer(setup: .live) { api in
+            // A one-minute code: the projector's next frame comes from the check-in, not from a new code.
+            let room = try await Classroom.open(api, settings: ["period": 60])
+            let headers: HTTPFields = [.authorization: "Bearer \(room.teacher.token)"]
+            try await api.client.ws(
+                "/api/v1/sessions/\(room.sessionID)/projector/live", configuration: .init(additionalHeaders: headers)
+            ) { inbound, outbound, _ in
+                var messages = inbound.messages(maxSize: 1 << 22).makeAsyncIterator()
+                func frame() async throws -> Reply {
+                    guard case .text(let text) = try await messages.next() else { throw LiveView.Closed() }
+                    return Reply(status: .ok, headers: [:], text: text)
+                }
+                #expect(try await frame().int("checkedIn") == 0)
+                try await room.checkIn(api, room.student)
+                #expect(try await frame().int("checkedIn") == 1)
+                try await outbound.close(.normalClosure, reason: nil)
+            }
+        }
+    }
+
+    @Test func an_event_is_kept_only_with_the_change_it_describes() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-events-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let database = try Database.sqlite(path: "\(directory)/events.sqlite", logger: .init(label: "test"))
+        do {
+            try await Migrations.apply(to: database)
+            let stores = Stores(database: database, logger: .init(label: "test"))
+            let teacher = try await stores.users.create(
+                NewUser(
+                    name: "Tess", email: "tess@school.test", passwordHash: "x", role: .teacher, studentNumber: nil,
+                    approved: true)
+            )
+            let course = try await stores.courses.create(
+                teacherID: teacher.id, name: "Biology", description: "", plannedSessions: nil)
+            let session = try await stores.sessions.create(
+                courseID: course.id, title: "Monday", settings: .standard, scheduledAt: nil, openNow: true)
+            struct Abandoned: Error {}
+            let change = SessionChange.flagged(.init(flagId: nil, studentId: nil, kind: "note", detail: "A note."))
+            await #expect(throws: Abandoned.self) {
+                try await database.transaction { sql in
+                    try await SessionEvents.append(change, sessionID: session.id, in: sql)
+                    throw Abandoned()
+                }
+            }
+            #expect(try await database.read { try await SessionEvents.lastID(sessionID: session.id, in: $0) } == 0)
+            let id = try await database.transaction { sql in
+                try await SessionEvents.append(change, sessionID: session.id, in: sql)
+            }
+            let stored = try await database.read { try await SessionEvents.after(0, sessionID: session.id, in: $0) }
+            #expect(stored.map(\.id) == [id])
+            #expect(stored.first?.kind == "flagged")
+            #expect(stored.first?.payload == #"{"detail":"A note.","kind":"note"}"#)
+            try await database.shutdown()
+        } catch {
+            try? await database.shutdown()
+            throw error
+        }
+    }
+
+    @Test func the_hub_folds_a_burst_of_wake_ups_into_one() async throws {
+        let hub = LiveHub()
+        try await hub.subscribe(sessionID: 7) { subscription in
+            #expect(hub.subscriberCount(sessionID: 7) == 1)
+            for _ in 0..<5 { hub.published(sessionID: 7) }
+            hub.published(sessionID: 8)
+            #expect(await subscription.next(timeout: .seconds(5)))
+            #expect(await subscription.next(timeout: .milliseconds(50)) == false)
+        }
+        #expect(hub.subscriberCount(sessionID: 7) == 0)
+    }
+}
+
+/// An id handed out of a WebSocket handler.
+final class LockedIDs: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Int64 = 0
+    var value: Int64 { lock.withLock { stored } }
+    func set(_ value: Int64) { lock.withLock { stored = value } }
+}
