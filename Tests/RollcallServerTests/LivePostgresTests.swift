@@ -17,15 +17,7 @@ struct LivePostgresTests {
         do {
             try await Migrations.apply(to: writer)
             let stores = Stores(database: writer, logger: .init(label: "process-a"))
-            let teacher = try await stores.users.create(
-                NewUser(
-                    name: "Tess", email: "tess@school.test", passwordHash: "x", role: .teacher, studentNumber: nil,
-                    approved: true)
-            )
-            let course = try await stores.courses.create(
-                teacherID: teacher.id, name: "Biology", description: "", plannedSessions: nil)
-            let session = try await stores.sessions.create(
-                courseID: course.id, title: "Monday", settings: .standard, scheduledAt: nil, openNow: true)
+            let session = try await stores.openSessionOfNewCourse()
 
             let listener = try #require(watcher.liveServices.first)
             try await watcher.live.subscribe(sessionID: session.id) { view in

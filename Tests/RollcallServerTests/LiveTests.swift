@@ -361,15 +361,7 @@ struct LiveTests {
         do {
             try await Migrations.apply(to: database)
             let stores = Stores(database: database, logger: .init(label: "test"))
-            let teacher = try await stores.users.create(
-                NewUser(
-                    name: "Tess", email: "tess@school.test", passwordHash: "x", role: .teacher, studentNumber: nil,
-                    approved: true)
-            )
-            let course = try await stores.courses.create(
-                teacherID: teacher.id, name: "Biology", description: "", plannedSessions: nil)
-            let session = try await stores.sessions.create(
-                courseID: course.id, title: "Monday", settings: .standard, scheduledAt: nil, openNow: true)
+            let session = try await stores.openSessionOfNewCourse()
             struct Abandoned: Error {}
             let change = SessionChange.flagged(.init(flagId: nil, studentId: nil, kind: "note", detail: "A note."))
             await #expect(throws: Abandoned.self) {

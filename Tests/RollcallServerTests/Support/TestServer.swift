@@ -163,3 +163,18 @@ extension API {
         #expect(before == after, "a refused request changed stored data", sourceLocation: sourceLocation)
     }
 }
+
+extension Stores {
+    /// A teacher's new course with a session open now, written straight through the stores.
+    func openSessionOfNewCourse() async throws -> ClassSession {
+        let teacher = try await users.create(
+            NewUser(
+                name: "Tess", email: "tess@school.test", passwordHash: "x", role: .teacher, studentNumber: nil,
+                approved: true)
+        )
+        let course = try await courses.create(
+            teacherID: teacher.id, name: "Biology", description: "", plannedSessions: nil)
+        return try await sessions.create(
+            courseID: course.id, title: "Monday", settings: .standard, scheduledAt: nil, openNow: true)
+    }
+}
