@@ -185,15 +185,10 @@ struct RecordsController: Sendable {
         let course = try await stores.managedCourse(try context.id("courseID", "course"), for: user)
         let threshold = try Self.threshold(request.query("below")) ?? Double(course.absenteeThreshold)
         let records = try await courseRecords(course)
-        let students = records.students.filter(\.enrolled).compactMap { student -> Absentee? in
-            let summary = records.summary(studentID: student.id)
-            guard summary.isBelow(threshold) else { return nil }
-            return Absentee(student: StudentView(student), summary: SummaryView(summary))
-        }
         return Absentees(
             threshold: threshold,
-            students: students.sorted {
-                ($0.summary.percentage ?? 0, $0.student.name) < ($1.summary.percentage ?? 0, $1.student.name)
+            students: records.absentees(below: threshold).map {
+                Absentee(student: StudentView($0.student), summary: SummaryView($0.summary))
             }
         )
     }

@@ -91,11 +91,9 @@ struct RecordPages: Sendable {
                 })
             return ["myAttendance": mine, "myStatuses": statuses]
         }
-        let threshold = Double(course.absenteeThreshold)
-        let absentees: [[String: Any]] = records.students.filter(\.enrolled).compactMap { student in
-            let summary = records.summary(studentID: student.id)
-            guard summary.isBelow(threshold) else { return nil }
-            return [
+        let absentees: [[String: Any]] = records.absentees(below: Double(course.absenteeThreshold)).map {
+            student, summary in
+            [
                 "id": student.id, "courseId": course.id, "name": student.name,
                 "percentText": "\(Int((summary.percentage ?? 0).rounded()))%",
                 "absent": summary.counts[.absent] ?? 0, "sessions": summary.sessions,

@@ -80,6 +80,15 @@ struct CourseRecords: Sendable {
         )
     }
 
+    /// Students on the roster attending less than `threshold` percent, lowest first, with their figures.
+    func absentees(below threshold: Double) -> [(student: CourseStudent, summary: AttendanceSummary)] {
+        students.filter(\.enrolled).compactMap { student in
+            let summary = summary(studentID: student.id)
+            return summary.isBelow(threshold) ? (student, summary) : nil
+        }
+        .sorted { ($0.summary.percentage ?? 0, $0.student.name) < ($1.summary.percentage ?? 0, $1.student.name) }
+    }
+
     func summary(studentID: Int64) -> AttendanceSummary {
         AttendanceSummary(
             statuses: sessions.compactMap { countedStatus(session: $0, studentID: studentID) }, points: course.points
