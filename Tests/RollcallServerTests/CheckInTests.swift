@@ -291,7 +291,7 @@ struct CheckInTests {
             let database = try Database.sqlite(path: api.databasePath, logger: .init(label: "test"))
             let flags = try await CheckInStore(database: database).flags(sessionID: room.sessionID)
             try await database.shutdown()
-            #expect(flags.map(\.kind) == ["device_already_used"])
+            #expect(flags.map(\.kind) == [.deviceAlreadyUsed])
             #expect(flags.first?.studentId == friend.id)
             try await api.expectRefused(
                 .post, "/api/v1/check-ins", as: friend, json: ["ticket": try await room.scan(api), "deviceId": "x"],
@@ -414,11 +414,11 @@ struct CheckInTests {
 
     @Test func the_check_in_url_is_upper_case_for_a_compact_qr_code() {
         #expect(
-            ProjectorController.checkInURL(publicURL: "https://rollcall.example.edu", code: "ABC")
+            CheckInRoutes.scanURL(publicURL: "https://rollcall.example.edu", code: "ABC")
                 == "HTTPS://ROLLCALL.EXAMPLE.EDU/C/ABC"
         )
         #expect(
-            ProjectorController.checkInURL(publicURL: "https://school.edu:8443/rollcall", code: "ABC")
+            CheckInRoutes.scanURL(publicURL: "https://school.edu:8443/rollcall", code: "ABC")
                 == "HTTPS://SCHOOL.EDU:8443/rollcall/C/ABC"
         )
     }

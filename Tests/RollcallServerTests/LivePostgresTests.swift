@@ -16,8 +16,7 @@ struct LivePostgresTests {
         let watcher = try Database.postgres(url: postgres.url, logger: .init(label: "process-b"))
         do {
             try await Migrations.apply(to: writer)
-            let stores = Stores(database: writer, logger: .init(label: "process-a"))
-            let session = try await stores.openSessionOfNewCourse()
+            let session = try await writer.openSessionOfNewCourse()
 
             let listener = try #require(watcher.liveServices.first)
             try await watcher.live.subscribe(sessionID: session.id) { view in
@@ -26,12 +25,12 @@ struct LivePostgresTests {
                     // The listener wakes every view once it listens, for whatever it may have missed before.
                     await view.next()
                     // Nothing in process B calls `published`: only PostgreSQL's notification can wake this view.
-                    _ = try await stores.sessions.close(id: session.id)
+                    _ = try await SessionStore(database: writer).close(id: session.id)
                     await view.next()
                     let events = try await watcher.read { sql in
                         try await SessionEvents.after(0, sessionID: session.id, in: sql)
                     }
-                    #expect(events.map(\.kind) == ["session_closed"])
+                    #expect(events.map(\.kind) == [.sessionClosed])
                     group.cancelAll()
                 }
             }

@@ -150,7 +150,7 @@ struct LiveTests {
             }
             // Every event sent was stored, and nothing else.
             #expect(
-                try await api.events(sessionID: room.sessionID).map(\.kind) == [
+                try await api.events(sessionID: room.sessionID).map(\.kind.rawValue) == [
                     "checked_in", "flagged", "session_closed",
                 ])
 
@@ -360,10 +360,10 @@ struct LiveTests {
         let database = try Database.sqlite(path: "\(directory)/events.sqlite", logger: .init(label: "test"))
         do {
             try await Migrations.apply(to: database)
-            let stores = Stores(database: database, logger: .init(label: "test"))
-            let session = try await stores.openSessionOfNewCourse()
+            let session = try await database.openSessionOfNewCourse()
             struct Abandoned: Error {}
-            let change = SessionChange.flagged(.init(flagId: nil, studentId: nil, kind: "note", detail: "A note."))
+            let change = SessionChange.flagged(
+                .init(flagId: nil, studentId: nil, kind: .deviceAlreadyUsed, detail: "A note."))
             await #expect(throws: Abandoned.self) {
                 try await database.transaction { sql in
                     try await SessionEvents.append(change, sessionID: session.id, in: sql)
@@ -376,8 +376,8 @@ struct LiveTests {
             }
             let stored = try await database.read { try await SessionEvents.after(0, sessionID: session.id, in: $0) }
             #expect(stored.map(\.id) == [id])
-            #expect(stored.first?.kind == "flagged")
-            #expect(stored.first?.payload == #"{"detail":"A note.","kind":"note"}"#)
+            #expect(stored.first?.kind == .flagged)
+            #expect(stored.first?.payload == #"{"detail":"A note.","kind":"device_already_used"}"#)
             try await database.shutdown()
         } catch {
             try? await database.shutdown()

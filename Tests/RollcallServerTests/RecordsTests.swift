@@ -443,10 +443,10 @@ struct RecordsLiveTests {
                 #expect(absent.string("kind") == "status_changed")
                 #expect(absent.int("data.studentId") == other.id)
                 #expect(absent.string("data.status") == "absent")
-                #expect(absent.string("data.reason") == RecordStore.absentOnClose)
+                #expect(absent.string("data.reason") == AttendanceLedger.absentOnClose)
                 #expect(try await view.next("event").string("kind") == "session_closed")
             }
-            let kinds = try await api.events(sessionID: room.sessionID).map(\.kind)
+            let kinds = try await api.events(sessionID: room.sessionID).map(\.kind.rawValue)
             #expect(kinds == ["status_changed", "status_changed", "session_closed"])
         }
     }

@@ -4,7 +4,12 @@ import RollcallCore
 
 /// Registration, email verification, sign-in and sign-out, and each person's own profile.
 struct AccountsController: Sendable {
-    let stores: Stores
+    let users: UserStore
+    let tokens: AccessTokenStore
+    let images: ImageStore
+    /// Where a confirmed student's course invitations are accepted.
+    let courses: CourseStore
+    let signIns: SignIns
     let configuration: Configuration
     let passwords: PasswordHasher
     let mail: any MessageSender
@@ -36,28 +41,20 @@ struct AccountsController: Sendable {
     struct UserEnvelope: Codable, ResponseEncodable {
         var user: UserView
     }
-    struct WebSession: Codable, ResponseEncodable {
-        var user: UserView
-        var csrfToken: String
-    }
-    struct APIToken: Codable, ResponseEncodable {
-        var token: String
-        var user: UserView
-    }
 
-    func addRoutes(to api: RouterGroup<AppRequestContext>) {
-        api.post("auth/register", use: register)
-        api.post("auth/verify-email", use: verifyEmail)
-        api.post("auth/resend-verification", use: resendVerification)
-        api.post("auth/session", use: signInWeb)
-        api.delete("auth/session", use: signOutWeb)
-        api.post("auth/tokens", use: signInAPI)
-        api.delete("auth/tokens/current", use: signOutAPI)
-        api.get("me", use: me)
-        api.patch("me", use: updateProfile)
-        api.put("me/password", use: changePassword)
-        api.put("me/picture", use: uploadPicture)
-        api.get("users/:userID/picture", use: picture)
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.post(AccountRoutes.register, use: register)
+        router.post(AccountRoutes.verifyEmail, use: verifyEmail)
+        router.post(AccountRoutes.resendVerification, use: resendVerification)
+        router.post(AccountRoutes.webSession, use: signInWeb)
+        router.delete(AccountRoutes.webSession, use: signOutWeb)
+        router.post(AccountRoutes.tokens, use: signInAPI)
+        router.delete(AccountRoutes.currentToken, use: signOutAPI)
+        router.get(AccountRoutes.me, use: me)
+        router.patch(AccountRoutes.me, use: updateProfile)
+        router.put(AccountRoutes.password, use: changePassword)
+        router.put(AccountRoutes.picture, use: uploadPicture)
+        router.get(AccountRoutes.userPicture, use: picture)
     }
 
     @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -72,7 +69,7 @@ struct AccountsController: Sendable {
         let number = try input.studentNumber.nonBlank.map { raw in
             try check { () throws(RuleViolation) in try AccountRules.studentNumber(raw) }
         }
-        let user = try await stores.users.create(
+        let user = try await users.create(
             NewUser(
                 name: name, email: email, passwordHash: try await passwords.hash(password), role: role,
                 studentNumber: number, approved: role != .teacher || !configuration.teacherApproval
@@ -83,7 +80,7 @@ struct AccountsController: Sendable {
     }
 
     func sendVerification(to user: User) async throws {
-        let token = try await stores.tokens.issueVerification(userID: user.id)
+        let token = try await tokens.issueVerification(userID: user.id)
         let link = "\(configuration.publicURL)/verify-email?token=\(token)"
         try await mail.send(
             channel: "email", to: user.email, subject: "Confirm your email address for Rollcall",
@@ -94,16 +91,16 @@ struct AccountsController: Sendable {
 
     @Sendable func verifyEmail(_ request: Request, context: AppRequestContext) async throws -> UserEnvelope {
         let input = try await request.decodeJSON(as: VerificationToken.self, context: context)
-        guard let userID = try await stores.tokens.redeemVerification(token: input.token) else {
+        guard let userID = try await tokens.redeemVerification(token: input.token) else {
             throw AppError(
                 .badRequest, "invalid_verification_token",
                 "This confirmation link is unknown, used or expired. Sign in and ask for a new one."
             )
         }
-        try await stores.users.markEmailVerified(id: userID)
-        guard let user = try await stores.users.find(id: userID) else { throw AppError.notFound("user") }
+        try await users.markEmailVerified(id: userID)
+        guard let user = try await users.find(id: userID) else { throw AppError.notFound("user") }
         // Only a confirmed address may take the places a roster import kept for it.
-        if user.role == .student { try await stores.courses.acceptInvitations(studentID: user.id, email: user.email) }
+        if user.role == .student { try await courses.acceptInvitations(studentID: user.id, email: user.email) }
         return UserEnvelope(user: UserView(user))
     }
 
@@ -119,7 +116,7 @@ struct AccountsController: Sendable {
     /// Checks a password under the throttle: slowed after a few failures, refused for a while after more.
     func authenticate(_ credentials: Credentials) async throws -> User {
         let email = try check { () throws(RuleViolation) in try AccountRules.email(credentials.email) }
-        let record = try await stores.tokens.failures(email: email)
+        let record = try await tokens.failures(email: email)
         let since = record.map { Date().timeIntervalSince($0.last) }
         switch throttle.decide(failures: record?.count ?? 0, secondsSinceLastFailure: since) {
         case .allow: break
@@ -132,69 +129,43 @@ struct AccountsController: Sendable {
                 retryAfter: Int(retryAfter)
             )
         }
-        let user = try await stores.users.find(email: email)
+        let user = try await users.find(email: email)
         // Hash even for unknown addresses so that timing does not tell which addresses have accounts.
         let matches = try await passwords.verify(credentials.password, hash: user?.passwordHash ?? passwords.decoy)
         guard let user, matches else {
             let count = throttle.failuresAfterFailure(failures: record?.count ?? 0, secondsSinceLastFailure: since)
-            try await stores.tokens.recordFailure(email: email, count: count)
+            try await tokens.recordFailure(email: email, count: count)
             throw AppError(.unauthorized, "invalid_credentials", "The email address or password is wrong.")
         }
-        if record != nil { try await stores.tokens.clearFailures(email: email) }
+        if record != nil { try await tokens.clearFailures(email: email) }
         guard !user.disabled else { throw AppError.accountDisabled }
         return user
     }
 
     @Sendable func signInWeb(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try await authenticate(try await request.decodeJSON(as: Credentials.self, context: context))
-        return try await startWebSession(for: user, request: request, context: context)
-    }
-
-    /// Signs `user` in on this browser: a session cookie, and the CSRF token in the answer. Passwords and passkeys
-    /// end here alike.
-    func startWebSession(for user: User, request: Request, context: AppRequestContext) async throws -> Response {
-        let issued = try await stores.tokens.issue(userID: user.id, kind: .web)
-        var response = try WebSession(user: UserView(user), csrfToken: issued.csrf).response(
-            from: request, context: context
-        )
-        response.setCookie(sessionCookie(issued.token, maxAge: Int(AccessTokenStore.webLifetime)))
-        return response
-    }
-
-    func sessionCookie(_ value: String, maxAge: Int) -> Cookie {
-        Cookie(
-            name: AuthenticationMiddleware.cookieName, value: value, maxAge: maxAge, path: "/",
-            secure: configuration.secureCookies, httpOnly: true, sameSite: .lax
-        )
+        return try await signIns.startWebSession(for: user, request: request, context: context)
     }
 
     @Sendable func signOutWeb(_ request: Request, context: AppRequestContext) async throws -> Response {
         if let identity = context.identity, identity.viaCookie {
-            try await stores.tokens.revoke(tokenHash: identity.tokenHash)
+            try await tokens.revoke(tokenHash: identity.tokenHash)
         }
         var response = Response(status: .noContent)
-        response.setCookie(sessionCookie("", maxAge: 0))
+        response.setCookie(signIns.sessionCookie("", maxAge: 0))
         return response
     }
 
     @Sendable func signInAPI(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try await authenticate(try await request.decodeJSON(as: Credentials.self, context: context))
-        return try await issueAPIToken(for: user, request: request, context: context)
-    }
-
-    /// A bearer token for an API client; passwords and passkeys end here alike.
-    func issueAPIToken(for user: User, request: Request, context: AppRequestContext) async throws -> Response {
-        let issued = try await stores.tokens.issue(userID: user.id, kind: .api)
-        return try APIToken(token: issued.token, user: UserView(user)).response(
-            from: request, context: context, status: .created
-        )
+        return try await signIns.issueAPIToken(for: user, request: request, context: context)
     }
 
     @Sendable func signOutAPI(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let identity = context.identity, !identity.viaCookie else {
             throw AppError(.unauthorized, "invalid_token", "Send the access token to revoke as a bearer token.")
         }
-        try await stores.tokens.revoke(tokenHash: identity.tokenHash)
+        try await tokens.revoke(tokenHash: identity.tokenHash)
         return Response(status: .noContent)
     }
 
@@ -217,7 +188,7 @@ struct AccountsController: Sendable {
         if let about = input.about {
             change.about = try check { () throws(RuleViolation) in try AccountRules.about(about) }
         }
-        return UserEnvelope(user: UserView(try await stores.users.update(id: user.id, change)))
+        return UserEnvelope(user: UserView(try await users.update(id: user.id, change)))
     }
 
     @Sendable func changePassword(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -229,22 +200,22 @@ struct AccountsController: Sendable {
         let new = try check { () throws(RuleViolation) in
             try AccountRules.password(input.newPassword, field: "newPassword")
         }
-        try await stores.users.setPasswordHash(id: user.id, try await passwords.hash(new))
-        try await stores.tokens.revokeAll(userID: user.id, except: context.identity?.tokenHash)
+        try await users.setPasswordHash(id: user.id, try await passwords.hash(new))
+        try await tokens.revokeAll(userID: user.id, except: context.identity?.tokenHash)
         return Response(status: .noContent)
     }
 
     @Sendable func uploadPicture(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        try await stores.users.setPicture(id: user.id, image: try await request.imageUpload())
+        try await users.setPicture(id: user.id, image: try await request.imageUpload())
         return Response(status: .noContent)
     }
 
     @Sendable func picture(_ request: Request, context: AppRequestContext) async throws -> Response {
         _ = try context.requireUser()
         let id = try context.id("userID", "user")
-        guard let user = try await stores.users.find(id: id) else { throw AppError.notFound("user") }
-        guard let pictureID = user.pictureId, let image = try await stores.images.find(id: pictureID) else {
+        guard let user = try await users.find(id: id) else { throw AppError.notFound("user") }
+        guard let pictureID = user.pictureId, let image = try await images.find(id: pictureID) else {
             throw AppError.notFound("picture")
         }
         return image.response

@@ -29,7 +29,7 @@ struct ImageStore: Sendable {
             .values(SQLBind(image.contentType), SQLBind(Data(image.data)), SQLBind(Date()))
             .returning("id").first()
         guard let id = try row?.decode(column: "id", as: Int64.self) else {
-            throw AppError(.internalServerError, "internal_error", "The picture was not saved.")
+            throw NotSaved(what: "picture")
         }
         return id
     }

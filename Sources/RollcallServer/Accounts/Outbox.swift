@@ -34,7 +34,7 @@ struct Outbox: MessageSender {
     func list(limit: Int = 100) async throws -> [OutboxMessage] {
         try await database.read { sql in
             try await sql.select().column("*").from("outbox").orderBy("id", .descending).limit(limit)
-                .all(decoding: OutboxMessage.self, with: UserStore.decoder)
+                .all(decoding: OutboxMessage.self, with: .rollcall)
         }
     }
 }

@@ -30,7 +30,7 @@ extension User {
             try row.decodeNil(column: column) ? nil : try row.decode(column: column, as: type)
         }
         guard let role = Role(rawValue: try row.decode(column: "role", as: String.self)) else {
-            throw AppError(.internalServerError, "internal_error", "An account has a role Rollcall does not know.")
+            throw UnreadableRow(what: "an account's role")
         }
         self.init(
             id: try row.decode(column: "id", as: Int64.self), email: try row.decode(column: "email", as: String.self),
@@ -70,21 +70,16 @@ struct UserStore: Sendable {
     /// Told of every change to an account, so that a signed-in person is never served a stale account here.
     var identities = IdentityCache()
 
-    static let decoder = SQLRowDecoder(keyDecodingStrategy: .convertFromSnakeCase)
-
     /// Creates an account, refusing an email address or student number already in use.
     func create(_ new: NewUser) async throws -> User {
         try await database.transaction { sql in
             if try await sql.select().column("id").from("users").where("email", .equal, new.email).first() != nil {
-                throw AppError.conflict(
-                    "email_taken", "An account with this email address already exists. Sign in instead.")
+                throw AccountConflict.emailTaken
             }
             if let number = new.studentNumber,
                 try await sql.select().column("id").from("users").where("student_number", .equal, number).first() != nil
             {
-                throw AppError.conflict(
-                    "student_number_taken", "Student number \(number) already belongs to another account."
-                )
+                throw AccountConflict.studentNumberTaken(number)
             }
             let now = Date()
             let row = try await sql.insert(into: "users")
@@ -98,29 +93,29 @@ struct UserStore: Sendable {
                     SQLBind(new.emailVerified ? now : nil)
                 )
                 .returning("*").first()
-            guard let row else { throw AppError(.internalServerError, "internal_error", "The account was not saved.") }
-            return try row.decode(model: User.self, with: Self.decoder)
+            guard let row else { throw NotSaved(what: "account") }
+            return try row.decode(model: User.self, with: .rollcall)
         }
     }
 
     func find(id: Int64) async throws -> User? {
         try await database.read { sql in
             try await sql.select().column("*").from("users").where("id", .equal, id)
-                .first(decoding: User.self, with: Self.decoder)
+                .first(decoding: User.self, with: .rollcall)
         }
     }
 
     func find(email: String) async throws -> User? {
         try await database.read { sql in
             try await sql.select().column("*").from("users").where("email", .equal, email)
-                .first(decoding: User.self, with: Self.decoder)
+                .first(decoding: User.self, with: .rollcall)
         }
     }
 
     func find(studentNumber: String) async throws -> User? {
         try await database.read { sql in
             try await sql.select().column("*").from("users").where("student_number", .equal, studentNumber)
-                .first(decoding: User.self, with: Self.decoder)
+                .first(decoding: User.self, with: .rollcall)
         }
     }
 
@@ -137,7 +132,7 @@ struct UserStore: Sendable {
                         .orWhere(SQLFunction("lower", args: SQLColumn("student_number")), .like, SQLBind(pattern))
                 }
             }
-            return try await select.orderBy("name").limit(limit).all(decoding: User.self, with: Self.decoder)
+            return try await select.orderBy("name").limit(limit).all(decoding: User.self, with: .rollcall)
         }
     }
 
@@ -161,8 +156,8 @@ struct UserStore: Sendable {
             if changed { try await update.run() }
             guard
                 let user = try await sql.select().column("*").from("users").where("id", .equal, id)
-                    .first(decoding: User.self, with: Self.decoder)
-            else { throw AppError.notFound("user") }
+                    .first(decoding: User.self, with: .rollcall)
+            else { throw NotStored(what: "user") }
             return user
         }
     }
@@ -203,4 +198,12 @@ struct UserStore: Sendable {
                 .where("email_verified_at", .is, SQLLiteral.null).run()
         }
     }
+}
+
+/// Why a new account cannot have the details it asked for.
+enum AccountConflict: Error, Equatable {
+    /// Another account has this email address.
+    case emailTaken
+    /// Another account has this student number.
+    case studentNumberTaken(String)
 }

@@ -4,7 +4,8 @@ import RollcallCore
 
 /// The admin's tools: people, teacher approval, disabling accounts, and the outbox.
 struct AdminController: Sendable {
-    let stores: Stores
+    let users: UserStore
+    let outbox: Outbox
 
     struct UserList: Codable, ResponseEncodable {
         var users: [UserView]
@@ -16,19 +17,19 @@ struct AdminController: Sendable {
         var messages: [OutboxMessage]
     }
 
-    func addRoutes(to api: RouterGroup<AppRequestContext>) {
-        api.get("admin/users", use: users)
-        api.post("admin/users/:userID/approve", use: approve)
-        api.post("admin/users/:userID/disable", use: disable)
-        api.post("admin/users/:userID/enable", use: enable)
-        api.get("admin/outbox", use: outbox)
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get(AdminRoutes.users, use: listUsers)
+        router.post(AdminRoutes.approve, use: approve)
+        router.post(AdminRoutes.disable, use: disable)
+        router.post(AdminRoutes.enable, use: enable)
+        router.get(AdminRoutes.outbox, use: listOutbox)
     }
 
     static func requireAdmin(_ context: AppRequestContext) throws -> User {
         try context.requireRole(.admin, message: "Only an admin can do this.")
     }
 
-    @Sendable func users(_ request: Request, context: AppRequestContext) async throws -> UserList {
+    @Sendable func listUsers(_ request: Request, context: AppRequestContext) async throws -> UserList {
         _ = try Self.requireAdmin(context)
         let role = try request.query("role").map { text in
             guard let role = Role(rawValue: text) else {
@@ -36,11 +37,11 @@ struct AdminController: Sendable {
             }
             return role
         }
-        return UserList(users: try await stores.users.list(query: request.query("q"), role: role).map(UserView.init))
+        return UserList(users: try await users.list(query: request.query("q"), role: role).map(UserView.init))
     }
 
     func target(_ context: AppRequestContext) async throws -> User {
-        guard let user = try await stores.users.find(id: try context.id("userID", "user")) else {
+        guard let user = try await users.find(id: try context.id("userID", "user")) else {
             throw AppError.notFound("user")
         }
         return user
@@ -49,7 +50,7 @@ struct AdminController: Sendable {
     @Sendable func approve(_ request: Request, context: AppRequestContext) async throws -> UserEnvelope {
         _ = try Self.requireAdmin(context)
         let user = try await target(context)
-        try await stores.users.setApproved(id: user.id, true)
+        try await users.setApproved(id: user.id, true)
         return UserEnvelope(user: UserView(try await target(context)))
     }
 
@@ -59,19 +60,19 @@ struct AdminController: Sendable {
         guard user.id != admin.id else {
             throw AppError(.badRequest, "cannot_disable_self", "You cannot disable your own account.")
         }
-        try await stores.users.setDisabled(id: user.id, true)
+        try await users.setDisabled(id: user.id, true)
         return UserEnvelope(user: UserView(try await target(context)))
     }
 
     @Sendable func enable(_ request: Request, context: AppRequestContext) async throws -> UserEnvelope {
         _ = try Self.requireAdmin(context)
         let user = try await target(context)
-        try await stores.users.setDisabled(id: user.id, false)
+        try await users.setDisabled(id: user.id, false)
         return UserEnvelope(user: UserView(try await target(context)))
     }
 
-    @Sendable func outbox(_ request: Request, context: AppRequestContext) async throws -> Messages {
+    @Sendable func listOutbox(_ request: Request, context: AppRequestContext) async throws -> Messages {
         _ = try Self.requireAdmin(context)
-        return Messages(messages: try await stores.outbox.list())
+        return Messages(messages: try await outbox.list())
     }
 }

@@ -14,8 +14,8 @@ public func buildApplication(
         return logger
     }()
     let database = try openDatabase(configuration, logger: logger)
-    let stores = Stores(database: database, logger: logger)
-    let router = try await buildRouter(configuration: configuration, stores: stores, passwordCost: passwordCost)
+    let router = try await buildRouter(
+        configuration: configuration, database: database, logger: logger, passwordCost: passwordCost)
     var app = Application(
         router: router,
         server: .http1WebSocketUpgrade(webSocketRouter: router),
@@ -39,37 +39,77 @@ public func openDatabase(_ configuration: Configuration, logger: Logger) throws 
     return try Database.sqlite(path: configuration.sqlitePath, logger: logger)
 }
 
+/// Wires the application: each store is made once, and each controller and page is handed exactly the stores and
+/// services it uses.
 func buildRouter(
-    configuration: Configuration, stores: Stores, passwordCost: UInt8
+    configuration: Configuration, database: Database, logger: Logger, passwordCost: UInt8
 ) async throws -> Router<AppRequestContext> {
     let pages = try await PageRenderer.load()
+    let identities = IdentityCache()
+    let users = UserStore(database: database, identities: identities)
+    let tokens = AccessTokenStore(database: database, identities: identities)
+    let courses = CourseStore(database: database)
+    let sessions = SessionStore(database: database)
+    let images = ImageStore(database: database)
+    let checkIns = CheckInStore(database: database)
+    let outbox = Outbox(database: database, logger: logger)
+    let records = RecordStore(database: database)
+    let passkeys = PasskeyStore(database: database)
+    let rooms = RoomStore(database: database)
+    let access = AccessRule(courses: courses, sessions: sessions)
+    let signIns = SignIns(tokens: tokens, configuration: configuration)
+    let ceremony = PasskeyCeremony(passkeys: passkeys, relyingParty: configuration.relyingParty)
+    let tickets = ScanTickets(sessions: sessions)
+    let verification = CheckInVerification(
+        passkeys: passkeys, ceremony: ceremony, tickets: tickets, sessions: sessions, checkIns: checkIns,
+        access: access)
+    let desk = CheckInDesk(
+        sessions: sessions, tickets: tickets, checkIns: checkIns, verification: verification,
+        typedAttempts: TypedCodeAttempts())
+
     let router = Router(context: AppRequestContext.self)
     _ = PrometheusMetrics.registry
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: LogRequestsMiddleware(.debug))
     router.add(middleware: ErrorMiddleware(pages: pages))
     router.add(middleware: AssetsMiddleware())
-    router.add(middleware: AuthenticationMiddleware(tokens: stores.tokens))
+    router.add(middleware: AuthenticationMiddleware(tokens: tokens))
 
-    SystemController(database: stores.database).addRoutes(to: router)
-    let api = router.group("api/v1")
-    let passwords = PasswordHasher(cost: passwordCost)
-    let accounts = AccountsController(
-        stores: stores, configuration: configuration, passwords: passwords, mail: stores.outbox)
-    accounts.addRoutes(to: api)
-    PasskeysController(stores: stores, configuration: configuration, accounts: accounts).addRoutes(to: api)
-    CheckInVerification(stores: stores, configuration: configuration).addRoutes(to: api)
-    CoursesController(stores: stores).addRoutes(to: api)
-    SessionsController(stores: stores).addRoutes(to: api)
-    AdminController(stores: stores).addRoutes(to: api)
-    RecordsController(stores: stores, configuration: configuration).addRoutes(to: api)
-    let checkIn = CheckInController(stores: stores, configuration: configuration)
-    checkIn.addRoutes(to: api)
-    ProjectorController(stores: stores, configuration: configuration).addRoutes(to: router)
-    LiveController(stores: stores).addRoutes(to: router)
-    PagesController(stores: stores, pages: pages).addRoutes(to: router)
-    RecordPages(stores: stores, pages: pages).addRoutes(to: router)
-    DevicesPage(stores: stores, pages: pages).addRoutes(to: router)
-    CheckInPages(stores: stores, checkInController: checkIn, pages: pages).addRoutes(to: router)
+    SystemController(database: database).addRoutes(to: router)
+    AccountsController(
+        users: users, tokens: tokens, images: images, courses: courses, signIns: signIns,
+        configuration: configuration, passwords: PasswordHasher(cost: passwordCost), mail: outbox
+    ).addRoutes(to: router)
+    AccountPages(pages: pages).addRoutes(to: router)
+    PasskeysController(
+        passkeys: passkeys, users: users, ceremony: ceremony, signIns: signIns, access: access,
+        configuration: configuration
+    ).addRoutes(to: router)
+    DevicesPage(passkeys: passkeys, pages: pages).addRoutes(to: router)
+    CoursesController(courses: courses, users: users, images: images, access: access).addRoutes(to: router)
+    CoursePages(
+        courses: courses, sessions: sessions, passkeys: passkeys, records: records, access: access, pages: pages
+    ).addRoutes(to: router)
+    SessionsController(sessions: sessions, access: access).addRoutes(to: router)
+    SessionPage(
+        sessions: sessions, checkIns: checkIns, passkeys: passkeys, records: records, rooms: rooms, access: access,
+        pages: pages
+    ).addRoutes(to: router)
+    CheckInController(desk: desk).addRoutes(to: router)
+    verification.addRoutes(to: router)
+    CheckInPages(desk: desk, sessions: sessions, passkeys: passkeys, access: access, pages: pages)
+        .addRoutes(to: router)
+    ProjectorController(
+        sessions: sessions, checkIns: checkIns, courses: courses, access: access, live: database.live,
+        publicURL: configuration.publicURL
+    ).addRoutes(to: router)
+    LiveController(rooms: rooms, database: database, access: access).addRoutes(to: router)
+    RecordsController(
+        records: records, sessions: sessions, courses: courses, outbox: outbox, access: access,
+        configuration: configuration
+    ).addRoutes(to: router)
+    RecordPages(records: records, sessions: sessions, access: access, pages: pages).addRoutes(to: router)
+    AdminController(users: users, outbox: outbox).addRoutes(to: router)
+    AdminPage(users: users, outbox: outbox, pages: pages).addRoutes(to: router)
     return router
 }

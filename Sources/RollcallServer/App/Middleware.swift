@@ -61,8 +61,7 @@ struct ErrorMiddleware: RouterMiddleware {
             }
             if let pages, Self.wantsPage(request) {
                 if appError.status == .unauthorized {
-                    let next = request.uri.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"
-                    return .redirect(to: "/sign-in?next=\(next)")
+                    return .redirect(to: AccountRoutes.signIn(next: request.uri.path))
                 }
                 return try pages.errorPage(appError, context: context)
             }
@@ -72,7 +71,8 @@ struct ErrorMiddleware: RouterMiddleware {
 
     static func wantsPage(_ request: Request) -> Bool {
         let path = request.uri.path
-        return !path.hasPrefix("/api/") && path != "/healthz" && path != "/metrics" && !path.hasPrefix("/assets/")
+        return !APIPath.contains(path) && path != SystemRoutes.health.description
+            && path != SystemRoutes.metrics.description && !path.hasPrefix("/assets/")
     }
 
     static func appError(for error: any Error) -> AppError {
@@ -91,6 +91,7 @@ struct ErrorMiddleware: RouterMiddleware {
                 return AppError(error.status, code, error.body ?? error.status.reasonPhrase)
             }
         default:
+            if let mapped = AppError(domain: error) { return mapped }
             return AppError(
                 .internalServerError, "internal_error", "Something went wrong on our side. Try again in a moment.")
         }

@@ -6,9 +6,9 @@ struct SystemController: Sendable {
     let database: Database
 
     func addRoutes(to router: Router<AppRequestContext>) {
-        router.get("healthz", use: health)
-        router.get("metrics", use: metrics)
-        router.get("api/v1/openapi.yaml", use: openAPI)
+        router.get(SystemRoutes.health, use: health)
+        router.get(SystemRoutes.metrics, use: metrics)
+        router.get(SystemRoutes.openAPI, use: openAPI)
     }
 
     @Sendable func health(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -66,7 +66,6 @@ actor CheckInBatcher {
                     try await Self.write(group.map(\.0), sql: sql)
                 }
                 results = outcomes.map { .success($0) }
-                database.live.published(sessionIDs: group.map(\.0.sessionID))
             } catch {
                 results = Array(repeating: .failure(error), count: group.count)
             }
@@ -83,61 +82,24 @@ actor CheckInBatcher {
         return try slot.result!.get()
     }
 
-    private struct Key: Hashable {
-        var session: Int64
-        var other: String
+    /// A device in a session: the first student to check in from it there owns it.
+    private struct DeviceSeat: Hashable {
+        var sessionID: Int64
+        var deviceID: String
     }
 
     /// Writes one group; the outcomes come back in the group's order.
-    static func write(_ group: [PendingCheckIn], sql: any SQLDatabase) async throws -> [CheckInOutcome] {
+    static func write(_ group: [PendingCheckIn], sql: Transaction) async throws -> [CheckInOutcome] {
+        let deviceOwners = try await claimDevices(group, sql: sql)
+        var ticketOwners = try await ticketOwners(group, sql: sql)
         var outcomes = [CheckInOutcome?](repeating: nil, count: group.count)
-
-        // Devices: the first student to use a device in a session owns it there.
-        var claims: [Key: Int64] = [:]
-        for checkIn in group {
-            guard let device = checkIn.evidence.deviceID else { continue }
-            let key = Key(session: checkIn.sessionID, other: device)
-            if claims[key] == nil { claims[key] = checkIn.studentID }
-        }
-        var owners: [Key: Int64] = [:]
-        if !claims.isEmpty {
-            let now = Date()
-            var insert = sql.insert(into: "device_bindings").columns(
-                "session_id", "device_id", "student_id", "created_at")
-            for (key, student) in claims {
-                insert = insert.values(SQLBind(key.session), SQLBind(key.other), SQLBind(student), SQLBind(now))
-            }
-            // The no-op update makes the statement return the owner already on record as well as new ones.
-            let rows = try await insert.onConflict(with: ["session_id", "device_id"]) {
-                $0.set(SQLColumn("student_id"), to: SQLColumn("student_id", table: "device_bindings"))
-            }.returning("session_id", "device_id", "student_id").all()
-            for row in rows {
-                let key = Key(
-                    session: try row.decode(column: "session_id", as: Int64.self),
-                    other: try row.decode(column: "device_id", as: String.self)
-                )
-                owners[key] = try row.decode(column: "student_id", as: Int64.self)
-            }
-        }
-
-        // Tickets scanned signed out: the first student to check in with one owns it, as the evidence records.
-        var ticketOwners: [String: Int64] = [:]
-        let tickets = Set(group.compactMap(\.unboundTicket))
-        if !tickets.isEmpty {
-            for row in try await sql.select().columns("ticket_hash", "student_id").from("check_in_evidence")
-                .where("ticket_hash", .in, Array(tickets)).all()
-            {
-                ticketOwners[try row.decode(column: "ticket_hash", as: String.self)] = try row.decode(
-                    column: "student_id", as: Int64.self)
-            }
-        }
-
-        // Attendance: one row per (session, student); a second attempt in the same group repeats the first.
-        var firstAttempt: [Key: Int] = [:]
-        var rows: [Int] = []
+        // One row per (session, student): a second attempt in the same group repeats the first.
+        var firstAttempt: [AttendanceLedger.Seat: Int] = [:]
+        var rows: [AttendanceLedger.CheckInRow] = []
         for (index, checkIn) in group.enumerated() {
             if let device = checkIn.evidence.deviceID,
-                let owner = owners[Key(session: checkIn.sessionID, other: device)], owner != checkIn.studentID
+                let owner = deviceOwners[DeviceSeat(sessionID: checkIn.sessionID, deviceID: device)],
+                owner != checkIn.studentID
             {
                 outcomes[index] = .deviceTaken
                 continue
@@ -149,67 +111,95 @@ actor CheckInBatcher {
                 }
                 ticketOwners[ticket] = checkIn.studentID
             }
-            let key = Key(session: checkIn.sessionID, other: String(checkIn.studentID))
-            if firstAttempt[key] == nil {
-                firstAttempt[key] = index
-                rows.append(index)
+            if firstAttempt[checkIn.seat] == nil {
+                firstAttempt[checkIn.seat] = index
+                rows.append(
+                    .init(seat: checkIn.seat, status: checkIn.status, at: checkIn.at, via: checkIn.evidence.via))
             }
         }
-        var inserted: Set<Key> = []
-        if !rows.isEmpty {
-            var insert = sql.insert(into: "attendance")
-                .columns("session_id", "student_id", "status", "recorded_at", "source")
-            for index in rows {
-                let checkIn = group[index]
-                insert = insert.values(
-                    SQLBind(checkIn.sessionID), SQLBind(checkIn.studentID), SQLBind(checkIn.status.rawValue),
-                    SQLBind(checkIn.at), SQLBind(checkIn.evidence.via)
-                )
-            }
-            for row in try await insert.ignoringConflicts(with: ["session_id", "student_id"])
-                .returning("session_id", "student_id").all()
-            {
-                inserted.insert(
-                    Key(
-                        session: try row.decode(column: "session_id", as: Int64.self),
-                        other: String(try row.decode(column: "student_id", as: Int64.self))
-                    )
-                )
-            }
-            var evidence = sql.insert(into: "check_in_evidence")
-                .columns(
-                    "session_id", "student_id", "latitude", "longitude", "accuracy", "distance", "device_id",
-                    "client_address", "via", "created_at", "ticket_hash"
-                )
-            var anyEvidence = false
-            for index in rows
-            where inserted.contains(Key(session: group[index].sessionID, other: String(group[index].studentID))) {
-                let checkIn = group[index]
-                let proof = checkIn.evidence
-                evidence = evidence.values(
-                    SQLBind(checkIn.sessionID), SQLBind(checkIn.studentID), SQLBind(proof.reading?.point.latitude),
-                    SQLBind(proof.reading?.point.longitude), SQLBind(proof.reading?.accuracy), SQLBind(proof.distance),
-                    SQLBind(proof.deviceID), SQLBind(proof.clientAddress), SQLBind(proof.via), SQLBind(checkIn.at),
-                    SQLBind(checkIn.unboundTicket)
-                )
-                anyEvidence = true
-            }
-            if anyEvidence { try await evidence.ignoringConflicts(with: ["session_id", "student_id"]).run() }
+        let written = try await AttendanceLedger.checkIn(rows, in: sql)
+        let firstWritten = group.indices.filter {
+            firstAttempt[group[$0].seat] == $0 && written.contains(group[$0].seat)
         }
-
+        try await recordEvidence(firstWritten.map { group[$0] }, sql: sql)
         for (index, checkIn) in group.enumerated() where outcomes[index] == nil {
-            let key = Key(session: checkIn.sessionID, other: String(checkIn.studentID))
-            if firstAttempt[key] == index && inserted.contains(key) {
+            if firstAttempt[checkIn.seat] == index && written.contains(checkIn.seat) {
                 outcomes[index] = .recorded(checkIn.status, checkIn.at)
-            } else if let existing = try await CheckInStore.existing(
-                sessionID: checkIn.sessionID, studentID: checkIn.studentID, sql: sql
-            ) {
-                outcomes[index] = .existing(existing.status, existing.at)
+            } else if let existing = try await AttendanceLedger.record(checkIn.seat, in: sql) {
+                outcomes[index] = .existing(existing.status, existing.recordedAt)
             } else {
-                throw AppError(.internalServerError, "internal_error", "The check-in was not saved.")
+                throw NotSaved(what: "check-in")
             }
         }
-        try await SessionEvents.append(checkIns: group, outcomes: outcomes.map { $0! }, in: sql)
         return outcomes.map { $0! }
     }
+
+    /// Binds each device to the first student who checks in from it in a session, and answers every device's
+    /// owner, new or already on record.
+    private static func claimDevices(_ group: [PendingCheckIn], sql: Transaction) async throws -> [DeviceSeat: Int64] {
+        var claims: [DeviceSeat: Int64] = [:]
+        for checkIn in group {
+            guard let device = checkIn.evidence.deviceID else { continue }
+            let seat = DeviceSeat(sessionID: checkIn.sessionID, deviceID: device)
+            if claims[seat] == nil { claims[seat] = checkIn.studentID }
+        }
+        guard !claims.isEmpty else { return [:] }
+        let now = Date()
+        var insert = sql.insert(into: "device_bindings").columns("session_id", "device_id", "student_id", "created_at")
+        for (seat, student) in claims {
+            insert = insert.values(SQLBind(seat.sessionID), SQLBind(seat.deviceID), SQLBind(student), SQLBind(now))
+        }
+        // The no-op update makes the statement return the owner already on record as well as new ones.
+        let rows = try await insert.onConflict(with: ["session_id", "device_id"]) {
+            $0.set(SQLColumn("student_id"), to: SQLColumn("student_id", table: "device_bindings"))
+        }.returning("session_id", "device_id", "student_id").all()
+        var owners: [DeviceSeat: Int64] = [:]
+        for row in rows {
+            let seat = DeviceSeat(
+                sessionID: try row.decode(column: "session_id", as: Int64.self),
+                deviceID: try row.decode(column: "device_id", as: String.self)
+            )
+            owners[seat] = try row.decode(column: "student_id", as: Int64.self)
+        }
+        return owners
+    }
+
+    /// Who already checked in with each ticket of the group that was scanned signed out: its first student owns it,
+    /// as the evidence records.
+    private static func ticketOwners(_ group: [PendingCheckIn], sql: Transaction) async throws -> [String: Int64] {
+        let tickets = Set(group.compactMap(\.unboundTicket))
+        guard !tickets.isEmpty else { return [:] }
+        var owners: [String: Int64] = [:]
+        for row in try await sql.select().columns("ticket_hash", "student_id").from("check_in_evidence")
+            .where("ticket_hash", .in, Array(tickets)).all()
+        {
+            owners[try row.decode(column: "ticket_hash", as: String.self)] = try row.decode(
+                column: "student_id", as: Int64.self)
+        }
+        return owners
+    }
+
+    /// Keeps where and from what each new check-in came, beside its row.
+    private static func recordEvidence(_ checkIns: [PendingCheckIn], sql: Transaction) async throws {
+        guard !checkIns.isEmpty else { return }
+        var insert = sql.insert(into: "check_in_evidence")
+            .columns(
+                "session_id", "student_id", "latitude", "longitude", "accuracy", "distance", "device_id",
+                "client_address", "via", "created_at", "ticket_hash"
+            )
+        for checkIn in checkIns {
+            let proof = checkIn.evidence
+            insert = insert.values(
+                SQLBind(checkIn.sessionID), SQLBind(checkIn.studentID), SQLBind(proof.reading?.point.latitude),
+                SQLBind(proof.reading?.point.longitude), SQLBind(proof.reading?.accuracy), SQLBind(proof.distance),
+                SQLBind(proof.deviceID), SQLBind(proof.clientAddress), SQLBind(proof.via.rawValue),
+                SQLBind(checkIn.at), SQLBind(checkIn.unboundTicket)
+            )
+        }
+        try await insert.ignoringConflicts(with: ["session_id", "student_id"]).run()
+    }
+}
+
+extension PendingCheckIn {
+    var seat: AttendanceLedger.Seat { AttendanceLedger.Seat(sessionID: sessionID, studentID: studentID) }
 }

@@ -2,27 +2,13 @@ import Foundation
 import RollcallCore
 import SQLKit
 
-/// A scan of the projected code, pinned so that signing in or a slow phone cannot make a fresh scan expire.
-struct CheckInTicket: Sendable, Equatable {
-    /// What the check-in records when the ticket was scanned signed out, so that only its first student can use it.
-    var tokenHash: String
-    var sessionId: Int64
-    /// The code step that was scanned; the ticket carries its freshness.
-    var step: Int64
-    var scannedAt: Date
-    var expiresAt: Date
-    /// The student who scanned signed in; nobody else can use the ticket.
-    var studentId: Int64?
-}
-
 /// What the check-in adds to the record beside the status: where and from what it came. Ages out after retention.
 struct CheckInEvidence: Sendable {
     var reading: LocationReading?
     var distance: Double?
     var deviceID: String?
     var clientAddress: String?
-    /// `qr`, `typed`, `spot` or `api`.
-    var via: String
+    var via: RecordSource
 }
 
 /// What storing a check-in came to.
@@ -36,36 +22,16 @@ enum CheckInOutcome: Sendable, Equatable {
     case ticketTaken
 }
 
-/// Tickets, the attendance rows check-ins write, device bindings and flags for the teacher.
+/// What check-ins read and write beside the attendance rows: the student's standing, the group commit, device
+/// bindings and flags for the teacher.
 struct CheckInStore: Sendable {
     let database: Database
+    /// One per server, so that every check-in joins the same group commit.
     let batcher: CheckInBatcher
-    /// Where tickets find their session's secret.
-    let sessions: SessionStore
 
-    init(database: Database, sessions: SessionStore? = nil) {
+    init(database: Database) {
         self.database = database
         self.batcher = CheckInBatcher(database: database)
-        self.sessions = sessions ?? SessionStore(database: database)
-    }
-
-    static let ticketLifetime: TimeInterval = ScanTicket.lifetime
-
-    /// Pins a scan in a ticket signed by the session: nothing is written, the ticket carries what was scanned.
-    func issueTicket(session: ClassSession, step: Int64, scannedAt: Date, studentID: Int64?) -> String {
-        ScanTicket(sessionRef: session.id, step: step, scannedAt: scannedAt, studentID: studentID)
-            .signed(secret: session.secret)
-    }
-
-    /// The ticket `token` holds, if its session signed it.
-    func ticket(_ token: String) async throws -> CheckInTicket? {
-        guard let ref = ScanTicket.sessionRef(of: token), let session = try await sessions.fixedParts(id: ref),
-            let ticket = ScanTicket.verify(token, secret: session.secret)
-        else { return nil }
-        return CheckInTicket(
-            tokenHash: OpaqueToken.digest(token), sessionId: session.id, step: ticket.step,
-            scannedAt: ticket.scannedAt, expiresAt: ticket.expiresAt, studentId: ticket.studentID
-        )
     }
 
     /// What the policy needs to know about this student in this session, with the session's times as they are
@@ -120,17 +86,6 @@ struct CheckInStore: Sendable {
         var ticketUsedByOther: Bool
     }
 
-    static func existing(
-        sessionID: Int64, studentID: Int64, sql: any SQLDatabase
-    ) async throws -> (status: AttendanceStatus, at: Date)? {
-        guard
-            let row = try await sql.select().columns("status", "recorded_at").from("attendance")
-                .where("session_id", .equal, sessionID).where("student_id", .equal, studentID).first(),
-            let status = AttendanceStatus(rawValue: try row.decode(column: "status", as: String.self))
-        else { return nil }
-        return (status, try row.decode(column: "recorded_at", as: Date.self))
-    }
-
     /// Writes the check-in, grouped with whatever else arrives at the same moment; see `CheckInBatcher`.
     func record(
         sessionID: Int64, studentID: Int64, status: AttendanceStatus, at date: Date, evidence: CheckInEvidence,
@@ -145,23 +100,24 @@ struct CheckInStore: Sendable {
     }
 
     /// Raises a flag the teacher sees on the session, such as one phone checking in two students.
-    func flag(sessionID: Int64, studentID: Int64?, kind: String, detail: String) async throws {
+    func flag(sessionID: Int64, studentID: Int64?, kind: FlagKind, detail: String) async throws {
         try await database.transaction { sql in
             let id = try await sql.insert(into: "flags")
                 .columns("session_id", "student_id", "kind", "detail", "created_at")
-                .values(SQLBind(sessionID), SQLBind(studentID), SQLBind(kind), SQLBind(detail), SQLBind(Date()))
+                .values(
+                    SQLBind(sessionID), SQLBind(studentID), SQLBind(kind.rawValue), SQLBind(detail), SQLBind(Date())
+                )
                 .returning("id").first(decodingColumn: "id", as: Int64.self)
             let flagged = SessionChange.Flagged(flagId: id, studentId: studentID, kind: kind, detail: detail)
             try await SessionEvents.append(.flagged(flagged), sessionID: sessionID, in: sql)
         }
-        database.live.published(sessionID: sessionID)
     }
 
     /// The flags of a session, newest first.
     func flags(sessionID: Int64) async throws -> [Flag] {
         try await database.read { sql in
             try await sql.select().column("*").from("flags").where("session_id", .equal, sessionID)
-                .orderBy("id", .descending).all(decoding: Flag.self, with: UserStore.decoder)
+                .orderBy("id", .descending).all(decoding: Flag.self, with: .rollcall)
         }
     }
 
@@ -181,7 +137,7 @@ struct Flag: Codable, Sendable, Equatable {
     var id: Int64
     var sessionId: Int64
     var studentId: Int64?
-    var kind: String
+    var kind: FlagKind
     var detail: String
     var createdAt: Date
 }

@@ -6,8 +6,13 @@ import RollcallCore
 /// challenge bound to the student's check-in ticket (or session), or a recent verification from the same device
 /// within the course's reuse window.
 struct CheckInVerification: Sendable {
-    let stores: Stores
-    let configuration: Configuration
+    let passkeys: PasskeyStore
+    let ceremony: PasskeyCeremony
+    let tickets: ScanTickets
+    let sessions: SessionStore
+    /// Where the flags for the teacher go.
+    let checkIns: CheckInStore
+    let access: AccessRule
 
     struct OptionsRequest: Decodable {
         var ticket: String?
@@ -38,20 +43,16 @@ struct CheckInVerification: Sendable {
         var verifications: [VerificationView]
     }
 
-    func addRoutes(to api: RouterGroup<AppRequestContext>) {
-        api.post("check-ins/passkey-options", use: options)
-        api.get("sessions/:sessionID/verifications", use: verifications)
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.post(CheckInRoutes.passkeyOptions, use: options)
+        router.get(CheckInRoutes.verifications, use: verifications)
     }
 
     /// The passkey verifications made at check-in in a session, newest first, for the course's teacher.
     @Sendable func verifications(_ request: Request, context: AppRequestContext) async throws -> VerificationList {
-        let user = try context.requireUser()
-        guard let session = try await stores.sessions.find(id: try context.id("sessionID", "session")) else {
-            throw AppError.notFound("session")
-        }
-        _ = try await stores.managedCourse(session.courseId, for: user)
+        let session = try await access.session(in: context, needing: .manage).session
         return VerificationList(
-            verifications: try await stores.passkeys.verifications(sessionID: session.id).map { record in
+            verifications: try await passkeys.verifications(sessionID: session.id).map { record in
                 VerificationView(
                     studentId: record.studentId, studentName: record.studentName, passkeyName: record.passkeyName,
                     synced: record.backedUp, backupEligible: record.backupEligible, reused: record.reused,
@@ -67,24 +68,24 @@ struct CheckInVerification: Sendable {
         let student = try context.requireRole(.student, message: "Only students check in; teachers mark by hand.")
         let input = try await request.decodeJSON(as: OptionsRequest.self, context: context)
         let (session, ticketHash, expiresAt) = try await target(input, studentID: student.id)
-        let policy = try await stores.passkeys.policy(courseID: session.courseId)
+        let policy = try await passkeys.policy(courseID: session.courseId)
         guard policy.required else { return try JSONResponse(["required": false]).response(status: .ok) }
         if let deviceID = input.deviceId, try await reusable(policy, studentID: student.id, deviceID: deviceID) != nil {
             return try JSONResponse(["required": true, "reuse": true]).response(status: .ok)
         }
-        let passkeys = try await stores.passkeys.list(userID: student.id)
-        guard !passkeys.isEmpty else {
+        let registered = try await passkeys.list(userID: student.id)
+        guard !registered.isEmpty else {
             return try JSONResponse(["required": true, "reuse": false, "hasPasskeys": false]).response(status: .ok)
         }
-        let challenge = try await stores.passkeys.issueChallenge(
+        let challenge = try await passkeys.issueChallenge(
             .checkIn, userID: student.id, sessionID: session.id, ticketHash: ticketHash, expiresAt: expiresAt
         )
         let options: [String: Any] = [
             "required": true, "reuse": false, "hasPasskeys": true,
             "publicKey": [
-                "challenge": Base64URL.encode(challenge), "rpId": configuration.relyingParty.id,
+                "challenge": Base64URL.encode(challenge), "rpId": ceremony.relyingParty.id,
                 "timeout": PasskeysController.timeoutMilliseconds, "userVerification": "required",
-                "allowCredentials": passkeys.map { ["type": "public-key", "id": $0.credentialId] },
+                "allowCredentials": registered.map { ["type": "public-key", "id": $0.credentialId] },
             ] as [String: Any],
         ]
         return try JSONResponse(options).response(status: .ok)
@@ -93,17 +94,17 @@ struct CheckInVerification: Sendable {
     /// The session a check-in challenge is for, the ticket it is bound to, and when it must be used by.
     func target(_ input: OptionsRequest, studentID: Int64) async throws -> (ClassSession, String?, Date?) {
         if let token = input.ticket {
-            guard let ticket = try await stores.checkIns.ticket(token),
-                let session = try await stores.sessions.find(id: ticket.sessionId),
+            guard let ticket = try await tickets.read(token),
+                let session = try await sessions.find(id: ticket.sessionId),
                 ticket.studentId == nil || ticket.studentId == studentID
-            else { throw CheckInController.appError(CheckInRefusal(.invalidCode)) }
-            guard ticket.expiresAt > Date() else { throw CheckInController.appError(CheckInRefusal(.codeExpired)) }
+            else { throw CheckInRefusal(.invalidCode) }
+            guard ticket.expiresAt > Date() else { throw CheckInRefusal(.codeExpired) }
             return (session, ticket.tokenHash, ticket.expiresAt)
         }
         guard let sessionID = input.sessionId else {
             throw AppError(.badRequest, "missing_field", "Send the check-in ticket, or the session id.")
         }
-        guard let session = try await stores.sessions.find(id: sessionID) else { throw AppError.notFound("session") }
+        guard let session = try await sessions.find(id: sessionID) else { throw AppError.notFound("session") }
         return (session, nil, nil)
     }
 
@@ -111,9 +112,9 @@ struct CheckInVerification: Sendable {
         _ policy: CourseVerification, studentID: Int64, deviceID: String, now: Date = Date()
     ) async throws -> CheckInVerificationRecord? {
         guard policy.reuseSeconds > 0,
-            let last = try await stores.passkeys.lastVerification(userID: studentID, deviceID: deviceID),
+            let last = try await passkeys.lastVerification(userID: studentID, deviceID: deviceID),
             PasskeyRules.mayReuse(verifiedAt: last.createdAt, now: now, windowSeconds: policy.reuseSeconds),
-            try await stores.passkeys.find(credentialID: last.credentialId)?.userId == studentID
+            try await passkeys.find(credentialID: last.credentialId)?.userId == studentID
         else { return nil }
         return last
     }
@@ -124,13 +125,13 @@ struct CheckInVerification: Sendable {
         _ credential: CredentialInput?, session: ClassSession, student: User, ticket: String?, deviceID: String?,
         now: Date
     ) async throws -> Outcome {
-        let policy = try await stores.passkeys.policy(courseID: session.courseId, now: now)
+        let policy = try await passkeys.policy(courseID: session.courseId, now: now)
         guard policy.required else { return Outcome(required: false, verification: .none) }
         guard let credential else {
             guard let deviceID,
                 let last = try await reusable(policy, studentID: student.id, deviceID: deviceID, now: now)
             else { return Outcome(required: true, verification: .none) }
-            try await stores.passkeys.recordVerification(
+            try await passkeys.recordVerification(
                 userID: student.id, credentialID: last.credentialId, sessionID: session.id, deviceID: deviceID,
                 backupEligible: last.backupEligible, backedUp: last.backedUp, reused: true, now: now
             )
@@ -140,32 +141,31 @@ struct CheckInVerification: Sendable {
         let passkey: Passkey
         let assertion: VerifiedAssertion
         do {
-            (passkey, assertion) = try await PasskeyCeremony(stores: stores, configuration: configuration)
-                .verifyAssertion(
-                    credential, purpose: .checkIn, userID: student.id,
-                    check: { challenge in
-                        guard challenge.sessionId == session.id,
-                            challenge.ticketHash == nil || challenge.ticketHash == ticketHash
-                        else { throw PasskeyFailure.challengeUnknown }
-                    }, now: now
-                )
+            (passkey, assertion) = try await ceremony.verifyAssertion(
+                credential, purpose: .checkIn, userID: student.id,
+                check: { challenge in
+                    guard challenge.sessionId == session.id,
+                        challenge.ticketHash == nil || challenge.ticketHash == ticketHash
+                    else { throw PasskeyFailure.challengeUnknown }
+                }, now: now
+            )
         } catch is PasskeyFailure {
             return Outcome(required: true, verification: .failed)
         }
-        let others = try await stores.passkeys.devices(sessionID: session.id, credentialID: passkey.credentialId)
-        try await stores.passkeys.recordVerification(
+        let others = try await passkeys.devices(sessionID: session.id, credentialID: passkey.credentialId)
+        try await passkeys.recordVerification(
             userID: student.id, credentialID: passkey.credentialId, sessionID: session.id, deviceID: deviceID,
             backupEligible: assertion.backupEligible, backedUp: assertion.backedUp, reused: false, now: now
         )
         if let deviceID, !others.isEmpty, !others.contains(deviceID) {
-            try await stores.checkIns.flag(
-                sessionID: session.id, studentID: student.id, kind: "passkey_two_devices",
+            try await checkIns.flag(
+                sessionID: session.id, studentID: student.id, kind: .passkeyTwoDevices,
                 detail: "\(student.name)'s passkey “\(passkey.name)” was used from two devices in this session."
             )
         }
         if assertion.counterRegressed {
-            try await stores.checkIns.flag(
-                sessionID: session.id, studentID: student.id, kind: "passkey_counter_regressed",
+            try await checkIns.flag(
+                sessionID: session.id, studentID: student.id, kind: .passkeyCounterRegressed,
                 detail: "\(student.name)'s passkey “\(passkey.name)” counted backwards: it may have been copied."
             )
         }

@@ -22,13 +22,18 @@ struct ProjectorFrame: Codable, Sendable, ResponseEncodable {
 /// The projector's feed: the current code now, and every new code pushed over a WebSocket as the server's clock
 /// turns it.
 struct ProjectorController: Sendable {
-    let stores: Stores
-    let configuration: Configuration
+    let sessions: SessionStore
+    let checkIns: CheckInStore
+    let courses: CourseStore
+    let access: AccessRule
+    let live: LiveHub
+    /// Where the QR code's link points.
+    let publicURL: String
 
     func addRoutes(to router: Router<AppRequestContext>) {
-        router.get("api/v1/sessions/:sessionID/projector", use: current)
+        router.get(CheckInRoutes.projector, use: current)
         router.ws(
-            "api/v1/sessions/:sessionID/projector/live",
+            CheckInRoutes.projectorLive,
             shouldUpgrade: { request, context in
                 guard !Self.crossSite(request, context) else {
                     throw AppError.forbidden("The live feed opens only from Rollcall's own pages.")
@@ -63,7 +68,7 @@ struct ProjectorController: Sendable {
     }
 
     func managedSession(_ context: AppRequestContext) async throws -> ClassSession {
-        try await stores.managedSession(context)
+        try await access.session(in: context, needing: .manage).session
     }
 
     @Sendable func current(_ request: Request, context: AppRequestContext) async throws -> ProjectorFrame {
@@ -73,9 +78,9 @@ struct ProjectorController: Sendable {
 
     func feed(sessionID: Int64, to outbound: WebSocketOutboundWriter) async throws {
         let encoder = JSONEncoder()
-        try await stores.database.live.subscribe(sessionID: sessionID) { changes in
+        try await live.subscribe(sessionID: sessionID) { changes in
             while !Task.isCancelled {
-                guard let session = try await stores.sessions.find(id: sessionID) else { return }
+                guard let session = try await sessions.find(id: sessionID) else { return }
                 let now = Date()
                 let frame = try await frame(for: session, at: now)
                 try await outbound.write(.text(String(decoding: try encoder.encode(frame), as: UTF8.self)))
@@ -90,8 +95,8 @@ struct ProjectorController: Sendable {
         let phase = session.phase(at: now)
         var frame = ProjectorFrame(
             phase: phase, title: session.title,
-            checkedIn: try await stores.checkIns.checkedInCount(sessionID: session.id),
-            enrolled: try await stores.courses.studentCount(courseID: session.courseId)
+            checkedIn: try await checkIns.checkedInCount(sessionID: session.id),
+            enrolled: try await courses.studentCount(courseID: session.courseId)
         )
         guard phase == .open, session.settings.mode != .spot else { return frame }
         let rotating = session.rotatingCode
@@ -107,18 +112,9 @@ struct ProjectorController: Sendable {
         return frame
     }
 
-    /// The link in the QR code, upper-cased where case does not matter so the QR can use alphanumeric mode.
+    /// The link in the QR code.
     func checkInURL(code: String) -> String {
-        Self.checkInURL(publicURL: configuration.publicURL, code: code)
-    }
-
-    static func checkInURL(publicURL: String, code: String) -> String {
-        guard let url = URL(string: publicURL), let scheme = url.scheme, let host = url.host else {
-            return "\(publicURL)/c/\(code)"
-        }
-        let port = url.port.map { ":\($0)" } ?? ""
-        let path = url.path.hasSuffix("/") ? String(url.path.dropLast()) : url.path
-        return "\(scheme)://\(host)\(port)".uppercased() + path + "/C/" + code
+        CheckInRoutes.scanURL(publicURL: publicURL, code: code)
     }
 }
 

@@ -72,36 +72,29 @@ struct CourseStore: Sendable {
                     SQLBind(code.description), SQLBind(Date())
                 )
                 .returning("*").first()
-            guard let row else { throw AppError(.internalServerError, "internal_error", "The course was not saved.") }
-            return try row.decode(model: Course.self, with: UserStore.decoder)
+            guard let row else { throw NotSaved(what: "course") }
+            return try row.decode(model: Course.self, with: .rollcall)
         }
     }
 
     func find(id: Int64) async throws -> Course? {
         try await database.read { sql in
             try await sql.select().column("*").from("courses").where("id", .equal, id)
-                .first(decoding: Course.self, with: UserStore.decoder)
+                .first(decoding: Course.self, with: .rollcall)
         }
     }
 
     func find(joinCode: JoinCode) async throws -> Course? {
         try await database.read { sql in
             try await sql.select().column("*").from("courses").where("join_code", .equal, joinCode.description)
-                .first(decoding: Course.self, with: UserStore.decoder)
+                .first(decoding: Course.self, with: .rollcall)
         }
     }
 
     /// The courses a person sees on their course list: their own as teacher, joined as student, all as admin.
     func list(for user: User) async throws -> [CourseSummary] {
         try await database.read { sql in
-            var select = sql.select().column(SQLColumn("*", table: "courses"))
-                .column(SQLColumn("name", table: "teachers"), as: "teacher_name")
-                .column(
-                    SQLRaw("(SELECT COUNT(*) FROM enrollments e WHERE e.course_id = courses.id)"), as: "student_count"
-                )
-                .from("courses").join(
-                    SQLAlias(SQLIdentifier("users"), as: SQLIdentifier("teachers")),
-                    on: SQLRaw("teachers.id = courses.teacher_id"))
+            var select = Self.summaries(sql)
             switch user.role {
             case .admin: break
             case .teacher: select = select.where(SQLColumn("teacher_id", table: "courses"), .equal, SQLBind(user.id))
@@ -111,14 +104,40 @@ struct CourseStore: Sendable {
                     SQLQueryString("(SELECT course_id FROM enrollments WHERE student_id = \(bind: user.id))")
                 )
             }
-            return try await select.orderBy(SQLColumn("name", table: "courses")).all().map { row in
-                CourseSummary(
-                    course: try row.decode(model: Course.self, with: UserStore.decoder),
-                    teacherName: try row.decode(column: "teacher_name", as: String.self),
-                    studentCount: try row.decode(column: "student_count", as: Int.self)
-                )
-            }
+            return try await select.orderBy(SQLColumn("name", table: "courses")).all().map(Self.summary(row:))
         }
+    }
+
+    /// The course with its teacher's name and its number of students.
+    func summary(of course: Course) async throws -> CourseSummary {
+        try await database.read { sql in
+            guard
+                let row = try await Self.summaries(sql).where(
+                    SQLColumn("id", table: "courses"), .equal, SQLBind(course.id)
+                )
+                .first()
+            else { throw NotStored(what: "course") }
+            return try Self.summary(row: row)
+        }
+    }
+
+    private static func summary(row: any SQLRow) throws -> CourseSummary {
+        CourseSummary(
+            course: try row.decode(model: Course.self, with: .rollcall),
+            teacherName: try row.decode(column: "teacher_name", as: String.self),
+            studentCount: try row.decode(column: "student_count", as: Int.self)
+        )
+    }
+
+    private static func summaries(_ sql: any SQLDatabase) -> SQLSelectBuilder {
+        sql.select().column(SQLColumn("*", table: "courses"))
+            .column(SQLColumn("name", table: "teachers"), as: "teacher_name")
+            .column(
+                SQLRaw("(SELECT COUNT(*) FROM enrollments e WHERE e.course_id = courses.id)"), as: "student_count"
+            )
+            .from("courses").join(
+                SQLAlias(SQLIdentifier("users"), as: SQLIdentifier("teachers")),
+                on: SQLRaw("teachers.id = courses.teacher_id"))
     }
 
     func update(_ course: Course) async throws {
@@ -198,7 +217,7 @@ struct CourseStore: Sendable {
                 }
             }
             return try await select.orderBy(SQLColumn("name", table: "users"))
-                .all(decoding: RosterEntry.self, with: UserStore.decoder)
+                .all(decoding: RosterEntry.self, with: .rollcall)
         }
     }
 }
@@ -294,7 +313,7 @@ extension CourseStore {
     func invitations(courseID: Int64) async throws -> [CourseInvitation] {
         try await database.read { sql in
             try await sql.select().column("*").from("course_invitations").where("course_id", .equal, courseID)
-                .orderBy("name").all(decoding: CourseInvitation.self, with: UserStore.decoder)
+                .orderBy("name").all(decoding: CourseInvitation.self, with: .rollcall)
         }
     }
 

@@ -2,46 +2,12 @@ import Foundation
 import Hummingbird
 import RollcallCore
 
-/// What a person may do with a course.
-enum CourseAccess: Sendable {
-    /// Its teacher, or an admin: everything.
-    case manage
-    /// An enrolled student: see it and its sessions.
-    case attend
-}
-
-extension Stores {
-    /// Loads a course and decides what `user` may do with it, refusing everyone else.
-    func course(_ id: Int64, for user: User) async throws -> (Course, CourseAccess) {
-        guard let course = try await courses.find(id: id) else { throw AppError.notFound("course") }
-        if user.role == .admin || course.teacherId == user.id { return (course, .manage) }
-        if user.role == .student, try await courses.isEnrolled(courseID: id, studentID: user.id) {
-            return (course, .attend)
-        }
-        throw AppError.forbidden(
-            user.role == .student
-                ? "You are not enrolled in this course. Ask your teacher for its join code."
-                : "This course belongs to another teacher."
-        )
-    }
-
-    /// Like `course(_:for:)`, but only for those who manage it.
-    func managedCourse(_ id: Int64, for user: User) async throws -> Course {
-        let (course, access) = try await self.course(id, for: user)
-        guard access == .manage else { throw AppError.forbidden("Only the course's teacher can do this.") }
-        return course
-    }
-
-    func summary(of course: Course) async throws -> CourseSummary {
-        let teacher = try await users.find(id: course.teacherId)
-        let count = try await courses.studentCount(courseID: course.id)
-        return CourseSummary(course: course, teacherName: teacher?.name ?? "", studentCount: count)
-    }
-}
-
 /// Courses: creating and editing them, joining by code, and the roster.
 struct CoursesController: Sendable {
-    let stores: Stores
+    let courses: CourseStore
+    let users: UserStore
+    let images: ImageStore
+    let access: AccessRule
 
     struct NewCourse: Decodable {
         var name: String
@@ -84,22 +50,22 @@ struct CoursesController: Sendable {
     static let plannedSessionsRange = 1...500
     static let descriptionLength = 0...2000
 
-    func addRoutes(to api: RouterGroup<AppRequestContext>) {
-        api.get("courses", use: list)
-        api.post("courses", use: create)
-        api.post("courses/join", use: join)
-        api.get("courses/:courseID", use: show)
-        api.patch("courses/:courseID", use: update)
-        api.put("courses/:courseID/poster", use: uploadPoster)
-        api.get("courses/:courseID/poster", use: poster)
-        api.get("courses/:courseID/students", use: roster)
-        api.post("courses/:courseID/students", use: addStudent)
-        api.delete("courses/:courseID/students/:studentID", use: removeStudent)
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get(CourseRoutes.courses, use: list)
+        router.post(CourseRoutes.courses, use: create)
+        router.post(CourseRoutes.join, use: join)
+        router.get(CourseRoutes.course, use: show)
+        router.patch(CourseRoutes.course, use: update)
+        router.put(CourseRoutes.poster, use: uploadPoster)
+        router.get(CourseRoutes.poster, use: poster)
+        router.get(CourseRoutes.students, use: roster)
+        router.post(CourseRoutes.students, use: addStudent)
+        router.delete(CourseRoutes.student, use: removeStudent)
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> CourseList {
         let user = try context.requireUser()
-        let summaries = try await stores.courses.list(for: user)
+        let summaries = try await courses.list(for: user)
         return CourseList(
             courses: summaries.map { CourseView($0, manages: user.role == .admin || $0.course.teacherId == user.id) }
         )
@@ -117,7 +83,7 @@ struct CoursesController: Sendable {
         let name = try check { () throws(RuleViolation) in try AccountRules.name(input.name) }
         let description = try Self.description(input.description ?? "")
         let planned = try Self.plannedSessions(input.plannedSessions)
-        let course = try await stores.courses.create(
+        let course = try await courses.create(
             teacherID: user.id, name: name, description: description, plannedSessions: planned
         )
         let view = CourseView(CourseSummary(course: course, teacherName: user.name, studentCount: 0), manages: true)
@@ -153,24 +119,22 @@ struct CoursesController: Sendable {
                 "A join code has \(JoinCode.length) letters and digits, like \(JoinCode.example). Check it and try again."
             )
         }
-        guard let course = try await stores.courses.find(joinCode: code) else {
+        guard let course = try await courses.find(joinCode: code) else {
             throw AppError(
                 .notFound, "course_not_found", "No course has the join code \(code). Check it with your teacher."
             )
         }
-        let joined = try await stores.courses.enroll(courseID: course.id, studentID: user.id)
-        return Joined(course: CourseView(try await stores.summary(of: course), manages: false), joined: joined)
+        let joined = try await courses.enroll(courseID: course.id, studentID: user.id)
+        return Joined(course: CourseView(try await courses.summary(of: course), manages: false), joined: joined)
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> CourseEnvelope {
-        let user = try context.requireUser()
-        let (course, access) = try await stores.course(try context.id("courseID", "course"), for: user)
-        return CourseEnvelope(course: CourseView(try await stores.summary(of: course), manages: access == .manage))
+        let (course, access) = try await self.access.course(in: context)
+        return CourseEnvelope(course: CourseView(try await courses.summary(of: course), manages: access == .manage))
     }
 
     @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> CourseEnvelope {
-        let user = try context.requireUser()
-        var course = try await stores.managedCourse(try context.id("courseID", "course"), for: user)
+        var course = try await access.course(in: context, needing: .manage).0
         let input = try await request.decodeJSON(as: CourseUpdate.self, context: context)
         if let name = input.name { course.name = try check { () throws(RuleViolation) in try AccountRules.name(name) } }
         if let description = input.description { course.description = try Self.description(description) }
@@ -188,43 +152,39 @@ struct CoursesController: Sendable {
             }
             course.absenteeThreshold = threshold
         }
-        try await stores.courses.update(course)
-        return CourseEnvelope(course: CourseView(try await stores.summary(of: course), manages: true))
+        try await courses.update(course)
+        return CourseEnvelope(course: CourseView(try await courses.summary(of: course), manages: true))
     }
 
     @Sendable func uploadPoster(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let user = try context.requireUser()
-        let course = try await stores.managedCourse(try context.id("courseID", "course"), for: user)
-        try await stores.courses.setPoster(courseID: course.id, image: try await request.imageUpload())
+        let course = try await access.course(in: context, needing: .manage).0
+        try await courses.setPoster(courseID: course.id, image: try await request.imageUpload())
         return Response(status: .noContent)
     }
 
     @Sendable func poster(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let user = try context.requireUser()
-        let (course, _) = try await stores.course(try context.id("courseID", "course"), for: user)
-        guard let posterID = course.posterId, let image = try await stores.images.find(id: posterID) else {
+        let (course, _) = try await access.course(in: context)
+        guard let posterID = course.posterId, let image = try await images.find(id: posterID) else {
             throw AppError.notFound("poster")
         }
         return image.response
     }
 
     @Sendable func roster(_ request: Request, context: AppRequestContext) async throws -> Roster {
-        let user = try context.requireUser()
-        let course = try await stores.managedCourse(try context.id("courseID", "course"), for: user)
-        return Roster(students: try await stores.courses.roster(courseID: course.id, query: request.query("q")))
+        let course = try await access.course(in: context, needing: .manage).0
+        return Roster(students: try await courses.roster(courseID: course.id, query: request.query("q")))
     }
 
     @Sendable func addStudent(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let user = try context.requireUser()
-        let course = try await stores.managedCourse(try context.id("courseID", "course"), for: user)
+        let course = try await access.course(in: context, needing: .manage).0
         let input = try await request.decodeJSON(as: AddStudent.self, context: context)
         let student: User?
         if let email = input.email.nonBlank {
             let email = try check { () throws(RuleViolation) in try AccountRules.email(email) }
-            student = try await stores.users.find(email: email)
+            student = try await users.find(email: email)
         } else if let number = input.studentNumber.nonBlank {
             let number = try check { () throws(RuleViolation) in try AccountRules.studentNumber(number) }
-            student = try await stores.users.find(studentNumber: number)
+            student = try await users.find(studentNumber: number)
         } else {
             throw AppError(.badRequest, "missing_field", "Give the student's email address or student number.")
         }
@@ -239,18 +199,17 @@ struct CoursesController: Sendable {
                 .badRequest, "not_a_student",
                 "\(student.name) has a \(student.role.rawValue) account, not a student account.")
         }
-        let added = try await stores.courses.enroll(courseID: course.id, studentID: student.id)
-        let entry = try await stores.courses.roster(courseID: course.id).first { $0.id == student.id }!
+        let added = try await courses.enroll(courseID: course.id, studentID: student.id)
+        let entry = try await courses.roster(courseID: course.id).first { $0.id == student.id }!
         return try StudentEnvelope(student: entry, added: added).response(
             from: request, context: context, status: added ? .created : .ok
         )
     }
 
     @Sendable func removeStudent(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let user = try context.requireUser()
-        let course = try await stores.managedCourse(try context.id("courseID", "course"), for: user)
+        let course = try await access.course(in: context, needing: .manage).0
         let studentID = try context.id("studentID", "student")
-        guard try await stores.courses.unenroll(courseID: course.id, studentID: studentID) else {
+        guard try await courses.unenroll(courseID: course.id, studentID: studentID) else {
             throw AppError(.notFound, "student_not_found", "That student is not on this course's roster.")
         }
         return Response(status: .noContent)

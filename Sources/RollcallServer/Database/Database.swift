@@ -111,18 +111,20 @@ public final class Database: Service, Sendable {
         return try await body(connection)
     }
 
-    /// Runs `body` in a transaction that commits when it returns and rolls back when it throws.
-    public func transaction<Result: Sendable>(
-        _ body: @Sendable (any SQLDatabase) async throws -> Result
+    /// Runs `body` in a transaction that commits when it returns and rolls back when it throws. Once it has
+    /// committed, the live views of every session whose event log it wrote are woken.
+    func transaction<Result: Sendable>(
+        _ body: @Sendable (Transaction) async throws -> Result
     ) async throws -> Result {
         // IMMEDIATE takes SQLite's write lock at the start, so a transaction never fails half-way upgrading it.
         let begin = engine == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN"
-        return try await write { sql in
+        let (result, touched) = try await write { connection in
+            let sql = Transaction(connection)
             try await sql.raw(SQLQueryString(begin)).run()
             do {
                 let result = try await body(sql)
                 try await sql.raw("COMMIT").run()
-                return result
+                return (result, sql.touchedSessions)
             } catch {
                 // In a cancelled task every statement fails at once, ROLLBACK too; a connection handed back inside
                 // its transaction would keep it open for whoever comes next. A fresh task is not cancelled.
@@ -130,6 +132,8 @@ public final class Database: Service, Sendable {
                 throw error
             }
         }
+        live.published(sessionIDs: touched)
+        return result
     }
 
     /// Answers whether the database responds, for `/healthz`.
@@ -205,7 +209,7 @@ final class SQLiteReaders: Sendable {
     func read<Result: Sendable>(_ body: (SQLiteConnection) async throws -> Result) async throws -> Result {
         let next: SQLiteConnection? = try state.withLockedValue { state in
             guard !state.closed else {
-                throw AppError(.serviceUnavailable, "database_unavailable", "The database does not answer.")
+                throw DatabaseUnavailable()
             }
             state.turn = (state.turn + 1) % count
             return state.connections.count < count ? nil : state.connections[state.turn]
@@ -244,4 +248,9 @@ final class SQLiteReaders: Sendable {
         }
         if let failure { throw failure }
     }
+}
+
+extension SQLRowDecoder {
+    /// Rollcall's columns are snake_case; its Swift properties camelCase.
+    static let rollcall = SQLRowDecoder(keyDecodingStrategy: .convertFromSnakeCase)
 }

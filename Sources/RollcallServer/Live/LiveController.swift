@@ -13,7 +13,9 @@ import RollcallCore
 ///   "createdAt":…, "data":{…}}` for each event, in id order, each exactly once;
 /// - `{"type":"counts", "lastEventId":N, "counts":{…}}` after each run of events.
 struct LiveController: Sendable {
-    let stores: Stores
+    let rooms: RoomStore
+    let database: Database
+    let access: AccessRule
     /// How long a view waits for a wake-up before reading anyway: a safety net should a wake-up (or, across
     /// processes, a PostgreSQL notification) ever go missing.
     static let catchUpInterval = Duration.seconds(10)
@@ -25,17 +27,17 @@ struct LiveController: Sendable {
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.ws(
-            "api/v1/sessions/:sessionID/live",
+            LiveRoutes.live,
             shouldUpgrade: { request, context in
                 guard !ProjectorController.crossSite(request, context) else {
                     throw AppError.forbidden("The live view opens only from Rollcall's own pages.")
                 }
-                let session = try await stores.managedSession(context)
+                let session = try await access.session(in: context, needing: .manage).session
                 _ = try await resumePoint(request, sessionID: session.id)
                 return .upgrade([:])
             },
             onUpgrade: { inbound, outbound, context in
-                let session = try await stores.managedSession(context.requestContext)
+                let session = try await access.session(in: context.requestContext, needing: .manage).session
                 let after = try await resumePoint(context.request, sessionID: session.id)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     // The client closing ends the inbound stream, and with it the view.
@@ -56,7 +58,7 @@ struct LiveController: Sendable {
                 .badRequest, "invalid_after", "“after” must be the id of the last event received, such as 42.")
         }
         if after > 0 {
-            let known = try await stores.database.read { sql in
+            let known = try await database.read { sql in
                 try await SessionEvents.contains(after, sessionID: sessionID, in: sql)
             }
             guard known else {
@@ -71,7 +73,7 @@ struct LiveController: Sendable {
 
     /// Sends the room (or resumes after an event), then each new event as the hub wakes this view.
     func stream(_ session: ClassSession, after: Int64?, to outbound: WebSocketOutboundWriter) async throws {
-        try await stores.database.live.subscribe(sessionID: session.id) { subscription in
+        try await database.live.subscribe(sessionID: session.id) { subscription in
             // Subscribed first: whatever commits from here on wakes this view, and the reads below start from
             // the last id already sent, so nothing is lost between the snapshot and the first wake-up.
             var last: Int64
@@ -81,13 +83,13 @@ struct LiveController: Sendable {
                 last = after
                 sendCounts = true
             } else {
-                let room = try await stores.rooms.room(sessionID: session.id, courseID: session.courseId)
+                let room = try await rooms.room(sessionID: session.id, courseID: session.courseId)
                 try await outbound.write(.text(try LiveMessage.snapshot(room, session: session)))
                 last = room.lastEventId
             }
             while !Task.isCancelled {
                 while true {
-                    let events = try await stores.database.read { [last] sql in
+                    let events = try await database.read { [last] sql in
                         try await SessionEvents.after(last, sessionID: session.id, limit: Self.pageSize, in: sql)
                     }
                     for event in events where event.id > last {
@@ -99,7 +101,7 @@ struct LiveController: Sendable {
                 }
                 // Events first: while more are waiting, counts follow at most every `countsInterval`.
                 if sendCounts && (!subscription.isWoken || ContinuousClock.now - countsSent >= Self.countsInterval) {
-                    let (counts, lastEventId) = try await stores.rooms.counts(
+                    let (counts, lastEventId) = try await rooms.counts(
                         sessionID: session.id, courseID: session.courseId)
                     try await outbound.write(.text(try LiveMessage.counts(counts, lastEventId: lastEventId)))
                     sendCounts = false
@@ -141,30 +143,16 @@ enum LiveMessage {
                 id: session.id, title: session.title, phase: session.phase(at: now), closesAt: session.closesAt),
             lastEventId: room.lastEventId, counts: room.counts, students: room.students, flags: room.flags
         )
-        return String(decoding: try SessionEvents.encoder.encode(message), as: UTF8.self)
+        return String(decoding: try SessionChange.encoder.encode(message), as: UTF8.self)
     }
 
     static func counts(_ counts: RoomCounts, lastEventId: Int64) throws -> String {
         String(
-            decoding: try SessionEvents.encoder.encode(Counts(lastEventId: lastEventId, counts: counts)), as: UTF8.self)
+            decoding: try SessionChange.encoder.encode(Counts(lastEventId: lastEventId, counts: counts)), as: UTF8.self)
     }
 
-    /// The stored payload is already JSON written by `SessionEvents.encoder`; it goes out as it is.
+    /// The stored payload is already JSON written by `SessionChange.encoder`; it goes out as it is.
     static func event(_ event: SessionEvent) -> String {
-        #"{"createdAt":"\#(event.createdAt.millisecondText)","data":\#(event.payload),"id":\#(event.id),"kind":"\#(event.kind)","type":"event"}"#
+        #"{"createdAt":"\#(event.createdAt.millisecondText)","data":\#(event.payload),"id":\#(event.id),"kind":"\#(event.kind.rawValue)","type":"event"}"#
     }
-}
-
-extension Stores {
-    /// The session in the request's path, if the signed-in person manages its course; 401, 403 or 404 otherwise.
-    func managedSession(_ context: AppRequestContext) async throws -> ClassSession {
-        let user = try context.requireUser()
-        guard let session = try await sessions.find(id: try context.id("sessionID", "session")) else {
-            throw AppError.notFound("session")
-        }
-        _ = try await managedCourse(session.courseId, for: user)
-        return session
-    }
-
-    var rooms: RoomStore { RoomStore(database: database) }
 }

@@ -12,8 +12,8 @@ struct Room: Codable, Sendable, Equatable {
         /// `nil` while the student has not checked in and nobody has marked them.
         var status: AttendanceStatus?
         var at: Date?
-        /// How the record came: `qr`, `typed`, `spot`, `api`, or a teacher's edit.
-        var via: String?
+        /// How the record came to be.
+        var via: RecordSource?
     }
 
     var sessionId: Int64
@@ -21,55 +21,6 @@ struct Room: Codable, Sendable, Equatable {
     var counts: RoomCounts
     var students: [Student]
     var flags: [Flag]
-}
-
-/// How many enrolled students stand where; `checkedIn` counts present and late, as the projector does.
-struct RoomCounts: Codable, Sendable, Equatable {
-    var enrolled = 0
-    var present = 0
-    var late = 0
-    var excused = 0
-    var absent = 0
-    var notYet = 0
-    var checkedIn: Int { present + late }
-
-    init(statuses: some Sequence<AttendanceStatus?>) {
-        for status in statuses {
-            enrolled += 1
-            switch status {
-            case .present: present += 1
-            case .late: late += 1
-            case .excused: excused += 1
-            case .absent: absent += 1
-            case nil: notYet += 1
-            }
-        }
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case enrolled, present, late, excused, absent, notYet, checkedIn
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(enrolled, forKey: .enrolled)
-        try container.encode(present, forKey: .present)
-        try container.encode(late, forKey: .late)
-        try container.encode(excused, forKey: .excused)
-        try container.encode(absent, forKey: .absent)
-        try container.encode(notYet, forKey: .notYet)
-        try container.encode(checkedIn, forKey: .checkedIn)
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        enrolled = try container.decode(Int.self, forKey: .enrolled)
-        present = try container.decode(Int.self, forKey: .present)
-        late = try container.decode(Int.self, forKey: .late)
-        excused = try container.decode(Int.self, forKey: .excused)
-        absent = try container.decode(Int.self, forKey: .absent)
-        notYet = try container.decode(Int.self, forKey: .notYet)
-    }
 }
 
 /// Reads a session's room: the picture a live view starts from, and the counts it refreshes.
@@ -104,7 +55,7 @@ struct RoomStore: Sendable {
                 LEFT JOIN attendance ON attendance.session_id = \(bind: sessionID) AND attendance.student_id = users.id
                 ORDER BY users.name, users.id
                 """
-            ).all(decoding: Row.self, with: UserStore.decoder)
+            ).all(decoding: Row.self, with: .rollcall)
         }
     }
 
@@ -115,14 +66,15 @@ struct RoomStore: Sendable {
             guard let id = row.id, let name = row.name else { return nil }
             return Room.Student(
                 id: id, name: name, studentNumber: row.studentNumber,
-                status: row.status.flatMap(AttendanceStatus.init(rawValue:)), at: row.recordedAt, via: row.source
+                status: row.status.flatMap(AttendanceStatus.init(rawValue:)), at: row.recordedAt,
+                via: row.source.flatMap(RecordSource.init(rawValue:))
             )
         }
         let lastFlagId = rows.first?.lastFlagId ?? 0
         let flags = try await database.read { sql in
             try await sql.select().column("*").from("flags").where("session_id", .equal, sessionID)
                 .where("id", .lessThanOrEqual, lastFlagId)
-                .orderBy("id", .descending).all(decoding: Flag.self, with: UserStore.decoder)
+                .orderBy("id", .descending).all(decoding: Flag.self, with: .rollcall)
         }
         return Room(
             sessionId: sessionID, lastEventId: rows.first?.lastEventId ?? 0,
@@ -152,13 +104,9 @@ struct RoomStore: Sendable {
             func number(_ column: String) throws -> Int {
                 try row.decodeNil(column: column) ? 0 : try row.decode(column: column, as: Int.self)
             }
-            var counts = RoomCounts(statuses: [])
-            counts.enrolled = try number("enrolled")
-            counts.present = try number("present")
-            counts.late = try number("late")
-            counts.excused = try number("excused")
-            counts.absent = try number("absent")
-            counts.notYet = counts.enrolled - counts.present - counts.late - counts.excused - counts.absent
+            let counts = RoomCounts(
+                enrolled: try number("enrolled"), present: try number("present"), late: try number("late"),
+                excused: try number("excused"), absent: try number("absent"))
             return (counts, Int64(try number("last_event_id")))
         }
     }

@@ -13,26 +13,30 @@ public struct BenchFixture: Sendable {
     /// thousand bcrypt hashes; the check-ins themselves then go through HTTP like any phone's.
     public static func make(_ configuration: Configuration, students: Int, sessions: Int) async throws -> BenchFixture {
         let hash = Bcrypt.hash("bench-password", cost: 4)
-        return try await Maintenance.withStores(configuration) { stores in
-            let teacher = try await stores.users.create(
+        return try await Maintenance.withDatabase(configuration) { database in
+            let users = UserStore(database: database)
+            let courses = CourseStore(database: database)
+            let classSessions = SessionStore(database: database)
+            let accessTokens = AccessTokenStore(database: database)
+            let teacher = try await users.create(
                 NewUser(
                     name: "Bench Teacher", email: "teacher@bench.rollcall.test", passwordHash: hash, role: .teacher,
                     studentNumber: nil, approved: true, emailVerified: true
                 )
             )
-            let course = try await stores.courses.create(
+            let course = try await courses.create(
                 teacherID: teacher.id, name: "Benchmark Hall", description: "", plannedSessions: nil
             )
             var tokens: [String] = []
             for number in 0..<students {
-                let student = try await stores.users.create(
+                let student = try await users.create(
                     NewUser(
                         name: "Student \(number)", email: "student\(number)@bench.rollcall.test", passwordHash: hash,
                         role: .student, studentNumber: nil, approved: true, emailVerified: true
                     )
                 )
-                try await stores.courses.enroll(courseID: course.id, studentID: student.id)
-                tokens.append(try await stores.tokens.issue(userID: student.id, kind: .api).token)
+                try await courses.enroll(courseID: course.id, studentID: student.id)
+                tokens.append(try await accessTokens.issue(userID: student.id, kind: .api).token)
             }
             // A long period keeps one projected code valid for the whole run, as a room scanning at once would see.
             var settings = SessionSettings.standard
@@ -40,14 +44,14 @@ public struct BenchFixture: Sendable {
             var sessionIDs: [Int64] = []
             for round in 1...sessions {
                 sessionIDs.append(
-                    try await stores.sessions.create(
+                    try await classSessions.create(
                         courseID: course.id, title: "Benchmark \(round)", settings: settings, scheduledAt: nil,
                         openNow: true
                     ).id
                 )
             }
             return BenchFixture(
-                teacherToken: try await stores.tokens.issue(userID: teacher.id, kind: .api).token,
+                teacherToken: try await accessTokens.issue(userID: teacher.id, kind: .api).token,
                 sessionIDs: sessionIDs, studentTokens: tokens
             )
         }

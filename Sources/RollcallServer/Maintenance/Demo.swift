@@ -27,9 +27,12 @@ public enum Demo {
     /// Fills the demo data once (running it again changes nothing) and returns the logins to print.
     public static func fill(_ configuration: Configuration) async throws -> String {
         let hash = Bcrypt.hash(password, cost: 10)
-        try await Maintenance.withStores(configuration) { stores in
-            guard try await stores.users.find(email: adminEmail) == nil else { return }
-            _ = try await stores.users.create(
+        try await Maintenance.withDatabase(configuration) { database in
+            let users = UserStore(database: database)
+            let courses = CourseStore(database: database)
+            let sessions = SessionStore(database: database)
+            guard try await users.find(email: adminEmail) == nil else { return }
+            _ = try await users.create(
                 NewUser(
                     name: "Demo Admin", email: adminEmail, passwordHash: hash, role: .admin, studentNumber: nil,
                     approved: true, emailVerified: true
@@ -37,14 +40,14 @@ public enum Demo {
             )
             var random = SeededRandom(seed: 2026)
             for (index, (teacherName, teacherEmail)) in teachers.enumerated() {
-                let teacher = try await stores.users.create(
+                let teacher = try await users.create(
                     NewUser(
                         name: teacherName, email: teacherEmail, passwordHash: hash, role: .teacher, studentNumber: nil,
                         approved: true, emailVerified: true
                     )
                 )
-                let (courseName, description) = courses[index]
-                let course = try await stores.courses.create(
+                let (courseName, description) = Self.courses[index]
+                let course = try await courses.create(
                     teacherID: teacher.id, name: courseName, description: description, plannedSessions: 24
                 )
                 var students: [User] = []
@@ -53,19 +56,19 @@ public enum Demo {
                     let last = lastNames[(number + index * 7) % lastNames.count]
                     let slug = "\(first).\(last)".lowercased().folding(options: .diacriticInsensitive, locale: nil)
                     let email = "\(slug)\(index + 1)@demo.rollcall.test"
-                    let student = try await stores.users.create(
+                    let student = try await users.create(
                         NewUser(
                             name: "\(first) \(last)", email: email, passwordHash: hash, role: .student,
                             studentNumber: "S\(index + 1)\(String(format: "%04d", number + 1))", approved: true,
                             emailVerified: true
                         )
                     )
-                    try await stores.courses.enroll(courseID: course.id, studentID: student.id)
+                    try await courses.enroll(courseID: course.id, studentID: student.id)
                     students.append(student)
                 }
                 for week in (1...4).reversed() {
                     let opened = Date().addingTimeInterval(-Double(week) * 7 * 24 * 3600)
-                    let session = try await stores.sessions.create(
+                    let session = try await sessions.create(
                         courseID: course.id, title: "Week \(5 - week)", settings: .standard, scheduledAt: nil,
                         openNow: true, now: opened
                     )
@@ -74,11 +77,14 @@ public enum Demo {
                         let status: AttendanceStatus =
                             roll < 78 ? .present : roll < 88 ? .late : roll < 93 ? .excused : .absent
                         let offset = status == .late ? 660.0 : Double.random(in: 20...300, using: &random)
-                        try await stores.sessions.record(
-                            sessionID: session.id, studentID: student.id, status: status,
-                            at: opened.addingTimeInterval(offset),
-                            source: status == .excused || status == .absent ? "manual" : "demo"
+                        let record = AttendanceRecord(
+                            sessionId: session.id, studentId: student.id, status: status,
+                            recordedAt: opened.addingTimeInterval(offset),
+                            source: status == .excused || status == .absent ? .manual : .demo
                         )
+                        try await database.transaction { sql in
+                            try await AttendanceLedger.replace(with: record, in: sql)
+                        }
                     }
                 }
             }

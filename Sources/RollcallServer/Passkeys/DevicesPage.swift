@@ -4,16 +4,16 @@ import RollcallCore
 
 /// The Devices page: a person's passkeys, to add, rename and remove.
 struct DevicesPage: Sendable {
-    let stores: Stores
+    let passkeys: PasskeyStore
     let pages: PageRenderer
 
     func addRoutes(to router: Router<AppRequestContext>) {
-        router.get("devices", use: devices)
+        router.get(PasskeyRoutes.devicesPage, use: devices)
     }
 
     @Sendable func devices(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let passkeys = try await stores.passkeys.list(userID: user.id)
+        let passkeys = try await self.passkeys.list(userID: user.id)
         let rows: [[String: Any]] = passkeys.map { passkey in
             [
                 "id": passkey.id, "name": passkey.name, "kind": passkey.kindText, "created": passkey.createdAt.pageText,

@@ -114,7 +114,7 @@ struct PasskeyStore: Sendable {
         try await database.read { sql in
             try await sql.select().column("*").from("passkey_challenges")
                 .where("challenge_hash", .equal, Self.digest(bytes))
-                .first(decoding: PasskeyChallenge.self, with: UserStore.decoder)
+                .first(decoding: PasskeyChallenge.self, with: .rollcall)
         }
     }
 
@@ -135,8 +135,7 @@ struct PasskeyStore: Sendable {
             if try await sql.select().column("id").from("passkeys").where("credential_id", .equal, credentialID)
                 .first() != nil
             {
-                throw AppError.conflict(
-                    "passkey_already_registered", "This passkey is already registered with Rollcall.")
+                throw PasskeyAlreadyRegistered()
             }
             let id = try await sql.insert(into: "passkeys")
                 .columns(
@@ -151,7 +150,7 @@ struct PasskeyStore: Sendable {
                 )
                 .returning("id").first(decodingColumn: "id", as: Int64.self)
             guard let id, let passkey = try await Self.find(id: id, sql: sql) else {
-                throw AppError(.internalServerError, "internal_error", "The passkey was not saved.")
+                throw NotSaved(what: "passkey")
             }
             return passkey
         }
@@ -159,14 +158,14 @@ struct PasskeyStore: Sendable {
 
     private static func find(id: Int64, sql: any SQLDatabase) async throws -> Passkey? {
         try await sql.select().column("*").from("passkeys").where("id", .equal, id)
-            .first(decoding: Passkey.self, with: UserStore.decoder)
+            .first(decoding: Passkey.self, with: .rollcall)
     }
 
     /// A person's passkeys, oldest first.
     func list(userID: Int64) async throws -> [Passkey] {
         try await database.read { sql in
             try await sql.select().column("*").from("passkeys").where("user_id", .equal, userID).orderBy("id")
-                .all(decoding: Passkey.self, with: UserStore.decoder)
+                .all(decoding: Passkey.self, with: .rollcall)
         }
     }
 
@@ -181,7 +180,7 @@ struct PasskeyStore: Sendable {
     func find(credentialID: String) async throws -> Passkey? {
         try await database.read { sql in
             try await sql.select().column("*").from("passkeys").where("credential_id", .equal, credentialID)
-                .first(decoding: Passkey.self, with: UserStore.decoder)
+                .first(decoding: Passkey.self, with: .rollcall)
         }
     }
 
@@ -189,7 +188,7 @@ struct PasskeyStore: Sendable {
     func find(id: Int64, userID: Int64) async throws -> Passkey? {
         try await database.read { sql in
             try await sql.select().column("*").from("passkeys").where("id", .equal, id)
-                .where("user_id", .equal, userID).first(decoding: Passkey.self, with: UserStore.decoder)
+                .where("user_id", .equal, userID).first(decoding: Passkey.self, with: .rollcall)
         }
     }
 
@@ -222,7 +221,7 @@ struct PasskeyStore: Sendable {
         if let cached = policies.withLockedValue({ $0[courseID] }), cached.1 > now { return cached.0 }
         let policy = try await database.read { sql in
             try await sql.select().columns("required", "reuse_seconds").from("course_verification")
-                .where("course_id", .equal, courseID).first(decoding: CourseVerification.self, with: UserStore.decoder)
+                .where("course_id", .equal, courseID).first(decoding: CourseVerification.self, with: .rollcall)
         }
         let found = policy ?? .off
         policies.withLockedValue { cache in
@@ -329,3 +328,6 @@ struct PasskeyStore: Sendable {
         )
     }
 }
+
+/// The credential being registered belongs to a passkey Rollcall already has.
+struct PasskeyAlreadyRegistered: Error {}

@@ -2,125 +2,16 @@ import Foundation
 import Hummingbird
 import RollcallCore
 
-extension Configuration {
-    /// The WebAuthn relying party: the public URL's host is the RP ID, its scheme, host and port the one origin.
-    var relyingParty: RelyingParty {
-        let url = URL(string: publicURL)
-        let scheme = url?.scheme?.lowercased() ?? "http"
-        let host = url?.host?.lowercased() ?? "localhost"
-        let port = url?.port.flatMap { port in
-            (scheme, port) == ("http", 80) || (scheme, port) == ("https", 443) ? nil : port
-        }
-        return RelyingParty(id: host, origin: "\(scheme)://\(host)\(port.map { ":\($0)" } ?? "")")
-    }
-}
-
-/// A passkey's answer as the browser's `PublicKeyCredential.toJSON()` gives it, binary values in base64url.
-struct CredentialInput: Decodable, Sendable {
-    struct Response: Decodable, Sendable {
-        var clientDataJSON: String
-        var attestationObject: String?
-        var authenticatorData: String?
-        var signature: String?
-        var userHandle: String?
-    }
-    var id: String
-    var type: String?
-    var response: Response
-
-    /// Decodes one base64url field, refusing the answer as malformed when it is not base64url.
-    static func bytes(_ text: String?) throws -> [UInt8] {
-        guard let text, let bytes = Base64URL.decode(text) else { throw PasskeyFailure(.malformed) }
-        return bytes
-    }
-}
-
-/// A refused passkey ceremony: a core error or a challenge problem, answered with its own code and sentence.
-struct PasskeyFailure: Error {
-    var code: String
-    var message: String
-
-    init(_ error: PasskeyError) {
-        code = error.code
-        message = error.message
-    }
-
-    init(code: String, message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    static let challengeUnknown = PasskeyFailure(
-        code: "passkey_challenge_unknown",
-        message: "This passkey request is unknown or was already used. Start again from the button.")
-    static let challengeExpired = PasskeyFailure(
-        code: "passkey_challenge_expired", message: "This passkey request took too long and expired. Start again.")
-
-    func appError(_ status: HTTPResponse.Status) -> AppError { AppError(status, code, message) }
-}
-
-/// The server's half of the passkey ceremonies: challenges found, checked and used up; assertions verified against
-/// the registered passkey.
-struct PasskeyCeremony: Sendable {
-    let stores: Stores
-    let configuration: Configuration
-
-    /// Finds the challenge a client data answers and checks it is for this ceremony and person, still fresh and
-    /// unused. It is used up only once the answer verified, so a refused answer changes nothing stored.
-    func redeemableChallenge(
-        _ clientData: [UInt8], purpose: ChallengePurpose, userID: Int64?, now: Date = Date()
-    ) async throws -> (bytes: [UInt8], stored: PasskeyChallenge) {
-        let bytes = try WebAuthn.challenge(inClientData: clientData)
-        guard let stored = try await stores.passkeys.challenge(bytes), stored.purpose == purpose.rawValue,
-            userID == nil || stored.userId == userID
-        else { throw PasskeyFailure.challengeUnknown }
-        guard stored.expiresAt > now else { throw PasskeyFailure.challengeExpired }
-        return (bytes, stored)
-    }
-
-    /// Checks an assertion against its challenge and the registered passkey, uses the challenge up and moves the
-    /// counter on. `userID` is who must own the passkey; `nil` (sign-in) takes the owner the passkey names.
-    func verifyAssertion(
-        _ credential: CredentialInput, purpose: ChallengePurpose, userID: Int64?,
-        check: (PasskeyChallenge) throws -> Void = { _ in }, now: Date = Date()
-    ) async throws -> (Passkey, VerifiedAssertion) {
-        do {
-            let clientData = try CredentialInput.bytes(credential.response.clientDataJSON)
-            let authData = try CredentialInput.bytes(credential.response.authenticatorData)
-            let signature = try CredentialInput.bytes(credential.response.signature)
-            let challenge = try await redeemableChallenge(clientData, purpose: purpose, userID: userID, now: now)
-            try check(challenge.stored)
-            guard let passkey = try await stores.passkeys.find(credentialID: credential.id),
-                userID == nil || passkey.userId == userID
-            else { throw PasskeyFailure(.unknownCredential) }
-            if let handle = credential.response.userHandle {
-                guard PasskeyStore.userID(handle: try CredentialInput.bytes(handle)) == passkey.userId else {
-                    throw PasskeyFailure(.unknownCredential)
-                }
-            }
-            let assertion = try WebAuthn.verifyAssertion(
-                credentialID: try CredentialInput.bytes(credential.id), clientDataJSON: clientData,
-                authenticatorData: authData, signature: signature, challenge: challenge.bytes,
-                relyingParty: configuration.relyingParty, requireUserVerification: true, stored: passkey.stored
-            )
-            guard try await stores.passkeys.consume(challenge.stored) else { throw PasskeyFailure.challengeUnknown }
-            try await stores.passkeys.recordUse(passkey, assertion: assertion, now: now)
-            return (passkey, assertion)
-        } catch let error as PasskeyError {
-            throw PasskeyFailure(error)
-        }
-    }
-}
-
 /// Passkeys: registering them, signing in with them, and the Devices list of one's own passkeys.
 struct PasskeysController: Sendable {
-    let stores: Stores
+    let passkeys: PasskeyStore
+    let users: UserStore
+    let ceremony: PasskeyCeremony
+    let signIns: SignIns
+    let access: AccessRule
     let configuration: Configuration
-    let accounts: AccountsController
 
     static let timeoutMilliseconds = 120_000
-
-    var ceremony: PasskeyCeremony { PasskeyCeremony(stores: stores, configuration: configuration) }
 
     struct Registration: Decodable {
         var name: String?
@@ -166,17 +57,17 @@ struct PasskeysController: Sendable {
         var verification: CourseVerification
     }
 
-    func addRoutes(to api: RouterGroup<AppRequestContext>) {
-        api.get("passkeys", use: list)
-        api.post("passkeys/options", use: registrationOptions)
-        api.post("passkeys", use: register)
-        api.patch("passkeys/:passkeyID", use: rename)
-        api.delete("passkeys/:passkeyID", use: remove)
-        api.post("auth/passkey-options", use: signInOptions)
-        api.post("auth/passkey-session", use: signInWeb)
-        api.post("auth/passkey-tokens", use: signInAPI)
-        api.get("courses/:courseID/verification", use: policy)
-        api.put("courses/:courseID/verification", use: setPolicy)
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get(PasskeyRoutes.passkeys, use: list)
+        router.post(PasskeyRoutes.registrationOptions, use: registrationOptions)
+        router.post(PasskeyRoutes.passkeys, use: register)
+        router.patch(PasskeyRoutes.passkey, use: rename)
+        router.delete(PasskeyRoutes.passkey, use: remove)
+        router.post(PasskeyRoutes.signInOptions, use: signInOptions)
+        router.post(PasskeyRoutes.webSession, use: signInWeb)
+        router.post(PasskeyRoutes.tokens, use: signInAPI)
+        router.get(PasskeyRoutes.courseVerification, use: policy)
+        router.put(PasskeyRoutes.courseVerification, use: setPolicy)
     }
 
     // MARK: Registration
@@ -184,8 +75,8 @@ struct PasskeysController: Sendable {
     /// Options for `navigator.credentials.create`: a discoverable passkey with user verification, attestation none.
     func creationOptions(for user: User) async throws -> [String: Any] {
         let party = configuration.relyingParty
-        let challenge = try await stores.passkeys.issueChallenge(.registration, userID: user.id)
-        let existing = try await stores.passkeys.list(userID: user.id)
+        let challenge = try await passkeys.issueChallenge(.registration, userID: user.id)
+        let existing = try await passkeys.list(userID: user.id)
         return [
             "publicKey": [
                 "challenge": Base64URL.encode(challenge),
@@ -228,23 +119,23 @@ struct PasskeysController: Sendable {
             guard Base64URL.encode(registered.credentialID) == input.credential.id else {
                 throw PasskeyFailure(.malformed)
             }
-            if try await stores.passkeys.find(credentialID: input.credential.id) != nil {
+            if try await passkeys.find(credentialID: input.credential.id) != nil {
                 throw AppError.conflict(
                     "passkey_already_registered", "This passkey is already registered with Rollcall.")
             }
-            guard try await stores.passkeys.consume(challenge.stored) else { throw PasskeyFailure.challengeUnknown }
+            guard try await passkeys.consume(challenge.stored) else { throw PasskeyFailure.challengeUnknown }
         } catch let failure as PasskeyFailure {
             throw failure.appError(.badRequest)
         } catch let error as PasskeyError {
             throw PasskeyFailure(error).appError(.badRequest)
         }
-        let passkey = try await stores.passkeys.create(userID: user.id, registered: registered, name: name)
+        let passkey = try await passkeys.create(userID: user.id, registered: registered, name: name)
         return try PasskeyEnvelope(passkey: PasskeyView(passkey)).response(
             from: request, context: context, status: .created)
     }
 
     @Sendable func signInOptions(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let challenge = try await stores.passkeys.issueChallenge(.signIn, userID: nil)
+        let challenge = try await passkeys.issueChallenge(.signIn, userID: nil)
         let options: [String: Any] = [
             "publicKey": [
                 "challenge": Base64URL.encode(challenge), "rpId": configuration.relyingParty.id,
@@ -271,7 +162,7 @@ struct PasskeysController: Sendable {
                     + "then remove it on the Devices page and add it again."
             )
         }
-        guard let user = try await stores.users.find(id: passkey.userId) else {
+        guard let user = try await users.find(id: passkey.userId) else {
             throw PasskeyFailure(.unknownCredential).appError(.unauthorized)
         }
         guard !user.disabled else { throw AppError.accountDisabled }
@@ -280,29 +171,29 @@ struct PasskeysController: Sendable {
 
     @Sendable func signInWeb(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try await signedInUser(request, context: context)
-        return try await accounts.startWebSession(for: user, request: request, context: context)
+        return try await signIns.startWebSession(for: user, request: request, context: context)
     }
 
     @Sendable func signInAPI(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try await signedInUser(request, context: context)
-        return try await accounts.issueAPIToken(for: user, request: request, context: context)
+        return try await signIns.issueAPIToken(for: user, request: request, context: context)
     }
 
     // MARK: Devices
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> PasskeyList {
         let user = try context.requireUser()
-        return PasskeyList(passkeys: try await stores.passkeys.list(userID: user.id).map(PasskeyView.init))
+        return PasskeyList(passkeys: try await passkeys.list(userID: user.id).map(PasskeyView.init))
     }
 
     @Sendable func rename(_ request: Request, context: AppRequestContext) async throws -> PasskeyEnvelope {
         let user = try context.requireUser()
         let id = try context.id("passkeyID", "passkey")
-        guard try await stores.passkeys.find(id: id, userID: user.id) != nil else { throw AppError.notFound("passkey") }
+        guard try await passkeys.find(id: id, userID: user.id) != nil else { throw AppError.notFound("passkey") }
         let input = try await request.decodeJSON(as: Rename.self, context: context)
         let name = try check { () throws(RuleViolation) in try PasskeyRules.name(input.name) }
-        try await stores.passkeys.rename(id: id, userID: user.id, name: name)
-        guard let passkey = try await stores.passkeys.find(id: id, userID: user.id) else {
+        try await passkeys.rename(id: id, userID: user.id, name: name)
+        guard let passkey = try await passkeys.find(id: id, userID: user.id) else {
             throw AppError.notFound("passkey")
         }
         return PasskeyEnvelope(passkey: PasskeyView(passkey))
@@ -311,41 +202,24 @@ struct PasskeysController: Sendable {
     @Sendable func remove(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.id("passkeyID", "passkey")
-        guard try await stores.passkeys.find(id: id, userID: user.id) != nil else { throw AppError.notFound("passkey") }
-        try await stores.passkeys.remove(id: id, userID: user.id)
+        guard try await passkeys.find(id: id, userID: user.id) != nil else { throw AppError.notFound("passkey") }
+        try await passkeys.remove(id: id, userID: user.id)
         return Response(status: .noContent)
     }
 
     // MARK: Course setting
 
     @Sendable func policy(_ request: Request, context: AppRequestContext) async throws -> PolicyEnvelope {
-        let user = try context.requireUser()
-        let (course, _) = try await stores.course(try context.id("courseID", "course"), for: user)
-        return PolicyEnvelope(verification: try await stores.passkeys.policy(courseID: course.id))
+        let (course, _) = try await access.course(in: context)
+        return PolicyEnvelope(verification: try await passkeys.policy(courseID: course.id))
     }
 
     @Sendable func setPolicy(_ request: Request, context: AppRequestContext) async throws -> PolicyEnvelope {
-        let user = try context.requireUser()
-        let course = try await stores.managedCourse(try context.id("courseID", "course"), for: user)
+        let course = try await access.course(in: context, needing: .manage).0
         let input = try await request.decodeJSON(as: PolicyInput.self, context: context)
         let reuse = try check { () throws(RuleViolation) in try PasskeyRules.reuseSeconds(input.reuseSeconds ?? 0) }
         let policy = CourseVerification(required: input.required, reuseSeconds: reuse)
-        try await stores.passkeys.setPolicy(courseID: course.id, policy)
+        try await passkeys.setPolicy(courseID: course.id, policy)
         return PolicyEnvelope(verification: policy)
-    }
-}
-
-/// A JSON answer built from dictionaries, for WebAuthn options whose shape the browser API fixes.
-struct JSONResponse {
-    var object: [String: Any]
-
-    init(_ object: [String: Any]) { self.object = object }
-
-    func response(status: HTTPResponse.Status) throws -> Response {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        return Response(
-            status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data))
-        )
     }
 }

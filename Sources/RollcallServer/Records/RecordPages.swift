@@ -5,22 +5,22 @@ import RollcallCore
 /// The pages of attendance records: a student's record in a course, for that student and for the teacher, who
 /// corrects statuses there.
 struct RecordPages: Sendable {
-    let stores: Stores
+    let records: RecordStore
+    let sessions: SessionStore
+    let access: AccessRule
     let pages: PageRenderer
 
     func addRoutes(to router: Router<AppRequestContext>) {
-        router.get("courses/:courseID/students/:studentID", use: student)
+        router.get(RecordRoutes.studentPage, use: student)
     }
 
     @Sendable func student(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let (course, access) = try await stores.course(try context.id("courseID", "course"), for: user)
         let studentID = try context.id("studentID", "student")
-        guard access == .manage || user.id == studentID else {
-            throw AppError.forbidden("You can see only your own attendance.")
-        }
-        let records = try await stores.records.courseRecords(
-            course, sessions: try await stores.sessions.list(courseID: course.id))
+        let (course, access) = try await self.access.studentRecords(
+            courseID: try context.id("courseID", "course"), studentID: studentID, for: user)
+        let records = try await self.records.courseRecords(
+            course, sessions: try await sessions.list(courseID: course.id))
         guard let student = records.students.first(where: { $0.id == studentID }) else {
             throw AppError(.notFound, "student_not_found", "That student is not on this course's roster.")
         }
@@ -37,7 +37,7 @@ struct RecordPages: Sendable {
             ]
         }
         var data = Self.summaryData(records.summary(studentID: studentID))
-        data.merge(Self.auditData(try await stores.records.audit(courseID: course.id, studentID: studentID))) { $1 }
+        data.merge(Self.auditData(try await self.records.audit(courseID: course.id, studentID: studentID))) { $1 }
         data.merge([
             "courseId": course.id, "courseName": course.name, "name": student.name, "email": student.email,
             "enrolled": student.enrolled, "sessions": sessions,
@@ -73,42 +73,6 @@ struct RecordPages: Sendable {
                 ] as [String: Any]
             },
             "noAudit": entries.isEmpty,
-        ]
-    }
-
-    /// The course page's records: the student's own figures, or the teacher's absentee list and settings.
-    func courseData(_ course: Course, access: CourseAccess, user: User, sessions: [ClassSession]) async throws
-        -> [String: Any]
-    {
-        let records = try await stores.records.courseRecords(course, sessions: sessions)
-        guard access == .manage else {
-            var mine = Self.summaryData(records.summary(studentID: user.id))
-            mine["studentId"] = user.id
-            mine["courseId"] = course.id
-            let statuses = Dictionary(
-                uniqueKeysWithValues: records.sessions.compactMap { session in
-                    records.countedStatus(session: session, studentID: user.id).map { (session.id, $0.rawValue) }
-                })
-            return ["myAttendance": mine, "myStatuses": statuses]
-        }
-        let absentees: [[String: Any]] = records.absentees(below: Double(course.absenteeThreshold)).map {
-            student, summary in
-            [
-                "id": student.id, "courseId": course.id, "name": student.name,
-                "percentText": "\(Int((summary.percentage ?? 0).rounded()))%",
-                "absent": summary.counts[.absent] ?? 0, "sessions": summary.sessions,
-            ]
-        }
-        let invitations = try await stores.courses.invitations(courseID: course.id)
-        return [
-            "absentees": absentees, "noAbsentees": absentees.isEmpty, "absenteeThreshold": course.absenteeThreshold,
-            "points": [
-                "present": course.pointsPresent, "late": course.pointsLate, "excused": course.pointsExcused,
-                "absent": course.pointsAbsent,
-            ],
-            "markAbsentOnClose": course.markAbsentOnClose,
-            "invitations": invitations.map { ["name": $0.name, "email": $0.email] },
-            "hasInvitations": !invitations.isEmpty,
         ]
     }
 }

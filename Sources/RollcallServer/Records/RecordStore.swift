@@ -24,8 +24,7 @@ struct AttendanceRecord: Sendable, Equatable {
     var studentId: Int64
     var status: AttendanceStatus
     var recordedAt: Date
-    /// How the record came to be: `qr`, `typed`, `spot`, `api`, `manual`, `closed` or `demo`.
-    var source: String
+    var source: RecordSource
 }
 
 /// What a manual status change came to.
@@ -47,16 +46,15 @@ struct CourseStudent: Sendable, Equatable {
     var enrolled: Bool { joinedAt != nil }
 }
 
-/// Everything a course's attendance figures are made from, read at one moment.
+/// Everything a course's attendance figures are made from, read at one moment; the figures themselves come from
+/// the core's `AttendanceSheet`.
 struct CourseRecords: Sendable {
     var course: Course
     /// Sessions that have opened, oldest first; scheduled ones do not count yet.
     var sessions: [ClassSession]
     var students: [CourseStudent]
     var records: [Int64: [Int64: AttendanceRecord]]
-    var now: Date
-    /// When each student on the roster joined, by student id.
-    var joinedAt: [Int64: Date]
+    var sheet: AttendanceSheet
 
     init(
         course: Course, sessions: [ClassSession], students: [CourseStudent],
@@ -66,33 +64,35 @@ struct CourseRecords: Sendable {
         self.sessions = sessions
         self.students = students
         self.records = records
-        self.now = now
-        joinedAt = Dictionary(
-            uniqueKeysWithValues: students.compactMap { student in student.joinedAt.map { (student.id, $0) } })
+        sheet = AttendanceSheet(
+            sessions: sessions.map(\.sheetSession),
+            students: students.map { AttendanceSheet.Student(id: $0.id, name: $0.name, joinedAt: $0.joinedAt) },
+            statuses: records.mapValues { $0.mapValues(\.status) }, points: course.points, now: now
+        )
     }
 
     /// The status a session counts with for a student, or `nil` while it does not count.
     func countedStatus(session: ClassSession, studentID: Int64) -> AttendanceStatus? {
-        let end = session.closedAt ?? session.closesAt ?? now
-        return AttendanceSummary.countedStatus(
-            record: records[session.id]?[studentID]?.status, closed: session.phase(at: now) == .closed,
-            onRoster: joinedAt[studentID].map { $0 <= end } ?? false
-        )
+        sheet.countedStatus(session: session.sheetSession, studentID: studentID)
     }
 
     /// Students on the roster attending less than `threshold` percent, lowest first, with their figures.
     func absentees(below threshold: Double) -> [(student: CourseStudent, summary: AttendanceSummary)] {
-        students.filter(\.enrolled).compactMap { student in
-            let summary = summary(studentID: student.id)
-            return summary.isBelow(threshold) ? (student, summary) : nil
+        let byID = Dictionary(students.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+        return sheet.absentees(below: threshold).compactMap { entry in
+            byID[entry.student.id].map { ($0, entry.summary) }
         }
-        .sorted { ($0.summary.percentage ?? 0, $0.student.name) < ($1.summary.percentage ?? 0, $1.student.name) }
     }
 
     func summary(studentID: Int64) -> AttendanceSummary {
-        AttendanceSummary(
-            statuses: sessions.compactMap { countedStatus(session: $0, studentID: studentID) }, points: course.points
-        )
+        sheet.summary(studentID: studentID)
+    }
+}
+
+extension ClassSession {
+    /// The session's times, as the attendance figures see it.
+    var sheetSession: AttendanceSheet.Session {
+        AttendanceSheet.Session(id: id, openedAt: openedAt, closesAt: closesAt, closedAt: closedAt)
     }
 }
 
@@ -108,72 +108,16 @@ struct RecordStore: Sendable {
         session: ClassSession, studentID: Int64, status: AttendanceStatus, reason: String, by teacher: User,
         now: Date = Date()
     ) async throws -> StatusChange {
-        let change = try await database.transaction { sql in
-            let old = try await Self.record(sessionID: session.id, studentID: studentID, sql: sql)
-            if let old, old.status == status { return StatusChange(record: old, audit: nil) }
-            let record: AttendanceRecord
-            if let old {
-                // The time of the original check-in stays: it is still when the student arrived.
-                try await sql.update("attendance").set("status", to: status.rawValue).set("source", to: "manual")
-                    .where("session_id", .equal, session.id).where("student_id", .equal, studentID).run()
-                record = AttendanceRecord(
-                    sessionId: session.id, studentId: studentID, status: status, recordedAt: old.recordedAt,
-                    source: "manual")
-            } else {
-                try await sql.insert(into: "attendance")
-                    .columns("session_id", "student_id", "status", "recorded_at", "source")
-                    .values(
-                        SQLBind(session.id), SQLBind(studentID), SQLBind(status.rawValue), SQLBind(now),
-                        SQLBind("manual")
-                    ).run()
-                record = AttendanceRecord(
-                    sessionId: session.id, studentId: studentID, status: status, recordedAt: now, source: "manual")
-            }
-            let id = try await sql.insert(into: "attendance_audit")
-                .columns(
-                    "session_id", "student_id", "changed_by", "changed_at", "old_status", "new_status", "reason"
-                )
-                .values(
-                    SQLBind(session.id), SQLBind(studentID), SQLBind(teacher.id), SQLBind(now),
-                    SQLBind(old?.status.rawValue), SQLBind(status.rawValue), SQLBind(reason)
-                )
-                .returning("id").first(decodingColumn: "id", as: Int64.self)
-            let entry = try await Self.audit(sql).where(SQLColumn("id", table: "attendance_audit"), .equal, SQLBind(id))
-                .first(decoding: AuditEntry.self, with: UserStore.decoder)
-            let event = SessionChange.StatusChanged(
-                studentId: studentID, previous: old?.status, status: status, reason: reason.isEmpty ? nil : reason,
-                changedBy: teacher.id, at: now)
-            try await SessionEvents.append(.statusChanged(event), sessionID: session.id, in: sql)
+        try await database.transaction { sql in
+            let seat = AttendanceLedger.Seat(sessionID: session.id, studentID: studentID)
+            let (record, auditID) = try await AttendanceLedger.setStatus(
+                status, of: seat, reason: reason, by: teacher.id, at: now, in: sql)
+            guard let auditID else { return StatusChange(record: record, audit: nil) }
+            let entry = try await Self.audit(sql).where(
+                SQLColumn("id", table: "attendance_audit"), .equal, SQLBind(auditID)
+            ).first(decoding: AuditEntry.self, with: .rollcall)
             return StatusChange(record: record, audit: entry)
         }
-        if change.audit != nil { database.live.published(sessionID: session.id) }
-        return change
-    }
-
-    /// The reason the live view shows for absences written by closing a session.
-    static let absentOnClose = "Not checked in when the session closed."
-
-    /// Marks every student on the roster without a record absent, as a course may ask when a session closes, and
-    /// answers who they were. Runs inside the closing transaction, so a session is never closed with half its
-    /// absences written.
-    static func markAbsent(sessionID: Int64, courseID: Int64, at now: Date, sql: any SQLDatabase) async throws
-        -> [Int64]
-    {
-        try await sql.raw(
-            """
-            INSERT INTO attendance (session_id, student_id, status, recorded_at, source)
-            SELECT \(bind: sessionID), e.student_id, 'absent', \(bind: now), 'closed' FROM enrollments e
-            WHERE e.course_id = \(bind: courseID)
-              AND NOT EXISTS (SELECT 1 FROM attendance a
-                              WHERE a.session_id = \(bind: sessionID) AND a.student_id = e.student_id)
-            RETURNING student_id
-            """
-        ).all(decodingColumn: "student_id", as: Int64.self)
-    }
-
-    static func record(sessionID: Int64, studentID: Int64, sql: any SQLDatabase) async throws -> AttendanceRecord? {
-        try await sql.select().column("*").from("attendance").where("session_id", .equal, sessionID)
-            .where("student_id", .equal, studentID).first(decoding: AttendanceRecord.self, with: UserStore.decoder)
     }
 
     /// A session's audit log, newest first.
@@ -185,7 +129,7 @@ struct RecordStore: Sendable {
             .orderBy(
                 SQLOrderBy(expression: SQLColumn("id", table: "attendance_audit"), direction: SQLDirection.descending)
             )
-            .all(decoding: AuditEntry.self, with: UserStore.decoder)
+            .all(decoding: AuditEntry.self, with: .rollcall)
         }
     }
 
@@ -198,7 +142,7 @@ struct RecordStore: Sendable {
                     SQLOrderBy(
                         expression: SQLColumn("id", table: "attendance_audit"), direction: SQLDirection.descending)
                 )
-                .all(decoding: AuditEntry.self, with: UserStore.decoder)
+                .all(decoding: AuditEntry.self, with: .rollcall)
         }
     }
 
@@ -227,7 +171,7 @@ struct RecordStore: Sendable {
             let rows = try await sql.select().column(SQLColumn("*", table: "attendance")).from("attendance")
                 .join("sessions", on: "sessions.id = attendance.session_id")
                 .where(SQLColumn("course_id", table: "sessions"), .equal, SQLBind(course.id))
-                .all(decoding: AttendanceRecord.self, with: UserStore.decoder)
+                .all(decoding: AttendanceRecord.self, with: .rollcall)
             var records: [Int64: [Int64: AttendanceRecord]] = [:]
             for row in rows { records[row.sessionId, default: [:]][row.studentId] = row }
             let students = try await sql.raw(
@@ -241,7 +185,7 @@ struct RecordStore: Sendable {
                                WHERE s.course_id = \(bind: course.id))
                 ORDER BY u.name, u.id
                 """
-            ).all(decoding: CourseStudent.self, with: UserStore.decoder)
+            ).all(decoding: CourseStudent.self, with: .rollcall)
             let sessions = allSessions.filter { $0.openedAt != nil }.sorted {
                 ($0.openedAt!, $0.id) < ($1.openedAt!, $1.id)
             }

@@ -6,7 +6,11 @@ import RollcallCore
 /// Attendance records after the check-in: a teacher's corrections with their audit log, each student's figures,
 /// the reports, and roster imports.
 struct RecordsController: Sendable {
-    let stores: Stores
+    let records: RecordStore
+    let sessions: SessionStore
+    let courses: CourseStore
+    let outbox: Outbox
+    let access: AccessRule
     let configuration: Configuration
 
     struct StatusInput: Decodable {
@@ -17,7 +21,7 @@ struct RecordsController: Sendable {
         var studentId: Int64
         var status: AttendanceStatus
         var recordedAt: Date
-        var source: String
+        var source: RecordSource
         /// `false` when the student already had this status, so nothing was written.
         var changed: Bool
         var audit: AuditEntry?
@@ -57,7 +61,7 @@ struct RecordsController: Sendable {
         /// The status the session counts with; absent while the session is open and the student not in yet.
         var status: AttendanceStatus?
         var recordedAt: Date?
-        var source: String?
+        var source: RecordSource?
     }
     struct Absentees: Codable, ResponseEncodable {
         var threshold: Double
@@ -90,25 +94,21 @@ struct RecordsController: Sendable {
         var error: Detail
     }
 
-    func addRoutes(to api: RouterGroup<AppRequestContext>) {
-        api.put("sessions/:sessionID/attendance/:studentID", use: setStatus)
-        api.get("sessions/:sessionID/audit", use: sessionAudit)
-        api.get("sessions/:sessionID/report.csv", use: sessionReport)
-        api.get("courses/:courseID/report.csv", use: courseReport)
-        api.get("courses/:courseID/absentees", use: absentees)
-        api.get("courses/:courseID/students/:studentID/attendance", use: studentAttendance)
-        api.post("courses/:courseID/roster-import", use: importRoster)
-        api.get("courses/:courseID/invitations", use: invitations)
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.put(RecordRoutes.attendance, use: setStatus)
+        router.get(RecordRoutes.sessionAudit, use: sessionAudit)
+        router.get(RecordRoutes.sessionReport, use: sessionReport)
+        router.get(RecordRoutes.courseReport, use: courseReport)
+        router.get(RecordRoutes.absentees, use: absentees)
+        router.get(RecordRoutes.studentAttendance, use: studentAttendance)
+        router.post(RecordRoutes.rosterImport, use: importRoster)
+        router.get(RecordRoutes.invitations, use: invitations)
     }
 
     /// The session and its course, for the course's teacher only.
     func managedSession(_ context: AppRequestContext) async throws -> (ClassSession, Course) {
-        let user = try context.requireUser()
-        guard let session = try await stores.sessions.find(id: try context.id("sessionID", "session")) else {
-            throw AppError.notFound("session")
-        }
-        let course = try await stores.managedCourse(session.courseId, for: user)
-        return (session, course)
+        let found = try await access.session(in: context, needing: .manage)
+        return (found.session, found.course)
     }
 
     @Sendable func setStatus(_ request: Request, context: AppRequestContext) async throws -> StatusAnswer {
@@ -130,11 +130,11 @@ struct RecordsController: Sendable {
             throw AppError.conflict(
                 "session_not_started", "This session has not opened yet; mark attendance once it has.")
         }
-        let records = try await stores.records.courseRecords(course, sessions: [session])
+        let records = try await self.records.courseRecords(course, sessions: [session])
         guard records.students.contains(where: { $0.id == studentID }) else {
             throw AppError(.notFound, "student_not_found", "That student is not on this course's roster.")
         }
-        let change = try await stores.records.setStatus(
+        let change = try await self.records.setStatus(
             session: session, studentID: studentID, status: status, reason: reason, by: try context.requireUser()
         )
         return StatusAnswer(
@@ -145,19 +145,16 @@ struct RecordsController: Sendable {
 
     @Sendable func sessionAudit(_ request: Request, context: AppRequestContext) async throws -> AuditLog {
         let (session, _) = try await managedSession(context)
-        return AuditLog(entries: try await stores.records.audit(sessionID: session.id))
+        return AuditLog(entries: try await self.records.audit(sessionID: session.id))
     }
 
     @Sendable func studentAttendance(_ request: Request, context: AppRequestContext) async throws
         -> StudentAttendance
     {
         let user = try context.requireUser()
-        let courseID = try context.id("courseID", "course")
         let studentID = try context.id("studentID", "student")
-        let (course, access) = try await stores.course(courseID, for: user)
-        guard access == .manage || user.id == studentID else {
-            throw AppError.forbidden("You can see only your own attendance.")
-        }
+        let (course, _) = try await access.studentRecords(
+            courseID: try context.id("courseID", "course"), studentID: studentID, for: user)
         let records = try await courseRecords(course)
         guard let student = records.students.first(where: { $0.id == studentID }) else {
             throw AppError(.notFound, "student_not_found", "That student is not on this course's roster.")
@@ -172,17 +169,16 @@ struct RecordsController: Sendable {
                     recordedAt: record?.recordedAt, source: record?.source
                 )
             },
-            audit: try await stores.records.audit(courseID: course.id, studentID: studentID)
+            audit: try await self.records.audit(courseID: course.id, studentID: studentID)
         )
     }
 
     func courseRecords(_ course: Course) async throws -> CourseRecords {
-        try await stores.records.courseRecords(course, sessions: try await stores.sessions.list(courseID: course.id))
+        try await records.courseRecords(course, sessions: try await sessions.list(courseID: course.id))
     }
 
     @Sendable func absentees(_ request: Request, context: AppRequestContext) async throws -> Absentees {
-        let user = try context.requireUser()
-        let course = try await stores.managedCourse(try context.id("courseID", "course"), for: user)
+        let course = try await access.course(in: context, needing: .manage).0
         let threshold = try Self.threshold(request.query("below")) ?? Double(course.absenteeThreshold)
         let records = try await courseRecords(course)
         return Absentees(
@@ -203,7 +199,7 @@ struct RecordsController: Sendable {
 
     @Sendable func sessionReport(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, course) = try await managedSession(context)
-        let records = try await stores.records.courseRecords(course, sessions: [session])
+        let records = try await self.records.courseRecords(course, sessions: [session])
         var csv = CSV.line(["Name", "Email", "Student number", "Status", "Recorded at", "Source"])
         for student in records.students {
             let record = records.records[session.id]?[student.id]
@@ -211,15 +207,14 @@ struct RecordsController: Sendable {
             let status = records.countedStatus(session: session, studentID: student.id)
             csv += CSV.line([
                 student.name, student.email, student.studentNumber ?? "", status?.rawValue ?? "not yet",
-                record.map { Self.timestamp($0.recordedAt) } ?? "", record?.source ?? "",
+                record.map { Self.timestamp($0.recordedAt) } ?? "", record?.source.rawValue ?? "",
             ])
         }
         return Self.csvResponse(csv, name: "\(course.name) \(session.title)")
     }
 
     @Sendable func courseReport(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let user = try context.requireUser()
-        let course = try await stores.managedCourse(try context.id("courseID", "course"), for: user)
+        let course = try await access.course(in: context, needing: .manage).0
         let records = try await courseRecords(course)
         var header = ["Name", "Email", "Student number"]
         header += records.sessions.map { session in
@@ -268,7 +263,7 @@ struct RecordsController: Sendable {
 
     @Sendable func importRoster(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let course = try await stores.managedCourse(try context.id("courseID", "course"), for: user)
+        let course = try await access.course(in: context, needing: .manage).0
         let body = try await request.collectBody(limit: Self.importLimit)
         guard let text = String(validating: body.readableBytesView, as: UTF8.self) else {
             throw AppError(
@@ -283,7 +278,7 @@ struct RecordsController: Sendable {
         }
         do {
             let entries = try RosterImport.check(rows).get()
-            let result = try await stores.courses.importRoster(courseID: course.id, entries: entries, by: user)
+            let result = try await courses.importRoster(courseID: course.id, entries: entries, by: user)
             for invitation in result.invited { try await invite(invitation, to: course, by: user) }
             return try ImportAnswer(
                 enrolled: result.enrolled, alreadyEnrolled: result.alreadyEnrolled, invited: result.invited
@@ -315,7 +310,7 @@ struct RecordsController: Sendable {
     func invite(_ invitation: CourseInvitation, to course: Course, by teacher: User) async throws {
         let link =
             "\(configuration.publicURL)/register?email=\(invitation.email.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? "")"
-        try await stores.outbox.send(
+        try await outbox.send(
             channel: "email", to: invitation.email, subject: "You're on the roster of \(course.name)",
             body: """
                 Hello \(invitation.name),
@@ -332,9 +327,8 @@ struct RecordsController: Sendable {
     static let queryValue = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-_~"))
 
     @Sendable func invitations(_ request: Request, context: AppRequestContext) async throws -> Invitations {
-        let user = try context.requireUser()
-        let course = try await stores.managedCourse(try context.id("courseID", "course"), for: user)
-        return Invitations(invitations: try await stores.courses.invitations(courseID: course.id))
+        let course = try await access.course(in: context, needing: .manage).0
+        return Invitations(invitations: try await courses.invitations(courseID: course.id))
     }
 }
 

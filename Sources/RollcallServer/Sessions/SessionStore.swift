@@ -23,6 +23,16 @@ struct ClassSession: Sendable, Equatable {
     }
 }
 
+/// Why a session cannot move to the phase asked for.
+enum SessionTransitionRefusal: Error {
+    /// Opening a session that is open already.
+    case alreadyOpen
+    /// Opening a session that has closed: a new session is needed.
+    case closedForGood
+    /// Closing a session that has closed already.
+    case alreadyClosed
+}
+
 /// Counts of a session's attendance records by status.
 typealias AttendanceCounts = [AttendanceStatus: Int]
 
@@ -77,7 +87,7 @@ struct SessionStore: Sendable {
                 )
                 .returning("id").first(decodingColumn: "id", as: Int64.self)
             guard let row, let session = try await Self.find(id: row, sql: sql) else {
-                throw AppError(.internalServerError, "internal_error", "The session was not saved.")
+                throw NotSaved(what: "session")
             }
             return session
         }
@@ -126,18 +136,17 @@ struct SessionStore: Sendable {
                         expression: SQLRaw("COALESCE(sessions.opened_at, sessions.scheduled_at, sessions.created_at)"),
                         direction: SQLDirection.descending)
                 )
-                .all(decoding: Row.self, with: UserStore.decoder).map { try $0.session() }
+                .all(decoding: Row.self, with: .rollcall).map { try $0.session() }
         }
     }
 
     /// Opens a scheduled session now; its open time starts counting.
     func open(id: Int64, now: Date = Date()) async throws -> ClassSession {
-        let opened = try await database.transaction { sql in
-            guard let session = try await Self.find(id: id, sql: sql) else { throw AppError.notFound("session") }
+        try await database.transaction { sql in
+            guard let session = try await Self.find(id: id, sql: sql) else { throw NotStored(what: "session") }
             switch session.phase(at: now) {
-            case .open: throw AppError.conflict("session_already_open", "This session is already open.")
-            case .closed:
-                throw AppError.conflict("session_closed", "This session has closed; create a new session instead.")
+            case .open: throw SessionTransitionRefusal.alreadyOpen
+            case .closed: throw SessionTransitionRefusal.closedForGood
             case .scheduled: break
             }
             let closesAt = now.addingTimeInterval(Double(session.settings.openMinutes) * 60)
@@ -146,36 +155,22 @@ struct SessionStore: Sendable {
             try await SessionEvents.append(.phaseChanged(.init(phase: .open)), sessionID: id, in: sql)
             return try await Self.find(id: id, sql: sql)!
         }
-        database.live.published(sessionID: id)
-        return opened
     }
 
     /// Closes a session; from then on nobody can check in. With `markAbsentBy`, everyone on the roster without a
     /// record is marked absent in the same transaction, in the name of that teacher.
     func close(id: Int64, markAbsentBy teacherID: Int64? = nil, now: Date = Date()) async throws -> ClassSession {
-        let closed = try await database.transaction { sql in
-            guard let session = try await Self.find(id: id, sql: sql) else { throw AppError.notFound("session") }
-            if session.phase(at: now) == .closed {
-                throw AppError.conflict("session_closed", "This session is already closed.")
-            }
+        try await database.transaction { sql in
+            guard let session = try await Self.find(id: id, sql: sql) else { throw NotStored(what: "session") }
+            if session.phase(at: now) == .closed { throw SessionTransitionRefusal.alreadyClosed }
             try await sql.update("sessions").set("closed_at", to: now).where("id", .equal, id).run()
-            var changes: [(sessionID: Int64, change: SessionChange)] = []
             if let teacherID {
-                let marked = try await RecordStore.markAbsent(
-                    sessionID: id, courseID: session.courseId, at: now, sql: sql)
-                changes += marked.map { student in
-                    let change = SessionChange.StatusChanged(
-                        studentId: student, previous: nil, status: .absent, reason: RecordStore.absentOnClose,
-                        changedBy: teacherID, at: now)
-                    return (id, .statusChanged(change))
-                }
+                try await AttendanceLedger.markAbsent(
+                    sessionID: id, courseID: session.courseId, by: teacherID, at: now, in: sql)
             }
-            changes.append((id, .phaseChanged(.init(phase: .closed))))
-            try await SessionEvents.append(changes, at: now, in: sql)
+            try await SessionEvents.append(.phaseChanged(.init(phase: .closed)), sessionID: id, in: sql)
             return try await Self.find(id: id, sql: sql)!
         }
-        database.live.published(sessionID: id)
-        return closed
     }
 
     /// Sessions with their course's name.
@@ -188,7 +183,7 @@ struct SessionStore: Sendable {
 
     private static func find(id: Int64, sql: any SQLDatabase) async throws -> ClassSession? {
         try await Self.select(sql).where(SQLColumn("id", table: "sessions"), .equal, SQLBind(id))
-            .first(decoding: Row.self, with: UserStore.decoder)?.session()
+            .first(decoding: Row.self, with: .rollcall)?.session()
     }
 
     /// How many records of each status every session of a course has.
@@ -211,18 +206,6 @@ struct SessionStore: Sendable {
                     try row.decode(column: "n", as: Int.self)
             }
             return counts
-        }
-    }
-
-    /// Writes one student's record for a session, replacing an earlier one; used by the demo and manual marking.
-    func record(sessionID: Int64, studentID: Int64, status: AttendanceStatus, at: Date, source: String) async throws {
-        try await database.transaction { sql in
-            try await sql.delete(from: "attendance").where("session_id", .equal, sessionID)
-                .where("student_id", .equal, studentID).run()
-            try await sql.insert(into: "attendance")
-                .columns("session_id", "student_id", "status", "recorded_at", "source")
-                .values(SQLBind(sessionID), SQLBind(studentID), SQLBind(status.rawValue), SQLBind(at), SQLBind(source))
-                .run()
         }
     }
 }

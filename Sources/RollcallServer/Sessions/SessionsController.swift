@@ -4,7 +4,8 @@ import RollcallCore
 
 /// Sessions of a course: scheduling or opening one with its check-in settings, and closing it.
 struct SessionsController: Sendable {
-    let stores: Stores
+    let sessions: SessionStore
+    let access: AccessRule
 
     struct NewSession: Decodable {
         var title: String?
@@ -19,25 +20,23 @@ struct SessionsController: Sendable {
         var sessions: [SessionView]
     }
 
-    func addRoutes(to api: RouterGroup<AppRequestContext>) {
-        api.get("courses/:courseID/sessions", use: list)
-        api.post("courses/:courseID/sessions", use: create)
-        api.get("sessions/:sessionID", use: show)
-        api.post("sessions/:sessionID/open", use: open)
-        api.post("sessions/:sessionID/close", use: close)
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get(SessionRoutes.courseSessions, use: list)
+        router.post(SessionRoutes.courseSessions, use: create)
+        router.get(SessionRoutes.session, use: show)
+        router.post(SessionRoutes.open, use: open)
+        router.post(SessionRoutes.close, use: close)
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> SessionList {
-        let user = try context.requireUser()
-        let (course, _) = try await stores.course(try context.id("courseID", "course"), for: user)
-        let counts = try await stores.sessions.attendanceCounts(courseID: course.id)
-        let sessions = try await stores.sessions.list(courseID: course.id)
-        return SessionList(sessions: sessions.map { SessionView($0, counts: counts[$0.id] ?? [:]) })
+        let (course, _) = try await access.course(in: context)
+        let counts = try await sessions.attendanceCounts(courseID: course.id)
+        let list = try await sessions.list(courseID: course.id)
+        return SessionList(sessions: list.map { SessionView($0, counts: counts[$0.id] ?? [:]) })
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let user = try context.requireUser()
-        let course = try await stores.managedCourse(try context.id("courseID", "course"), for: user)
+        let course = try await access.course(in: context, needing: .manage).0
         let input = try await request.decodeJSON(as: NewSession.self, context: context)
         let settings = try check { () throws(RuleViolation) in
             try (input.settings ?? SessionSettingsDraft()).validated()
@@ -57,7 +56,7 @@ struct SessionsController: Sendable {
                 try check { () throws(RuleViolation) in try AccountRules.name(raw, field: "title") }
             } ?? Self.defaultTitle(for: scheduledAt ?? now)
         let openNow = scheduledAt.map { $0 <= now } ?? true
-        let session = try await stores.sessions.create(
+        let session = try await sessions.create(
             courseID: course.id, title: title, settings: settings, scheduledAt: scheduledAt, openNow: openNow,
             now: now
         )
@@ -71,37 +70,32 @@ struct SessionsController: Sendable {
     }
 
     /// The session and what the person may do with its course.
-    func session(_ context: AppRequestContext) async throws -> (ClassSession, CourseAccess) {
-        let user = try context.requireUser()
-        guard let session = try await stores.sessions.find(id: try context.id("sessionID", "session")) else {
-            throw AppError.notFound("session")
-        }
-        let (_, access) = try await stores.course(session.courseId, for: user)
-        return (session, access)
+    func session(_ context: AppRequestContext) async throws -> (ClassSession, CourseAccess, Course) {
+        let found = try await access.session(in: context)
+        return (found.session, found.access, found.course)
     }
 
     func counts(_ session: ClassSession) async throws -> AttendanceCounts {
-        try await stores.sessions.attendanceCounts(courseID: session.courseId)[session.id] ?? [:]
+        try await sessions.attendanceCounts(courseID: session.courseId)[session.id] ?? [:]
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
-        let (session, _) = try await session(context)
+        let (session, _, _) = try await session(context)
         return SessionEnvelope(session: SessionView(session, counts: try await counts(session)))
     }
 
     @Sendable func open(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
-        let (session, access) = try await session(context)
+        let (session, access, _) = try await session(context)
         guard access == .manage else { throw AppError.forbidden("Only the course's teacher can open a session.") }
-        let opened = try await stores.sessions.open(id: session.id)
+        let opened = try await sessions.open(id: session.id)
         return SessionEnvelope(session: SessionView(opened, counts: try await counts(opened)))
     }
 
     @Sendable func close(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
-        let (session, access) = try await session(context)
+        let (session, access, course) = try await session(context)
         guard access == .manage else { throw AppError.forbidden("Only the course's teacher can close a session.") }
-        let course = try await stores.courses.find(id: session.courseId)
-        let closed = try await stores.sessions.close(
-            id: session.id, markAbsentBy: course?.markAbsentOnClose == true ? try context.requireUser().id : nil)
+        let closed = try await sessions.close(
+            id: session.id, markAbsentBy: course.markAbsentOnClose ? try context.requireUser().id : nil)
         return SessionEnvelope(session: SessionView(closed, counts: try await counts(closed)))
     }
 }

@@ -1,0 +1,29 @@
+import Foundation
+import Hummingbird
+
+/// Every path of accounts: registering, signing in and out, the profile.
+enum AccountRoutes {
+    static let register = APIPath.api("auth/register")
+    static let verifyEmail = APIPath.api("auth/verify-email")
+    static let resendVerification = APIPath.api("auth/resend-verification")
+    static let webSession = APIPath.api("auth/session")
+    static let tokens = APIPath.api("auth/tokens")
+    static let currentToken = APIPath.api("auth/tokens/current")
+    static let me = APIPath.api("me")
+    static let password = APIPath.api("me/password")
+    static let picture = APIPath.api("me/picture")
+    static let userPicture = APIPath.api("users/:userID/picture")
+}
+
+extension AccountRoutes {
+    static let home: RouterPath = "/"
+    static let signInPage: RouterPath = "/sign-in"
+    static let registerPage: RouterPath = "/register"
+    static let verifyEmailPage: RouterPath = "/verify-email"
+    static let profilePage: RouterPath = "/profile"
+
+    /// The sign-in page, coming back to `next` afterwards.
+    static func signIn(next: String) -> String {
+        "/sign-in?next=\(next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/")"
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import RollcallCore
+
+/// Takes a check-in from start to finish, for the API and the check-in page alike: gathers the facts (code or
+/// ticket, standing, location, network, device, passkey), asks `CheckInPolicy`, records, and answers. It is the one
+/// place that decides what a refused check-in may leave behind.
+struct CheckInDesk: Sendable {
+    let sessions: SessionStore
+    let tickets: ScanTickets
+    let checkIns: CheckInStore
+    let verification: CheckInVerification
+    let typedAttempts: TypedCodeAttempts
+
+    /// One way to prove presence: a ticket from a scan, the code itself, a typed code, or (spot) the session alone.
+    struct Attempt: Decodable, Sendable {
+        var ticket: String?
+        var code: String?
+        var sessionId: Int64?
+        var typedCode: String?
+        var location: LocationInput?
+        var deviceId: String?
+        /// A passkey assertion, where the course asks for one.
+        var passkey: CredentialInput?
+    }
+
+    struct LocationInput: Codable, Sendable {
+        var latitude: Double
+        var longitude: Double
+        var accuracy: Double
+    }
+
+    /// A check-in taken: the record as it stands, and whether this attempt wrote it.
+    struct Receipt: Sendable {
+        var status: AttendanceStatus
+        var at: Date
+        var session: ClassSession
+        /// `false` when this repeats an earlier answer.
+        var new: Bool
+    }
+
+    /// The session a check-in is for and how fresh its proof is; each session mode accepts only its own proof.
+    struct Presented: Sendable {
+        var session: ClassSession
+        var code: RotatingCode.CodeCheck
+        var via: RecordSource
+        /// The ticket, when it was scanned signed out: the first student to check in with it owns it.
+        var unboundTicket: String?
+    }
+
+    /// A ticket belongs to the student who scanned it signed in, or else to the first who checked in with it.
+    static let ticketTaken = AppError(
+        .badRequest, CheckInError.invalidCode.code,
+        "This check-in link was opened by another student. Scan the code on the screen yourself."
+    )
+
+    /// Records a scan: a fresh code becomes a ticket, so the rest of the flow has two minutes whatever the code does.
+    func scan(code: String, studentID: Int64?, now: Date) async throws -> String {
+        guard let ref = RotatingCode.sessionRef(of: code), let session = try await sessions.find(id: ref) else {
+            throw CheckInRefusal(.invalidCode)
+        }
+        switch session.rotatingCode.validate(code, at: now) {
+        case .fresh(let step): return tickets.issue(session: session, step: step, scannedAt: now, studentID: studentID)
+        case .expired: throw CheckInRefusal(.codeExpired)
+        case .fromFuture, .invalid: throw CheckInRefusal(.invalidCode)
+        }
+    }
+
+    /// Decides one attempt and records it when the policy admits it.
+    func checkIn(_ attempt: Attempt, student: User, clientAddress: String?, now: Date) async throws -> Receipt {
+        let presented = try await presented(attempt, studentID: student.id, now: now)
+        let reading = try Self.reading(attempt.location)
+        let deviceID = try Self.deviceID(attempt.deviceId)
+        guard
+            let standing = try await checkIns.standing(
+                sessionID: presented.session.id, studentID: student.id, deviceID: deviceID,
+                ticketHash: presented.unboundTicket
+            )
+        else { throw CheckInRefusal(.invalidCode) }
+        var session = presented.session
+        standing.moment.apply(to: &session)
+        if standing.ticketUsedByOther { throw Self.ticketTaken }
+        let identity = try await verification.verify(
+            attempt.passkey, session: session, student: student, ticket: attempt.ticket, deviceID: deviceID, now: now
+        )
+        let settings = session.settings
+        let facts = CheckInFacts(
+            code: presented.code, now: now, openedAt: session.openedAt, closesAt: session.closesAt,
+            closedAt: session.closedAt, lateAfter: settings.lateAfterMinutes.map { Double($0) * 60 },
+            enrolled: standing.enrolled, geofence: settings.geofence, reading: reading,
+            allowedNetworks: settings.allowedNetworks, clientAddress: clientAddress,
+            verificationRequired: identity.required, verification: identity.verification,
+            deviceUsedByOtherStudent: standing.deviceUsedByOther, existing: standing.existing
+        )
+        switch CheckInPolicy.decide(facts) {
+        case .refused(let refusal, let flagDevice):
+            if flagDevice { try await flagSharedDevice(session: session, student: student) }
+            throw refusal
+        case .alreadyCheckedIn(let status, let at):
+            return Receipt(status: status, at: at, session: session, new: false)
+        case .checkedIn(let status, let at):
+            let distance = reading.flatMap { reading in settings.geofence?.center.distance(to: reading.point) }
+            let evidence = CheckInEvidence(
+                reading: reading, distance: distance, deviceID: deviceID, clientAddress: clientAddress,
+                via: presented.via)
+            return try await record(
+                status, at: at, session: session, student: student, evidence: evidence,
+                unboundTicket: presented.unboundTicket)
+        }
+    }
+
+    /// Writes an admitted check-in through the group commit; a device or ticket another student took in the same
+    /// moment still refuses it there.
+    private func record(
+        _ status: AttendanceStatus, at: Date, session: ClassSession, student: User, evidence: CheckInEvidence,
+        unboundTicket: String?
+    ) async throws -> Receipt {
+        let pending = PendingCheckIn(
+            sessionID: session.id, studentID: student.id, status: status, at: at, evidence: evidence,
+            unboundTicket: unboundTicket)
+        switch try await checkIns.batcher.record(pending) {
+        case .recorded(let status, let at): return Receipt(status: status, at: at, session: session, new: true)
+        case .existing(let status, let at): return Receipt(status: status, at: at, session: session, new: false)
+        case .deviceTaken:
+            try await flagSharedDevice(session: session, student: student)
+            throw CheckInRefusal(.deviceAlreadyUsed)
+        case .ticketTaken: throw Self.ticketTaken
+        }
+    }
+
+    private func flagSharedDevice(session: ClassSession, student: User) async throws {
+        try await checkIns.flag(
+            sessionID: session.id, studentID: student.id, kind: .deviceAlreadyUsed,
+            detail: "\(student.name) tried to check in from a phone another student already used in this session."
+        )
+    }
+
+    /// Finds the session and how fresh the presented proof is. A ticket's session comes from memory with times that
+    /// may be stale: the check-in reads them with the standing.
+    func presented(_ attempt: Attempt, studentID: Int64, now: Date) async throws -> Presented {
+        if let token = attempt.ticket { return try await presented(ticket: token, studentID: studentID, now: now) }
+        if let code = attempt.code {
+            guard let ref = RotatingCode.sessionRef(of: code), let session = try await sessions.find(id: ref) else {
+                throw CheckInRefusal(.invalidCode)
+            }
+            return Presented(session: session, code: session.rotatingCode.validate(code, at: now), via: .api)
+        }
+        guard let sessionID = attempt.sessionId else {
+            throw AppError(.badRequest, "missing_field", "Send a ticket, a code, or a session id with a typed code.")
+        }
+        guard let session = try await sessions.find(id: sessionID) else { throw AppError.notFound("session") }
+        if let typed = attempt.typedCode {
+            return try typedCode(typed, session: session, studentID: studentID, now: now)
+        }
+        guard session.settings.mode == .spot else {
+            throw AppError(
+                .badRequest, CheckInError.invalidCode.code,
+                "This session needs the code on the screen: scan it to check in.")
+        }
+        return Presented(session: session, code: .fresh(step: session.rotatingCode.step(at: now)), via: .spot)
+    }
+
+    private func presented(ticket token: String, studentID: Int64, now: Date) async throws -> Presented {
+        guard let ticket = try await tickets.read(token),
+            let session = try await sessions.fixedParts(id: ticket.sessionId)
+        else { throw CheckInRefusal(.invalidCode) }
+        if let owner = ticket.studentId, owner != studentID { throw Self.ticketTaken }
+        let check: RotatingCode.CodeCheck =
+            now < ticket.expiresAt ? .fresh(step: ticket.step) : .expired(step: ticket.step)
+        return Presented(
+            session: session, code: check, via: .qr, unboundTicket: ticket.studentId == nil ? ticket.tokenHash : nil)
+    }
+
+    private func typedCode(_ typed: String, session: ClassSession, studentID: Int64, now: Date) throws -> Presented {
+        guard session.settings.allowTyping else {
+            throw AppError(
+                .badRequest, CheckInError.invalidCode.code, "This session does not take typed codes. Scan the QR code.")
+        }
+        guard !typedAttempts.exhausted(session: session.id, student: studentID) else {
+            throw AppError(
+                .tooManyRequests, "too_many_attempts",
+                "Too many wrong codes for this session. Scan the QR code, or ask your teacher to mark you by hand."
+            )
+        }
+        let check = session.rotatingCode.validateTyped(typed, at: now)
+        if case .invalid = check { typedAttempts.recordWrong(session: session.id, student: studentID) }
+        return Presented(session: session, code: check, via: .typed)
+    }
+
+    static func reading(_ location: LocationInput?) throws -> LocationReading? {
+        try location.map { location in
+            let reading = LocationReading(
+                point: GeoPoint(latitude: location.latitude, longitude: location.longitude), accuracy: location.accuracy
+            )
+            guard reading.point.isValid, location.accuracy.isFinite, location.accuracy >= 0 else {
+                throw AppError(.badRequest, "invalid_location", "The location sent is not a place on Earth.")
+            }
+            return reading
+        }
+    }
+
+    static func deviceID(_ id: String?) throws -> String? {
+        try id.map { id in
+            guard (8...128).contains(id.count),
+                id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
+            else {
+                throw AppError(
+                    .badRequest, "invalid_device_id", "The device id must be 8 to 128 letters, digits or dashes.")
+            }
+            return id
+        }
+    }
+}
+
+extension CheckInRefusal: Error {}
+
+extension ClassSession {
+    /// The session's rotating code, counted from its opening (or creation, before it opens).
+    var rotatingCode: RotatingCode {
+        RotatingCode(
+            secret: secret, sessionRef: id, openedAt: openedAt ?? createdAt, period: settings.period,
+            grace: settings.grace
+        )
+    }
+}

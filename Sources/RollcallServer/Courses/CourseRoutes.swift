@@ -1,0 +1,16 @@
+import Hummingbird
+
+/// Every path of courses: the course itself, joining it and its roster.
+enum CourseRoutes {
+    static let courses = APIPath.api("courses")
+    static let join = APIPath.api("courses/join")
+    static let course = APIPath.api("courses/:courseID")
+    static let poster = APIPath.api("courses/:courseID/poster")
+    static let students = APIPath.api("courses/:courseID/students")
+    static let student = APIPath.api("courses/:courseID/students/:studentID")
+}
+
+extension CourseRoutes {
+    static let coursesPage: RouterPath = "/courses"
+    static let coursePage: RouterPath = "/courses/:courseID"
+}

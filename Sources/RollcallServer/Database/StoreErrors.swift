@@ -1,0 +1,17 @@
+/// The database does not answer: the server is stopping, or its connections are gone.
+struct DatabaseUnavailable: Error {}
+
+/// A write the database took without answering with what it wrote; `what` names it for the log.
+struct NotSaved: Error {
+    var what: String
+}
+
+/// A stored row Rollcall cannot read, such as an account with a role it does not know.
+struct UnreadableRow: Error {
+    var what: String
+}
+
+/// Something a change needs is not stored (any more); `what` is its name in the error code, such as `session`.
+struct NotStored: Error {
+    var what: String
+}

@@ -1,0 +1,17 @@
+import Hummingbird
+
+/// Every path of attendance records: corrections, audit logs, reports and roster imports.
+enum RecordRoutes {
+    static let attendance = APIPath.api("sessions/:sessionID/attendance/:studentID")
+    static let sessionAudit = APIPath.api("sessions/:sessionID/audit")
+    static let sessionReport = APIPath.api("sessions/:sessionID/report.csv")
+    static let courseReport = APIPath.api("courses/:courseID/report.csv")
+    static let absentees = APIPath.api("courses/:courseID/absentees")
+    static let studentAttendance = APIPath.api("courses/:courseID/students/:studentID/attendance")
+    static let rosterImport = APIPath.api("courses/:courseID/roster-import")
+    static let invitations = APIPath.api("courses/:courseID/invitations")
+}
+
+extension RecordRoutes {
+    static let studentPage: RouterPath = "/courses/:courseID/students/:studentID"
+}
