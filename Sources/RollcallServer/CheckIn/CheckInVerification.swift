@@ -152,6 +152,17 @@ struct CheckInVerification: Sendable {
         } catch is PasskeyFailure {
             return Outcome(required: true, verification: .failed)
         }
+        try await record(
+            passkey, assertion: assertion, session: session, student: student, deviceID: deviceID, now: now)
+        return Outcome(required: true, verification: .verified)
+    }
+
+    /// Keeps a verified assertion with the session (synced or device-bound), and tells the teacher when the counter
+    /// went backwards or one passkey came from two devices.
+    private func record(
+        _ passkey: Passkey, assertion: VerifiedAssertion, session: ClassSession, student: User, deviceID: String?,
+        now: Date
+    ) async throws {
         let others = try await passkeys.devices(sessionID: session.id, credentialID: passkey.credentialId)
         try await passkeys.recordVerification(
             userID: student.id, credentialID: passkey.credentialId, sessionID: session.id, deviceID: deviceID,
@@ -169,6 +180,5 @@ struct CheckInVerification: Sendable {
                 detail: "\(student.name)'s passkey “\(passkey.name)” counted backwards: it may have been copied."
             )
         }
-        return Outcome(required: true, verification: .verified)
     }
 }

@@ -66,24 +66,32 @@ struct CoursePages: Sendable {
         ]
         data.merge(records) { $1 }
         if access == .manage {
-            let query = request.query("q")
-            let roster = try await courses.roster(courseID: course.id, query: query)
-            data["manage"] = true
-            data["joinCode"] = course.joinCode
-            data["q"] = query ?? ""
-            data["roster"] = roster.map { entry in
-                [
-                    "id": entry.id, "name": entry.name, "email": entry.email,
-                    "studentNumber": entry.studentNumber ?? "", "joined": entry.joinedAt.pageText,
-                ] as [String: Any]
-            }
-            data["rosterEmpty"] = roster.isEmpty
-            data["rosterCount"] = roster.count
-            data["sizes"] = ClassroomSize.allCases.map { ["value": $0.rawValue, "radius": Int($0.radius)] }
-            data["verificationRequired"] = verification.required
-            data["reuseChoices"] = CourseVerification.reuseChoices(selected: verification.reuseSeconds)
+            data.merge(try await teacherData(course, query: request.query("q"), verification: verification)) { $1 }
         }
         return try pages.render("course", title: "\(course.name) · Rollcall", data: data, context: context)
+    }
+
+    /// What only the course's teacher sees: the join code, the roster (searched with `query`) and the settings.
+    private func teacherData(_ course: Course, query: String?, verification: CourseVerification) async throws
+        -> [String: Any]
+    {
+        var data: [String: Any] = [:]
+        let roster = try await courses.roster(courseID: course.id, query: query)
+        data["manage"] = true
+        data["joinCode"] = course.joinCode
+        data["q"] = query ?? ""
+        data["roster"] = roster.map { entry in
+            [
+                "id": entry.id, "name": entry.name, "email": entry.email,
+                "studentNumber": entry.studentNumber ?? "", "joined": entry.joinedAt.pageText,
+            ] as [String: Any]
+        }
+        data["rosterEmpty"] = roster.isEmpty
+        data["rosterCount"] = roster.count
+        data["sizes"] = ClassroomSize.allCases.map { ["value": $0.rawValue, "radius": Int($0.radius)] }
+        data["verificationRequired"] = verification.required
+        data["reuseChoices"] = CourseVerification.reuseChoices(selected: verification.reuseSeconds)
+        return data
     }
 
     /// The course page's records: the student's own figures, or the teacher's absentee list and settings.

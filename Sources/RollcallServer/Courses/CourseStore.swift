@@ -249,39 +249,10 @@ extension CourseStore {
         courseID: Int64, entries: [RosterImport.Entry], by teacher: User, now: Date = Date()
     ) async throws -> RosterImportResult {
         try await database.transaction { sql in
-            var errors: [RosterImport.RowError] = []
-            var existing: [(RosterImport.Entry, Int64)] = []
-            var invitations: [RosterImport.Entry] = []
-            for entry in entries {
-                let user = try await sql.select().columns("id", "role", "email").from("users")
-                    .where("email", .equal, entry.email).first()
-                if let user {
-                    let role = try user.decode(column: "role", as: String.self)
-                    guard role == Role.student.rawValue else {
-                        errors.append(
-                            .init(
-                                line: entry.line, code: "not_a_student",
-                                message: "\(entry.email) belongs to a \(role) account, not a student account."))
-                        continue
-                    }
-                    existing.append((entry, try user.decode(column: "id", as: Int64.self)))
-                    continue
-                }
-                if let number = entry.studentNumber,
-                    let owner = try await sql.select().column("email").from("users")
-                        .where("student_number", .equal, number).first(decodingColumn: "email", as: String.self)
-                {
-                    errors.append(
-                        .init(
-                            line: entry.line, code: "student_number_taken",
-                            message: "Student number \(number) belongs to another account (\(owner))."))
-                    continue
-                }
-                invitations.append(entry)
-            }
-            guard errors.isEmpty else { throw RosterImport.RowErrors(errors) }
+            let sorted = try await Self.sortRoster(entries, sql: sql)
+            guard sorted.errors.isEmpty else { throw RosterImport.RowErrors(sorted.errors) }
             var result = RosterImportResult(enrolled: 0, alreadyEnrolled: 0, invited: [])
-            for (_, studentID) in existing {
+            for studentID in sorted.students {
                 if try await Self.isEnrolled(courseID: courseID, studentID: studentID, sql: sql) {
                     result.alreadyEnrolled += 1
                 } else {
@@ -290,23 +261,68 @@ extension CourseStore {
                     result.enrolled += 1
                 }
             }
-            for entry in invitations {
-                try await sql.insert(into: "course_invitations")
-                    .columns("course_id", "email", "name", "student_number", "invited_by", "invited_at")
-                    .values(
-                        SQLBind(courseID), SQLBind(entry.email), SQLBind(entry.name), SQLBind(entry.studentNumber),
-                        SQLBind(teacher.id), SQLBind(now)
-                    )
-                    .onConflict(with: ["course_id", "email"]) {
-                        $0.set(excludedValueOf: "name").set(excludedValueOf: "student_number")
-                    }.run()
+            for entry in sorted.invitations {
                 result.invited.append(
-                    CourseInvitation(
-                        courseId: courseID, email: entry.email, name: entry.name, studentNumber: entry.studentNumber,
-                        invitedAt: now))
+                    try await Self.invite(entry, courseID: courseID, by: teacher.id, at: now, sql: sql))
             }
             return result
         }
+    }
+
+    /// A roster file's rows sorted against the accounts: students who have one, people to invite, and the rows
+    /// that clash with another account.
+    private struct SortedRoster {
+        var students: [Int64] = []
+        var invitations: [RosterImport.Entry] = []
+        var errors: [RosterImport.RowError] = []
+    }
+
+    private static func sortRoster(_ entries: [RosterImport.Entry], sql: any SQLDatabase) async throws -> SortedRoster {
+        var sorted = SortedRoster()
+        for entry in entries {
+            if let user = try await sql.select().columns("id", "role").from("users")
+                .where("email", .equal, entry.email).first()
+            {
+                let role = try user.decode(column: "role", as: String.self)
+                guard role == Role.student.rawValue else {
+                    sorted.errors.append(
+                        .init(
+                            line: entry.line, code: "not_a_student",
+                            message: "\(entry.email) belongs to a \(role) account, not a student account."))
+                    continue
+                }
+                sorted.students.append(try user.decode(column: "id", as: Int64.self))
+            } else if let number = entry.studentNumber,
+                let owner = try await sql.select().column("email").from("users")
+                    .where("student_number", .equal, number).first(decodingColumn: "email", as: String.self)
+            {
+                sorted.errors.append(
+                    .init(
+                        line: entry.line, code: "student_number_taken",
+                        message: "Student number \(number) belongs to another account (\(owner))."))
+            } else {
+                sorted.invitations.append(entry)
+            }
+        }
+        return sorted
+    }
+
+    /// Invites someone without an account; inviting them again updates their name and number.
+    private static func invite(
+        _ entry: RosterImport.Entry, courseID: Int64, by teacherID: Int64, at now: Date, sql: any SQLDatabase
+    ) async throws -> CourseInvitation {
+        try await sql.insert(into: "course_invitations")
+            .columns("course_id", "email", "name", "student_number", "invited_by", "invited_at")
+            .values(
+                SQLBind(courseID), SQLBind(entry.email), SQLBind(entry.name), SQLBind(entry.studentNumber),
+                SQLBind(teacherID), SQLBind(now)
+            )
+            .onConflict(with: ["course_id", "email"]) {
+                $0.set(excludedValueOf: "name").set(excludedValueOf: "student_number")
+            }.run()
+        return CourseInvitation(
+            courseId: courseID, email: entry.email, name: entry.name, studentNumber: entry.studentNumber,
+            invitedAt: now)
     }
 
     /// The people invited to a course who have no account yet, by name.

@@ -1,28 +1,55 @@
 import Foundation
 import RollcallCore
 
-/// The room on the session page, drawn by the server first; `live.js` then keeps it current over the live channel.
-enum RoomPage {
-    static func data(_ room: Room, phase: SessionPhase) -> [String: Any] {
-        let students: [[String: Any]] = room.students.map { student in
-            [
-                "id": student.id, "name": student.name, "studentNumber": student.studentNumber ?? "",
-                "status": student.status?.rawValue ?? "none",
-                "label": label(student.status, phase: phase),
-                "at": student.at?.millisecondText ?? "",
-                "time": student.at?.formatted(date: .omitted, time: .shortened) ?? "",
-            ]
+/// The room on the session page, drawn by the server first; `live.js` then keeps it current over the live channel,
+/// drawing new rows from the same `room-row` template (the blank row, in a `<template>` element).
+struct RoomView: Sendable {
+    /// One student's row.
+    struct Row: Sendable {
+        var id: String
+        var name: String
+        var studentNumber: String?
+        var status: String
+        var label: String
+        var at: String
+        var time: String
+    }
+
+    /// The counters above the list.
+    struct Counts: Sendable {
+        var checkedIn: Int
+        var enrolled: Int
+        var present: Int
+        var late: Int
+        var excused: Int
+    }
+
+    var students: [Row]
+    var empty: Bool
+    var counts: Counts
+    /// Until the session closes, nobody is "absent" yet; the red count is everyone not in the room.
+    var away: Int
+    var awayLabel: String
+    var blankRow: Row
+
+    init(_ room: Room, phase: SessionPhase) {
+        students = room.students.map { student in
+            Row(
+                id: String(student.id), name: student.name, studentNumber: student.studentNumber,
+                status: student.status?.rawValue ?? "none", label: Self.label(student.status, phase: phase),
+                at: student.at?.millisecondText ?? "",
+                time: student.at?.formatted(date: .omitted, time: .shortened) ?? ""
+            )
         }
-        return [
-            "students": students, "empty": students.isEmpty,
-            "counts": [
-                "checkedIn": room.counts.checkedIn, "enrolled": room.counts.enrolled, "present": room.counts.present,
-                "late": room.counts.late, "excused": room.counts.excused,
-            ],
-            // Until the session closes, nobody is "absent" yet; the red count is everyone not in the room.
-            "away": room.counts.absent + room.counts.notYet,
-            "awayLabel": phase == .closed ? "absent" : "absent or not yet",
-        ]
+        empty = students.isEmpty
+        counts = Counts(
+            checkedIn: room.counts.checkedIn, enrolled: room.counts.enrolled, present: room.counts.present,
+            late: room.counts.late, excused: room.counts.excused)
+        away = room.counts.absent + room.counts.notYet
+        awayLabel = phase == .closed ? "absent" : "absent or not yet"
+        blankRow = Row(
+            id: "", name: "", studentNumber: nil, status: "none", label: Self.label(nil, phase: phase), at: "", time: ""
+        )
     }
 
     /// The words beside a student's name; `live.js` uses the same.

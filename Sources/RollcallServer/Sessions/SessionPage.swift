@@ -21,6 +21,31 @@ struct SessionPage: Sendable {
         let counts = try await sessions.attendanceCounts(courseID: course.id)[session.id] ?? [:]
         let phase = session.phase(at: Date())
         let settings = session.settings
+        let flags: [[String: String]] =
+            access == .manage
+            ? try await checkIns.flags(sessionID: session.id).map { flag in
+                ["detail": flag.detail, "when": flag.createdAt.pageText]
+            } : []
+        let verifications = access == .manage ? try await passkeys.verifications(sessionID: session.id) : []
+        var data: [String: Any] = [
+            "verifications": verifications.map(\.pageRow), "hasVerifications": !verifications.isEmpty,
+            "id": session.id, "title": session.title, "courseId": course.id, "courseName": course.name,
+            "phase": phase.rawValue, "isOpen": phase == .open, "isScheduled": phase == .scheduled,
+            "manage": access == .manage, "facts": Self.facts(settings), "flags": flags, "hasFlags": !flags.isEmpty,
+            "projector": access == .manage && phase == .open && settings.mode != .spot,
+            "opened": session.openedAt?.pageText ?? "", "closes": session.closesAt?.pageText ?? "",
+            "present": counts[.present] ?? 0, "late": counts[.late] ?? 0,
+        ]
+        if access == .manage {
+            data.merge(RecordPages.auditData(try await records.audit(sessionID: session.id))) { $1 }
+            let room = try await rooms.room(sessionID: session.id, courseID: course.id)
+            data["room"] = RoomView(room, phase: phase)
+        }
+        return try pages.render("session", title: "\(session.title) · Rollcall", data: data, context: context)
+    }
+
+    /// The session's settings in words, for students and teacher alike.
+    static func facts(_ settings: SessionSettings) -> [[String: String]] {
         var facts: [[String: String]] = [
             ["label": "Check-in", "value": settings.mode.pageText],
             ["label": "Open for", "value": "\(settings.openMinutes) minutes"],
@@ -41,26 +66,6 @@ struct SessionPage: Sendable {
                 "label": "Networks", "value": settings.allowedNetworks.map(\.description).joined(separator: ", "),
             ])
         }
-        let flags: [[String: String]] =
-            access == .manage
-            ? try await checkIns.flags(sessionID: session.id).map { flag in
-                ["detail": flag.detail, "when": flag.createdAt.pageText]
-            } : []
-        let verifications = access == .manage ? try await passkeys.verifications(sessionID: session.id) : []
-        var data: [String: Any] = [
-            "verifications": verifications.map(\.pageRow), "hasVerifications": !verifications.isEmpty,
-            "id": session.id, "title": session.title, "courseId": course.id, "courseName": course.name,
-            "phase": phase.rawValue, "isOpen": phase == .open, "isScheduled": phase == .scheduled,
-            "manage": access == .manage, "facts": facts, "flags": flags, "hasFlags": !flags.isEmpty,
-            "projector": access == .manage && phase == .open && settings.mode != .spot,
-            "opened": session.openedAt?.pageText ?? "", "closes": session.closesAt?.pageText ?? "",
-            "present": counts[.present] ?? 0, "late": counts[.late] ?? 0,
-        ]
-        if access == .manage {
-            data.merge(RecordPages.auditData(try await records.audit(sessionID: session.id))) { $1 }
-            let room = try await rooms.room(sessionID: session.id, courseID: course.id)
-            data["room"] = RoomPage.data(room, phase: phase)
-        }
-        return try pages.render("session", title: "\(session.title) · Rollcall", data: data, context: context)
+        return facts
     }
 }

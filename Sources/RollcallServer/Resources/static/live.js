@@ -13,21 +13,18 @@ const LABELS = { present: "present", late: "late", excused: "excused", absent: "
 const label = (state) => LABELS[state] ?? (phase === "closed" ? "absent" : "not yet");
 const timeText = (iso) => (iso ? new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "");
 
+const rowTemplate = document.getElementById("room-row-template");
+
+/** A student's row, drawn from the same template as the rows the server wrote. */
 function row(student) {
-  const item = document.createElement("li");
-  item.className = "room-row";
+  const item = rowTemplate.content.firstElementChild.cloneNode(true);
   item.dataset.student = student.id;
-  item.innerHTML = `<span class="dot" aria-hidden="true"></span><span class="who"><a class="name" title="Record and corrections"></a></span>
-    <span class="state"><span class="label"></span> <time class="at"></time></span>`;
   const name = item.querySelector(".name");
   name.textContent = student.name;
   name.href = `/courses/${room.dataset.course}/students/${student.id}`;
-  if (student.studentNumber) {
-    const number = document.createElement("span");
-    number.className = "number";
-    number.textContent = student.studentNumber;
-    item.querySelector(".who").append(" ", number);
-  }
+  const number = item.querySelector(".number");
+  number.textContent = student.studentNumber ?? "";
+  number.hidden = !student.studentNumber;
   setStatus(item, student.status ?? null, student.at ?? null, false);
   return item;
 }
