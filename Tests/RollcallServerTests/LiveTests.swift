@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HummingbirdWSClient
 import HummingbirdWSTesting
 import RollcallCore
 import SQLKit
@@ -180,7 +181,7 @@ struct LiveTests {
                     status: .badRequest, code: "invalid_after"
                 )
             }
-            await #expect(throws: (any Error).self) {
+            await #expect(throws: WebSocketClientError.webSocketUpgradeFailed) {
                 try await api.watch(room.sessionID, as: room.teacher, after: foreign) { _ in }
             }
         }
@@ -197,7 +198,7 @@ struct LiveTests {
             try await api.expectRefused(
                 .get, "/api/v1/sessions/999999/live", as: room.teacher, status: .notFound, code: "session_not_found")
             for account in [otherTeacher, room.student, nil] as [Account?] {
-                await #expect(throws: (any Error).self) {
+                await #expect(throws: WebSocketClientError.webSocketUpgradeFailed) {
                     try await api.watch(room.sessionID, as: account) { view in
                         Issue.record("the live view opened: \(try await view.next().text)")
                     }
@@ -215,7 +216,7 @@ struct LiveTests {
             let sameSite = try await api.call(
                 .get, path, headers: [.cookie: "rollcall_session=\(cookie)", .origin: "http://localhost"])
             #expect(sameSite.status == .ok, "\(sameSite.text)")
-            await #expect(throws: (any Error).self) {
+            await #expect(throws: WebSocketClientError.webSocketUpgradeFailed) {
                 try await api.watch(room.sessionID, as: nil, headers: [.cookie: "rollcall_session=\(cookie)"]) { _ in
                     Issue.record("a cookie-borne live view opened from another origin")
                 }
