@@ -307,13 +307,23 @@ struct CheckInTests {
         }
     }
 
-    @Test func allowed_networks_refuse_other_addresses() async throws {
-        try await withServer { api in
-            let room = try await Classroom.open(api, settings: ["allowedNetworks": ["10.99.0.0/16"]])
+    @Test func allowed_networks_admit_their_addresses_and_refuse_others() async throws {
+        // Over a real connection, so that the server sees the student's address: 127.0.0.1, on loopback.
+        try await withServer(setup: .live) { api in
+            let elsewhere = try await Classroom.open(api, settings: ["allowedNetworks": ["10.99.0.0/16"]])
             try await api.expectRefused(
-                .post, "/api/v1/check-ins", as: room.student, json: ["ticket": try await room.scan(api)],
+                .post, "/api/v1/check-ins", as: elsewhere.student, json: ["ticket": try await elsewhere.scan(api)],
                 status: .forbidden, code: "network_not_allowed"
             )
+            let here = try await Classroom.open(
+                api, settings: ["allowedNetworks": ["127.0.0.0/8"]], teacher: "Lou Loopback", student: "Lee Local")
+            let reply = try await api.call(
+                .post, "/api/v1/check-ins", as: here.student, json: ["ticket": try await here.scan(api)])
+            #expect(reply.status == .created, "\(reply.text)")
+            let evidence = try await api.rows(
+                "SELECT client_address FROM check_in_evidence WHERE session_id = \(here.sessionID)")
+            #expect(
+                evidence.map { $0["client_address"] ?? nil } == ["127.0.0.1"], "the server saw the loopback address")
         }
     }
 
