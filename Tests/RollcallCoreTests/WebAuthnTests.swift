@@ -123,26 +123,28 @@ struct WebAuthnTests {
         case .badSelfAttestation: tweaks.corruptSignature = true
         case .certificateAttestation:
             let answer = authenticator.register(challenge: challenge, format: "packed")
-            var item = try CBORDecoder().decode(answer.attestationObject)
-            guard case .map(var entries) = item, case .map(var statement) = entries[1].value else { return }
+            var entries = try #require(
+                try CBORDecoder().decode(answer.attestationObject).entries, "the attestation object is a map")
+            let index = try #require(entries.firstIndex { $0.key.text == "attStmt" }, "it has an attStmt")
+            var statement = try #require(entries[index].value.entries, "the attestation statement is a map")
             statement.append((.text("x5c"), .array([.bytes([0x30, 0x00])])))
-            entries[1].value = .map(statement)
-            item = .map(entries)
-            object = CBORWriter.encode(item)
+            entries[index].value = .map(statement)
+            object = CBORWriter.encode(.map(entries))
         case .otherFormat: format = "fido-u2f"
         case .backedUpWithoutEligibility:
             tweaks.backedUp = true
             tweaks.backupEligible = false
         case .unsupportedAlgorithm, .malformedKey:
-            var key = authenticator.coseKeyItem
-            guard case .map(var entries) = key else { return }
+            var entries = try #require(authenticator.coseKeyItem.entries, "the COSE key is a map")
             if fault == .unsupportedAlgorithm {
-                entries[1].value = CBORWriter.int(-35)
+                let algorithm = try #require(entries.firstIndex { $0.key.int == 3 }, "the key names its algorithm")
+                entries[algorithm].value = CBORWriter.int(-35)
             } else {
-                entries[3].value = .bytes([1, 2, 3])
+                let x = try #require(entries.firstIndex { $0.key.int == -2 }, "the P-256 key has an x coordinate")
+                entries[x].value = .bytes([1, 2, 3])
             }
-            key = .map(entries)
-            let answer = authenticator.register(challenge: challenge, format: "none", coseKey: CBORWriter.encode(key))
+            let answer = authenticator.register(
+                challenge: challenge, format: "none", coseKey: CBORWriter.encode(.map(entries)))
             object = answer.attestationObject
         case .malformedObject: object = CBORWriter.encode(.array([.text("fmt"), .text("none")]))
         case .truncatedObject:

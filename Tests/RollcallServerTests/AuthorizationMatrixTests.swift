@@ -1,120 +1,323 @@
 import Foundation
 import HTTPTypes
+import PasskeyTestSupport
 import RollcallCore
 import Testing
 
 @testable import RollcallServer
 
-/// Who is asking, relative to course C of teacher T.
-enum Asker: String, CaseIterable, Sendable {
-    case anonymous, otherStudent, otherTeacher, student, teacher, admin
-}
-
+/// Every operation of the API description, asked by six people, each with the exact status they get.
 @Suite("Authorization")
 struct AuthorizationMatrixTests {
-    /// One route and the askers allowed to use it; everyone else is refused (401 anonymous, 403 signed in).
-    struct Rule {
-        var method: HTTPRequest.Method
-        var path: String
-        var body: Any?
-        var raw: [UInt8]?
-        var allowed: Set<Asker>
+    /// Who is asking, relative to course C of teacher T; the order of a row's columns.
+    enum Asker: String, CaseIterable, Sendable {
+        case anonymous, otherStudent, otherTeacher, student, teacher, admin
     }
 
-    @Test func every_route_admits_exactly_the_people_it_should() async throws {
+    /// What one asker sends for a row: the path's ids where they differ from the fixture's, and the body.
+    struct Call {
+        var parameters: [String: Int64] = [:]
+        var json: Any?
+        var raw: [UInt8]?
+        var contentType: String?
+        /// Another token of the asker's account, for a call that uses its token up.
+        var token: Account?
+    }
+
+    /// One operation, as the API description names it (`POST /courses/{courseID}/sessions`), and the status each
+    /// asker gets, in the order of `Asker.allCases`.
+    struct Row {
+        var operation: String
+        var expected: [Int]
+        var call: (Asker) async throws -> Call
+
+        init(_ operation: String, _ expected: [Int], _ call: @escaping (Asker) async throws -> Call) {
+            self.operation = operation
+            self.expected = expected
+            self.call = call
+        }
+
+        init(
+            _ operation: String, _ expected: [Int], parameters: [String: Int64] = [:], json: Any? = nil,
+            raw: [UInt8]? = nil, contentType: String? = nil
+        ) {
+            let call = Call(parameters: parameters, json: json, raw: raw, contentType: contentType)
+            self.init(operation, expected) { _ in call }
+        }
+
+        func expected(_ asker: Asker) -> Int { expected[Asker.allCases.firstIndex(of: asker)!] }
+        func allows(_ asker: Asker) -> Bool { (200..<300).contains(expected(asker)) }
+    }
+
+    /// The operations `openapi.yaml` describes, as `METHOD /path`, and the prefix its paths are relative to.
+    static func documentedOperations(filePath: String = #filePath) throws -> (prefix: String, operations: [String]) {
+        let root = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let file = root.appendingPathComponent("Sources/RollcallServer/Resources/openapi.yaml")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        var prefix: String?
+        var operations: [String] = []
+        var section = ""
+        var path: String?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if let key = line.wholeMatch(of: /([a-zA-Z]+):.*/) {
+                section = String(key.1)
+            } else if section == "servers", prefix == nil, let url = line.wholeMatch(of: #/  - url: (\S+)\s*/#) {
+                prefix = String(url.1)
+            } else if section == "paths", let match = line.wholeMatch(of: #/  (/\S*):\s*/#) {
+                path = String(match.1)
+            } else if section == "paths", let path,
+                let method = line.wholeMatch(of: #/    (get|put|post|patch|delete|head|options|trace):\s*/#)
+            {
+                operations.append("\(method.1.uppercased()) \(path)")
+            }
+        }
+        return (try #require(prefix, "openapi.yaml names its server's URL"), operations)
+    }
+
+    @Test func the_description_lists_operations_the_way_the_matrix_reads_them() throws {
+        let (prefix, operations) = try Self.documentedOperations()
+        #expect(prefix == "/api/v1")
+        #expect(operations.count > 50, "\(operations)")
+        #expect(operations.contains("GET /courses/{courseID}"))
+        #expect(operations.contains("DELETE /courses/{courseID}/students/{studentID}"))
+        #expect(operations.contains("GET /openapi.yaml"))
+        #expect(Set(operations).count == operations.count, "each operation once")
+    }
+
+    @Test func every_operation_answers_each_asker_exactly_as_it_should() async throws {
+        let (prefix, documented) = try Self.documentedOperations()
         try await withServer { api in
+            /// A fixture step that must work, or the matrix means nothing.
+            @discardableResult
+            func made(_ reply: Reply, _ status: HTTPResponse.Status, _ what: String) throws -> Reply {
+                try #require(reply.status == status, "\(what): \(reply.status.code) \(reply.text)")
+                return reply
+            }
+
+            // Course C of teacher T, with student S; the others each on a course of their own.
             let admin = try await api.admin()
             let (teacher, course, code) = try await api.teacherWithCourse("Tina Teacher")
-            let (otherTeacher, otherCourse, otherCode) = try await api.teacherWithCourse("Otto Other")
+            let (otherTeacher, _, otherCode) = try await api.teacherWithCourse("Otto Other")
             let student = try await api.register("Sara Student")
             let otherStudent = try await api.register("Oscar Outsider")
-            let extra = try await api.register("Ezra Extra")
-            _ = try await api.call(.post, "/api/v1/courses/join", as: student, json: ["code": code])
-            _ = try await api.call(.post, "/api/v1/courses/join", as: otherStudent, json: ["code": otherCode])
-            let session = try await api.call(.post, "/api/v1/courses/\(course)/sessions", as: teacher, json: [:])
-                .int("session.id")!
-            let scheduled = try await api.call(
-                .post, "/api/v1/courses/\(course)/sessions", as: teacher,
-                json: ["scheduledAt": ISO8601DateFormatter().string(from: Date().addingTimeInterval(7200))]
-            ).int("session.id")!
-            #expect(otherCourse != course)
+            try made(try await api.call(.post, "/api/v1/courses/join", as: student, json: ["code": code]), .ok, "S")
+            try made(
+                try await api.call(.post, "/api/v1/courses/join", as: otherStudent, json: ["code": otherCode]), .ok,
+                "the other student")
             let accounts: [Asker: Account] = [
                 .admin: admin, .teacher: teacher, .otherTeacher: otherTeacher, .student: student,
                 .otherStudent: otherStudent,
             ]
-            let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]
-            let signedIn = Set(Asker.allCases).subtracting([.anonymous])
-            let managers: Set<Asker> = [.teacher, .admin]
-            let members: Set<Asker> = [.teacher, .admin, .student]
-            let rules: [Rule] = [
-                Rule(method: .get, path: "/api/v1/me", allowed: signedIn),
-                Rule(method: .patch, path: "/api/v1/me", body: ["about": "hi"], allowed: signedIn),
-                Rule(
-                    method: .put, path: "/api/v1/me/password",
-                    body: ["currentPassword": "wrong one!", "newPassword": "whatever12"], allowed: signedIn
-                ),
-                Rule(method: .put, path: "/api/v1/me/picture", raw: png, allowed: signedIn),
-                Rule(method: .get, path: "/api/v1/users/\(teacher.id)/picture", allowed: signedIn),
-                Rule(method: .post, path: "/api/v1/auth/resend-verification", allowed: signedIn),
-                Rule(method: .get, path: "/api/v1/courses", allowed: signedIn),
-                Rule(
-                    method: .post, path: "/api/v1/courses", body: ["name": "New"],
-                    allowed: [.teacher, .otherTeacher, .admin]),
-                Rule(method: .get, path: "/api/v1/courses/\(course)", allowed: members),
-                Rule(
-                    method: .patch, path: "/api/v1/courses/\(course)", body: ["plannedSessions": 10], allowed: managers),
-                Rule(method: .put, path: "/api/v1/courses/\(course)/poster", raw: png, allowed: managers),
-                Rule(method: .get, path: "/api/v1/courses/\(course)/poster", allowed: members),
-                Rule(method: .get, path: "/api/v1/courses/\(course)/students", allowed: managers),
-                Rule(
-                    method: .post, path: "/api/v1/courses/\(course)/students", body: ["email": extra.email],
-                    allowed: managers
-                ),
-                Rule(method: .delete, path: "/api/v1/courses/\(course)/students/\(extra.id)", allowed: managers),
-                Rule(method: .get, path: "/api/v1/courses/\(course)/sessions", allowed: members),
-                Rule(method: .post, path: "/api/v1/courses/\(course)/sessions", body: [:], allowed: managers),
-                Rule(method: .get, path: "/api/v1/sessions/\(session)", allowed: members),
-                Rule(method: .post, path: "/api/v1/sessions/\(scheduled)/open", allowed: managers),
-                Rule(method: .get, path: "/api/v1/sessions/\(session)/live", allowed: managers),
-                Rule(method: .get, path: "/api/v1/sessions/\(session)/projector", allowed: managers),
-                Rule(method: .post, path: "/api/v1/sessions/\(session)/close", allowed: managers),
-                Rule(method: .get, path: "/api/v1/admin/users", allowed: [.admin]),
-                Rule(method: .post, path: "/api/v1/admin/users/\(extra.id)/approve", allowed: [.admin]),
-                Rule(method: .post, path: "/api/v1/admin/users/\(extra.id)/disable", allowed: [.admin]),
-                Rule(method: .post, path: "/api/v1/admin/users/\(extra.id)/enable", allowed: [.admin]),
-                Rule(method: .get, path: "/api/v1/admin/outbox", allowed: [.admin]),
-                Rule(method: .get, path: "/api/v1/passkeys", allowed: signedIn),
-                Rule(method: .post, path: "/api/v1/passkeys/options", allowed: signedIn),
-                Rule(method: .get, path: "/api/v1/courses/\(course)/verification", allowed: members),
-                Rule(method: .get, path: "/api/v1/sessions/\(session)/verifications", allowed: managers),
-                Rule(
-                    method: .put, path: "/api/v1/courses/\(course)/verification", body: ["required": false],
-                    allowed: managers),
-                Rule(
-                    method: .post, path: "/api/v1/check-ins/passkey-options", body: ["sessionId": session],
-                    allowed: [.student, .otherStudent]),
-                // Last: joining changes who is enrolled.
-                Rule(
-                    method: .post, path: "/api/v1/courses/join", body: ["code": code],
-                    allowed: [.student, .otherStudent]
-                ),
+            // Targets of changes, one for each allowed asker so that each change is a first one.
+            let joinable = try made(
+                try await api.call(.post, "/api/v1/courses", as: teacher, json: ["name": "Open to all"]), .created,
+                "a course to join"
+            ).string("course.joinCode")
+            let addable = [try await api.register("Ada Addable"), try await api.register("Abe Addable")]
+            let removable = [try await api.register("Rita Removable"), try await api.register("Ron Removable")]
+            for account in removable {
+                try made(
+                    try await api.call(
+                        .post, "/api/v1/courses/\(course)/students", as: teacher, json: ["email": account.email]),
+                    .created, "enrolling \(account.email)")
+            }
+            func newSession(_ body: [String: Any]) async throws -> Int64 {
+                let reply = try await api.call(.post, "/api/v1/courses/\(course)/sessions", as: teacher, json: body)
+                return try #require(try made(reply, .created, "a session").int("session.id"))
+            }
+            let session = try await newSession([:])
+            let spot = try await newSession([
+                "settings": ["mode": "spot", "latitude": 52, "longitude": 4, "classroomSize": "small"]
+            ])
+            let later = ISO8601DateFormatter().string(from: Date().addingTimeInterval(7200))
+            let scheduled = [
+                try await newSession(["scheduledAt": later]), try await newSession(["scheduledAt": later]),
             ]
-            // Refused askers first, so that an allowed change (closing, removing) cannot hide a refusal.
-            let order: [Asker] = [.anonymous, .otherStudent, .otherTeacher, .student, .teacher, .admin]
-            for rule in rules {
-                for asker in order.filter({ !rule.allowed.contains($0) }) + order.filter({ rule.allowed.contains($0) })
-                {
-                    let reply = try await api.call(
-                        rule.method, rule.path, as: accounts[asker], json: rule.body, raw: rule.raw,
-                        contentType: rule.raw == nil ? nil : "image/png"
-                    )
-                    let what = "\(rule.method) \(rule.path) as \(asker.rawValue): \(reply.status.code) \(reply.text)"
-                    if rule.allowed.contains(asker) {
-                        #expect(![.unauthorized, .forbidden].contains(reply.status), "\(what)")
-                        #expect(reply.status.code < 500, "\(what)")
-                    } else {
-                        #expect(reply.status == (asker == .anonymous ? .unauthorized : .forbidden), "\(what)")
+            let closable = [try await newSession([:]), try await newSession([:])]
+            let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]
+            try made(
+                try await api.call(.put, "/api/v1/me/picture", as: teacher, raw: png, contentType: "image/png"),
+                .noContent, "T's picture")
+            try made(
+                try await api.call(
+                    .put, "/api/v1/courses/\(course)/poster", as: teacher, raw: png, contentType: "image/png"),
+                .noContent, "C's poster")
+            let renamed = try #require(
+                try await api.addPasskey(student, SoftwareAuthenticator.of(student)).int("passkey.id"))
+            let removed = try #require(
+                try await api.addPasskey(student, SoftwareAuthenticator.of(student)).int("passkey.id"))
+            let keyholder = try await api.register("Kim Keyholder")
+            let keyholderPhone = SoftwareAuthenticator.of(keyholder, synced: true)  // no counter to keep
+            try await api.addPasskey(keyholder, keyholderPhone)
+            let signer = try await api.register("Sid Signer")
+            let managed = try await api.register("Max Managed")
+            let fixture: [String: Int64] = [
+                "courseID": course, "sessionID": session, "studentID": student.id, "userID": teacher.id,
+                "passkeyID": renamed,
+            ]
+            /// The target for the first allowed asker, the teacher, or the second, the admin.
+            func target<T>(_ asker: Asker, _ targets: [T]) -> T { asker == .admin ? targets[1] : targets[0] }
+            let credentials = ["email": signer.email, "password": API.password]
+
+            //                          anonymous, otherStudent, otherTeacher, student, teacher, admin
+            let rows: [Row] = [
+                Row("POST /auth/register", [201, 201, 201, 201, 201, 201]) { asker in
+                    Call(json: [
+                        "name": "New \(asker.rawValue)", "email": "new.\(asker.rawValue.lowercased())@school.test",
+                        "password": API.password,
+                    ])
+                },
+                Row("POST /auth/verify-email", [200, 200, 200, 200, 200, 200]) { asker in
+                    let newcomer = try await api.register("Vera \(asker.rawValue)")
+                    let mail = try #require(try await api.outbox().first { $0.recipient == newcomer.email })
+                    let token = try #require(mail.body.firstMatch(of: /token=([\w-]+)/)?.1)
+                    return Call(json: ["token": String(token)])
+                },
+                // The admin's address was confirmed when the admin was made.
+                Row("POST /auth/resend-verification", [401, 202, 202, 202, 202, 409]),
+                Row("POST /auth/session", [200, 200, 200, 200, 200, 200], json: credentials),
+                // Without a cookie there is no session to end, and the answer is the same for everyone.
+                Row("DELETE /auth/session", [204, 204, 204, 204, 204, 204]),
+                Row("POST /auth/tokens", [201, 201, 201, 201, 201, 201], json: credentials),
+                Row("DELETE /auth/tokens/current", [401, 204, 204, 204, 204, 204]) { asker in
+                    guard let account = accounts[asker] else { return Call() }
+                    return Call(token: try await api.signIn(account.email))
+                },
+                Row("GET /me", [401, 200, 200, 200, 200, 200]),
+                Row("PATCH /me", [401, 200, 200, 200, 200, 200], json: ["about": "Here for the matrix."]),
+                Row(
+                    "PUT /me/password", [401, 204, 204, 204, 204, 204],
+                    json: ["currentPassword": API.password, "newPassword": API.password]),
+                Row("PUT /me/picture", [401, 204, 204, 204, 204, 204], raw: png, contentType: "image/png"),
+                Row("GET /users/{userID}/picture", [401, 200, 200, 200, 200, 200]),
+                Row("GET /courses", [401, 200, 200, 200, 200, 200]),
+                Row("POST /courses", [401, 403, 201, 403, 201, 201], json: ["name": "New course"]),
+                Row("POST /courses/join", [401, 200, 403, 200, 403, 403], json: ["code": joinable ?? ""]),
+                Row("GET /courses/{courseID}", [401, 403, 403, 200, 200, 200]),
+                Row("PATCH /courses/{courseID}", [401, 403, 403, 403, 200, 200], json: ["plannedSessions": 10]),
+                Row("GET /courses/{courseID}/poster", [401, 403, 403, 200, 200, 200]),
+                Row(
+                    "PUT /courses/{courseID}/poster", [401, 403, 403, 403, 204, 204], raw: png,
+                    contentType: "image/png"),
+                Row("GET /courses/{courseID}/students", [401, 403, 403, 403, 200, 200]),
+                Row("POST /courses/{courseID}/students", [401, 403, 403, 403, 201, 201]) { asker in
+                    Call(json: ["email": target(asker, addable).email])
+                },
+                Row("DELETE /courses/{courseID}/students/{studentID}", [401, 403, 403, 403, 204, 204]) { asker in
+                    Call(parameters: ["studentID": target(asker, removable).id])
+                },
+                Row("GET /courses/{courseID}/sessions", [401, 403, 403, 200, 200, 200]),
+                Row("POST /courses/{courseID}/sessions", [401, 403, 403, 403, 201, 201], json: [:]),
+                Row("GET /sessions/{sessionID}", [401, 403, 403, 200, 200, 200]),
+                Row("POST /sessions/{sessionID}/open", [401, 403, 403, 403, 200, 200]) { asker in
+                    Call(parameters: ["sessionID": target(asker, scheduled)])
+                },
+                Row("POST /sessions/{sessionID}/close", [401, 403, 403, 403, 200, 200]) { asker in
+                    Call(parameters: ["sessionID": target(asker, closable)])
+                },
+                Row("GET /sessions/{sessionID}/projector", [401, 403, 403, 403, 200, 200]),
+                // WebSocket routes, asked with a plain GET: an allowed one answers 200 with an empty body.
+                Row("GET /sessions/{sessionID}/projector/live", [401, 403, 403, 403, 200, 200]),
+                Row("GET /sessions/{sessionID}/live", [401, 403, 403, 403, 200, 200]),
+                // The other student is on another course: `not_enrolled`.
+                Row(
+                    "POST /check-ins", [401, 403, 403, 201, 403, 403],
+                    json: ["sessionId": spot, "location": Classroom.here]),
+                Row("GET /passkeys", [401, 200, 200, 200, 200, 200]),
+                Row("POST /passkeys", [401, 201, 201, 201, 201, 201]) { asker in
+                    guard let account = accounts[asker] else {
+                        return Call(json: ["credential": SoftwareAuthenticator().registrationJSON(challenge: [1])])
                     }
+                    let challenge = try await api.registrationChallenge(account)
+                    return Call(json: [
+                        "name": "Matrix key",
+                        "credential": SoftwareAuthenticator.of(account).registrationJSON(challenge: challenge),
+                    ])
+                },
+                Row("POST /passkeys/options", [401, 200, 200, 200, 200, 200]),
+                // Another person's passkey is not found, whoever asks: its id tells nothing.
+                Row("PATCH /passkeys/{passkeyID}", [401, 404, 404, 200, 404, 404], json: ["name": "Renamed"]),
+                Row(
+                    "DELETE /passkeys/{passkeyID}", [401, 404, 404, 204, 404, 404], parameters: ["passkeyID": removed]),
+                Row("POST /auth/passkey-options", [200, 200, 200, 200, 200, 200]),
+                Row("POST /auth/passkey-session", [200, 200, 200, 200, 200, 200]) { _ in
+                    var phone = keyholderPhone
+                    return Call(json: ["credential": phone.assertionJSON(challenge: try await api.signInChallenge())])
+                },
+                Row("POST /auth/passkey-tokens", [201, 201, 201, 201, 201, 201]) { _ in
+                    var phone = keyholderPhone
+                    return Call(json: ["credential": phone.assertionJSON(challenge: try await api.signInChallenge())])
+                },
+                Row("GET /courses/{courseID}/verification", [401, 403, 403, 200, 200, 200]),
+                Row("PUT /courses/{courseID}/verification", [401, 403, 403, 403, 200, 200], json: ["required": false]),
+                Row("GET /sessions/{sessionID}/verifications", [401, 403, 403, 403, 200, 200]),
+                // The other student, not on course C, is answered all the same: this route checks no enrolment.
+                Row("POST /check-ins/passkey-options", [401, 200, 403, 200, 403, 403], json: ["sessionId": session]),
+                Row(
+                    "PUT /sessions/{sessionID}/attendance/{studentID}", [401, 403, 403, 403, 200, 200],
+                    json: ["status": "excused", "reason": "A note from home"]),
+                Row("GET /sessions/{sessionID}/audit", [401, 403, 403, 403, 200, 200]),
+                Row("GET /sessions/{sessionID}/report.csv", [401, 403, 403, 403, 200, 200]),
+                Row("GET /courses/{courseID}/report.csv", [401, 403, 403, 403, 200, 200]),
+                Row("GET /courses/{courseID}/absentees", [401, 403, 403, 403, 200, 200]),
+                Row("GET /courses/{courseID}/students/{studentID}/attendance", [401, 403, 403, 200, 200, 200]),
+                Row("POST /courses/{courseID}/roster-import", [401, 403, 403, 403, 200, 200]) { asker in
+                    let csv = "Name,Email\nIvy Invited,ivy.\(asker.rawValue.lowercased())@school.test\n"
+                    return Call(raw: Array(csv.utf8), contentType: "text/csv")
+                },
+                Row("GET /courses/{courseID}/invitations", [401, 403, 403, 403, 200, 200]),
+                Row("GET /admin/users", [401, 403, 403, 403, 403, 200]),
+                Row(
+                    "POST /admin/users/{userID}/approve", [401, 403, 403, 403, 403, 200],
+                    parameters: ["userID": managed.id]),
+                Row(
+                    "POST /admin/users/{userID}/disable", [401, 403, 403, 403, 403, 200],
+                    parameters: ["userID": managed.id]),
+                Row(
+                    "POST /admin/users/{userID}/enable", [401, 403, 403, 403, 403, 200],
+                    parameters: ["userID": managed.id]),
+                Row("GET /admin/outbox", [401, 403, 403, 403, 403, 200]),
+                Row("GET /openapi.yaml", [200, 200, 200, 200, 200, 200]),
+            ]
+            // Outside the API's prefix, and so outside its description.
+            let outside: [Row] = [
+                Row("GET /healthz", [200, 200, 200, 200, 200, 200]),
+                Row("GET /metrics", [200, 200, 200, 200, 200, 200]),
+            ]
+
+            let named = rows.map(\.operation)
+            for operation in documented where !named.contains(operation) {
+                Issue.record("\(operation) is in openapi.yaml but has no row")
+            }
+            for operation in named where !documented.contains(operation) {
+                Issue.record("\(operation) has a row but is not in openapi.yaml")
+            }
+            for operation in Set(named) where named.filter({ $0 == operation }).count > 1 {
+                Issue.record("\(operation) has more than one row")
+            }
+
+            for (row, base) in rows.map({ ($0, prefix) }) + outside.map({ ($0, "") }) {
+                try #require(row.expected.count == Asker.allCases.count, "\(row.operation): one status per asker")
+                let parts = row.operation.split(separator: " ", maxSplits: 1).map(String.init)
+                let method = try #require(HTTPRequest.Method(parts[0]), "\(row.operation)")
+                // Refused askers first, so that an allowed change (closing, removing) cannot hide a refusal.
+                let order = Asker.allCases.filter { !row.allows($0) } + Asker.allCases.filter { row.allows($0) }
+                for asker in order {
+                    let call = try await row.call(asker)
+                    var path = base + parts[1]
+                    for name in parts[1].matches(of: /\{(\w+)\}/).map({ String($0.1) }) {
+                        let id = try #require(call.parameters[name] ?? fixture[name], "\(row.operation): no \(name)")
+                        path = path.replacingOccurrences(of: "{\(name)}", with: String(id))
+                    }
+                    let reply = try await api.call(
+                        method, path, as: call.token ?? accounts[asker], json: call.json, raw: call.raw,
+                        contentType: call.contentType
+                    )
+                    #expect(
+                        Int(reply.status.code) == row.expected(asker),
+                        "\(row.operation) as \(asker.rawValue): expected \(row.expected(asker)), got \(reply.status.code) \(reply.text.prefix(300))"
+                    )
                 }
             }
         }

@@ -1,78 +1,9 @@
 import Foundation
 import HTTPTypes
 import RollcallCore
-import SQLiteNIO
 import Testing
 
 @testable import RollcallServer
-
-/// A course with an open session and an enrolled student, ready for check-ins.
-struct Classroom {
-    var teacher: Account
-    var student: Account
-    var courseID: Int64
-    var sessionID: Int64
-    static var here: [String: Any] { ["latitude": 52.0001, "longitude": 4.0, "accuracy": 8] }
-
-    static func open(
-        _ api: API, settings: [String: Any] = [:], teacher: String = "Tess Teacher", student: String = "Cass Checkin"
-    ) async throws -> Classroom {
-        let (teacher, courseID, code) = try await api.teacherWithCourse(teacher)
-        let student = try await api.register(student)
-        _ = try await api.call(.post, "/api/v1/courses/join", as: student, json: ["code": code])
-        let session = try await api.call(
-            .post, "/api/v1/courses/\(courseID)/sessions", as: teacher, json: ["settings": settings]
-        )
-        #expect(session.status == .created, "\(session.text)")
-        return Classroom(
-            teacher: teacher, student: student, courseID: courseID, sessionID: session.int("session.id") ?? 0
-        )
-    }
-
-    /// What the projector shows now, as the teacher's browser receives it.
-    func projector(_ api: API) async throws -> Reply {
-        try await api.call(.get, "/api/v1/sessions/\(sessionID)/projector", as: teacher)
-    }
-
-    /// Scans the projected QR code's link as a phone would, answering the ticket it is redirected to.
-    func scan(_ api: API, as account: Account? = nil) async throws -> String {
-        let url = try #require(try await projector(api).string("url"))
-        let path = String(url[url.range(of: "/C/")!.lowerBound...])
-        let reply = try await api.call(.get, path, as: account)
-        #expect(reply.status == .found, "\(reply.text)")
-        let location = try #require(reply.headers[.location])
-        return String(location.dropFirst("/check-in/".count))
-    }
-}
-
-extension API {
-    /// A session's secret from the test's database file, to sign tickets for moments the API cannot reach quickly.
-    func secret(ofSession id: Int64) async throws -> [UInt8] {
-        let connection = try await SQLiteConnection.open(storage: .file(path: databasePath))
-        let rows: [SQLiteRow]
-        do {
-            rows = try await connection.query("SELECT secret FROM sessions WHERE id = ?", [.integer(Int(id))])
-            try await connection.close()
-        } catch {
-            try? await connection.close()
-            throw error
-        }
-        guard case .blob(let buffer) = rows.first?.column("secret") else { throw CancellationError() }
-        return Array(buffer.readableBytesView)
-    }
-
-    /// Runs SQL on the test's database file, to set up moments in time the API cannot reach quickly.
-    func execute(_ sql: String) async throws {
-        let connection = try await SQLiteConnection.open(storage: .file(path: databasePath))
-        do {
-            _ = try await connection.query(sql)
-            try await connection.close()
-        } catch {
-            try? await connection.close()
-            throw error
-        }
-    }
-}
 
 @Suite("Check-in")
 struct CheckInTests {
@@ -376,13 +307,23 @@ struct CheckInTests {
         }
     }
 
-    @Test func allowed_networks_refuse_other_addresses() async throws {
-        try await withServer { api in
-            let room = try await Classroom.open(api, settings: ["allowedNetworks": ["10.99.0.0/16"]])
+    @Test func allowed_networks_admit_their_addresses_and_refuse_others() async throws {
+        // Over a real connection, so that the server sees the student's address: 127.0.0.1, on loopback.
+        try await withServer(setup: .live) { api in
+            let elsewhere = try await Classroom.open(api, settings: ["allowedNetworks": ["10.99.0.0/16"]])
             try await api.expectRefused(
-                .post, "/api/v1/check-ins", as: room.student, json: ["ticket": try await room.scan(api)],
+                .post, "/api/v1/check-ins", as: elsewhere.student, json: ["ticket": try await elsewhere.scan(api)],
                 status: .forbidden, code: "network_not_allowed"
             )
+            let here = try await Classroom.open(
+                api, settings: ["allowedNetworks": ["127.0.0.0/8"]], teacher: "Lou Loopback", student: "Lee Local")
+            let reply = try await api.call(
+                .post, "/api/v1/check-ins", as: here.student, json: ["ticket": try await here.scan(api)])
+            #expect(reply.status == .created, "\(reply.text)")
+            let evidence = try await api.rows(
+                "SELECT client_address FROM check_in_evidence WHERE session_id = \(here.sessionID)")
+            #expect(
+                evidence.map { $0["client_address"] ?? nil } == ["127.0.0.1"], "the server saw the loopback address")
         }
     }
 

@@ -6,33 +6,6 @@ import Testing
 
 @testable import RollcallServer
 
-/// A classroom whose course asks for a passkey at check-in, and a student with a registered passkey.
-struct VerifiedClassroom {
-    var room: Classroom
-    var phone: SoftwareAuthenticator
-
-    static func open(_ api: API, reuseSeconds: Int = 0, synced: Bool = false) async throws -> VerifiedClassroom {
-        let room = try await Classroom.open(api)
-        try await api.requireVerification(room.teacher, courseID: room.courseID, reuseSeconds: reuseSeconds)
-        let phone = SoftwareAuthenticator.of(room.student, synced: synced)
-        try await api.addPasskey(room.student, phone)
-        return VerifiedClassroom(room: room, phone: phone)
-    }
-
-    /// Scans, asks for check-in options and signs the challenge: the body the check-in page sends.
-    mutating func body(
-        _ api: API, deviceID: String = "phone-0001", tweaks: SoftwareAuthenticator.Tweaks = .init()
-    ) async throws -> [String: Any] {
-        let ticket = try await room.scan(api)
-        let options = try await api.checkInOptions(room.student, ticket: ticket, deviceID: deviceID)
-        #expect(options.status == .ok, "\(options.text)")
-        return [
-            "ticket": ticket, "deviceId": deviceID,
-            "passkey": phone.assertionJSON(challenge: options.challenge, tweaks: tweaks),
-        ]
-    }
-}
-
 @Suite("Check-in verification")
 struct CheckInVerificationTests {
     @Test func a_course_that_requires_a_passkey_checks_in_only_with_a_verified_one() async throws {

@@ -1,96 +1,12 @@
 import Foundation
 import HTTPTypes
+import HummingbirdWSClient
 import HummingbirdWSTesting
 import RollcallCore
 import SQLKit
 import Testing
 
 @testable import RollcallServer
-
-/// A live view of a session as a test sees it: each message, in the order the server sent them.
-final class LiveView: @unchecked Sendable {
-    struct Closed: Error {}
-    // Read by one test task at a time.
-    private var iterator: AsyncStream<String>.AsyncIterator
-
-    init(_ stream: AsyncStream<String>) {
-        iterator = stream.makeAsyncIterator()
-    }
-
-    /// The next message; one that never comes is caught by the suite's time limit.
-    func next() async throws -> Reply {
-        guard let text = await iterator.next() else { throw Closed() }
-        return Reply(status: .ok, headers: [:], text: text)
-    }
-
-    /// The next message, which must be of `type`.
-    func next(_ type: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Reply {
-        let message = try await next()
-        #expect(message.string("type") == type, "expected \(type), got \(message.text)", sourceLocation: sourceLocation)
-        return message
-    }
-}
-
-extension API {
-    /// Opens the session's live WebSocket as `account` and hands the messages to `body`; closes it afterwards.
-    func watch(
-        _ sessionID: Int64, as account: Account?, after: Int64? = nil, headers extra: HTTPFields = [:],
-        _ body: @escaping @Sendable (LiveView) async throws -> Void
-    ) async throws {
-        var headers = extra
-        if let account { headers[.authorization] = "Bearer \(account.token)" }
-        let path = "/api/v1/sessions/\(sessionID)/live" + (after.map { "?after=\($0)" } ?? "")
-        try await client.ws(path, configuration: .init(additionalHeaders: headers)) { inbound, outbound, _ in
-            let (stream, continuation) = AsyncStream<String>.makeStream()
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    defer { continuation.finish() }
-                    for try await message in inbound.messages(maxSize: 1 << 22) {
-                        if case .text(let text) = message { continuation.yield(text) }
-                    }
-                }
-                try await body(LiveView(stream))
-                try await outbound.close(.normalClosure, reason: nil)
-                try await group.waitForAll()
-            }
-        }
-    }
-
-    /// The stored events of a session, oldest first, read from the database file.
-    func events(sessionID: Int64) async throws -> [SessionEvent] {
-        let database = try Database.sqlite(path: databasePath, logger: .init(label: "test"))
-        do {
-            let events = try await database.read { sql in
-                try await SessionEvents.after(0, sessionID: sessionID, in: sql)
-            }
-            try await database.shutdown()
-            return events
-        } catch {
-            try? await database.shutdown()
-            throw error
-        }
-    }
-}
-
-extension Classroom {
-    /// Registers another student and enrols them with the course's join code.
-    func enrol(_ api: API, _ name: String) async throws -> Account {
-        let course = try await api.call(.get, "/api/v1/courses/\(courseID)", as: teacher)
-        let student = try await api.register(name)
-        let joined = try await api.call(
-            .post, "/api/v1/courses/join", as: student, json: ["code": course.string("course.joinCode") ?? ""])
-        #expect(joined.status == .ok || joined.status == .created, "\(joined.text)")
-        return student
-    }
-
-    /// A student scans the projected code and checks in with the ticket, as the check-in page does.
-    @discardableResult
-    func checkIn(_ api: API, _ student: Account, device: String? = nil) async throws -> Reply {
-        var body: [String: Any] = ["ticket": try await scan(api, as: student)]
-        if let device { body["deviceId"] = device }
-        return try await api.call(.post, "/api/v1/check-ins", as: student, json: body)
-    }
-}
 
 @Suite("Live", .timeLimit(.minutes(1)))
 struct LiveTests {
@@ -265,7 +181,7 @@ struct LiveTests {
                     status: .badRequest, code: "invalid_after"
                 )
             }
-            await #expect(throws: (any Error).self) {
+            await #expect(throws: WebSocketClientError.webSocketUpgradeFailed) {
                 try await api.watch(room.sessionID, as: room.teacher, after: foreign) { _ in }
             }
         }
@@ -282,7 +198,7 @@ struct LiveTests {
             try await api.expectRefused(
                 .get, "/api/v1/sessions/999999/live", as: room.teacher, status: .notFound, code: "session_not_found")
             for account in [otherTeacher, room.student, nil] as [Account?] {
-                await #expect(throws: (any Error).self) {
+                await #expect(throws: WebSocketClientError.webSocketUpgradeFailed) {
                     try await api.watch(room.sessionID, as: account) { view in
                         Issue.record("the live view opened: \(try await view.next().text)")
                     }
@@ -300,7 +216,7 @@ struct LiveTests {
             let sameSite = try await api.call(
                 .get, path, headers: [.cookie: "rollcall_session=\(cookie)", .origin: "http://localhost"])
             #expect(sameSite.status == .ok, "\(sameSite.text)")
-            await #expect(throws: (any Error).self) {
+            await #expect(throws: WebSocketClientError.webSocketUpgradeFailed) {
                 try await api.watch(room.sessionID, as: nil, headers: [.cookie: "rollcall_session=\(cookie)"]) { _ in
                     Issue.record("a cookie-borne live view opened from another origin")
                 }
@@ -396,12 +312,4 @@ struct LiveTests {
         }
         #expect(hub.subscriberCount(sessionID: 7) == 0)
     }
-}
-
-/// An id handed out of a WebSocket handler.
-final class LockedIDs: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Int64 = 0
-    var value: Int64 { lock.withLock { stored } }
-    func set(_ value: Int64) { lock.withLock { stored = value } }
 }

@@ -124,11 +124,13 @@ struct PasskeysTests {
                 json["response"] = response
                 credential = json
             case .unsupportedAlgorithm, .malformedKey:
-                guard case .map(var entries) = authenticator.coseKeyItem else { return }
+                var entries = try #require(authenticator.coseKeyItem.entries, "the COSE key is a map")
                 if bad == .unsupportedAlgorithm {
-                    entries[1].value = CBORWriter.int(-35)
+                    let algorithm = try #require(entries.firstIndex { $0.key.int == 3 }, "the key names its algorithm")
+                    entries[algorithm].value = CBORWriter.int(-35)
                 } else {
-                    entries.remove(at: 4)
+                    let y = try #require(entries.firstIndex { $0.key.int == -3 }, "the P-256 key has a y coordinate")
+                    entries.remove(at: y)
                 }
                 let answer = authenticator.register(challenge: challenge, coseKey: CBORWriter.encode(.map(entries)))
                 credential = [

@@ -1,7 +1,6 @@
 import Foundation
 import PasskeyTestSupport
 import RollcallCore
-import SQLiteNIO
 import Testing
 
 @testable import RollcallServer
@@ -67,19 +66,31 @@ extension API {
             .post, "/api/v1/check-ins/passkey-options", as: student, json: ["ticket": ticket, "deviceId": deviceID]
         )
     }
+}
 
-    /// Rows read straight from the test's database, each column as text (`nil` for NULL).
-    func rows(_ sql: String) async throws -> [[String: String?]] {
-        let connection = try await SQLiteConnection.open(storage: .file(path: databasePath))
-        do {
-            let rows = try await connection.query(sql).map { row in
-                Dictionary(uniqueKeysWithValues: row.columns.map { ($0.name, $0.data.string) })
-            }
-            try await connection.close()
-            return rows
-        } catch {
-            try? await connection.close()
-            throw error
-        }
+/// A classroom whose course asks for a passkey at check-in, and a student with a registered passkey.
+struct VerifiedClassroom {
+    var room: Classroom
+    var phone: SoftwareAuthenticator
+
+    static func open(_ api: API, reuseSeconds: Int = 0, synced: Bool = false) async throws -> VerifiedClassroom {
+        let room = try await Classroom.open(api)
+        try await api.requireVerification(room.teacher, courseID: room.courseID, reuseSeconds: reuseSeconds)
+        let phone = SoftwareAuthenticator.of(room.student, synced: synced)
+        try await api.addPasskey(room.student, phone)
+        return VerifiedClassroom(room: room, phone: phone)
+    }
+
+    /// Scans, asks for check-in options and signs the challenge: the body the check-in page sends.
+    mutating func body(
+        _ api: API, deviceID: String = "phone-0001", tweaks: SoftwareAuthenticator.Tweaks = .init()
+    ) async throws -> [String: Any] {
+        let ticket = try await room.scan(api)
+        let options = try await api.checkInOptions(room.student, ticket: ticket, deviceID: deviceID)
+        #expect(options.status == .ok, "\(options.text)")
+        return [
+            "ticket": ticket, "deviceId": deviceID,
+            "passkey": phone.assertionJSON(challenge: options.challenge, tweaks: tweaks),
+        ]
     }
 }
