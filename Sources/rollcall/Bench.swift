@@ -63,7 +63,7 @@ struct Bench: AsyncParsableCommand {
         defer { loop.execute { for connection in pool { connection.close() } } }
 
         let health = try await round(server, pool, loop, count: healthRequests, rate: nil) { connection, _, done in
-            connection.send(.GET, "/healthz") { result in
+            connection.send(.GET, SystemRoutes.health.description) { result in
                 done(
                     result.flatMap {
                         $0.status == .ok ? .success(()) : .failure(LoopbackError("healthz: \($0.status)"))
@@ -118,14 +118,14 @@ struct Bench: AsyncParsableCommand {
         _ connection: LoopbackConnection, code: String, token: String, index: Int,
         done: @escaping (Result<Void, any Error>) -> Void
     ) {
-        connection.send(.GET, "/C/\(code)", token: token) { result in
+        connection.send(.GET, CheckInRoutes.scanUpperCase.filled(["code": code]), token: token) { result in
             guard case .success(let scanned) = result else { return done(result.map { _ in () }) }
             guard scanned.status == .found, let location = scanned.location, location.hasPrefix("/check-in/") else {
                 return done(.failure(LoopbackError("the scan answered \(scanned.status)")))
             }
             let ticket = location.dropFirst("/check-in/".count)
             connection.send(
-                .POST, "/api/v1/check-ins", token: token,
+                .POST, CheckInRoutes.checkIns.description, token: token,
                 json: #"{"ticket":"\#(ticket)","deviceId":"bench-device-\#(index)"}"#
             ) { result in
                 done(
@@ -145,7 +145,9 @@ struct Bench: AsyncParsableCommand {
     ) async throws -> String {
         let promise = loop.makePromise(of: LoopbackAnswer.self)
         loop.execute {
-            connection.send(.GET, "/api/v1/sessions/\(session)/projector", token: token) { promise.completeWith($0) }
+            connection.send(.GET, CheckInRoutes.projector.filled(["sessionID": session]), token: token) {
+                promise.completeWith($0)
+            }
         }
         let answer = try await promise.futureResult.get()
         struct Frame: Decodable { var url: String }
@@ -230,7 +232,7 @@ final class MeasuredServer: @unchecked Sendable {
             guard process.isRunning else { throw LoopbackError("the server stopped at start") }
             if let connection = try? await LoopbackConnection.open(to: port, on: loop).get() {
                 let promise = loop.makePromise(of: LoopbackAnswer.self)
-                loop.execute { connection.send(.GET, "/healthz") { promise.completeWith($0) } }
+                loop.execute { connection.send(.GET, SystemRoutes.health.description) { promise.completeWith($0) } }
                 let answer = try? await promise.futureResult.get()
                 loop.execute { connection.close() }
                 if answer?.status == .ok { return }

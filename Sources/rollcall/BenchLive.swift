@@ -84,7 +84,8 @@ struct BenchLive: AsyncParsableCommand {
         configuration.maxFrameSize = 1 << 24
         let parse = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
         try await WebSocketClient.connect(
-            url: "ws://127.0.0.1:\(port)/api/v1/sessions/\(session)/live", configuration: configuration,
+            url: "ws://127.0.0.1:\(port)" + LiveRoutes.live.filled(["sessionID": session]),
+            configuration: configuration,
             logger: Logger(label: "bench-live")
         ) { inbound, _, _ in
             for try await message in inbound.messages(maxSize: 1 << 24) {

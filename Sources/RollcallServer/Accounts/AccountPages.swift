@@ -15,7 +15,7 @@ struct AccountPages: Sendable {
     }
 
     @Sendable func home(_ request: Request, context: AppRequestContext) async throws -> Response {
-        .redirect(to: context.user == nil ? "/sign-in" : "/courses")
+        .redirect(to: context.user == nil ? AccountRoutes.signInPage.description : CourseRoutes.coursesPage.description)
     }
 
     /// Where to go after signing in or registering: a path on this site only, so the link cannot send people away.
@@ -27,38 +27,64 @@ struct AccountPages: Sendable {
     @Sendable func signIn(_ request: Request, context: AppRequestContext) async throws -> Response {
         let next = Self.next(request)
         return try pages.render(
-            "sign-in", title: "Sign in · Rollcall",
-            data: ["next": next, "nextQuery": next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""],
-            context: context
-        )
+            SignInPage(next: next, nextQuery: Self.queryValue(next)), title: "Sign in · Rollcall", context: context)
     }
 
     @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> Response {
         let next = Self.next(request)
-        return try pages.render(
-            "register", title: "Create your account · Rollcall",
-            data: [
-                "next": next, "nextQuery": next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "",
-                "email": request.query("email") ?? "",
-            ],
-            context: context
-        )
+        let page = RegisterPage(next: next, nextQuery: Self.queryValue(next), email: request.query("email") ?? "")
+        return try pages.render(page, title: "Create your account · Rollcall", context: context)
     }
 
     @Sendable func verifyEmail(_ request: Request, context: AppRequestContext) async throws -> Response {
         try pages.render(
-            "verify-email", title: "Confirm your email · Rollcall", data: ["token": request.query("token") ?? ""],
-            context: context
-        )
+            VerifyEmailPage(token: request.query("token") ?? ""), title: "Confirm your email · Rollcall",
+            context: context)
     }
 
     @Sendable func profile(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let data: [String: Any] = [
-            "id": user.id, "name": user.name, "email": user.email, "phone": user.phone ?? "", "about": user.about,
-            "role": user.role.rawValue, "studentNumber": user.studentNumber ?? "", "hasPicture": user.pictureId != nil,
-            "verified": user.emailVerifiedAt != nil,
-        ]
-        return try pages.render("profile", title: "Your profile · Rollcall", data: data, context: context)
+        let page = ProfilePage(
+            id: user.id, name: user.name, email: user.email, phone: user.phone ?? "", about: user.about,
+            role: user.role.rawValue, studentNumber: user.studentNumber ?? "", hasPicture: user.pictureId != nil,
+            verified: user.emailVerifiedAt != nil)
+        return try pages.render(page, title: "Your profile · Rollcall", context: context)
     }
+
+    static func queryValue(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+    }
+}
+
+struct SignInPage: PageModel {
+    static let template = "sign-in"
+    /// Where to go after signing in.
+    var next: String
+    var nextQuery: String
+}
+
+struct RegisterPage: PageModel {
+    static let template = "register"
+    var next: String
+    var nextQuery: String
+    /// Filled in from an invitation's link.
+    var email: String
+}
+
+struct VerifyEmailPage: PageModel {
+    static let template = "verify-email"
+    var token: String
+}
+
+struct ProfilePage: PageModel {
+    static let template = "profile"
+    var id: Int64
+    var name: String
+    var email: String
+    var phone: String
+    var about: String
+    var role: String
+    var studentNumber: String
+    var hasPicture: Bool
+    var verified: Bool
 }

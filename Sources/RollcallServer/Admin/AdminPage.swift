@@ -16,23 +16,50 @@ struct AdminPage: Sendable {
         _ = try AdminController.requireAdmin(context)
         let query = request.query("q")
         let users = try await self.users.list(query: query, role: nil)
-        let rows: [[String: Any]] = users.map { user in
-            [
-                "id": user.id, "name": user.name, "email": user.email, "role": user.role.rawValue,
-                "pending": user.role == .teacher && !user.approved, "disabled": user.disabled,
-                "self": user.id == context.user?.id,
-            ]
+        let messages = try await outbox.list(limit: 30).map { message in
+            AdminPageModel.Message(
+                recipient: message.recipient, subject: message.subject, body: message.body,
+                when: message.createdAt.pageText, channel: message.channel)
         }
-        let messages: [[String: Any]] = try await outbox.list(limit: 30).map { message in
-            [
-                "recipient": message.recipient, "subject": message.subject, "body": message.body,
-                "when": message.createdAt.pageText, "channel": message.channel,
-            ]
-        }
-        return try pages.render(
-            "admin", title: "Admin · Rollcall",
-            data: ["users": rows, "q": query ?? "", "messages": messages, "noMessages": messages.isEmpty],
-            context: context
-        )
+        let page = AdminPageModel(
+            users: users.map { user in
+                AdminPageModel.Person(
+                    id: user.id, name: user.name, email: user.email, role: user.role.rawValue,
+                    pending: user.role == .teacher && !user.approved, disabled: user.disabled,
+                    isSelf: user.id == context.user?.id)
+            },
+            q: query ?? "", messages: messages, noMessages: messages.isEmpty)
+        return try pages.render(page, title: "Admin · Rollcall", context: context)
     }
+}
+
+/// What the admin page shows: people found by the search, and the latest messages of the outbox.
+struct AdminPageModel: PageModel {
+    static let template = "admin"
+
+    struct Person: Sendable {
+        var id: Int64
+        var name: String
+        var email: String
+        var role: String
+        /// A teacher waiting for approval.
+        var pending: Bool
+        var disabled: Bool
+        /// The admin looking at the page, who cannot disable themselves.
+        var isSelf: Bool
+    }
+
+    struct Message: Sendable {
+        var recipient: String
+        var subject: String
+        var body: String
+        var when: String
+        var channel: String
+    }
+
+    var users: [Person]
+    var q: String
+    var messages: [Message]
+    /// Stored, like every field a template reads: templates see stored properties only.
+    var noMessages: Bool
 }

@@ -20,18 +20,19 @@ struct PageRenderer: Sendable {
         ResourceFiles.path("static")
     }
 
-    /// A whole HTML page: `template` rendered with `data`, inside the layout with the person's navigation.
+    /// A whole HTML page: the model drawn by its template, inside the layout with the person's navigation.
     func render(
-        _ template: String, title: String, data: [String: Any] = [:], context: AppRequestContext,
-        status: HTTPResponse.Status = .ok, layout: String = "layout"
+        _ model: some PageModel, title: String, context: AppRequestContext, status: HTTPResponse.Status = .ok,
+        layout: String = "layout"
     ) throws -> Response {
-        guard let body = library.render(data, withTemplate: template) else {
+        let template = type(of: model).template
+        guard let body = library.render(model, withTemplate: template) else {
             throw AppError(.internalServerError, "internal_error", "The page \(template) is missing.")
         }
-        var frame: [String: Any] = ["title": title, "body": body, "csrf": context.identity?.csrf ?? ""]
-        if let user = context.user {
-            frame["user"] = ["name": user.name, "role": user.role.rawValue, "isAdmin": user.role == .admin]
-        }
+        let frame = Frame(
+            title: title, body: body, csrf: context.identity?.csrf ?? "",
+            user: context.user.map { Frame.Person(name: $0.name, role: $0.role.rawValue, isAdmin: $0.role == .admin) }
+        )
         let html = library.render(frame, withTemplate: layout) ?? body
         return Response(
             status: status,
@@ -47,9 +48,34 @@ struct PageRenderer: Sendable {
     /// A friendly page for a failed request, with the same words the API would give.
     func errorPage(_ error: AppError, context: AppRequestContext) throws -> Response {
         try render(
-            "error", title: "Rollcall",
-            data: ["status": error.status.code, "message": error.message, "code": error.code],
-            context: context, status: error.status
-        )
+            ErrorPage(status: error.status.code, message: error.message, code: error.code), title: "Rollcall",
+            context: context, status: error.status)
     }
+}
+
+/// What a page shows; the template of the same name draws it.
+protocol PageModel: Sendable {
+    /// The template's name, without `.mustache`.
+    static var template: String { get }
+}
+
+/// The layout around every page: its title, the page itself, and who is signed in.
+struct Frame: Sendable {
+    struct Person: Sendable {
+        var name: String
+        var role: String
+        var isAdmin: Bool
+    }
+    var title: String
+    var body: String
+    var csrf: String
+    var user: Person?
+}
+
+/// A failed request, in the same words the API would give.
+struct ErrorPage: PageModel {
+    static let template = "error"
+    var status: Int
+    var message: String
+    var code: String
 }

@@ -26,9 +26,8 @@ struct CheckInPages: Sendable {
         } catch let refusal as CheckInRefusal {
             let error = AppError(domain: refusal)!
             return try pages.render(
-                "check-in-refused", title: "Check-in · Rollcall", data: ["message": error.message, "code": error.code],
-                context: context, status: error.status
-            )
+                CheckInRefusedPage(message: error.message, code: error.code), title: "Check-in · Rollcall",
+                context: context, status: error.status)
         }
     }
 
@@ -40,29 +39,51 @@ struct CheckInPages: Sendable {
         guard let ticket = try await desk.tickets.read(token),
             let session = try await sessions.find(id: ticket.sessionId)
         else {
+            let refusal = CheckInRefusal(.invalidCode)
             return try pages.render(
-                "check-in-refused", title: "Check-in · Rollcall",
-                data: ["message": CheckInRefusal(.invalidCode).message, "code": CheckInError.invalidCode.code],
-                context: context, status: .notFound
-            )
+                CheckInRefusedPage(message: refusal.message, code: refusal.code), title: "Check-in · Rollcall",
+                context: context, status: .notFound)
         }
         let verification = try await passkeys.policy(courseID: session.courseId)
-        let data: [String: Any] = [
-            "needsPasskey": verification.required,
-            "ticket": token, "sessionTitle": session.title, "courseName": session.courseName,
-            "needsLocation": session.settings.geofence != nil, "isStudent": user.role == .student,
-            "expiresAt": ISO8601DateFormatter().string(from: ticket.expiresAt),
-        ]
-        return try pages.render("check-in", title: "Check in · Rollcall", data: data, context: context)
+        let page = CheckInPage(
+            ticket: token, sessionTitle: session.title, courseName: session.courseName,
+            needsLocation: session.settings.geofence != nil, needsPasskey: verification.required,
+            isStudent: user.role == .student, expiresAt: ISO8601DateFormatter().string(from: ticket.expiresAt))
+        return try pages.render(page, title: "Check in · Rollcall", context: context)
     }
 
     @Sendable func projector(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, course, _) = try await access.session(in: context, needing: .manage)
-        let data: [String: Any] = [
-            "id": session.id, "title": session.title, "courseName": course.name, "courseId": course.id,
-        ]
-        return try pages.render(
-            "projector", title: "\(session.title) · Projector", data: data, context: context, layout: "bare"
-        )
+        let page = ProjectorPage(id: session.id, title: session.title, courseName: course.name, courseId: course.id)
+        return try pages.render(page, title: "\(session.title) · Projector", context: context, layout: "bare")
     }
+}
+
+/// A scanned link or ticket that cannot check anyone in, and what to do instead.
+struct CheckInRefusedPage: PageModel {
+    static let template = "check-in-refused"
+    var message: String
+    var code: String
+}
+
+/// The student's check-in page, reached from a scan with its ticket.
+struct CheckInPage: PageModel {
+    static let template = "check-in"
+    var ticket: String
+    var sessionTitle: String
+    var courseName: String
+    var needsLocation: Bool
+    var needsPasskey: Bool
+    var isStudent: Bool
+    /// When the ticket runs out, for the page's countdown.
+    var expiresAt: String
+}
+
+/// The projector page; `projector.js` fills it from the live feed.
+struct ProjectorPage: PageModel {
+    static let template = "projector"
+    var id: Int64
+    var title: String
+    var courseName: String
+    var courseId: Int64
 }

@@ -2,25 +2,25 @@ import Foundation
 import Hummingbird
 
 /// Every path of checking in: the scanned link, the check-in page and API, the passkey step and the projector.
-enum CheckInRoutes {
-    static let checkIns = APIPath.api("check-ins")
-    static let passkeyOptions = APIPath.api("check-ins/passkey-options")
-    static let verifications = APIPath.api("sessions/:sessionID/verifications")
-    static let projector = APIPath.api("sessions/:sessionID/projector")
-    static let projectorLive = APIPath.api("sessions/:sessionID/projector/live")
+public enum CheckInRoutes {
+    public static let checkIns = APIPath.api("check-ins")
+    public static let passkeyOptions = APIPath.api("check-ins/passkey-options")
+    public static let verifications = APIPath.api("sessions/:sessionID/verifications")
+    public static let projector = APIPath.api("sessions/:sessionID/projector")
+    public static let projectorLive = APIPath.api("sessions/:sessionID/projector/live")
 
     /// The link in the QR code; both cases, since the QR code holds an upper-case link for the compact
     /// alphanumeric mode.
-    static let scan: RouterPath = "/c/:code"
-    static let scanUpperCase: RouterPath = "/C/:code"
-    static let checkInPage: RouterPath = "/check-in/:ticket"
-    static let projectorPage: RouterPath = "/sessions/:sessionID/projector"
+    public static let scan: RouterPath = "/c/:code"
+    public static let scanUpperCase: RouterPath = "/C/:code"
+    public static let checkInPage: RouterPath = "/check-in/:ticket"
+    public static let projectorPage: RouterPath = "/sessions/:sessionID/projector"
 
     /// The check-in page of a ticket.
-    static func checkInPage(ticket: String) -> String { "/check-in/\(ticket)" }
+    public static func checkInPage(ticket: String) -> String { "/check-in/\(ticket)" }
 
     /// The link in the QR code, upper-cased where case does not matter so the QR can use alphanumeric mode.
-    static func scanURL(publicURL: String, code: String) -> String {
+    public static func scanURL(publicURL: String, code: String) -> String {
         guard let url = URL(string: publicURL), let scheme = url.scheme, let host = url.host else {
             return "\(publicURL)/c/\(code)"
         }

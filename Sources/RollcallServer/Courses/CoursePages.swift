@@ -18,116 +18,204 @@ struct CoursePages: Sendable {
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let summaries = try await courses.list(for: user)
-        let cards: [[String: Any]] = summaries.map { summary in
-            [
-                "id": summary.course.id, "name": summary.course.name, "teacher": summary.teacherName,
-                "students": summary.studentCount, "description": summary.course.description,
-            ]
+        let cards = try await courses.list(for: user).map { summary in
+            CourseListPage.Card(
+                id: summary.course.id, name: summary.course.name, teacher: summary.teacherName,
+                students: summary.studentCount, description: summary.course.description)
         }
-        return try pages.render(
-            "courses", title: "Courses · Rollcall",
-            data: [
-                "courses": cards, "empty": cards.isEmpty, "teaches": user.role != .student,
-                "mayTeach": user.mayTeach, "isStudent": user.role == .student,
-                "unverified": user.emailVerifiedAt == nil,
-            ],
-            context: context
-        )
+        let page = CourseListPage(
+            courses: cards, empty: cards.isEmpty, teaches: user.role != .student, mayTeach: user.mayTeach,
+            isStudent: user.role == .student, unverified: user.emailVerifiedAt == nil)
+        return try pages.render(page, title: "Courses · Rollcall", context: context)
     }
 
     @Sendable func course(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let (course, access) = try await self.access.course(in: context)
         let sessions = try await self.sessions.list(courseID: course.id)
-        let counts = try await self.sessions.attendanceCounts(courseID: course.id)
-        let records = try await recordsData(
-            course, access: access, user: user, sessions: sessions)
-        let myStatuses = records["myStatuses"] as? [Int64: String] ?? [:]
-        let now = Date()
+        let records = try await self.records.courseRecords(course, sessions: sessions)
         let verification = try await passkeys.policy(courseID: course.id)
-        let sessionRows: [[String: Any]] = sessions.map { session in
+        var page = CoursePage(course: course)
+        page.sessions = try await sessionRows(
+            sessions, records: records, student: access == .attend ? user.id : nil, verification: verification)
+        page.noSessions = sessions.isEmpty
+        if access == .manage {
+            page.teacher = try await teacherPart(
+                course, records: records, query: request.query("q"), verification: verification)
+        } else {
+            page.myAttendance = CoursePage.MyAttendance(
+                summary: SummaryView(records.summary(studentID: user.id)), studentId: user.id, courseId: course.id)
+        }
+        return try pages.render(page, title: "\(course.name) · Rollcall", context: context)
+    }
+
+    /// The course's sessions, newest first; for a student, with their own status and the ways to check in.
+    private func sessionRows(
+        _ sessions: [ClassSession], records: CourseRecords, student: Int64?, verification: CourseVerification
+    ) async throws -> [CoursePage.SessionRow] {
+        let counts = try await self.sessions.attendanceCounts(courseID: records.course.id)
+        let now = Date()
+        return sessions.map { session in
             let count = counts[session.id] ?? [:]
             let open = session.phase(at: now) == .open
-            return [
-                "id": session.id, "title": session.title, "phase": session.phase(at: now).rawValue,
-                "myStatus": myStatuses[session.id] ?? "",
-                "when": (session.openedAt ?? session.scheduledAt ?? session.createdAt).pageText,
-                "present": (count[.present] ?? 0) + (count[.late] ?? 0),
-                "studentView": access == .attend, "open": open,
-                "spot": open && session.settings.mode == .spot, "typed": open && session.settings.allowTyping,
-                "scan": open && session.settings.mode == .qr, "passkey": verification.required,
-            ]
+            return CoursePage.SessionRow(
+                id: session.id, title: session.title, phase: session.phase(at: now).rawValue,
+                myStatus: student.flatMap { records.countedStatus(session: session, studentID: $0)?.rawValue } ?? "",
+                when: (session.openedAt ?? session.scheduledAt ?? session.createdAt).pageText,
+                present: (count[.present] ?? 0) + (count[.late] ?? 0), studentView: student != nil, open: open,
+                spot: open && session.settings.mode == .spot, typed: open && session.settings.allowTyping,
+                scan: open && session.settings.mode == .qr, passkey: verification.required)
         }
-        var data: [String: Any] = [
-            "id": course.id, "courseId": course.id, "name": course.name, "description": course.description,
-            "sessions": sessionRows, "noSessions": sessions.isEmpty, "hasPoster": course.posterId != nil,
-            "plannedSessions": course.plannedSessions.map(String.init) ?? "",
-        ]
-        data.merge(records) { $1 }
-        if access == .manage {
-            data.merge(try await teacherData(course, query: request.query("q"), verification: verification)) { $1 }
-        }
-        return try pages.render("course", title: "\(course.name) · Rollcall", data: data, context: context)
     }
 
-    /// What only the course's teacher sees: the join code, the roster (searched with `query`) and the settings.
-    private func teacherData(_ course: Course, query: String?, verification: CourseVerification) async throws
-        -> [String: Any]
-    {
-        var data: [String: Any] = [:]
+    /// What only the course's teacher sees: the join code, the roster (searched with `query`), the absentees and
+    /// the settings.
+    private func teacherPart(
+        _ course: Course, records: CourseRecords, query: String?, verification: CourseVerification
+    ) async throws -> CoursePage.TeacherPart {
         let roster = try await courses.roster(courseID: course.id, query: query)
-        data["manage"] = true
-        data["joinCode"] = course.joinCode
-        data["q"] = query ?? ""
-        data["roster"] = roster.map { entry in
-            [
-                "id": entry.id, "name": entry.name, "email": entry.email,
-                "studentNumber": entry.studentNumber ?? "", "joined": entry.joinedAt.pageText,
-            ] as [String: Any]
-        }
-        data["rosterEmpty"] = roster.isEmpty
-        data["rosterCount"] = roster.count
-        data["sizes"] = ClassroomSize.allCases.map { ["value": $0.rawValue, "radius": Int($0.radius)] }
-        data["verificationRequired"] = verification.required
-        data["reuseChoices"] = CourseVerification.reuseChoices(selected: verification.reuseSeconds)
-        return data
-    }
-
-    /// The course page's records: the student's own figures, or the teacher's absentee list and settings.
-    func recordsData(_ course: Course, access: CourseAccess, user: User, sessions: [ClassSession]) async throws
-        -> [String: Any]
-    {
-        let records = try await self.records.courseRecords(course, sessions: sessions)
-        guard access == .manage else {
-            var mine = RecordPages.summaryData(records.summary(studentID: user.id))
-            mine["studentId"] = user.id
-            mine["courseId"] = course.id
-            let statuses = Dictionary(
-                uniqueKeysWithValues: records.sessions.compactMap { session in
-                    records.countedStatus(session: session, studentID: user.id).map { (session.id, $0.rawValue) }
-                })
-            return ["myAttendance": mine, "myStatuses": statuses]
-        }
-        let absentees: [[String: Any]] = records.absentees(below: Double(course.absenteeThreshold)).map {
-            student, summary in
-            [
-                "id": student.id, "courseId": course.id, "name": student.name,
-                "percentText": "\(Int((summary.percentage ?? 0).rounded()))%",
-                "absent": summary.counts[.absent] ?? 0, "sessions": summary.sessions,
-            ]
+        let absentees = records.absentees(below: Double(course.absenteeThreshold)).map { student, summary in
+            CoursePage.Absentee(
+                id: student.id, name: student.name, percentText: "\(Int((summary.percentage ?? 0).rounded()))%",
+                absent: summary.counts[.absent] ?? 0, sessions: summary.sessions)
         }
         let invitations = try await courses.invitations(courseID: course.id)
-        return [
-            "absentees": absentees, "noAbsentees": absentees.isEmpty, "absenteeThreshold": course.absenteeThreshold,
-            "points": [
-                "present": course.pointsPresent, "late": course.pointsLate, "excused": course.pointsExcused,
-                "absent": course.pointsAbsent,
-            ],
-            "markAbsentOnClose": course.markAbsentOnClose,
-            "invitations": invitations.map { ["name": $0.name, "email": $0.email] },
-            "hasInvitations": !invitations.isEmpty,
-        ]
+        return CoursePage.TeacherPart(
+            joinCode: course.joinCode, q: query ?? "",
+            roster: roster.map { entry in
+                CoursePage.RosterRow(
+                    id: entry.id, name: entry.name, email: entry.email, studentNumber: entry.studentNumber ?? "",
+                    joined: entry.joinedAt.pageText)
+            },
+            rosterEmpty: roster.isEmpty, rosterCount: roster.count,
+            sizes: ClassroomSize.allCases.map { CoursePage.Size(value: $0.rawValue, radius: Int($0.radius)) },
+            verificationRequired: verification.required,
+            reuseChoices: CourseVerification.reuseChoices(selected: verification.reuseSeconds),
+            absentees: absentees, noAbsentees: absentees.isEmpty, absenteeThreshold: course.absenteeThreshold,
+            points: CoursePage.Points(
+                present: course.pointsPresent, late: course.pointsLate, excused: course.pointsExcused,
+                absent: course.pointsAbsent),
+            markAbsentOnClose: course.markAbsentOnClose,
+            invitations: invitations.map { CoursePage.Invitation(name: $0.name, email: $0.email) },
+            hasInvitations: !invitations.isEmpty)
+    }
+}
+
+/// What the course list shows.
+struct CourseListPage: PageModel {
+    static let template = "courses"
+
+    struct Card: Sendable {
+        var id: Int64
+        var name: String
+        var teacher: String
+        var students: Int
+        var description: String
+    }
+
+    var courses: [Card]
+    var empty: Bool
+    var teaches: Bool
+    var mayTeach: Bool
+    var isStudent: Bool
+    var unverified: Bool
+}
+
+/// What a course's page shows: its sessions for everyone, the student's own figures, and the teacher's part.
+struct CoursePage: PageModel {
+    static let template = "course"
+
+    struct SessionRow: Sendable {
+        var id: Int64
+        var title: String
+        var phase: String
+        var myStatus: String
+        var when: String
+        var present: Int
+        var studentView: Bool
+        var open: Bool
+        var spot: Bool
+        var typed: Bool
+        var scan: Bool
+        var passkey: Bool
+    }
+
+    struct MyAttendance: Sendable {
+        var summary: SummaryView
+        var studentId: Int64
+        var courseId: Int64
+    }
+
+    /// The part only the course's teacher sees; the template reads it inside `{{#teacher}}`.
+    struct TeacherPart: Sendable {
+        var joinCode: String
+        var q: String
+        var roster: [RosterRow]
+        var rosterEmpty: Bool
+        var rosterCount: Int
+        var sizes: [Size]
+        var verificationRequired: Bool
+        var reuseChoices: [CourseVerification.ReuseChoice]
+        var absentees: [Absentee]
+        var noAbsentees: Bool
+        var absenteeThreshold: Int
+        var points: Points
+        var markAbsentOnClose: Bool
+        var invitations: [Invitation]
+        var hasInvitations: Bool
+    }
+
+    struct RosterRow: Sendable {
+        var id: Int64
+        var name: String
+        var email: String
+        var studentNumber: String
+        var joined: String
+    }
+
+    struct Size: Sendable {
+        var value: String
+        var radius: Int
+    }
+
+    struct Absentee: Sendable {
+        var id: Int64
+        var name: String
+        var percentText: String
+        var absent: Int
+        var sessions: Int
+    }
+
+    struct Points: Sendable {
+        var present: Int
+        var late: Int
+        var excused: Int
+        var absent: Int
+    }
+
+    struct Invitation: Sendable {
+        var name: String
+        var email: String
+    }
+
+    var id: Int64
+    var courseId: Int64
+    var name: String
+    var description: String
+    var hasPoster: Bool
+    var plannedSessions: String
+    var sessions: [SessionRow] = []
+    var noSessions = true
+    var myAttendance: MyAttendance?
+    var teacher: TeacherPart?
+
+    init(course: Course) {
+        id = course.id
+        courseId = course.id
+        name = course.name
+        description = course.description
+        hasPoster = course.posterId != nil
+        plannedSessions = course.plannedSessions.map(String.init) ?? ""
     }
 }
 

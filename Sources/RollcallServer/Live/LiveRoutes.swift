@@ -1,6 +1,6 @@
 import Hummingbird
 
 /// Every path of the live room.
-enum LiveRoutes {
-    static let live = APIPath.api("sessions/:sessionID/live")
+public enum LiveRoutes {
+    public static let live = APIPath.api("sessions/:sessionID/live")
 }

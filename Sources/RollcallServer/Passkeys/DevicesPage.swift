@@ -14,21 +14,34 @@ struct DevicesPage: Sendable {
     @Sendable func devices(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let passkeys = try await self.passkeys.list(userID: user.id)
-        let rows: [[String: Any]] = passkeys.map { passkey in
-            [
-                "id": passkey.id, "name": passkey.name, "kind": passkey.kindText, "created": passkey.createdAt.pageText,
-                "lastUsed": passkey.lastUsedAt.map { "last used \($0.pageText)" } ?? "not used yet",
-            ]
+        let rows = passkeys.map { passkey in
+            DevicesPageModel.Row(
+                id: passkey.id, name: passkey.name, kind: passkey.kindText, created: passkey.createdAt.pageText,
+                lastUsed: passkey.lastUsedAt.map { "last used \($0.pageText)" } ?? "not used yet")
         }
-        return try pages.render(
-            "devices", title: "Devices · Rollcall",
-            data: [
-                "passkeys": rows, "empty": rows.isEmpty, "count": rows.count,
-                "suggestedName": rows.isEmpty ? "My phone" : "Passkey \(rows.count + 1)",
-            ],
-            context: context
-        )
+        let page = DevicesPageModel(
+            passkeys: rows, empty: rows.isEmpty, count: rows.count,
+            suggestedName: rows.isEmpty ? "My phone" : "Passkey \(rows.count + 1)")
+        return try pages.render(page, title: "Devices · Rollcall", context: context)
     }
+}
+
+/// What the Devices page shows: the person's passkeys, and a name for the next one.
+struct DevicesPageModel: PageModel {
+    static let template = "devices"
+
+    struct Row: Sendable {
+        var id: Int64
+        var name: String
+        var kind: String
+        var created: String
+        var lastUsed: String
+    }
+
+    var passkeys: [Row]
+    var empty: Bool
+    var count: Int
+    var suggestedName: String
 }
 
 extension Passkey {
@@ -39,8 +52,15 @@ extension Passkey {
 }
 
 extension CourseVerification {
+    /// One reuse window the course page offers.
+    struct ReuseChoice: Sendable {
+        var seconds: Int
+        var label: String
+        var selected: Bool
+    }
+
     /// The reuse windows the course page offers.
-    static func reuseChoices(selected: Int) -> [[String: Any]] {
+    static func reuseChoices(selected: Int) -> [ReuseChoice] {
         var choices = [0, 60, 300, 600, 900, 1800, 3600]
         if !choices.contains(selected) { choices.append(selected) }
         return choices.sorted().map { seconds in
@@ -50,18 +70,26 @@ extension CourseVerification {
                 : seconds % 60 == 0
                     ? "\(seconds / 60) minute\(seconds == 60 ? "" : "s")"
                     : "\(seconds) seconds"
-            return ["seconds": seconds, "label": label, "selected": seconds == selected]
+            return ReuseChoice(seconds: seconds, label: label, selected: seconds == selected)
         }
     }
 }
 
 extension CheckInVerificationRecord {
     /// One row of the session page's passkey table.
-    var pageRow: [String: Any] {
-        [
-            "student": studentName, "passkey": passkeyName ?? "removed passkey",
-            "kind": backedUp ? "synced" : backupEligible ? "syncable, not synced" : "device-bound",
-            "kindClass": backedUp ? "evidence-synced" : "evidence-bound", "reused": reused, "when": createdAt.pageText,
-        ]
+    struct PageRow: Sendable {
+        var student: String
+        var passkey: String
+        var kind: String
+        var kindClass: String
+        var reused: Bool
+        var when: String
+    }
+
+    var pageRow: PageRow {
+        PageRow(
+            student: studentName, passkey: passkeyName ?? "removed passkey",
+            kind: backedUp ? "synced" : backupEligible ? "syncable, not synced" : "device-bound",
+            kindClass: backedUp ? "evidence-synced" : "evidence-bound", reused: reused, when: createdAt.pageText)
     }
 }

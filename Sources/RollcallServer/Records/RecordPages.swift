@@ -25,54 +25,117 @@ struct RecordPages: Sendable {
             throw AppError(.notFound, "student_not_found", "That student is not on this course's roster.")
         }
         let manage = access == .manage
-        let sessions: [[String: Any]] = records.sessions.reversed().map { session in
+        let rows = records.sessions.reversed().map { session in
             let status = records.countedStatus(session: session, studentID: studentID)
-            return [
-                "sessionId": session.id, "studentId": studentID, "title": session.title,
-                "when": session.openedAt?.pageText ?? "", "manage": manage,
-                "statusClass": status?.rawValue ?? "pending", "statusText": status?.rawValue ?? "not yet",
-                "choices": AttendanceStatus.allCases.map { choice in
-                    ["value": choice.rawValue, "label": choice.rawValue.capitalized, "selected": choice == status]
-                },
-            ]
+            return StudentPage.SessionRow(
+                sessionId: session.id, studentId: studentID, title: session.title,
+                when: session.openedAt?.pageText ?? "", manage: manage, statusClass: status?.rawValue ?? "pending",
+                statusText: status?.rawValue ?? "not yet",
+                choices: AttendanceStatus.allCases.map { choice in
+                    StudentPage.Choice(
+                        value: choice.rawValue, label: choice.rawValue.capitalized, selected: choice == status)
+                })
         }
-        var data = Self.summaryData(records.summary(studentID: studentID))
-        data.merge(Self.auditData(try await self.records.audit(courseID: course.id, studentID: studentID))) { $1 }
-        data.merge([
-            "courseId": course.id, "courseName": course.name, "name": student.name, "email": student.email,
-            "enrolled": student.enrolled, "sessions": sessions,
-            "noSessions": sessions.isEmpty,
-        ]) { $1 }
-        if let number = student.studentNumber { data["studentNumber"] = number }
-        return try pages.render(
-            "student", title: "\(student.name) · \(course.name) · Rollcall", data: data, context: context)
+        let page = StudentPage(
+            courseId: course.id, courseName: course.name, name: student.name, email: student.email,
+            studentNumber: student.studentNumber, enrolled: student.enrolled, sessions: rows, noSessions: rows.isEmpty,
+            summary: SummaryView(records.summary(studentID: studentID)),
+            auditLog: AuditLogView(try await self.records.audit(courseID: course.id, studentID: studentID)))
+        return try pages.render(page, title: "\(student.name) · \(course.name) · Rollcall", context: context)
+    }
+}
+
+/// A student's record in a course: their figures, every session with its status, and the changes by hand.
+struct StudentPage: PageModel {
+    static let template = "student"
+
+    struct SessionRow: Sendable {
+        var sessionId: Int64
+        var studentId: Int64
+        var title: String
+        var when: String
+        /// Whether the teacher is looking, who may change the status.
+        var manage: Bool
+        var statusClass: String
+        var statusText: String
+        var choices: [Choice]
     }
 
-    /// What the attendance-summary partial shows.
-    static func summaryData(_ summary: AttendanceSummary) -> [String: Any] {
+    struct Choice: Sendable {
+        var value: String
+        var label: String
+        var selected: Bool
+    }
+
+    var courseId: Int64
+    var courseName: String
+    var name: String
+    var email: String
+    var studentNumber: String?
+    var enrolled: Bool
+    var sessions: [SessionRow]
+    var noSessions: Bool
+    var summary: SummaryView
+    var auditLog: AuditLogView
+}
+
+/// What the attendance-summary partial shows: the meter, the counts and the grade.
+struct SummaryView: Sendable {
+    var percentValue: String
+    var hasPercentage: Bool
+    var percentText: String
+    var meterTone: String
+    var present: Int
+    var late: Int
+    var excused: Int
+    var absent: Int
+    var gradeText: String
+    var points: Int
+    var maxPoints: Int
+    var sessionCount: Int
+    /// Whether any session counts yet.
+    var counts: Bool
+
+    init(_ summary: AttendanceSummary) {
         let percentage = summary.percentage
-        return [
-            "percentValue": String(format: "%.1f", percentage ?? 0), "hasPercentage": percentage != nil,
-            "percentText": percentage.map { "\(Int($0.rounded()))%" } ?? "—",
-            "meterTone": percentage.map { $0 >= 80 ? "good" : $0 >= 60 ? "warn" : "bad" } ?? "good",
-            "present": summary.counts[.present] ?? 0, "late": summary.counts[.late] ?? 0,
-            "excused": summary.counts[.excused] ?? 0, "absent": summary.counts[.absent] ?? 0,
-            "gradeText": summary.grade.map { "\(Int($0.rounded()))%" } ?? "—", "points": summary.points,
-            "maxPoints": summary.maxPoints, "sessionCount": summary.sessions, "counts": summary.sessions > 0,
-        ]
+        percentValue = String(format: "%.1f", percentage ?? 0)
+        hasPercentage = percentage != nil
+        percentText = percentage.map { "\(Int($0.rounded()))%" } ?? "—"
+        meterTone = percentage.map { $0 >= 80 ? "good" : $0 >= 60 ? "warn" : "bad" } ?? "good"
+        present = summary.counts[.present] ?? 0
+        late = summary.counts[.late] ?? 0
+        excused = summary.counts[.excused] ?? 0
+        absent = summary.counts[.absent] ?? 0
+        gradeText = summary.grade.map { "\(Int($0.rounded()))%" } ?? "—"
+        points = summary.points
+        maxPoints = summary.maxPoints
+        sessionCount = summary.sessions
+        counts = summary.sessions > 0
+    }
+}
+
+/// What the audit-log partial shows: the changes by hand, newest first.
+struct AuditLogView: Sendable {
+    struct Entry: Sendable {
+        var studentName: String
+        var sessionTitle: String
+        var oldText: String
+        var newStatus: String
+        var reason: String
+        var changedByName: String
+        var when: String
     }
 
-    /// What the audit-log partial shows.
-    static func auditData(_ entries: [AuditEntry]) -> [String: Any] {
-        [
-            "audit": entries.map { entry in
-                [
-                    "studentName": entry.studentName, "sessionTitle": entry.sessionTitle,
-                    "oldText": entry.oldStatus?.rawValue ?? "no record", "newStatus": entry.newStatus.rawValue,
-                    "reason": entry.reason, "changedByName": entry.changedByName, "when": entry.changedAt.pageText,
-                ] as [String: Any]
-            },
-            "noAudit": entries.isEmpty,
-        ]
+    var audit: [Entry]
+    var noAudit: Bool
+
+    init(_ entries: [AuditEntry]) {
+        audit = entries.map { entry in
+            Entry(
+                studentName: entry.studentName, sessionTitle: entry.sessionTitle,
+                oldText: entry.oldStatus?.rawValue ?? "no record", newStatus: entry.newStatus.rawValue,
+                reason: entry.reason, changedByName: entry.changedByName, when: entry.changedAt.pageText)
+        }
+        noAudit = entries.isEmpty
     }
 }

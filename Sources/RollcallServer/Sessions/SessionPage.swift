@@ -20,52 +20,84 @@ struct SessionPage: Sendable {
         let (session, course, access) = try await self.access.session(in: context)
         let counts = try await sessions.attendanceCounts(courseID: course.id)[session.id] ?? [:]
         let phase = session.phase(at: Date())
-        let settings = session.settings
-        let flags: [[String: String]] =
-            access == .manage
-            ? try await checkIns.flags(sessionID: session.id).map { flag in
-                ["detail": flag.detail, "when": flag.createdAt.pageText]
-            } : []
-        let verifications = access == .manage ? try await passkeys.verifications(sessionID: session.id) : []
-        var data: [String: Any] = [
-            "verifications": verifications.map(\.pageRow), "hasVerifications": !verifications.isEmpty,
-            "id": session.id, "title": session.title, "courseId": course.id, "courseName": course.name,
-            "phase": phase.rawValue, "isOpen": phase == .open, "isScheduled": phase == .scheduled,
-            "manage": access == .manage, "facts": Self.facts(settings), "flags": flags, "hasFlags": !flags.isEmpty,
-            "projector": access == .manage && phase == .open && settings.mode != .spot,
-            "opened": session.openedAt?.pageText ?? "", "closes": session.closesAt?.pageText ?? "",
-            "present": counts[.present] ?? 0, "late": counts[.late] ?? 0,
-        ]
+        var page = SessionPageModel(
+            id: session.id, title: session.title, courseId: course.id, courseName: course.name,
+            phase: phase.rawValue, isOpen: phase == .open, isScheduled: phase == .scheduled,
+            opened: session.openedAt?.pageText ?? "", closes: session.closesAt?.pageText ?? "",
+            present: counts[.present] ?? 0, late: counts[.late] ?? 0, facts: Self.facts(session.settings))
         if access == .manage {
-            data.merge(RecordPages.auditData(try await records.audit(sessionID: session.id))) { $1 }
-            let room = try await rooms.room(sessionID: session.id, courseID: course.id)
-            data["room"] = RoomView(room, phase: phase)
+            let flags = try await checkIns.flags(sessionID: session.id).map { flag in
+                SessionPageModel.FlagRow(detail: flag.detail, when: flag.createdAt.pageText)
+            }
+            let verifications = try await passkeys.verifications(sessionID: session.id).map(\.pageRow)
+            page.manage = true
+            page.projector = phase == .open && session.settings.mode != .spot
+            page.flags = flags
+            page.hasFlags = !flags.isEmpty
+            page.verifications = verifications
+            page.hasVerifications = !verifications.isEmpty
+            page.auditLog = AuditLogView(try await records.audit(sessionID: session.id))
+            page.room = RoomView(try await rooms.room(sessionID: session.id, courseID: course.id), phase: phase)
         }
-        return try pages.render("session", title: "\(session.title) · Rollcall", data: data, context: context)
+        return try pages.render(page, title: "\(session.title) · Rollcall", context: context)
     }
 
     /// The session's settings in words, for students and teacher alike.
-    static func facts(_ settings: SessionSettings) -> [[String: String]] {
-        var facts: [[String: String]] = [
-            ["label": "Check-in", "value": settings.mode.pageText],
-            ["label": "Open for", "value": "\(settings.openMinutes) minutes"],
-            ["label": "Late after", "value": settings.lateAfterMinutes.map { "\($0) minutes" } ?? "never"],
+    static func facts(_ settings: SessionSettings) -> [SessionPageModel.Fact] {
+        var facts: [SessionPageModel.Fact] = [
+            .init(label: "Check-in", value: settings.mode.pageText),
+            .init(label: "Open for", value: "\(settings.openMinutes) minutes"),
+            .init(label: "Late after", value: settings.lateAfterMinutes.map { "\($0) minutes" } ?? "never"),
         ]
         if settings.mode != .spot {
-            facts.append(["label": "Code changes every", "value": "\(settings.period) s (grace \(settings.grace))"])
+            facts.append(.init(label: "Code changes every", value: "\(settings.period) s (grace \(settings.grace))"))
         }
         if let fence = settings.geofence {
-            facts.append([
-                "label": "Location",
-                "value": String(
-                    format: "within %.0f m of %.5f, %.5f", fence.radius, fence.center.latitude, fence.center.longitude),
-            ])
+            let place = String(
+                format: "within %.0f m of %.5f, %.5f", fence.radius, fence.center.latitude, fence.center.longitude)
+            facts.append(.init(label: "Location", value: place))
         }
         if !settings.allowedNetworks.isEmpty {
-            facts.append([
-                "label": "Networks", "value": settings.allowedNetworks.map(\.description).joined(separator: ", "),
-            ])
+            let networks = settings.allowedNetworks.map(\.description).joined(separator: ", ")
+            facts.append(.init(label: "Networks", value: networks))
         }
         return facts
     }
+}
+
+/// What a session's page shows: its settings and counts for everyone; the room, flags, passkey evidence and
+/// audit log for its teacher.
+struct SessionPageModel: PageModel {
+    static let template = "session"
+
+    struct Fact: Sendable {
+        var label: String
+        var value: String
+    }
+
+    struct FlagRow: Sendable {
+        var detail: String
+        var when: String
+    }
+
+    var id: Int64
+    var title: String
+    var courseId: Int64
+    var courseName: String
+    var phase: String
+    var isOpen: Bool
+    var isScheduled: Bool
+    var opened: String
+    var closes: String
+    var present: Int
+    var late: Int
+    var facts: [Fact]
+    var manage = false
+    var projector = false
+    var flags: [FlagRow] = []
+    var hasFlags = false
+    var verifications: [CheckInVerificationRecord.PageRow] = []
+    var hasVerifications = false
+    var auditLog: AuditLogView?
+    var room: RoomView?
 }
