@@ -1,0 +1,33 @@
+import Foundation
+import RollcallCore
+
+/// A user as the API shows them to themselves and to admins.
+struct UserView: Codable, Sendable, Equatable {
+    var id: Int64
+    var name: String
+    var email: String
+    var role: Role
+    var studentNumber: String?
+    var phone: String?
+    var about: String
+    var emailVerified: Bool
+    var approved: Bool
+    var disabled: Bool
+    var hasPicture: Bool
+    var createdAt: Date
+
+    init(_ user: User) {
+        id = user.id
+        name = user.name
+        email = user.email
+        role = user.role
+        studentNumber = user.studentNumber
+        phone = user.phone
+        about = user.about
+        emailVerified = user.emailVerifiedAt != nil
+        approved = user.approved
+        disabled = user.disabled
+        hasPicture = user.pictureId != nil
+        createdAt = user.createdAt
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import RollcallCore
+
+/// A course as the API shows it; the join code only to those who manage it.
+struct CourseView: Codable, Sendable, Equatable {
+    struct Teacher: Codable, Sendable, Equatable {
+        var id: Int64
+        var name: String
+    }
+    var id: Int64
+    var name: String
+    var description: String
+    var plannedSessions: Int?
+    var joinCode: String?
+    var teacher: Teacher
+    var studentCount: Int
+    var hasPoster: Bool
+    var createdAt: Date
+    /// The record settings, shown to those who manage the course.
+    var points: StatusPoints?
+    var markAbsentOnClose: Bool?
+    var absenteeThreshold: Int?
+
+    init(_ summary: CourseSummary, manages: Bool) {
+        let course = summary.course
+        id = course.id
+        name = course.name
+        description = course.description
+        plannedSessions = course.plannedSessions
+        joinCode = manages ? course.joinCode : nil
+        teacher = Teacher(id: course.teacherId, name: summary.teacherName)
+        studentCount = summary.studentCount
+        hasPoster = course.posterId != nil
+        createdAt = course.createdAt
+        if manages {
+            points = course.points
+            markAbsentOnClose = course.markAbsentOnClose
+            absenteeThreshold = course.absenteeThreshold
+        }
+    }
+}
