@@ -252,8 +252,7 @@ struct AuthorizationMatrixTests {
                 Row("GET /courses/{courseID}/verification", [401, 403, 403, 200, 200, 200]),
                 Row("PUT /courses/{courseID}/verification", [401, 403, 403, 403, 200, 200], json: ["required": false]),
                 Row("GET /sessions/{sessionID}/verifications", [401, 403, 403, 403, 200, 200]),
-                // The other student, not on course C, is answered all the same: this route checks no enrolment.
-                Row("POST /check-ins/passkey-options", [401, 200, 403, 200, 403, 403], json: ["sessionId": session]),
+                Row("POST /check-ins/passkey-options", [401, 403, 403, 200, 403, 403], json: ["sessionId": session]),
                 Row(
                     "PUT /sessions/{sessionID}/attendance/{studentID}", [401, 403, 403, 403, 200, 200],
                     json: ["status": "excused", "reason": "A note from home"]),

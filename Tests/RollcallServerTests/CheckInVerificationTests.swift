@@ -370,3 +370,103 @@ struct CheckInVerificationTests {
         }
     }
 }
+
+@Suite("Check-in refusals keep nothing")
+struct RefusedCheckInTests {
+    /// A genuine passkey answer sent with another student's phone: refused, and the student's own retry over the
+    /// same challenge still works, with no verification listed for the refusal.
+    @Test func a_refusal_after_the_passkey_leaves_the_challenge_and_no_evidence() async throws {
+        try await withServer { api in
+            var classroom = try await VerifiedClassroom.open(api)
+            let room = classroom.room
+            let course = try await api.call(.get, "/api/v1/courses/\(room.courseID)", as: room.teacher)
+            let friend = try await api.register("Phone Owner")
+            _ = try await api.call(
+                .post, "/api/v1/courses/join", as: friend,
+                json: ["code": try #require(course.string("course.joinCode"))])
+            var friendsPhone = SoftwareAuthenticator.of(friend)
+            try await api.addPasskey(friend, friendsPhone)
+            let friendsTicket = try await room.scan(api, as: friend)
+            let friendsOptions = try await api.checkInOptions(friend, ticket: friendsTicket, deviceID: "friends-phone")
+            let taken = try await api.call(
+                .post, "/api/v1/check-ins", as: friend,
+                json: [
+                    "ticket": friendsTicket, "deviceId": "friends-phone",
+                    "passkey": friendsPhone.assertionJSON(challenge: friendsOptions.challenge),
+                ])
+            #expect(taken.status == .created, "\(taken.text)")
+            var body = try await classroom.body(api)
+            body["deviceId"] = "friends-phone"
+            let refused = try await api.call(.post, "/api/v1/check-ins", as: room.student, json: body)
+            #expect(refused.status == .conflict, "\(refused.text)")
+            #expect(refused.errorCode == "device_already_used")
+            let verifications = try await api.call(
+                .get, "/api/v1/sessions/\(room.sessionID)/verifications", as: room.teacher)
+            #expect(
+                verifications.list("verifications").map { $0["studentId"] as? Int64 } == [friend.id],
+                "\(verifications.text)")
+
+            body["deviceId"] = "phone-0001"
+            let retry = try await api.call(.post, "/api/v1/check-ins", as: room.student, json: body)
+            #expect(retry.status == .created, "\(retry.text)")
+            let after = try await api.call(.get, "/api/v1/sessions/\(room.sessionID)/verifications", as: room.teacher)
+            #expect(after.list("verifications").map { $0["studentId"] as? Int64 } == [room.student.id, friend.id])
+        }
+    }
+
+    /// The common case: a student outside the fence moves closer and tries again with the same passkey answer.
+    @Test func out_of_range_says_how_far_and_the_same_passkey_answer_works_from_inside() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api, settings: ["latitude": 52, "longitude": 4, "radius": 30])
+            try await api.requireVerification(room.teacher, courseID: room.courseID, reuseSeconds: 0)
+            var phone = SoftwareAuthenticator.of(room.student)
+            try await api.addPasskey(room.student, phone)
+            let ticket = try await room.scan(api)
+            let options = try await api.checkInOptions(room.student, ticket: ticket, deviceID: "phone-0001")
+            var body: [String: Any] = [
+                "ticket": ticket, "deviceId": "phone-0001",
+                "passkey": phone.assertionJSON(challenge: options.challenge),
+                "location": ["latitude": 52.001, "longitude": 4.0, "accuracy": 5],
+            ]
+            let before = try await api.snapshot()
+            let far = try await api.call(.post, "/api/v1/check-ins", as: room.student, json: body)
+            #expect(far.status == .forbidden, "\(far.text)")
+            #expect(far.errorCode == "out_of_range")
+            // 0.001° of latitude is 111 m.
+            #expect((far.value("error.details.distanceMeters") as? NSNumber)?.intValue == 111)
+            #expect((far.value("error.details.radiusMeters") as? NSNumber)?.intValue == 30)
+            #expect(try await api.snapshot() == before, "a refused check-in changed stored data")
+
+            body["location"] = Classroom.here
+            let near = try await api.call(.post, "/api/v1/check-ins", as: room.student, json: body)
+            #expect(near.status == .created, "\(near.text)")
+        }
+    }
+
+    /// Every passkey failure gives the student one sentence; the details name the step for clients and logs.
+    @Test func a_failed_passkey_names_its_step_in_the_details() async throws {
+        try await withServer { api in
+            var classroom = try await VerifiedClassroom.open(api)
+            let room = classroom.room
+            var body = try await classroom.body(api)
+            let other = try await room.scan(api)
+            let options = try await api.checkInOptions(room.student, ticket: other)
+            body["passkey"] = classroom.phone.assertionJSON(challenge: options.challenge)
+            let reply = try await api.call(.post, "/api/v1/check-ins", as: room.student, json: body)
+            #expect(reply.errorCode == "verification_failed", "\(reply.text)")
+            #expect(reply.string("error.details.step") == "passkey_wrong_challenge")
+            #expect(reply.errorMessage == CheckInError.verificationFailed.message(distance: nil))
+        }
+    }
+
+    @Test func passkey_options_are_only_for_the_courses_students() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            try await api.requireVerification(room.teacher, courseID: room.courseID, reuseSeconds: 0)
+            let outsider = try await api.register("Out Sider")
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins/passkey-options", as: outsider, json: ["sessionId": room.sessionID],
+                status: .forbidden, code: "forbidden")
+        }
+    }
+}

@@ -235,7 +235,7 @@ struct PasskeysTests {
     enum BadSignIn: String, CaseIterable, Sendable {
         case unknownCredential, unknownChallenge, reusedChallenge, expiredChallenge, registrationChallenge,
             badSignature, userNotVerified, userNotPresent, wrongOrigin, wrongRelyingParty, otherUsersHandle,
-            malformedAuthData, missingSignature
+            malformedAuthData, missingSignature, missingUserHandle, counterRegressed
 
         var code: String {
             switch self {
@@ -248,6 +248,8 @@ struct PasskeysTests {
             case .wrongOrigin: "passkey_wrong_origin"
             case .wrongRelyingParty: "passkey_wrong_relying_party"
             case .malformedAuthData, .missingSignature: "passkey_malformed"
+            case .missingUserHandle: "passkey_user_handle_missing"
+            case .counterRegressed: "passkey_counter_regressed"
             }
         }
     }
@@ -278,13 +280,25 @@ struct PasskeysTests {
             case .userNotPresent: tweaks.userPresent = false
             case .wrongOrigin: tweaks.origin = "https://localhost:8080"
             case .wrongRelyingParty: tweaks.rpID = "127.0.0.1"
-            case .otherUsersHandle, .malformedAuthData, .missingSignature:
+            case .counterRegressed:
+                // A sign-in that moves the counter to 10; the refused one below (4) must leave it, its time of last
+                // use and its challenge as they are.
+                var ahead = SoftwareAuthenticator.Tweaks()
+                ahead.signCount = 10
+                let first = try await api.call(
+                    .post, "/api/v1/auth/passkey-tokens",
+                    json: ["credential": phone.assertionJSON(challenge: try await api.signInChallenge(), tweaks: ahead)]
+                )
+                #expect(first.status == .created)
+                tweaks.signCount = 4
+            case .otherUsersHandle, .malformedAuthData, .missingSignature, .missingUserHandle:
                 var json = phone.assertionJSON(challenge: challenge)
                 var response = json["response"] as! [String: Any]
                 switch bad {
                 case .otherUsersHandle:
                     response["userHandle"] = Base64URL.encode(PasskeyStore.userHandle(student.id + 1))
                 case .malformedAuthData: response["authenticatorData"] = Base64URL.encode([1, 2, 3])
+                case .missingUserHandle: response["userHandle"] = nil
                 default: response["signature"] = nil
                 }
                 json["response"] = response

@@ -82,10 +82,16 @@ public struct CheckInRefusal: Equatable, Sendable {
     public var error: CheckInError
     /// Metres from the teacher's point, for `out_of_range`.
     public var distance: Double?
+    /// The classroom's reach in metres, for `out_of_range`.
+    public var radius: Double?
+    /// For `verification_failed`: which step of the passkey check failed, for clients and logs; the student's
+    /// sentence stays the same whatever the step.
+    public var step: String?
 
-    public init(_ error: CheckInError, distance: Double? = nil) {
+    public init(_ error: CheckInError, distance: Double? = nil, radius: Double? = nil) {
         self.error = error
         self.distance = distance
+        self.radius = radius
     }
 
     /// The stable code, as clients see it.
@@ -213,7 +219,8 @@ public enum CheckInPolicy {
             case .noReading: return refuse(.locationRequired)
             case .tooInaccurate: return refuse(.locationInaccurate)
             case .outside(let distance):
-                return .refused(CheckInRefusal(.outOfRange, distance: distance), flagDevice: false)
+                return .refused(
+                    CheckInRefusal(.outOfRange, distance: distance, radius: geofence.radius), flagDevice: false)
             }
         }
         if !facts.allowedNetworks.isEmpty {

@@ -11,25 +11,59 @@ public struct AppError: Error, HTTPResponseError, Equatable {
     public var message: String
     /// Seconds after which a refused request may be tried again.
     public var retryAfter: Int?
+    /// Data for clients beside the sentence, such as the distance of an `out_of_range` refusal.
+    public var details: [String: Detail]?
 
-    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, retryAfter: Int? = nil) {
+    public init(
+        _ status: HTTPResponse.Status, _ code: String, _ message: String, retryAfter: Int? = nil,
+        details: [String: Detail]? = nil
+    ) {
         self.status = status
         self.code = code
         self.message = message
         self.retryAfter = retryAfter
+        self.details = details
     }
 
-    /// The JSON body every error shares: `{"error": {"code": …, "message": …}}`.
+    /// One value of an error's details: a number or a word.
+    public enum Detail: Codable, Equatable, Sendable {
+        case number(Double)
+        case text(String)
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .number(let value): try container.encode(value)
+            case .text(let value): try container.encode(value)
+            }
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let value = try? container.decode(Double.self) {
+                self = .number(value)
+            } else {
+                self = .text(try container.decode(String.self))
+            }
+        }
+    }
+
+    /// The JSON body every error shares: `{"error": {"code": …, "message": …, "details": {…}}}`.
     struct Body: Codable {
-        struct Detail: Codable {
+        struct Content: Codable {
             var code: String
             var message: String
+            var details: [String: Detail]?
         }
-        var error: Detail
+        var error: Content
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let data = try JSONEncoder().encode(Body(error: .init(code: code, message: message)))
+        var details = details
+        if let retryAfter {
+            details = (details ?? [:]).merging(["retryAfterSeconds": .number(Double(retryAfter))]) { $1 }
+        }
+        let data = try JSONEncoder().encode(Body(error: .init(code: code, message: message, details: details)))
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))

@@ -23,7 +23,13 @@ extension AppError {
             case .alreadyClosed: self = .conflict("session_closed", "This session is already closed.")
             }
         case let refusal as CheckInRefusal:
-            self = AppError(Self.status(for: refusal.error), refusal.code, refusal.message)
+            var details: [String: Detail] = [:]
+            if let distance = refusal.distance { details["distanceMeters"] = .number(distance.rounded()) }
+            if let radius = refusal.radius { details["radiusMeters"] = .number(radius.rounded()) }
+            if let step = refusal.step { details["step"] = .text(step) }
+            self = AppError(
+                Self.status(for: refusal.error), refusal.code, refusal.message,
+                details: details.isEmpty ? nil : details)
         case let error as NotStored: self = .notFound(error.what)
         case is DatabaseUnavailable:
             self = AppError(.serviceUnavailable, "database_unavailable", "The database does not answer.")

@@ -79,7 +79,7 @@ struct CheckInDesk: Sendable {
         var session = presented.session
         standing.moment.apply(to: &session)
         if standing.ticketUsedByOther { throw Self.ticketTaken }
-        let identity = try await verification.verify(
+        let identity = try await verification.check(
             attempt.passkey, session: session, student: student, ticket: attempt.ticket, deviceID: deviceID, now: now
         )
         let settings = session.settings
@@ -91,21 +91,27 @@ struct CheckInDesk: Sendable {
             verificationRequired: identity.required, verification: identity.verification,
             deviceUsedByOtherStudent: standing.deviceUsedByOther, existing: standing.existing
         )
+        let receipt: Receipt
         switch CheckInPolicy.decide(facts) {
-        case .refused(let refusal, let flagDevice):
+        case .refused(var refusal, let flagDevice):
+            // The flag exists to record the refusal; nothing else of a refused check-in is kept.
             if flagDevice { try await flagSharedDevice(session: session, student: student) }
+            if refusal.error == .verificationFailed { refusal.step = identity.failedStep }
             throw refusal
         case .alreadyCheckedIn(let status, let at):
-            return Receipt(status: status, at: at, session: session, new: false)
+            receipt = Receipt(status: status, at: at, session: session, new: false)
         case .checkedIn(let status, let at):
             let distance = reading.flatMap { reading in settings.geofence?.center.distance(to: reading.point) }
             let evidence = CheckInEvidence(
                 reading: reading, distance: distance, deviceID: deviceID, clientAddress: clientAddress,
                 via: presented.via)
-            return try await record(
+            receipt = try await record(
                 status, at: at, session: session, student: student, evidence: evidence,
                 unboundTicket: presented.unboundTicket)
         }
+        // Accepted, new or repeated: now, and only now, the passkey's evidence is kept.
+        try await verification.record(identity, session: session, student: student, deviceID: deviceID, now: now)
+        return receipt
     }
 
     /// Writes an admitted check-in through the group commit; a device or ticket another student took in the same

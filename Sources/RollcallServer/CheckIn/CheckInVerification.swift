@@ -20,10 +20,21 @@ struct CheckInVerification: Sendable {
         var deviceId: String?
     }
 
-    /// What the step found, for the policy.
+    /// What the step found, for the policy, and the evidence to keep if the check-in is accepted.
     struct Outcome: Sendable {
         var required: Bool
         var verification: Verification
+        var evidence: Evidence?
+        /// The passkey step that failed, for the refusal's details.
+        var failedStep: String?
+    }
+
+    /// What proved the student's identity.
+    enum Evidence: Sendable {
+        /// A verification made earlier from the same phone, within the course's reuse window.
+        case reused(CheckInVerificationRecord)
+        /// A passkey assertion, checked and not yet redeemed.
+        case asserted(CheckedAssertion)
     }
 
     /// One passkey check-in as the teacher's API shows it.
@@ -68,6 +79,8 @@ struct CheckInVerification: Sendable {
         let student = try context.requireRole(.student, message: "Only students check in; teachers mark by hand.")
         let input = try await request.decodeJSON(as: OptionsRequest.self, context: context)
         let (session, ticketHash, expiresAt) = try await target(input, studentID: student.id)
+        // Only the course's students are told how it checks identity, and only they get a challenge.
+        _ = try await access.course(session.courseId, for: student)
         let policy = try await passkeys.policy(courseID: session.courseId)
         guard policy.required else { return try JSONResponse(["required": false]).response(status: .ok) }
         if let deviceID = input.deviceId, try await reusable(policy, studentID: student.id, deviceID: deviceID) != nil {
@@ -119,9 +132,9 @@ struct CheckInVerification: Sendable {
         return last
     }
 
-    /// The identity step for one check-in. A verified assertion is recorded with the session (synced or
-    /// device-bound), and the teacher is told when the counter went backwards or one passkey came from two devices.
-    func verify(
+    /// The identity step for one check-in, decided without writing anything: the check-in may still be refused
+    /// for another reason, and a refused check-in leaves the challenge usable and no evidence behind.
+    func check(
         _ credential: CredentialInput?, session: ClassSession, student: User, ticket: String?, deviceID: String?,
         now: Date
     ) async throws -> Outcome {
@@ -131,38 +144,50 @@ struct CheckInVerification: Sendable {
             guard let deviceID,
                 let last = try await reusable(policy, studentID: student.id, deviceID: deviceID, now: now)
             else { return Outcome(required: true, verification: .none) }
+            return Outcome(required: true, verification: .verified, evidence: .reused(last))
+        }
+        let ticketHash = ticket.map(OpaqueToken.digest)
+        do {
+            let checked = try await ceremony.check(
+                credential, purpose: .checkIn, userID: student.id,
+                challengeFits: { challenge in
+                    guard challenge.sessionId == session.id,
+                        challenge.ticketHash == nil || challenge.ticketHash == ticketHash
+                    else { throw PasskeyFailure.wrongChallenge }
+                }, now: now
+            )
+            return Outcome(required: true, verification: .verified, evidence: .asserted(checked))
+        } catch let failure as PasskeyFailure {
+            return Outcome(required: true, verification: .failed, failedStep: failure.code)
+        }
+    }
+
+    /// Keeps the evidence of an accepted check-in: the challenge used up, the counter moved on, the verification
+    /// recorded with the session (synced or device-bound), and the teacher told when the counter went backwards or
+    /// one passkey came from two devices.
+    func record(_ outcome: Outcome, session: ClassSession, student: User, deviceID: String?, now: Date) async throws {
+        switch outcome.evidence {
+        case nil: return
+        case .reused(let last):
             try await passkeys.recordVerification(
                 userID: student.id, credentialID: last.credentialId, sessionID: session.id, deviceID: deviceID,
                 backupEligible: last.backupEligible, backedUp: last.backedUp, reused: true, now: now
             )
-            return Outcome(required: true, verification: .verified)
+        case .asserted(let checked):
+            do {
+                try await ceremony.redeem(checked, now: now)
+            } catch is PasskeyFailure {
+                // The same answer came twice for this one check-in; the request that redeemed it keeps the evidence.
+                return
+            }
+            try await record(checked, session: session, student: student, deviceID: deviceID, now: now)
         }
-        let ticketHash = ticket.map(OpaqueToken.digest)
-        let passkey: Passkey
-        let assertion: VerifiedAssertion
-        do {
-            (passkey, assertion) = try await ceremony.verifyAssertion(
-                credential, purpose: .checkIn, userID: student.id,
-                check: { challenge in
-                    guard challenge.sessionId == session.id,
-                        challenge.ticketHash == nil || challenge.ticketHash == ticketHash
-                    else { throw PasskeyFailure.challengeUnknown }
-                }, now: now
-            )
-        } catch is PasskeyFailure {
-            return Outcome(required: true, verification: .failed)
-        }
-        try await record(
-            passkey, assertion: assertion, session: session, student: student, deviceID: deviceID, now: now)
-        return Outcome(required: true, verification: .verified)
     }
 
-    /// Keeps a verified assertion with the session (synced or device-bound), and tells the teacher when the counter
-    /// went backwards or one passkey came from two devices.
     private func record(
-        _ passkey: Passkey, assertion: VerifiedAssertion, session: ClassSession, student: User, deviceID: String?,
-        now: Date
+        _ checked: CheckedAssertion, session: ClassSession, student: User, deviceID: String?, now: Date
     ) async throws {
+        let (passkey, assertion) = (checked.passkey, checked.assertion)
         let others = try await passkeys.devices(sessionID: session.id, credentialID: passkey.credentialId)
         try await passkeys.recordVerification(
             userID: student.id, credentialID: passkey.credentialId, sessionID: session.id, deviceID: deviceID,

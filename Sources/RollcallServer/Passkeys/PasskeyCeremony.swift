@@ -55,6 +55,12 @@ struct PasskeyFailure: Error {
         message: "This passkey request is unknown or was already used. Start again from the button.")
     static let challengeExpired = PasskeyFailure(
         code: "passkey_challenge_expired", message: "This passkey request took too long and expired. Start again.")
+    static let userHandleMissing = PasskeyFailure(
+        code: "passkey_user_handle_missing",
+        message: "Your passkey did not say whose it is. Try again, or sign in with your password.")
+    static let wrongChallenge = PasskeyFailure(
+        code: "passkey_wrong_challenge",
+        message: "This passkey answer was made for another check-in. Start the check-in again.")
 
     func appError(_ status: HTTPResponse.Status) -> AppError { AppError(status, code, message) }
 }
@@ -78,21 +84,24 @@ struct PasskeyCeremony: Sendable {
         return (bytes, stored)
     }
 
-    /// Checks an assertion against its challenge and the registered passkey, uses the challenge up and moves the
-    /// counter on. `userID` is who must own the passkey; `nil` (sign-in) takes the owner the passkey names.
-    func verifyAssertion(
+    /// Checks an assertion against its challenge and the registered passkey, and writes nothing: a refused answer,
+    /// or one whose request is refused later for another reason, leaves the challenge usable and the counter where
+    /// it was. `userID` is who must own the passkey; `nil` (sign-in) takes the owner the passkey names, and then the
+    /// answer must name its user (WebAuthn §7.2: the request listed no credentials).
+    func check(
         _ credential: CredentialInput, purpose: ChallengePurpose, userID: Int64?,
-        check: (PasskeyChallenge) throws -> Void = { _ in }, now: Date = Date()
-    ) async throws -> (Passkey, VerifiedAssertion) {
+        challengeFits: (PasskeyChallenge) throws -> Void = { _ in }, now: Date = Date()
+    ) async throws -> CheckedAssertion {
         do {
             let clientData = try CredentialInput.bytes(credential.response.clientDataJSON)
             let authData = try CredentialInput.bytes(credential.response.authenticatorData)
             let signature = try CredentialInput.bytes(credential.response.signature)
             let challenge = try await redeemableChallenge(clientData, purpose: purpose, userID: userID, now: now)
-            try check(challenge.stored)
+            try challengeFits(challenge.stored)
             guard let passkey = try await passkeys.find(credentialID: credential.id),
                 userID == nil || passkey.userId == userID
             else { throw PasskeyFailure(.unknownCredential) }
+            if userID == nil && credential.response.userHandle == nil { throw PasskeyFailure.userHandleMissing }
             if let handle = credential.response.userHandle {
                 guard PasskeyStore.userID(handle: try CredentialInput.bytes(handle)) == passkey.userId else {
                     throw PasskeyFailure(.unknownCredential)
@@ -103,11 +112,23 @@ struct PasskeyCeremony: Sendable {
                 authenticatorData: authData, signature: signature, challenge: challenge.bytes,
                 relyingParty: relyingParty, requireUserVerification: true, stored: passkey.stored
             )
-            guard try await passkeys.consume(challenge.stored) else { throw PasskeyFailure.challengeUnknown }
-            try await passkeys.recordUse(passkey, assertion: assertion, now: now)
-            return (passkey, assertion)
+            return CheckedAssertion(passkey: passkey, assertion: assertion, challenge: challenge.stored)
         } catch let error as PasskeyError {
             throw PasskeyFailure(error)
         }
     }
+
+    /// Uses up a checked assertion's challenge and moves the passkey's counter on, once the request it came with is
+    /// accepted; a challenge used meanwhile by another request refuses this one.
+    func redeem(_ checked: CheckedAssertion, now: Date = Date()) async throws {
+        guard try await passkeys.consume(checked.challenge) else { throw PasskeyFailure.challengeUnknown }
+        try await passkeys.recordUse(checked.passkey, assertion: checked.assertion, now: now)
+    }
+}
+
+/// An assertion that verified, with nothing stored yet: `PasskeyCeremony.redeem` uses it.
+struct CheckedAssertion: Sendable {
+    var passkey: Passkey
+    var assertion: VerifiedAssertion
+    var challenge: PasskeyChallenge
 }

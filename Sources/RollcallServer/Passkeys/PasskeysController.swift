@@ -147,25 +147,29 @@ struct PasskeysController: Sendable {
 
     func signedInUser(_ request: Request, context: AppRequestContext) async throws -> User {
         let input = try await request.decodeJSON(as: SignIn.self, context: context)
-        let passkey: Passkey
-        let assertion: VerifiedAssertion
+        let checked: CheckedAssertion
         do {
-            (passkey, assertion) = try await ceremony.verifyAssertion(input.credential, purpose: .signIn, userID: nil)
+            checked = try await ceremony.check(input.credential, purpose: .signIn, userID: nil)
         } catch let failure as PasskeyFailure {
             throw failure.appError(.unauthorized)
         }
         // A counter that went backwards means two copies of the passkey exist; the password still works.
-        guard !assertion.counterRegressed else {
+        guard !checked.assertion.counterRegressed else {
             throw AppError(
                 .unauthorized, "passkey_counter_regressed",
                 "This passkey's counter went backwards, a sign it may have been copied. Sign in with your password, "
                     + "then remove it on the Devices page and add it again."
             )
         }
-        guard let user = try await users.find(id: passkey.userId) else {
+        guard let user = try await users.find(id: checked.passkey.userId) else {
             throw PasskeyFailure(.unknownCredential).appError(.unauthorized)
         }
         guard !user.disabled else { throw AppError.accountDisabled }
+        do {
+            try await ceremony.redeem(checked)
+        } catch let failure as PasskeyFailure {
+            throw failure.appError(.unauthorized)
+        }
         return user
     }
 
