@@ -242,3 +242,30 @@ struct AccountsTests {
         }
     }
 }
+
+@Suite("Redirect after signing in")
+struct SignInRedirectTests {
+    /// The sign-in and register pages carry `next` into the form, the passkey button and the register link: only a
+    /// path on this site may get there, whatever its encoding.
+    @Test(arguments: [
+        "/%09/evil.example/phish", "//evil.example", "/%5Cevil.example", "%2F%2Fevil.example", "/%0D%0A/evil.example",
+        "https:%2F%2Fevil.example", "/%252F/evil.example", "/%5C/evil.example",
+    ])
+    func a_next_that_leaves_the_site_becomes_the_course_list(_ next: String) async throws {
+        try await withServer { api in
+            for page in ["/sign-in", "/register"] {
+                let reply = try await api.call(.get, "\(page)?next=\(next)")
+                #expect(reply.status == .ok)
+                #expect(!reply.text.lowercased().contains("evil"), "\(page)?next=\(next)")
+                #expect(reply.text.contains("go:/courses") || reply.text.contains("value=\"/courses\""), "\(page)")
+            }
+        }
+    }
+
+    @Test func a_next_on_this_site_is_kept() async throws {
+        try await withServer { api in
+            let reply = try await api.call(.get, "/sign-in?next=%2Fcheck-in%2FABC")
+            #expect(reply.text.contains("data-next=\"/check-in/ABC\""))
+        }
+    }
+}

@@ -20,8 +20,7 @@ struct AccountPages: Sendable {
 
     /// Where to go after signing in or registering: a path on this site only, so the link cannot send people away.
     static func next(_ request: Request) -> String {
-        request.query("next").flatMap { $0.hasPrefix("/") && !$0.hasPrefix("//") && !$0.hasPrefix("/\\") ? $0 : nil }
-            ?? "/courses"
+        request.query("next").flatMap(LocalPath.init)?.text ?? CourseRoutes.coursesPage.description
     }
 
     @Sendable func signIn(_ request: Request, context: AppRequestContext) async throws -> Response {
