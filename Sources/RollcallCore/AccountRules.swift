@@ -16,7 +16,7 @@ public enum AccountRules {
 
     /// Trims and lower-cases an email address, or says why it is not one.
     public static func email(_ raw: String) throws(RuleViolation) -> String {
-        let email = raw.trimmingWhitespace().lowercased()
+        let email = try TextRules.plain(raw.trimmingWhitespace().lowercased(), field: "email")
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard emailLength.contains(email.count), parts.count == 2, !parts[0].isEmpty,
             parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
@@ -29,7 +29,7 @@ public enum AccountRules {
 
     /// A display name: trimmed, not empty, not too long.
     public static func name(_ raw: String, field: String = "name") throws(RuleViolation) -> String {
-        let name = raw.trimmingWhitespace()
+        let name = try TextRules.plain(raw.trimmingWhitespace(), field: field)
         guard nameLength.contains(name.count), !name.contains(where: \.isNewline) else {
             throw RuleViolation(field: field, message: "Enter a name of 1 to \(nameLength.upperBound) characters.")
         }
@@ -38,6 +38,8 @@ public enum AccountRules {
 
     /// Checks a new password's length; what makes a password strong is length, not character classes.
     public static func password(_ raw: String, field: String = "password") throws(RuleViolation) -> String {
+        // bcrypt stops at a NUL: everything after it would not count.
+        _ = try TextRules.plain(raw, field: field)
         guard passwordLength.contains(raw.count) else {
             throw RuleViolation(
                 field: field,
@@ -75,7 +77,7 @@ public enum AccountRules {
 
     /// Free text about oneself, bounded so a profile page stays a page.
     public static func about(_ raw: String) throws(RuleViolation) -> String {
-        let about = raw.trimmingWhitespace()
+        let about = try TextRules.plain(raw.trimmingWhitespace(), field: "about", multiline: true)
         guard aboutLength.contains(about.count) else {
             throw RuleViolation(field: "about", message: "Keep “about” under \(aboutLength.upperBound) characters.")
         }

@@ -269,3 +269,65 @@ struct SignInRedirectTests {
         }
     }
 }
+
+@Suite("Text that cannot be stored")
+struct TextInputTests {
+    /// A NUL used to cut a name short in storage ("\u0000Mallory" became ""); every text field refuses control
+    /// characters instead, and nothing is stored.
+    @Test func control_characters_are_refused_in_every_text_field() async throws {
+        try await withServer { api in
+            try await api.expectRefused(
+                .post, "/api/v1/auth/register",
+                json: ["name": "\u{0}Mallory", "email": "m@school.test", "password": API.password, "role": "student"],
+                status: .badRequest, code: "invalid_name")
+            try await api.expectRefused(
+                .post, "/api/v1/auth/register",
+                json: [
+                    "name": "Mallory", "email": "m@school.test", "password": "\u{0}" + API.password, "role": "student",
+                ],
+                status: .badRequest, code: "invalid_password")
+            let room = try await Classroom.open(api)
+            try await api.expectRefused(
+                .patch, "/api/v1/me", as: room.student, json: ["name": "Cass\u{1B}[2J"], status: .badRequest,
+                code: "invalid_name")
+            try await api.expectRefused(
+                .patch, "/api/v1/me", as: room.student, json: ["about": "Hi\u{0}there"], status: .badRequest,
+                code: "invalid_about")
+            try await api.expectRefused(
+                .patch, "/api/v1/courses/\(room.courseID)", as: room.teacher, json: ["description": "A\u{0}B"],
+                status: .badRequest, code: "invalid_description")
+            try await api.expectRefused(
+                .post, "/api/v1/courses/\(room.courseID)/sessions", as: room.teacher, json: ["title": "Week\u{0}1"],
+                status: .badRequest, code: "invalid_title")
+            try await api.expectRefused(
+                .put, "/api/v1/sessions/\(room.sessionID)/attendance/\(room.student.id)", as: room.teacher,
+                json: ["status": "excused", "reason": "Ill\u{0}"], status: .badRequest, code: "invalid_reason")
+            // Line breaks are text where a field has several lines.
+            let about = try await api.call(.patch, "/api/v1/me", as: room.student, json: ["about": "One\nTwo"])
+            #expect(about.status == .ok, "\(about.text)")
+        }
+    }
+
+    /// A search of 50,000 characters used to fail inside SQLite ("LIKE pattern too complex") with a 500.
+    @Test func a_search_too_long_is_refused_in_plain_words() async throws {
+        try await withServer { api in
+            let admin = try await api.admin()
+            let room = try await Classroom.open(api)
+            let long = String(repeating: "%25", count: 50_000)
+            try await api.expectRefused(
+                .get, "/api/v1/courses/\(room.courseID)/students?q=\(long)", as: room.teacher, status: .badRequest,
+                code: "invalid_q")
+            try await api.expectRefused(
+                .get, "/api/v1/admin/users?q=\(long)", as: admin, status: .badRequest, code: "invalid_q")
+            for page in ["/courses/\(room.courseID)?q=\(long)", "/admin?q=\(long)"] {
+                let account = page.hasPrefix("/admin") ? admin : room.teacher
+                let reply = try await api.call(.get, page, as: account)
+                #expect(reply.status == .badRequest, "\(page.prefix(20)): \(reply.status)")
+                #expect(reply.text.contains("Search for at most 100 characters."))
+            }
+            let found = try await api.call(
+                .get, "/api/v1/courses/\(room.courseID)/students?q=cass", as: room.teacher)
+            #expect(found.list("students").count == 1, "\(found.text)")
+        }
+    }
+}

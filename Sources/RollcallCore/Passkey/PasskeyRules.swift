@@ -8,7 +8,7 @@ public enum PasskeyRules {
 
     /// A passkey's name as people see it on the Devices page, trimmed.
     public static func name(_ raw: String) throws(RuleViolation) -> String {
-        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = try TextRules.plain(raw.trimmingCharacters(in: .whitespacesAndNewlines), field: "name")
         guard nameLength.contains(name.count), !name.contains(where: { $0.isNewline }) else {
             throw RuleViolation(
                 field: "name", message: "Give the passkey a name of 1 to 60 characters, like “My phone”.")

@@ -37,7 +37,10 @@ struct AdminController: Sendable {
             }
             return role
         }
-        return UserList(users: try await users.list(query: request.query("q"), role: role).map(UserView.init))
+        return UserList(
+            users: try await users.list(
+                query: try check { () throws(RuleViolation) in try TextRules.search(request.query("q")) }, role: role
+            ).map(UserView.init))
     }
 
     func target(_ context: AppRequestContext) async throws -> User {

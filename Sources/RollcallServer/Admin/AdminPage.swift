@@ -14,7 +14,7 @@ struct AdminPage: Sendable {
 
     @Sendable func admin(_ request: Request, context: AppRequestContext) async throws -> Response {
         _ = try AdminController.requireAdmin(context)
-        let query = request.query("q")
+        let query = try check { () throws(RuleViolation) in try TextRules.search(request.query("q")) }
         let users = try await self.users.list(query: query, role: nil)
         let messages = try await outbox.list(limit: 30).map { message in
             AdminPageModel.Message(

@@ -41,7 +41,9 @@ struct CoursePages: Sendable {
         page.noSessions = sessions.isEmpty
         if access == .manage {
             page.teacher = try await teacherPart(
-                course, records: records, query: request.query("q"), verification: verification)
+                course, records: records,
+                query: try check { () throws(RuleViolation) in try TextRules.search(request.query("q")) },
+                verification: verification)
         } else {
             page.myAttendance = CoursePage.MyAttendance(
                 summary: SummaryView(records.summary(studentID: user.id)), studentId: user.id, courseId: course.id)

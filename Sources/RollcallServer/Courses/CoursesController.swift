@@ -91,7 +91,10 @@ struct CoursesController: Sendable {
     }
 
     static func description(_ raw: String) throws -> String {
-        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = try check { () throws(RuleViolation) in
+            try TextRules.plain(
+                raw.trimmingCharacters(in: .whitespacesAndNewlines), field: "description", multiline: true)
+        }
         guard descriptionLength.contains(text.count) else {
             throw AppError.invalid(
                 RuleViolation(field: "description", message: "Keep the description under 2000 characters.")
@@ -172,7 +175,10 @@ struct CoursesController: Sendable {
 
     @Sendable func roster(_ request: Request, context: AppRequestContext) async throws -> Roster {
         let course = try await access.course(in: context, needing: .manage).0
-        return Roster(students: try await courses.roster(courseID: course.id, query: request.query("q")))
+        return Roster(
+            students: try await courses.roster(
+                courseID: course.id,
+                query: try check { () throws(RuleViolation) in try TextRules.search(request.query("q")) }))
     }
 
     @Sendable func addStudent(_ request: Request, context: AppRequestContext) async throws -> Response {

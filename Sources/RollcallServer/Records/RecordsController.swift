@@ -120,7 +120,10 @@ struct RecordsController: Sendable {
             throw AppError(
                 .badRequest, "invalid_status", "Choose present, late, excused or absent; “\(input.status)” is none.")
         }
-        let reason = (input.reason ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let reason = try check { () throws(RuleViolation) in
+            try TextRules.plain(
+                (input.reason ?? "").trimmingCharacters(in: .whitespacesAndNewlines), field: "reason", multiline: true)
+        }
         guard RecordStore.reasonLength.contains(reason.count) else {
             throw AppError(
                 .badRequest, "invalid_reason",
