@@ -30,7 +30,7 @@ struct LivePostgresTests {
                     let events = try await watcher.read { sql in
                         try await SessionEvents.after(0, sessionID: session.id, in: sql)
                     }
-                    #expect(events.map(\.kind) == [.sessionClosed])
+                    #expect(events.map(\.kind) == [.sessionOpened, .sessionClosed])
                     group.cancelAll()
                 }
             }

@@ -16,7 +16,10 @@ struct LiveTests {
             let borrower = try await room.enrol(api, "Bo Borrower")
             try await api.watch(room.sessionID, as: room.teacher) { view in
                 let snapshot = try await view.next("snapshot")
-                #expect(snapshot.int("lastEventId") == 0)
+                // A session created open starts its log with `session_opened`.
+                let opened = try #require(try await api.events(sessionID: room.sessionID).first)
+                #expect(opened.kind == .sessionOpened)
+                #expect(snapshot.int("lastEventId") == opened.id)
                 #expect(snapshot.int("session.id") == room.sessionID)
                 #expect(snapshot.string("session.phase") == "open")
                 #expect(snapshot.list("students").map { $0["name"] as? String } == ["Bo Borrower", "Cass Checkin"])
@@ -67,7 +70,7 @@ struct LiveTests {
             // Every event sent was stored, and nothing else.
             #expect(
                 try await api.events(sessionID: room.sessionID).map(\.kind.rawValue) == [
-                    "checked_in", "flagged", "session_closed",
+                    "session_opened", "checked_in", "flagged", "session_closed",
                 ])
 
             // A fresh view starts from the room as it is now.
@@ -277,6 +280,8 @@ struct LiveTests {
         do {
             try await Migrations.apply(to: database)
             let session = try await database.openSessionOfNewCourse()
+            let opened = try await database.read { try await SessionEvents.lastID(sessionID: session.id, in: $0) }
+            #expect(opened > 0, "a session created open starts its log with session_opened")
             struct Abandoned: Error {}
             let change = SessionChange.flagged(
                 .init(flagId: nil, studentId: nil, kind: .deviceAlreadyUsed, detail: "A note."))
@@ -286,11 +291,13 @@ struct LiveTests {
                     throw Abandoned()
                 }
             }
-            #expect(try await database.read { try await SessionEvents.lastID(sessionID: session.id, in: $0) } == 0)
+            #expect(try await database.read { try await SessionEvents.lastID(sessionID: session.id, in: $0) } == opened)
             let id = try await database.transaction { sql in
                 try await SessionEvents.append(change, sessionID: session.id, in: sql)
             }
-            let stored = try await database.read { try await SessionEvents.after(0, sessionID: session.id, in: $0) }
+            let stored = try await database.read {
+                try await SessionEvents.after(opened, sessionID: session.id, in: $0)
+            }
             #expect(stored.map(\.id) == [id])
             #expect(stored.first?.kind == .flagged)
             #expect(stored.first?.payload == #"{"detail":"A note.","kind":"device_already_used"}"#)

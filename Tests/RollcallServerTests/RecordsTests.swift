@@ -394,7 +394,7 @@ struct RecordsLiveTests {
                 #expect(try await view.next("event").string("kind") == "session_closed")
             }
             let kinds = try await api.events(sessionID: room.sessionID).map(\.kind.rawValue)
-            #expect(kinds == ["status_changed", "status_changed", "session_closed"])
+            #expect(kinds == ["session_opened", "status_changed", "status_changed", "session_closed"])
         }
     }
 }

@@ -166,3 +166,43 @@ struct SystemTests {
         }
     }
 }
+
+@Suite("One session, one story")
+struct SessionContractTests {
+    @Test func a_session_opened_at_once_was_never_scheduled() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            let session = try await api.call(.get, "/api/v1/sessions/\(room.sessionID)", as: room.teacher)
+            #expect(session.value("session.scheduledAt") == nil, "\(session.text)")
+            #expect(session.value("session.openedAt") != nil)
+            let later = try await api.call(
+                .post, "/api/v1/courses/\(room.courseID)/sessions", as: room.teacher,
+                json: ["scheduledAt": "2099-09-01T09:00:00Z"])
+            #expect(later.string("session.scheduledAt") == "2099-09-01T09:00:00Z", "\(later.text)")
+        }
+    }
+
+    /// Closed with nobody checked in: the live counts, the session's own counts, the CSV and each student's record
+    /// all call the students absent, by the same rule.
+    @Test func absent_means_the_same_everywhere_once_a_session_has_closed() async throws {
+        try await withServer(setup: .live) { api in
+            let room = try await Classroom.open(api)
+            _ = try await room.enrol(api, "Bo Borrower")
+            let closed = try await api.call(.post, "/api/v1/sessions/\(room.sessionID)/close", as: room.teacher)
+            #expect(closed.int("session.counts.absent") == 2, "\(closed.text)")
+            let shown = try await api.call(.get, "/api/v1/sessions/\(room.sessionID)", as: room.teacher)
+            #expect(shown.int("session.counts.absent") == 2)
+            try await api.watch(room.sessionID, as: room.teacher) { view in
+                let snapshot = try await view.next("snapshot")
+                #expect(snapshot.int("counts.absent") == 2, "\(snapshot.text)")
+                #expect(snapshot.int("counts.notYet") == 0)
+                #expect(snapshot.string("session.closedAt") != nil)
+            }
+            let csv = try await api.call(.get, "/api/v1/sessions/\(room.sessionID)/report.csv", as: room.teacher)
+            #expect(csv.text.components(separatedBy: ",absent,").count == 3, "\(csv.text)")
+            let record = try await api.call(
+                .get, "/api/v1/courses/\(room.courseID)/students/\(room.student.id)/attendance", as: room.teacher)
+            #expect(record.int("summary.absent") == 1, "\(record.text)")
+        }
+    }
+}

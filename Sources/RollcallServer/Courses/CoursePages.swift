@@ -55,10 +55,10 @@ struct CoursePages: Sendable {
     private func sessionRows(
         _ sessions: [ClassSession], records: CourseRecords, student: Int64?, verification: CourseVerification
     ) async throws -> [CoursePage.SessionRow] {
-        let counts = try await self.sessions.attendanceCounts(courseID: records.course.id)
+        let tallies = try await self.sessions.tallies(courseID: records.course.id)
         let now = Date()
         return sessions.map { session in
-            let count = counts[session.id] ?? [:]
+            let count = tallies[session.id]?.statuses ?? [:]
             let open = session.phase(at: now) == .open
             return CoursePage.SessionRow(
                 id: session.id, title: session.title, phase: session.phase(at: now).rawValue,

@@ -120,6 +120,7 @@ enum LiveMessage {
         var title: String
         var phase: SessionPhase
         var closesAt: Date?
+        var closedAt: Date?
     }
 
     struct Snapshot: Encodable {
@@ -140,7 +141,8 @@ enum LiveMessage {
     static func snapshot(_ room: Room, session: ClassSession, now: Date = Date()) throws -> String {
         let message = Snapshot(
             session: SessionInfo(
-                id: session.id, title: session.title, phase: session.phase(at: now), closesAt: session.closesAt),
+                id: session.id, title: session.title, phase: session.phase(at: now), closesAt: session.closesAt,
+                closedAt: session.closedAt),
             lastEventId: room.lastEventId, counts: room.counts, students: room.students, flags: room.flags
         )
         return String(decoding: try SessionChange.encoder.encode(message), as: UTF8.self)

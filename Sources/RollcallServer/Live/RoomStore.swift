@@ -27,7 +27,7 @@ struct Room: Codable, Sendable, Equatable {
 struct RoomStore: Sendable {
     let database: Database
 
-    private struct Row: Decodable {
+    fileprivate struct Row: Decodable {
         var lastEventId: Int64?
         var lastFlagId: Int64?
         var id: Int64?
@@ -36,11 +36,14 @@ struct RoomStore: Sendable {
         var status: String?
         var recordedAt: Date?
         var source: String?
+        var joinedAt: Date?
+        /// When the session ended, if it has: then a student on its roster with no record counts as absent.
+        var endedAt: Date?
     }
 
     /// The roster with each student's record, and the last event and flag ids, in one statement: one statement
     /// reads one moment of the database on either engine, so `lastEventId` matches exactly what the rows show.
-    private func rows(sessionID: Int64, courseID: Int64) async throws -> [Row] {
+    private func rows(sessionID: Int64, courseID: Int64, now: Date) async throws -> [Row] {
         try await database.read { sql in
             try await sql.raw(
                 """
@@ -48,8 +51,10 @@ struct RoomStore: Sendable {
                   (SELECT MAX(id) FROM session_events WHERE session_id = \(bind: sessionID)) AS last_event_id,
                   (SELECT MAX(id) FROM flags WHERE session_id = \(bind: sessionID)) AS last_flag_id,
                   users.id AS id, users.name AS name, users.student_number AS student_number,
-                  attendance.status AS status, attendance.recorded_at AS recorded_at, attendance.source AS source
+                  attendance.status AS status, attendance.recorded_at AS recorded_at, attendance.source AS source,
+                  enrollments.joined_at AS joined_at, ended.at AS ended_at
                 FROM (SELECT 1 AS one) AS one_row
+                \(Self.ended(sessionID: sessionID, now: now))
                 LEFT JOIN enrollments ON enrollments.course_id = \(bind: courseID)
                 LEFT JOIN users ON users.id = enrollments.student_id
                 LEFT JOIN attendance ON attendance.session_id = \(bind: sessionID) AND attendance.student_id = users.id
@@ -60,8 +65,8 @@ struct RoomStore: Sendable {
     }
 
     /// The room now; flags written after its last event are left to the events that follow.
-    func room(sessionID: Int64, courseID: Int64) async throws -> Room {
-        let rows = try await rows(sessionID: sessionID, courseID: courseID)
+    func room(sessionID: Int64, courseID: Int64, now: Date = Date()) async throws -> Room {
+        let rows = try await rows(sessionID: sessionID, courseID: courseID, now: now)
         let students = rows.compactMap { row -> Room.Student? in
             guard let id = row.id, let name = row.name else { return nil }
             return Room.Student(
@@ -78,12 +83,15 @@ struct RoomStore: Sendable {
         }
         return Room(
             sessionId: sessionID, lastEventId: rows.first?.lastEventId ?? 0,
-            counts: RoomCounts(statuses: students.map(\.status)), students: students, flags: flags
+            counts: RoomCounts(statuses: rows.filter { $0.id != nil }.map(\.countedStatus)), students: students,
+            flags: flags
         )
     }
 
     /// The counts alone, and the last event they include, summed by the database in one statement.
-    func counts(sessionID: Int64, courseID: Int64) async throws -> (counts: RoomCounts, lastEventId: Int64) {
+    func counts(sessionID: Int64, courseID: Int64, now: Date = Date()) async throws
+        -> (counts: RoomCounts, lastEventId: Int64)
+    {
         try await database.read { sql in
             let row = try await sql.raw(
                 """
@@ -93,8 +101,11 @@ struct RoomStore: Sendable {
                   SUM(CASE WHEN attendance.status = 'present' THEN 1 ELSE 0 END) AS present,
                   SUM(CASE WHEN attendance.status = 'late' THEN 1 ELSE 0 END) AS late,
                   SUM(CASE WHEN attendance.status = 'excused' THEN 1 ELSE 0 END) AS excused,
-                  SUM(CASE WHEN attendance.status = 'absent' THEN 1 ELSE 0 END) AS absent
+                  SUM(CASE WHEN attendance.status = 'absent' THEN 1 ELSE 0 END) AS absent,
+                  SUM(CASE WHEN attendance.status IS NULL AND enrollments.joined_at <= ended.at THEN 1 ELSE 0 END)
+                    AS absent_unrecorded
                 FROM (SELECT 1 AS one) AS one_row
+                \(Self.ended(sessionID: sessionID, now: now))
                 LEFT JOIN enrollments ON enrollments.course_id = \(bind: courseID)
                 LEFT JOIN attendance
                   ON attendance.session_id = \(bind: sessionID) AND attendance.student_id = enrollments.student_id
@@ -106,8 +117,26 @@ struct RoomStore: Sendable {
             }
             let counts = RoomCounts(
                 enrolled: try number("enrolled"), present: try number("present"), late: try number("late"),
-                excused: try number("excused"), absent: try number("absent"))
+                excused: try number("excused"), absent: try number("absent") + number("absent_unrecorded"))
             return (counts, Int64(try number("last_event_id")))
         }
+    }
+
+    /// Joins the session's end as `ended.at`, once it has ended; before then `ended.at` is NULL, so nobody without
+    /// a record counts as absent yet.
+    private static func ended(sessionID: Int64, now: Date) -> SQLQueryString {
+        """
+        LEFT JOIN (SELECT COALESCE(closed_at, closes_at) AS at FROM sessions
+                   WHERE id = \(bind: sessionID) AND COALESCE(closed_at, closes_at) <= \(bind: now)) AS ended ON 1 = 1
+        """
+    }
+}
+
+extension RoomStore.Row {
+    /// The status the student counts with, as the records count it: the core's one definition of absent.
+    fileprivate var countedStatus: AttendanceStatus? {
+        AttendanceSummary.countedStatus(
+            record: status.flatMap(AttendanceStatus.init(rawValue:)), closed: endedAt != nil,
+            onRoster: joinedAt.flatMap { joined in endedAt.map { joined <= $0 } } ?? false)
     }
 }

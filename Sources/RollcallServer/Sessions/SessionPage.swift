@@ -18,7 +18,7 @@ struct SessionPage: Sendable {
 
     @Sendable func session(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, course, access) = try await self.access.session(in: context)
-        let counts = try await sessions.attendanceCounts(courseID: course.id)[session.id] ?? [:]
+        let counts = (try await sessions.tallies(courseID: course.id)[session.id] ?? .init()).counted
         let phase = session.phase(at: Date())
         var page = SessionPageModel(
             id: session.id, title: session.title, courseId: course.id, courseName: course.name,

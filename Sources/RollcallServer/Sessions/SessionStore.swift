@@ -33,9 +33,6 @@ enum SessionTransitionRefusal: Error {
     case alreadyClosed
 }
 
-/// Counts of a session's attendance records by status.
-typealias AttendanceCounts = [AttendanceStatus: Int]
-
 /// Sessions and their attendance records.
 struct SessionStore: Sendable {
     let database: Database
@@ -74,13 +71,13 @@ struct SessionStore: Sendable {
         var generator = SystemRandomNumberGenerator()
         let secret = RotatingCode.makeSecret(using: &generator)
         let settingsJSON = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
-        return try await database.write { sql in
+        return try await database.transaction { sql in
             let row = try await sql.insert(into: "sessions")
                 .columns(
                     "course_id", "title", "scheduled_at", "opened_at", "closes_at", "settings", "secret", "created_at"
                 )
                 .values(
-                    SQLBind(courseID), SQLBind(title), SQLBind(scheduledAt ?? (openNow ? now : nil)),
+                    SQLBind(courseID), SQLBind(title), SQLBind(scheduledAt),
                     SQLBind(openNow ? now : nil),
                     SQLBind(openNow ? now.addingTimeInterval(Double(settings.openMinutes) * 60) : nil),
                     SQLBind(settingsJSON), SQLBind(Data(secret)), SQLBind(now)
@@ -89,6 +86,7 @@ struct SessionStore: Sendable {
             guard let row, let session = try await Self.find(id: row, sql: sql) else {
                 throw NotSaved(what: "session")
             }
+            if openNow { try await SessionEvents.append(.phaseChanged(.init(phase: .open)), sessionID: row, in: sql) }
             return session
         }
     }
@@ -186,27 +184,53 @@ struct SessionStore: Sendable {
             .first(decoding: Row.self, with: .rollcall)?.session()
     }
 
-    /// How many records of each status every session of a course has.
-    func attendanceCounts(courseID: Int64) async throws -> [Int64: AttendanceCounts] {
+    /// Every session of a course with its records counted by status, and how many students on its roster had no
+    /// record when it ended.
+    func tallies(courseID: Int64, now: Date = Date()) async throws -> [Int64: SessionTally] {
         try await database.read { sql in
-            let rows = try await sql.select().column(SQLColumn("session_id", table: "attendance"))
-                .column(SQLColumn("status", table: "attendance")).column(
-                    SQLFunction("COUNT", args: SQLLiteral.all), as: "n"
-                )
-                .from("attendance").join("sessions", on: "sessions.id = attendance.session_id")
-                .where(SQLColumn("course_id", table: "sessions"), .equal, SQLBind(courseID))
-                .groupBy(SQLColumn("session_id", table: "attendance")).groupBy(SQLColumn("status", table: "attendance"))
-                .all()
-            var counts: [Int64: AttendanceCounts] = [:]
-            for row in rows {
+            var tallies: [Int64: SessionTally] = [:]
+            for row in try await sql.raw(
+                """
+                SELECT a.session_id, a.status, COUNT(*) AS n FROM attendance a
+                JOIN sessions s ON s.id = a.session_id WHERE s.course_id = \(bind: courseID)
+                GROUP BY a.session_id, a.status
+                """
+            ).all() {
                 guard let status = AttendanceStatus(rawValue: try row.decode(column: "status", as: String.self)) else {
                     continue
                 }
-                counts[try row.decode(column: "session_id", as: Int64.self), default: [:]][status] =
+                tallies[try row.decode(column: "session_id", as: Int64.self), default: .init()].statuses[status] =
                     try row.decode(column: "n", as: Int.self)
             }
-            return counts
+            for row in try await sql.raw(
+                """
+                SELECT s.id AS session_id, COUNT(*) AS n FROM sessions s
+                JOIN enrollments e ON e.course_id = s.course_id
+                  AND e.joined_at <= COALESCE(s.closed_at, s.closes_at)
+                WHERE s.course_id = \(bind: courseID) AND COALESCE(s.closed_at, s.closes_at) <= \(bind: now)
+                  AND NOT EXISTS (SELECT 1 FROM attendance a WHERE a.session_id = s.id AND a.student_id = e.student_id)
+                GROUP BY s.id
+                """
+            ).all() {
+                tallies[try row.decode(column: "session_id", as: Int64.self), default: .init()].unrecordedOnRoster =
+                    try row.decode(column: "n", as: Int.self)
+            }
+            return tallies
         }
+    }
+}
+
+/// A session's records counted by status, and the students on its roster who had none when it ended.
+struct SessionTally: Sendable, Equatable {
+    var statuses: [AttendanceStatus: Int] = [:]
+    var unrecordedOnRoster = 0
+
+    /// The counts as the records count them: a student on the roster with no record is absent once the session
+    /// has ended (the core's `AttendanceSummary.countedStatus`).
+    var counted: [AttendanceStatus: Int] {
+        var counts = statuses
+        counts[.absent, default: 0] += unrecordedOnRoster
+        return counts
     }
 }
 

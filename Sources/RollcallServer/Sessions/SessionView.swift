@@ -20,7 +20,8 @@ struct SessionView: Codable, Sendable, Equatable {
     var settings: SessionSettings
     var counts: Counts
 
-    init(_ session: ClassSession, counts: AttendanceCounts, now: Date = Date()) {
+    init(_ session: ClassSession, tally: SessionTally, now: Date = Date()) {
+        let counts = tally.counted
         id = session.id
         courseId = session.courseId
         title = session.title

@@ -30,9 +30,9 @@ struct SessionsController: Sendable {
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> SessionList {
         let (course, _) = try await access.course(in: context)
-        let counts = try await sessions.attendanceCounts(courseID: course.id)
+        let tallies = try await sessions.tallies(courseID: course.id)
         let list = try await sessions.list(courseID: course.id)
-        return SessionList(sessions: list.map { SessionView($0, counts: counts[$0.id] ?? [:]) })
+        return SessionList(sessions: list.map { SessionView($0, tally: tallies[$0.id] ?? .init()) })
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -60,7 +60,7 @@ struct SessionsController: Sendable {
             courseID: course.id, title: title, settings: settings, scheduledAt: scheduledAt, openNow: openNow,
             now: now
         )
-        return try SessionEnvelope(session: SessionView(session, counts: [:])).response(
+        return try SessionEnvelope(session: SessionView(session, tally: .init())).response(
             from: request, context: context, status: .created
         )
     }
@@ -75,20 +75,20 @@ struct SessionsController: Sendable {
         return (found.session, found.access, found.course)
     }
 
-    func counts(_ session: ClassSession) async throws -> AttendanceCounts {
-        try await sessions.attendanceCounts(courseID: session.courseId)[session.id] ?? [:]
+    func tally(_ session: ClassSession) async throws -> SessionTally {
+        try await sessions.tallies(courseID: session.courseId)[session.id] ?? .init()
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
         let (session, _, _) = try await session(context)
-        return SessionEnvelope(session: SessionView(session, counts: try await counts(session)))
+        return SessionEnvelope(session: SessionView(session, tally: try await tally(session)))
     }
 
     @Sendable func open(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
         let (session, access, _) = try await session(context)
         guard access == .manage else { throw AppError.forbidden("Only the course's teacher can open a session.") }
         let opened = try await sessions.open(id: session.id)
-        return SessionEnvelope(session: SessionView(opened, counts: try await counts(opened)))
+        return SessionEnvelope(session: SessionView(opened, tally: try await tally(opened)))
     }
 
     @Sendable func close(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
@@ -96,6 +96,6 @@ struct SessionsController: Sendable {
         guard access == .manage else { throw AppError.forbidden("Only the course's teacher can close a session.") }
         let closed = try await sessions.close(
             id: session.id, markAbsentBy: course.markAbsentOnClose ? try context.requireUser().id : nil)
-        return SessionEnvelope(session: SessionView(closed, counts: try await counts(closed)))
+        return SessionEnvelope(session: SessionView(closed, tally: try await tally(closed)))
     }
 }
