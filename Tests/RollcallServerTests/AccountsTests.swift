@@ -331,3 +331,90 @@ struct TextInputTests {
         }
     }
 }
+
+@Suite("Limits")
+struct LimitTests {
+    /// 40 wrong passwords sent at once used to be checked all 40 (each read the count from before the others) and
+    /// the right one was let in after them; now every attempt is counted before its password is checked.
+    @Test func concurrent_wrong_passwords_cannot_pass_the_throttle() async throws {
+        try await withServer { api in
+            _ = try await api.register("Guessed At")
+            let wrong = ["email": "guessed.at@school.test", "password": "wrong password"]
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for _ in 0..<40 {
+                    group.addTask { try await api.call(.post, "/api/v1/auth/tokens", json: wrong).status }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .unauthorized }.count == SignInThrottle().lockoutAfter, "\(statuses)")
+            #expect(statuses.filter { $0 == .tooManyRequests }.count == 40 - SignInThrottle().lockoutAfter)
+            let right = try await api.call(
+                .post, "/api/v1/auth/tokens", json: ["email": "guessed.at@school.test", "password": API.password])
+            #expect(right.status == .tooManyRequests, "\(right.text)")
+            #expect((right.value("error.details.retryAfterSeconds") as? NSNumber).map { $0.intValue > 0 } == true)
+        }
+    }
+
+    /// A spray of guesses at many accounts from one address is bounded, whatever the accounts.
+    @Test func one_address_guessing_at_many_accounts_is_stopped() async throws {
+        try await withServer { api in
+            let failures = AccountsController.addressThrottle.lockoutAfter
+            for index in 0..<failures {
+                let reply = try await api.call(
+                    .post, "/api/v1/auth/tokens",
+                    json: ["email": "person\(index)@school.test", "password": "guess one"])
+                #expect(reply.errorCode == "invalid_credentials", "attempt \(index): \(reply.text)")
+            }
+            let next = try await api.call(
+                .post, "/api/v1/auth/tokens", json: ["email": "someone.else@school.test", "password": "guess one"])
+            #expect(next.status == .tooManyRequests, "\(next.text)")
+        }
+    }
+
+    @Test func wrong_typed_codes_are_counted_in_the_database() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api, settings: ["allowTyping": true])
+            let typed = try #require(try await room.projector(api).string("typedCode"))
+            let wrong = typed == "000000" ? "111111" : "000000"
+            for _ in 0..<3 {
+                _ = try await api.call(
+                    .post, "/api/v1/check-ins", as: room.student,
+                    json: ["sessionId": room.sessionID, "typedCode": wrong])
+            }
+            let rows = try await api.rows("SELECT key, count FROM attempt_counters WHERE scope = 'typed_code'")
+            #expect(rows.map { $0["count"] } == ["3"], "\(rows)")
+            #expect(rows.first?["key"] == "\(room.sessionID) \(room.student.id)")
+        }
+    }
+
+    @Test func join_codes_registrations_and_passkey_sign_ins_are_limited() async throws {
+        try await withServer { api in
+            let student = try await api.register("Code Guesser")
+            for _ in 0..<CoursesController.joinLimit.limit {
+                let reply = try await api.call(.post, "/api/v1/courses/join", as: student, json: ["code": "ACDEFGH"])
+                #expect(reply.status == .notFound, "\(reply.text)")
+            }
+            let refused = try await api.call(.post, "/api/v1/courses/join", as: student, json: ["code": "ACDEFGH"])
+            #expect(refused.status == .tooManyRequests, "\(refused.text)")
+            #expect(refused.headers[.retryAfter] != nil)
+
+            for _ in 0..<PasskeysController.signInOptionsLimit.limit {
+                _ = try await api.call(.post, "/api/v1/auth/passkey-options")
+            }
+            try await api.expectRefused(
+                .post, "/api/v1/auth/passkey-options", status: .tooManyRequests, code: "too_many_attempts")
+
+            // One registration was made above; the rest of the hour's allowance, then a refusal.
+            for index in 1..<AccountsController.registrations.limit {
+                let reply = try await api.call(
+                    .post, "/api/v1/auth/register",
+                    json: ["name": "New \(index)", "email": "new\(index)@school.test", "password": API.password])
+                #expect(reply.status == .created, "\(index): \(reply.text)")
+            }
+            try await api.expectRefused(
+                .post, "/api/v1/auth/register",
+                json: ["name": "One Too Many", "email": "late@school.test", "password": API.password],
+                status: .tooManyRequests, code: "too_many_attempts")
+        }
+    }
+}

@@ -274,7 +274,7 @@ struct CheckInTests {
             let room = try await Classroom.open(api, settings: ["mode": "typed"])
             let typed = try #require(try await room.projector(api).string("typedCode"))
             let wrong = typed == "000000" ? "111111" : "000000"
-            for _ in 0..<TypedCodeAttempts.limit {
+            for _ in 0..<CheckInDesk.typedCodeTries {
                 let reply = try await api.call(
                     .post, "/api/v1/check-ins", as: room.student,
                     json: ["sessionId": room.sessionID, "typedCode": wrong]

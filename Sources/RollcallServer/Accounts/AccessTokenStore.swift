@@ -100,30 +100,4 @@ struct AccessTokenStore: Sendable {
     }
 
     /// Failed sign-ins so far for an address, and when the last one was.
-    func failures(email: String) async throws -> (count: Int, last: Date)? {
-        try await database.read { sql in
-            guard
-                let row = try await sql.select().columns("failures", "last_failure_at").from("sign_in_failures")
-                    .where("email", .equal, email).first()
-            else { return nil }
-            return (
-                try row.decode(column: "failures", as: Int.self),
-                try row.decode(column: "last_failure_at", as: Date.self)
-            )
-        }
-    }
-
-    func recordFailure(email: String, count: Int) async throws {
-        try await database.transaction { sql in
-            try await sql.delete(from: "sign_in_failures").where("email", .equal, email).run()
-            try await sql.insert(into: "sign_in_failures").columns("email", "failures", "last_failure_at")
-                .values(SQLBind(email), SQLBind(count), SQLBind(Date())).run()
-        }
-    }
-
-    func clearFailures(email: String) async throws {
-        try await database.write { sql in
-            try await sql.delete(from: "sign_in_failures").where("email", .equal, email).run()
-        }
-    }
 }

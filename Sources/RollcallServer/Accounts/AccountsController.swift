@@ -13,7 +13,10 @@ struct AccountsController: Sendable {
     let configuration: Configuration
     let passwords: PasswordHasher
     let mail: any MessageSender
+    let counters: AttemptCounters
     let throttle = SignInThrottle()
+    /// New accounts from one address per hour: a lecture hall's first morning fits, a script does not.
+    static let registrations = RateLimit(limit: 300, window: 3600)
 
     struct Registration: Decodable {
         var name: String
@@ -69,6 +72,9 @@ struct AccountsController: Sendable {
         let number = try input.studentNumber.nonBlank.map { raw in
             try check { () throws(RuleViolation) in try AccountRules.studentNumber(raw) }
         }
+        try await counters.admit(
+            .registration, key: context.remoteAddress ?? "-", under: Self.registrations,
+            refusal: "Too many new accounts from this network for now. Try again later, or ask your school's admin.")
         let user = try await users.create(
             NewUser(
                 name: name, email: email, passwordHash: try await passwords.hash(password), role: role,
@@ -113,37 +119,61 @@ struct AccountsController: Sendable {
         return Response(status: .accepted)
     }
 
-    /// Checks a password under the throttle: slowed after a few failures, refused for a while after more.
-    func authenticate(_ credentials: Credentials) async throws -> User {
+    /// Checks a password under two throttles: one per account and client address (slowed after a few failures,
+    /// refused for a while after more), so that nobody can lock an account for everyone else, and one per address
+    /// across all accounts, so that a spray of a few guesses at many accounts is bounded. Each attempt is counted
+    /// as a failure before the password is checked, atomically, so that concurrent guesses cannot all see the count
+    /// from before any of them; a right password takes it back.
+    func authenticate(_ credentials: Credentials, from address: String?) async throws -> User {
         let email = try check { () throws(RuleViolation) in try AccountRules.email(credentials.email) }
-        let record = try await tokens.failures(email: email)
-        let since = record.map { Date().timeIntervalSince($0.last) }
-        switch throttle.decide(failures: record?.count ?? 0, secondsSinceLastFailure: since) {
-        case .allow: break
-        case .delay(let seconds): try await Task.sleep(for: .seconds(seconds))
-        case .refuse(let retryAfter):
-            let minutes = Int((retryAfter / 60).rounded(.up))
-            throw AppError(
-                .tooManyRequests, "too_many_attempts",
-                "Too many failed sign-ins. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
-                retryAfter: Int(retryAfter)
-            )
+        let now = Date()
+        let accountKey = "\(email) \(address ?? "-")"
+        let addressKey = address ?? "-"
+        let account = try await reserve(.signInAccount, key: accountKey, under: throttle, now: now)
+        let spray = try await reserve(.signInAddress, key: addressKey, under: Self.addressThrottle, now: now)
+        for decision in [account, spray] {
+            if case .refuse(let retryAfter) = decision {
+                let minutes = Int((retryAfter / 60).rounded(.up))
+                throw TooManyAttempts(
+                    retryAfter: Int(retryAfter),
+                    message: "Too many failed sign-ins. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").")
+            }
         }
+        if case .delay(let seconds) = account { try await Task.sleep(for: .seconds(seconds)) }
         let user = try await users.find(email: email)
         // Hash even for unknown addresses so that timing does not tell which addresses have accounts.
         let matches = try await passwords.verify(credentials.password, hash: user?.passwordHash ?? passwords.decoy)
         guard let user, matches else {
-            let count = throttle.failuresAfterFailure(failures: record?.count ?? 0, secondsSinceLastFailure: since)
-            try await tokens.recordFailure(email: email, count: count)
             throw AppError(.unauthorized, "invalid_credentials", "The email address or password is wrong.")
         }
-        if record != nil { try await tokens.clearFailures(email: email) }
+        try await counters.reset(.signInAccount, key: accountKey)
+        try await counters.update(.signInAddress, key: addressKey) { current in
+            (current.map { AttemptCounters.Counter(count: max(0, $0.count - 1), since: $0.since, last: $0.last) }, ())
+        }
         guard !user.disabled else { throw AppError.accountDisabled }
         return user
     }
 
+    /// Failures from one client address across all accounts: a classroom behind one address makes a few typos,
+    /// a spray at many accounts makes many.
+    static let addressThrottle = SignInThrottle(freeFailures: 100, lockoutAfter: 100)
+
+    /// Decides an attempt from the failures before it and, unless refused, counts it as one more.
+    private func reserve(
+        _ scope: AttemptCounters.Scope, key: String, under throttle: SignInThrottle, now: Date
+    ) async throws -> SignInThrottle.Decision {
+        try await counters.update(scope, key: key) { current in
+            let since = current.map { now.timeIntervalSince($0.last) }
+            let decision = throttle.decide(failures: current?.count ?? 0, secondsSinceLastFailure: since)
+            if case .refuse = decision { return (current, decision) }
+            let count = throttle.failuresAfterFailure(failures: current?.count ?? 0, secondsSinceLastFailure: since)
+            return (AttemptCounters.Counter(count: count, since: current?.since ?? now, last: now), decision)
+        }
+    }
+
     @Sendable func signInWeb(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let user = try await authenticate(try await request.decodeJSON(as: Credentials.self, context: context))
+        let user = try await authenticate(
+            try await request.decodeJSON(as: Credentials.self, context: context), from: context.remoteAddress)
         return try await signIns.startWebSession(for: user, request: request, context: context)
     }
 
@@ -157,7 +187,8 @@ struct AccountsController: Sendable {
     }
 
     @Sendable func signInAPI(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let user = try await authenticate(try await request.decodeJSON(as: Credentials.self, context: context))
+        let user = try await authenticate(
+            try await request.decodeJSON(as: Credentials.self, context: context), from: context.remoteAddress)
         return try await signIns.issueAPIToken(for: user, request: request, context: context)
     }
 

@@ -56,6 +56,7 @@ func buildRouter(
     let records = RecordStore(database: database)
     let passkeys = PasskeyStore(database: database)
     let rooms = RoomStore(database: database)
+    let counters = AttemptCounters(database: database)
     let access = AccessRule(courses: courses, sessions: sessions)
     let signIns = SignIns(tokens: tokens, configuration: configuration)
     let ceremony = PasskeyCeremony(passkeys: passkeys, relyingParty: configuration.relyingParty)
@@ -64,8 +65,7 @@ func buildRouter(
         passkeys: passkeys, ceremony: ceremony, tickets: tickets, sessions: sessions, checkIns: checkIns,
         access: access)
     let desk = CheckInDesk(
-        sessions: sessions, tickets: tickets, checkIns: checkIns, verification: verification,
-        typedAttempts: TypedCodeAttempts())
+        sessions: sessions, tickets: tickets, checkIns: checkIns, verification: verification, counters: counters)
 
     let router = Router(context: AppRequestContext.self)
     _ = PrometheusMetrics.registry
@@ -78,15 +78,16 @@ func buildRouter(
     SystemController(database: database).addRoutes(to: router)
     AccountsController(
         users: users, tokens: tokens, images: images, courses: courses, signIns: signIns,
-        configuration: configuration, passwords: PasswordHasher(cost: passwordCost), mail: outbox
+        configuration: configuration, passwords: PasswordHasher(cost: passwordCost), mail: outbox, counters: counters
     ).addRoutes(to: router)
     AccountPages(pages: pages).addRoutes(to: router)
     PasskeysController(
         passkeys: passkeys, users: users, ceremony: ceremony, signIns: signIns, access: access,
-        configuration: configuration
+        counters: counters, configuration: configuration
     ).addRoutes(to: router)
     DevicesPage(passkeys: passkeys, pages: pages).addRoutes(to: router)
-    CoursesController(courses: courses, users: users, images: images, access: access).addRoutes(to: router)
+    CoursesController(courses: courses, users: users, images: images, access: access, counters: counters)
+        .addRoutes(to: router)
     CoursePages(
         courses: courses, sessions: sessions, passkeys: passkeys, records: records, access: access, pages: pages
     ).addRoutes(to: router)

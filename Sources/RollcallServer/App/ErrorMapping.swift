@@ -31,6 +31,8 @@ extension AppError {
                 Self.status(for: refusal.error), refusal.code, refusal.message,
                 details: details.isEmpty ? nil : details)
         case let error as NotStored: self = .notFound(error.what)
+        case let error as TooManyAttempts:
+            self = AppError(.tooManyRequests, "too_many_attempts", error.message, retryAfter: error.retryAfter)
         case is DatabaseUnavailable:
             self = AppError(.serviceUnavailable, "database_unavailable", "The database does not answer.")
         case is NotSaved, is UnreadableRow:

@@ -9,7 +9,12 @@ struct CheckInDesk: Sendable {
     let tickets: ScanTickets
     let checkIns: CheckInStore
     let verification: CheckInVerification
-    let typedAttempts: TypedCodeAttempts
+    /// Where wrong typed codes are counted, so that every process counts the same tries.
+    let counters: AttemptCounters
+
+    /// Wrong typed codes a student may make in one session: six digits can be guessed, so after this only the QR
+    /// code (or the teacher) checks them in.
+    static let typedCodeTries = 10
 
     /// One way to prove presence: a ticket from a scan, the code itself, a typed code, or (spot) the session alone.
     struct Attempt: Decodable, Sendable {
@@ -155,7 +160,7 @@ struct CheckInDesk: Sendable {
         }
         guard let session = try await sessions.find(id: sessionID) else { throw AppError.notFound("session") }
         if let typed = attempt.typedCode {
-            return try typedCode(typed, session: session, studentID: studentID, now: now)
+            return try await typedCode(typed, session: session, studentID: studentID, now: now)
         }
         guard session.settings.mode == .spot else {
             throw AppError(
@@ -176,19 +181,28 @@ struct CheckInDesk: Sendable {
             session: session, code: check, via: .qr, unboundTicket: ticket.studentId == nil ? ticket.tokenHash : nil)
     }
 
-    private func typedCode(_ typed: String, session: ClassSession, studentID: Int64, now: Date) throws -> Presented {
+    private func typedCode(_ typed: String, session: ClassSession, studentID: Int64, now: Date) async throws
+        -> Presented
+    {
         guard session.settings.allowTyping else {
             throw AppError(
                 .badRequest, CheckInError.invalidCode.code, "This session does not take typed codes. Scan the QR code.")
         }
-        guard !typedAttempts.exhausted(session: session.id, student: studentID) else {
+        let rotating = session.rotatingCode
+        // Checked and counted in one step, so that tries sent at once cannot all pass the limit.
+        let check = try await counters.update(.typedCode, key: "\(session.id) \(studentID)") { current in
+            let wrong = current?.count ?? 0
+            guard wrong < Self.typedCodeTries else { return (current, RotatingCode.CodeCheck?.none) }
+            let check = rotating.validateTyped(typed, at: now)
+            guard case .invalid = check else { return (current, check) }
+            return (AttemptCounters.Counter(count: wrong + 1, since: current?.since ?? now, last: now), check)
+        }
+        guard let check else {
             throw AppError(
                 .tooManyRequests, "too_many_attempts",
                 "Too many wrong codes for this session. Scan the QR code, or ask your teacher to mark you by hand."
             )
         }
-        let check = session.rotatingCode.validateTyped(typed, at: now)
-        if case .invalid = check { typedAttempts.recordWrong(session: session.id, student: studentID) }
         return Presented(session: session, code: check, via: .typed)
     }
 

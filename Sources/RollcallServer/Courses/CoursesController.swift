@@ -8,6 +8,10 @@ struct CoursesController: Sendable {
     let users: UserStore
     let images: ImageStore
     let access: AccessRule
+    let counters: AttemptCounters
+
+    /// Join attempts per student in 15 minutes: enough for every course of a term, too few to guess codes.
+    static let joinLimit = RateLimit(limit: 20, window: 900)
 
     struct NewCourse: Decodable {
         var name: String
@@ -116,6 +120,9 @@ struct CoursesController: Sendable {
     @Sendable func join(_ request: Request, context: AppRequestContext) async throws -> Joined {
         let user = try context.requireRole(.student, message: "Only students join courses; teachers create them.")
         let input = try await request.decodeJSON(as: Join.self, context: context)
+        try await counters.admit(
+            .join, key: String(user.id), under: Self.joinLimit,
+            refusal: "Too many join codes tried. Wait a few minutes, and check the code with your teacher.")
         guard let code = JoinCode(typed: input.code) else {
             throw AppError(
                 .badRequest, "invalid_join_code",

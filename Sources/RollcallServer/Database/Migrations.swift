@@ -199,6 +199,18 @@ enum Migrations {
                 "CREATE UNIQUE INDEX check_in_evidence_ticket ON check_in_evidence(ticket_hash)",
             ]
         ),
+        Step(
+            name: "009_attempt_counters",
+            statements: [
+                // Every limit in one table, counted in the database so that every process shares it.
+                """
+                CREATE TABLE attempt_counters (
+                    scope TEXT NOT NULL, key TEXT NOT NULL, count INTEGER NOT NULL, since {time} NOT NULL,
+                    last_at {time} NOT NULL, PRIMARY KEY (scope, key))
+                """,
+                "DROP TABLE sign_in_failures",
+            ]
+        ),
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.

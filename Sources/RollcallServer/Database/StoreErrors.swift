@@ -15,3 +15,10 @@ struct UnreadableRow: Error {
 struct NotStored: Error {
     var what: String
 }
+
+/// A limit refused an attempt: try again after `retryAfter` seconds.
+struct TooManyAttempts: Error {
+    var retryAfter: Int
+    /// The sentence for the person, saying what was limited.
+    var message: String
+}

@@ -9,7 +9,11 @@ struct PasskeysController: Sendable {
     let ceremony: PasskeyCeremony
     let signIns: SignIns
     let access: AccessRule
+    let counters: AttemptCounters
     let configuration: Configuration
+
+    /// Anonymous sign-in challenges per client address a minute: a lecture hall signing in at once fits.
+    static let signInOptionsLimit = RateLimit(limit: 600, window: 60)
 
     static let timeoutMilliseconds = 120_000
 
@@ -135,6 +139,9 @@ struct PasskeysController: Sendable {
     }
 
     @Sendable func signInOptions(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await counters.admit(
+            .passkeyOptions, key: context.remoteAddress ?? "-", under: Self.signInOptionsLimit,
+            refusal: "Too many passkey sign-ins from this network just now. Wait a minute and try again.")
         let challenge = try await passkeys.issueChallenge(.signIn, userID: nil)
         let options: [String: Any] = [
             "publicKey": [

@@ -125,7 +125,7 @@ struct API: Sendable {
             var result: [String: [String]] = [:]
             let tables = try await connection.query("SELECT name FROM sqlite_master WHERE type = 'table'")
                 .compactMap { $0.column("name")?.string }
-            for table in tables where table != "sqlite_sequence" && table != "sign_in_failures" {
+            for table in tables where table != "sqlite_sequence" && table != "attempt_counters" {
                 result[table] = try await connection.query("SELECT * FROM \(table) ORDER BY rowid").map { row in
                     row.columns.map { "\($0.name)=\($0.data)" }.joined(separator: ",")
                 }

@@ -1,0 +1,92 @@
+import Foundation
+import RollcallCore
+import SQLKit
+
+/// Counters behind every limit (sign-in failures, wrong typed codes, registrations and joins per address), kept in
+/// the database so that every process counts the same attempts; each update reads and writes one counter in one
+/// transaction, so concurrent attempts cannot all read the same stale count.
+struct AttemptCounters: Sendable {
+    let database: Database
+
+    /// What a limit counts: sign-in failures, typed codes, and so on; with the key, one counter.
+    enum Scope: String, Sendable {
+        case signInAccount = "sign_in_account"
+        case signInAddress = "sign_in_address"
+        case typedCode = "typed_code"
+        case registration
+        case join
+        case passkeyOptions = "passkey_options"
+    }
+
+    /// A counter as stored.
+    struct Counter: Sendable, Equatable {
+        var count: Int
+        var since: Date
+        var last: Date
+    }
+
+    /// Reads one counter, lets `next` decide its new value (`nil` removes it), writes that, and answers what `next`
+    /// answered, all in one transaction.
+    func update<Result: Sendable>(
+        _ scope: Scope, key: String, _ next: @escaping @Sendable (Counter?) -> (Counter?, Result)
+    ) async throws -> Result {
+        try await database.transaction { sql in
+            let postgres = sql.dialect.name == "postgresql"
+            if postgres {
+                // A row to lock even for a first attempt; the SQLite transaction holds the database's write lock.
+                try await sql.raw(
+                    """
+                    INSERT INTO attempt_counters (scope, key, count, since, last_at)
+                    VALUES (\(bind: scope.rawValue), \(bind: key), 0, \(bind: Date.distantPast), \(bind: Date.distantPast))
+                    ON CONFLICT (scope, key) DO NOTHING
+                    """
+                ).run()
+            }
+            let row = try await sql.raw(
+                """
+                SELECT count, since, last_at FROM attempt_counters
+                WHERE scope = \(bind: scope.rawValue) AND key = \(bind: key)\(unsafeRaw: postgres ? " FOR UPDATE" : "")
+                """
+            ).first()
+            let current = try row.map { row in
+                Counter(
+                    count: try row.decode(column: "count", as: Int.self),
+                    since: try row.decode(column: "since", as: Date.self),
+                    last: try row.decode(column: "last_at", as: Date.self))
+            }
+            let (new, result) = next(current.flatMap { $0.count > 0 ? $0 : nil })
+            if new != current {
+                try await sql.delete(from: "attempt_counters").where("scope", .equal, scope.rawValue)
+                    .where("key", .equal, key).run()
+                if let new {
+                    try await sql.insert(into: "attempt_counters").columns("scope", "key", "count", "since", "last_at")
+                        .values(
+                            SQLBind(scope.rawValue), SQLBind(key), SQLBind(new.count), SQLBind(new.since),
+                            SQLBind(new.last)
+                        ).run()
+                }
+            }
+            return result
+        }
+    }
+
+    /// Forgets a counter, as after a successful sign-in.
+    func reset(_ scope: Scope, key: String) async throws {
+        try await database.write { sql in
+            try await sql.delete(from: "attempt_counters").where("scope", .equal, scope.rawValue)
+                .where("key", .equal, key).run()
+        }
+    }
+
+    /// Counts one event under a fixed-window limit; throws `TooManyAttempts` when the key is over it.
+    func admit(_ scope: Scope, key: String, under limit: RateLimit, now: Date = Date(), refusal: String) async throws {
+        let retryAfter = try await update(scope, key: key) { current in
+            let (count, retryAfter) = limit.admit(
+                current.map { RateLimit.Count(count: $0.count, since: $0.since) }, now: now)
+            return (Counter(count: count.count, since: count.since, last: now), retryAfter)
+        }
+        if let retryAfter {
+            throw TooManyAttempts(retryAfter: Int(retryAfter), message: refusal)
+        }
+    }
+}
