@@ -217,9 +217,9 @@ struct AuthorizationMatrixTests {
                     Call(parameters: ["sessionID": target(asker, closable)])
                 },
                 Row("GET /sessions/{sessionID}/projector", [401, 403, 403, 403, 200, 200]),
-                // WebSocket routes, asked with a plain GET: an allowed one answers 200 with an empty body.
-                Row("GET /sessions/{sessionID}/projector/live", [401, 403, 403, 403, 200, 200]),
-                Row("GET /sessions/{sessionID}/live", [401, 403, 403, 403, 200, 200]),
+                // WebSocket routes, asked with a plain GET: an allowed one is told to upgrade (426).
+                Row("GET /sessions/{sessionID}/projector/live", [401, 403, 403, 403, 426, 426]),
+                Row("GET /sessions/{sessionID}/live", [401, 403, 403, 403, 426, 426]),
                 // The other student is on another course: `not_enrolled`.
                 Row(
                     "POST /check-ins", [401, 403, 403, 201, 403, 403],

@@ -206,3 +206,46 @@ struct SessionContractTests {
         }
     }
 }
+
+@Suite("The API as documented")
+struct ContractTests {
+    @Test func a_method_a_path_does_not_take_is_answered_405_with_allow() async throws {
+        try await withServer { api in
+            let account = try await api.register("Method Tester")
+            let reply = try await api.call(.delete, "/api/v1/me", as: account)
+            #expect(reply.status == .methodNotAllowed, "\(reply.text)")
+            #expect(reply.errorCode == "method_not_allowed")
+            #expect(reply.headers[.allow] == "GET, PATCH")
+            let courses = try await api.call(.put, "/api/v1/courses", as: account)
+            #expect(courses.headers[.allow] == "GET, POST")
+        }
+    }
+
+    @Test func a_missing_body_is_a_bad_request_and_a_wrong_type_unsupported() async throws {
+        try await withServer { api in
+            try await api.expectRefused(.post, "/api/v1/auth/tokens", status: .badRequest, code: "missing_body")
+            try await api.expectRefused(
+                .post, "/api/v1/auth/tokens", raw: Array("email=a".utf8), contentType: "text/plain",
+                status: .unsupportedMediaType, code: "unsupported_media_type")
+        }
+    }
+
+    /// An optional field is left out, never null: null is refused, naming the field, and nothing changes.
+    @Test func null_in_a_field_is_refused_naming_it() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            try await api.expectRefused(
+                .patch, "/api/v1/courses/\(room.courseID)", as: room.teacher, json: ["absenteeThreshold": NSNull()],
+                status: .badRequest, code: "null_not_allowed")
+            let nested = try await api.call(
+                .post, "/api/v1/courses/\(room.courseID)/sessions", as: room.teacher,
+                json: ["settings": ["allowedNetworks": NSNull()]])
+            #expect(nested.status == .badRequest)
+            #expect(nested.string("error.details.field") == "settings.allowedNetworks", "\(nested.text)")
+            // A name that merely contains the word is text, not null.
+            let named = try await api.call(
+                .patch, "/api/v1/courses/\(room.courseID)", as: room.teacher, json: ["name": "null and void"])
+            #expect(named.status == .ok, "\(named.text)")
+        }
+    }
+}

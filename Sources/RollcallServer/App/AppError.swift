@@ -13,6 +13,8 @@ public struct AppError: Error, HTTPResponseError, Equatable {
     public var retryAfter: Int?
     /// Data for clients beside the sentence, such as the distance of an `out_of_range` refusal.
     public var details: [String: Detail]?
+    /// Headers the answer carries besides `Retry-After`, such as `Allow` for a method a path does not take.
+    public var headers: HTTPFields = [:]
 
     public init(
         _ status: HTTPResponse.Status, _ code: String, _ message: String, retryAfter: Int? = nil,
@@ -64,7 +66,8 @@ public struct AppError: Error, HTTPResponseError, Equatable {
             details = (details ?? [:]).merging(["retryAfterSeconds": .number(Double(retryAfter))]) { $1 }
         }
         let data = try JSONEncoder().encode(Body(error: .init(code: code, message: message, details: details)))
-        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        var headers = self.headers
+        headers[.contentType] = "application/json; charset=utf-8"
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }

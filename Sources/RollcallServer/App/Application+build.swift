@@ -112,5 +112,6 @@ func buildRouter(
     RecordPages(records: records, sessions: sessions, access: access, pages: pages).addRoutes(to: router)
     AdminController(users: users, outbox: outbox).addRoutes(to: router)
     AdminPage(users: users, outbox: outbox, pages: pages).addRoutes(to: router)
+    router.answerOtherMethods()
     return router
 }

@@ -7,16 +7,52 @@ extension Request {
     /// Decodes a JSON body, answering in Rollcall's error format for every way it can be wrong.
     func decodeJSON<T: Decodable>(as type: T.Type, context: AppRequestContext) async throws -> T {
         guard headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
+            if headers[.contentType] == nil && (headers[.contentLength] ?? "0") == "0" {
+                throw AppError(
+                    .badRequest, "missing_body",
+                    "Send the request's fields as JSON, with Content-Type: application/json.")
+            }
             throw AppError(
                 .unsupportedMediaType, "unsupported_media_type",
                 "Send the request body as JSON, with Content-Type: application/json."
             )
         }
         let buffer = try await collectBody(limit: context.maxUploadSize)
+        try Self.refuseNulls(buffer)
         do {
             return try Self.jsonDecoder.decode(T.self, from: buffer)
         } catch let error as DecodingError {
             throw AppError.from(error)
+        }
+    }
+
+    /// Refuses `null` anywhere in a body: an optional field is left out, never sent as null, so that "not sent" and
+    /// "cleared" can never be confused. Bodies without the word `null`, nearly all, cost one scan.
+    static func refuseNulls(_ buffer: ByteBuffer) throws {
+        guard buffer.readableBytesView.firstRange(of: Array("null".utf8)) != nil,
+            let object = try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)),
+            let path = nullPath(in: object)
+        else { return }
+        throw AppError(
+            .badRequest, "null_not_allowed",
+            "Leave “\(path)” out instead of sending null.",
+            details: ["field": .text(path)])
+    }
+
+    private static func nullPath(in value: Any, at path: String = "") -> String? {
+        switch value {
+        case is NSNull: return path.isEmpty ? "body" : path
+        case let object as [String: Any]:
+            for key in object.keys.sorted() {
+                if let found = nullPath(in: object[key]!, at: path.isEmpty ? key : "\(path).\(key)") { return found }
+            }
+            return nil
+        case let array as [Any]:
+            for (index, element) in array.enumerated() {
+                if let found = nullPath(in: element, at: "\(path)[\(index)]") { return found }
+            }
+            return nil
+        default: return nil
         }
     }
 
@@ -48,6 +84,17 @@ extension Request {
             )
         }
         return StoredImage(contentType: type, data: bytes)
+    }
+
+    /// Refuses a plain request to a WebSocket's address, once it has passed every other check: 426, so that a
+    /// client learns it must upgrade rather than getting an empty 200.
+    func requireWebSocketUpgrade() throws {
+        guard headers[.upgrade]?.lowercased() == "websocket" else {
+            var error = AppError(
+                .upgradeRequired, "websocket_required", "This address is a WebSocket: connect with a WebSocket client.")
+            error.headers[.upgrade] = "websocket"
+            throw error
+        }
     }
 
     /// A query parameter, trimmed, `nil` when absent or blank.

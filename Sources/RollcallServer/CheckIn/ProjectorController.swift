@@ -39,6 +39,7 @@ struct ProjectorController: Sendable {
                     throw AppError.forbidden("The live feed opens only from Rollcall's own pages.")
                 }
                 _ = try await managedSession(context)
+                try request.requireWebSocketUpgrade()
                 return .upgrade([:])
             },
             onUpgrade: { inbound, outbound, context in

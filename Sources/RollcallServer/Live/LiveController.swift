@@ -34,6 +34,7 @@ struct LiveController: Sendable {
                 }
                 let session = try await access.session(in: context, needing: .manage).session
                 _ = try await resumePoint(request, sessionID: session.id)
+                try request.requireWebSocketUpgrade()
                 return .upgrade([:])
             },
             onUpgrade: { inbound, outbound, context in
