@@ -1,9 +1,13 @@
 /// A person's role in Rollcall; it decides every route they may use.
 public enum Role: String, CaseIterable, Codable, Sendable {
     case student, teacher, admin
+    /// Runs exposure reports. Granted by an admin on top of a person's own role, never picked when registering.
+    case healthOfficer = "health_officer"
 
     /// Roles a person may pick when registering; admins are made by an admin or the command line.
     public static let selfRegistrable: [Role] = [.student, .teacher]
+    /// Roles an admin grants beside a person's own.
+    public static let granted: [Role] = [.healthOfficer]
 }
 
 /// The rules for what a person may enter about themselves.

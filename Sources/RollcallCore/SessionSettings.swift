@@ -27,9 +27,12 @@ public struct SessionSettings: Codable, Equatable, Sendable {
     public var allowTyping: Bool
     /// Address ranges check-ins must come from; empty means any network.
     public var allowedNetworks: [NetworkRange]
+    /// Where the class meets, as people name it ("B204"); reports show this, never coordinates.
+    public var room: String?
 
     public static let openMinutesRange = 1...720
     public static let radiusRange = 5.0...5000.0
+    public static let roomLength = 1...80
 
     public static let standard = SessionSettings(
         mode: .qr, period: 5, grace: 1, geofence: nil, classroomSize: nil, openMinutes: 60,
@@ -38,7 +41,8 @@ public struct SessionSettings: Codable, Equatable, Sendable {
 
     public init(
         mode: CheckInMode, period: Int, grace: Int, geofence: Geofence?, classroomSize: ClassroomSize?,
-        openMinutes: Int, lateAfterMinutes: Int?, allowTyping: Bool, allowedNetworks: [NetworkRange]
+        openMinutes: Int, lateAfterMinutes: Int?, allowTyping: Bool, allowedNetworks: [NetworkRange],
+        room: String? = nil
     ) {
         self.mode = mode
         self.period = period
@@ -49,6 +53,7 @@ public struct SessionSettings: Codable, Equatable, Sendable {
         self.lateAfterMinutes = lateAfterMinutes
         self.allowTyping = allowTyping
         self.allowedNetworks = allowedNetworks
+        self.room = room
     }
 }
 
@@ -65,12 +70,13 @@ public struct SessionSettingsDraft: Codable, Equatable, Sendable {
     public var lateAfterMinutes: Int?
     public var allowTyping: Bool?
     public var allowedNetworks: [String]?
+    public var room: String?
 
     public init(
         mode: CheckInMode? = nil, period: Int? = nil, grace: Int? = nil, latitude: Double? = nil,
         longitude: Double? = nil, radius: Double? = nil, classroomSize: ClassroomSize? = nil,
         openMinutes: Int? = nil, lateAfterMinutes: Int? = nil, allowTyping: Bool? = nil,
-        allowedNetworks: [String]? = nil
+        allowedNetworks: [String]? = nil, room: String? = nil
     ) {
         self.mode = mode
         self.period = period
@@ -83,6 +89,7 @@ public struct SessionSettingsDraft: Codable, Equatable, Sendable {
         self.lateAfterMinutes = lateAfterMinutes
         self.allowTyping = allowTyping
         self.allowedNetworks = allowedNetworks
+        self.room = room
     }
 
     /// The settings this draft describes, or the first rule it breaks.
@@ -125,10 +132,15 @@ public struct SessionSettingsDraft: Codable, Equatable, Sendable {
             }
             networks.append(range)
         }
+        let room = self.room?.trimmingWhitespace()
+        if let room, !room.isEmpty, !SessionSettings.roomLength.contains(room.count) {
+            throw RuleViolation(field: "room", message: "A room's name is at most 80 characters, such as “B204”.")
+        }
         return SessionSettings(
             mode: mode, period: period, grace: grace, geofence: geofence,
             classroomSize: geofence == nil ? nil : classroomSize, openMinutes: openMinutes,
-            lateAfterMinutes: lateAfter, allowTyping: allowTyping ?? (mode == .typed), allowedNetworks: networks
+            lateAfterMinutes: lateAfter, allowTyping: allowTyping ?? (mode == .typed), allowedNetworks: networks,
+            room: room?.isEmpty == false ? room : nil
         )
     }
 

@@ -152,9 +152,34 @@ struct AuthorizationMatrixTests {
             try await api.addPasskey(keyholder, keyholderPhone)
             let signer = try await api.register("Sid Signer")
             let managed = try await api.register("Max Managed")
+            let deletable = try await api.register("Del Deletable")
+            // A health officer's report about S, which no asker ran and so none may see again.
+            let officer = try await api.register("Hana Health")
+            try made(
+                try await api.call(.post, "/api/v1/admin/users/\(officer.id)/health-officer", as: admin), .ok,
+                "granting the health-officer role")
+            let report = try #require(
+                try made(
+                    try await api.call(
+                        .post, "/api/v1/exposure-reports", as: officer,
+                        json: ["personId": student.id, "reason": "Matrix fixture"]), .created, "a report"
+                ).int("report.id"))
+            /// A fresh account like the asker's, for a call that deletes it: a student of C, one of another course.
+            func leaver(_ asker: Asker) async throws -> Account? {
+                switch asker {
+                case .student, .otherStudent:
+                    let account = try await api.register("Lee Leaver \(asker.rawValue)")
+                    let joined = try await api.call(
+                        .post, "/api/v1/courses/join", as: account,
+                        json: ["code": asker == .student ? code : otherCode])
+                    try made(joined, .ok, "the leaver joins")
+                    return account
+                default: return accounts[asker]
+                }
+            }
             let fixture: [String: Int64] = [
                 "courseID": course, "sessionID": session, "studentID": student.id, "userID": teacher.id,
-                "passkeyID": renamed,
+                "passkeyID": renamed, "reportID": report,
             ]
             /// The target for the first allowed asker, the teacher, or the second, the admin.
             func target<T>(_ asker: Asker, _ targets: [T]) -> T { asker == .admin ? targets[1] : targets[0] }
@@ -277,6 +302,28 @@ struct AuthorizationMatrixTests {
                     "POST /admin/users/{userID}/enable", [401, 403, 403, 403, 403, 200],
                     parameters: ["userID": managed.id]),
                 Row("GET /admin/outbox", [401, 403, 403, 403, 403, 200]),
+                // Only a health officer runs reports; an admin sees their audit, not their contents.
+                Row(
+                    "POST /exposure-reports", [401, 403, 403, 403, 403, 403],
+                    json: ["personId": student.id, "reason": "Matrix"]),
+                Row("GET /exposure-reports/{reportID}", [401, 403, 403, 403, 403, 403]),
+                Row("GET /exposure-reports/{reportID}/report.csv", [401, 403, 403, 403, 403, 403]),
+                Row("GET /admin/exposure-reports", [401, 403, 403, 403, 403, 200]),
+                Row("GET /me/exposure-reports", [401, 200, 200, 200, 200, 200]),
+                Row(
+                    "POST /admin/users/{userID}/health-officer", [401, 403, 403, 403, 403, 200],
+                    parameters: ["userID": managed.id]),
+                Row(
+                    "DELETE /admin/users/{userID}/health-officer", [401, 403, 403, 403, 403, 200],
+                    parameters: ["userID": managed.id]),
+                Row("GET /me/data", [401, 200, 200, 200, 200, 200]),
+                // Teachers of courses and admins keep their accounts: their records must be kept.
+                Row("DELETE /me", [401, 204, 409, 204, 409, 409]) { asker in
+                    Call(token: try await leaver(asker))
+                },
+                Row(
+                    "DELETE /admin/users/{userID}", [401, 403, 403, 403, 403, 204],
+                    parameters: ["userID": deletable.id]),
                 Row("GET /openapi.yaml", [200, 200, 200, 200, 200, 200]),
             ]
             // Outside the API's prefix, and so outside its description.

@@ -5,6 +5,9 @@ import RollcallCore
 /// The pages of accounts: the front door, signing in, registering, confirming the email address, the profile.
 struct AccountPages: Sendable {
     let pages: PageRenderer
+    /// For the profile: whether exposure reports about the person were made.
+    let exposure: ExposureStore
+    let personal: PersonalData
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get(AccountRoutes.home, use: home)
@@ -46,7 +49,9 @@ struct AccountPages: Sendable {
         let page = ProfilePage(
             id: user.id, name: user.name, email: user.email, phone: user.phone ?? "", about: user.about,
             role: user.role.rawValue, studentNumber: user.studentNumber ?? "", hasPicture: user.pictureId != nil,
-            verified: user.emailVerifiedAt != nil)
+            verified: user.emailVerifiedAt != nil,
+            reports: try await exposure.list(about: user.id).map { $0.createdAt.pageText },
+            refusal: try await personal.refusalOfSelfDeletion(user))
         return try pages.render(page, title: "Your profile · Rollcall", context: context)
     }
 
@@ -86,4 +91,33 @@ struct ProfilePage: PageModel {
     var studentNumber: String
     var hasPicture: Bool
     var verified: Bool
+    /// When exposure reports about the person were made; nothing of what they found.
+    var reports: [String]
+    var noReports: Bool
+    var mayDelete: Bool
+    var deleteRule: String
+
+    init(
+        id: Int64, name: String, email: String, phone: String, about: String, role: String, studentNumber: String,
+        hasPicture: Bool, verified: Bool, reports: [String], refusal: DeletionRefusal?
+    ) {
+        self.id = id
+        self.name = name
+        self.email = email
+        self.phone = phone
+        self.about = about
+        self.role = role
+        self.studentNumber = studentNumber
+        self.hasPicture = hasPicture
+        self.verified = verified
+        self.reports = reports
+        noReports = reports.isEmpty
+        mayDelete = refusal == nil
+        deleteRule =
+            switch refusal {
+            case .recordsMustBeKept(let message): message
+            case .alreadyDeleted: "This account has been deleted."
+            case nil: ""
+            }
+    }
 }

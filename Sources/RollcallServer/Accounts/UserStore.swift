@@ -17,6 +17,13 @@ struct User: Codable, Sendable, Equatable {
     var approved: Bool
     var disabled: Bool
     var createdAt: Date
+    /// Granted by an admin beside the person's own role.
+    var healthOfficer: Bool
+    /// When the person's account was deleted: the row stays, emptied, so that their attendance still counts.
+    var deletedAt: Date?
+
+    /// Whether the person holds `role`, as their own or granted.
+    func has(_ role: Role) -> Bool { role == self.role || (role == .healthOfficer && healthOfficer) }
 
     /// Teachers awaiting approval may sign in and look around, but not create courses.
     var mayTeach: Bool { (role == .teacher && approved) || role == .admin }
@@ -41,7 +48,9 @@ extension User {
             emailVerifiedAt: try optional("email_verified_at", Date.self),
             approved: try row.decode(column: "approved", as: Bool.self),
             disabled: try row.decode(column: "disabled", as: Bool.self),
-            createdAt: try row.decode(column: "created_at", as: Date.self)
+            createdAt: try row.decode(column: "created_at", as: Date.self),
+            healthOfficer: try row.decode(column: "health_officer", as: Bool.self),
+            deletedAt: try optional("deleted_at", Date.self)
         )
     }
 }
@@ -123,7 +132,11 @@ struct UserStore: Sendable {
     func list(query: String?, role: Role?, limit: Int = 200) async throws -> [User] {
         try await database.read { sql in
             var select = sql.select().column("*").from("users")
-            if let role { select = select.where("role", .equal, role.rawValue) }
+            if role == .healthOfficer {
+                select = select.where("health_officer", .equal, true)
+            } else if let role {
+                select = select.where("role", .equal, role.rawValue)
+            }
             if let query, !query.isEmpty {
                 let pattern = "%\(query.lowercased())%"
                 select = select.where { group in
@@ -188,6 +201,13 @@ struct UserStore: Sendable {
         try await database.transaction { sql in
             try await sql.update("users").set("disabled", to: disabled).where("id", .equal, id).run()
             if disabled { try await sql.delete(from: "access_tokens").where("user_id", .equal, id).run() }
+        }
+    }
+
+    func setHealthOfficer(id: Int64, _ granted: Bool) async throws {
+        defer { identities.forget(userID: id) }
+        try await database.write { sql in
+            try await sql.update("users").set("health_officer", to: granted).where("id", .equal, id).run()
         }
     }
 

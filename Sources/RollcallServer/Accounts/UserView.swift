@@ -15,6 +15,8 @@ struct UserView: Codable, Sendable, Equatable {
     var disabled: Bool
     var hasPicture: Bool
     var createdAt: Date
+    /// Whether an admin granted the health-officer role, who runs exposure reports.
+    var healthOfficer: Bool
 
     init(_ user: User) {
         id = user.id
@@ -29,5 +31,6 @@ struct UserView: Codable, Sendable, Equatable {
         disabled = user.disabled
         hasPicture = user.pictureId != nil
         createdAt = user.createdAt
+        healthOfficer = user.healthOfficer
     }
 }

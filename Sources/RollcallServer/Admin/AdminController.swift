@@ -33,7 +33,7 @@ struct AdminController: Sendable {
         _ = try Self.requireAdmin(context)
         let role = try request.query("role").map { text in
             guard let role = Role(rawValue: text) else {
-                throw AppError(.badRequest, "invalid_role", "Filter by role student, teacher or admin.")
+                throw AppError(.badRequest, "invalid_role", "Filter by role student, teacher, admin or health_officer.")
             }
             return role
         }

@@ -6,6 +6,7 @@ import RollcallCore
 struct AdminPage: Sendable {
     let users: UserStore
     let outbox: Outbox
+    let exposure: ExposureStore
     let pages: PageRenderer
 
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -26,9 +27,16 @@ struct AdminPage: Sendable {
                 AdminPageModel.Person(
                     id: user.id, name: user.name, email: user.email, role: user.role.rawValue,
                     pending: user.role == .teacher && !user.approved, disabled: user.disabled,
-                    isSelf: user.id == context.user?.id)
+                    isSelf: user.id == context.user?.id, healthOfficer: user.healthOfficer,
+                    deleted: user.deletedAt != nil)
             },
-            q: query ?? "", messages: messages, noMessages: messages.isEmpty)
+            q: query ?? "", messages: messages, noMessages: messages.isEmpty,
+            exposureReports: try await exposure.list(limit: 50).map { entry in
+                AdminPageModel.Report(
+                    requestedByName: entry.requestedByName, personName: entry.personName, reason: entry.reason,
+                    window: "\(entry.windowFrom.dayText) – \(entry.windowUntil.dayText)", when: entry.createdAt.pageText
+                )
+            })
         return try pages.render(page, title: "Admin · Rollcall", context: context)
     }
 }
@@ -47,6 +55,17 @@ struct AdminPageModel: PageModel {
         var disabled: Bool
         /// The admin looking at the page, who cannot disable themselves.
         var isSelf: Bool
+        var healthOfficer: Bool
+        var deleted: Bool
+    }
+
+    /// One exposure report in the audit.
+    struct Report: Sendable {
+        var requestedByName: String
+        var personName: String
+        var reason: String
+        var window: String
+        var when: String
     }
 
     struct Message: Sendable {
@@ -62,4 +81,15 @@ struct AdminPageModel: PageModel {
     var messages: [Message]
     /// Stored, like every field a template reads: templates see stored properties only.
     var noMessages: Bool
+    var exposureReports: [Report]
+    var noExposureReports: Bool
+
+    init(users: [Person], q: String, messages: [Message], noMessages: Bool, exposureReports: [Report]) {
+        self.users = users
+        self.q = q
+        self.messages = messages
+        self.noMessages = noMessages
+        self.exposureReports = exposureReports
+        noExposureReports = exposureReports.isEmpty
+    }
 }

@@ -16,16 +16,21 @@ public func buildApplication(
     let database = try openDatabase(configuration, logger: logger)
     let router = try await buildRouter(
         configuration: configuration, database: database, logger: logger, passwordCost: passwordCost)
+    let (migrated, schemaReady) = AsyncStream<Void>.makeStream()
+    let retention = EvidenceRetention(
+        database: database, days: configuration.evidenceDays, logger: logger, ready: migrated)
     var app = Application(
         router: router,
         server: .http1WebSocketUpgrade(webSocketRouter: router),
         configuration: .init(
             address: .hostname(configuration.hostname, port: configuration.port), serverName: "Rollcall"),
-        services: [database] + database.liveServices,
+        services: [database] + database.liveServices + [retention],
         logger: logger
     )
     app.beforeServerStarts {
         try await Migrations.apply(to: database)
+        schemaReady.yield()
+        schemaReady.finish()
         logger.info("database ready", metadata: ["engine": "\(database.engine.rawValue)"])
     }
     return app
@@ -57,6 +62,8 @@ func buildRouter(
     let passkeys = PasskeyStore(database: database)
     let rooms = RoomStore(database: database)
     let counters = AttemptCounters(database: database)
+    let exposure = ExposureStore(database: database)
+    let personal = PersonalData(database: database, identities: identities, retentionDays: configuration.evidenceDays)
     let access = AccessRule(courses: courses, sessions: sessions)
     let signIns = SignIns(tokens: tokens, configuration: configuration)
     let ceremony = PasskeyCeremony(passkeys: passkeys, relyingParty: configuration.relyingParty)
@@ -80,7 +87,7 @@ func buildRouter(
         users: users, tokens: tokens, images: images, courses: courses, signIns: signIns,
         configuration: configuration, passwords: PasswordHasher(cost: passwordCost), mail: outbox, counters: counters
     ).addRoutes(to: router)
-    AccountPages(pages: pages).addRoutes(to: router)
+    AccountPages(pages: pages, exposure: exposure, personal: personal).addRoutes(to: router)
     PasskeysController(
         passkeys: passkeys, users: users, ceremony: ceremony, signIns: signIns, access: access,
         counters: counters, configuration: configuration
@@ -111,7 +118,13 @@ func buildRouter(
     ).addRoutes(to: router)
     RecordPages(records: records, sessions: sessions, access: access, pages: pages).addRoutes(to: router)
     AdminController(users: users, outbox: outbox).addRoutes(to: router)
-    AdminPage(users: users, outbox: outbox, pages: pages).addRoutes(to: router)
+    AdminPage(users: users, outbox: outbox, exposure: exposure, pages: pages).addRoutes(to: router)
+    let exposureController = ExposureController(exposure: exposure, users: users, configuration: configuration)
+    exposureController.addRoutes(to: router)
+    ExposurePages(controller: exposureController, exposure: exposure, configuration: configuration, pages: pages)
+        .addRoutes(to: router)
+    PrivacyController(personal: personal, users: users, signIns: signIns).addRoutes(to: router)
+    PrivacyPage(configuration: configuration, pages: pages).addRoutes(to: router)
     router.answerOtherMethods()
     return router
 }

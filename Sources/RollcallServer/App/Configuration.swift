@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import RollcallCore
 
 /// Rollcall's settings, read in one place from flags and `ROLLCALL_*` environment variables, each with a safe default.
 public struct Configuration: Sendable {
@@ -14,10 +15,14 @@ public struct Configuration: Sendable {
     /// Whether new teacher accounts wait for an admin's approval before they can create courses.
     public var teacherApproval: Bool
     public var logLevel: Logger.Level
+    /// Days location readings, device ids, client addresses and other evidence are kept; exposure reports reach
+    /// no further back.
+    public var evidenceDays: Int
 
     public init(
         hostname: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "data", databaseURL: String? = nil,
-        publicURL: String? = nil, teacherApproval: Bool = false, logLevel: Logger.Level = .info
+        publicURL: String? = nil, teacherApproval: Bool = false, logLevel: Logger.Level = .info,
+        evidenceDays: Int = Retention.defaultDays
     ) {
         self.hostname = hostname
         self.port = port
@@ -26,6 +31,7 @@ public struct Configuration: Sendable {
         self.publicURL = publicURL ?? "http://localhost:\(port)"
         self.teacherApproval = teacherApproval
         self.logLevel = logLevel
+        self.evidenceDays = evidenceDays
     }
 
     /// Settings from the environment, flags given on the command line taking precedence.
@@ -59,6 +65,14 @@ public struct Configuration: Sendable {
             default: throw ConfigurationError(variable: "ROLLCALL_TEACHER_APPROVAL", problem: "must be true or false")
             }
         }
+        let evidenceDays = try value("ROLLCALL_EVIDENCE_DAYS").map { text in
+            guard let days = Int(text), Retention.allowedDays.contains(days) else {
+                throw ConfigurationError(
+                    variable: "ROLLCALL_EVIDENCE_DAYS",
+                    problem: "must be a number of days from 1 to \(Retention.allowedDays.upperBound), got “\(text)”")
+            }
+            return days
+        }
         let publicURL = value("ROLLCALL_PUBLIC_URL")
         if let publicURL, URL(string: publicURL)?.host == nil {
             throw ConfigurationError(
@@ -71,7 +85,8 @@ public struct Configuration: Sendable {
             databaseURL: value("ROLLCALL_DATABASE_URL"),
             publicURL: publicURL.map { String($0.trimmingSuffix("/")) },
             teacherApproval: approval ?? false,
-            logLevel: level ?? .info
+            logLevel: level ?? .info,
+            evidenceDays: evidenceDays ?? Retention.defaultDays
         )
     }
 

@@ -31,7 +31,11 @@ struct PageRenderer: Sendable {
         }
         let frame = Frame(
             title: title, body: body, csrf: context.identity?.csrf ?? "",
-            user: context.user.map { Frame.Person(name: $0.name, role: $0.role.rawValue, isAdmin: $0.role == .admin) }
+            user: context.user.map {
+                Frame.Person(
+                    name: $0.name, role: $0.role.rawValue, isAdmin: $0.role == .admin,
+                    isHealthOfficer: $0.healthOfficer)
+            }
         )
         let html = library.render(frame, withTemplate: layout) ?? body
         return Response(
@@ -65,6 +69,7 @@ struct Frame: Sendable {
         var name: String
         var role: String
         var isAdmin: Bool
+        var isHealthOfficer: Bool
     }
     var title: String
     var body: String

@@ -39,7 +39,7 @@ public struct AppRequestContext: RequestContext, WebSocketRequestContext {
     /// The signed-in user if they hold one of `roles`.
     func requireRole(_ roles: Role..., message: String) throws -> User {
         let user = try requireUser()
-        guard roles.contains(user.role) else { throw AppError.forbidden(message) }
+        guard roles.contains(where: user.has) else { throw AppError.forbidden(message) }
         return user
     }
 

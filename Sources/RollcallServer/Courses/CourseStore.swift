@@ -97,6 +97,7 @@ struct CourseStore: Sendable {
             var select = Self.summaries(sql)
             switch user.role {
             case .admin: break
+            case .healthOfficer: return []
             case .teacher: select = select.where(SQLColumn("teacher_id", table: "courses"), .equal, SQLBind(user.id))
             case .student:
                 select = select.where(

@@ -99,13 +99,18 @@ struct API: Sendable {
     /// An admin, made the way an operator would: straight in the database.
     func admin() async throws -> Account {
         let database = try Database.sqlite(path: databasePath, logger: .init(label: "test"))
-        let hash = try await PasswordHasher(cost: 4).hash(Self.password)
-        _ = try await UserStore(database: database).create(
-            NewUser(
-                name: "Admin", email: "admin@school.test", passwordHash: hash, role: .admin, studentNumber: nil,
-                approved: true, emailVerified: true
+        do {
+            let hash = try await PasswordHasher(cost: 4).hash(Self.password)
+            _ = try await UserStore(database: database).create(
+                NewUser(
+                    name: "Admin", email: "admin@school.test", passwordHash: hash, role: .admin, studentNumber: nil,
+                    approved: true, emailVerified: true
+                )
             )
-        )
+        } catch {
+            try? await database.shutdown()
+            throw error
+        }
         try await database.shutdown()
         return try await signIn("admin@school.test")
     }

@@ -175,3 +175,8 @@ export function locate() {
     );
   });
 }
+
+// A Print button prints the page (scripts cannot be inline under the page's content policy).
+document.addEventListener("click", (event) => {
+  if (event.target.closest("[data-print]")) window.print();
+});

@@ -1,0 +1,202 @@
+import Foundation
+import Hummingbird
+import RollcallCore
+
+/// Exposure reports: a health officer asks who shared a room with a person, every report is audited, the person
+/// sees that a report about them was made, and an admin sees the audit.
+struct ExposureController: Sendable {
+    let exposure: ExposureStore
+    let users: UserStore
+    let configuration: Configuration
+    /// The clock reports are measured against; tests move it.
+    var now: @Sendable () -> Date = { Date() }
+
+    static let reasonLength = 3...500
+
+    struct ReportRequest: Decodable {
+        var personId: Int64?
+        var email: String?
+        var studentNumber: String?
+        var reason: String?
+        var days: Int?
+        /// The last day of the window (`2026-09-14`) or a moment (`2026-09-14T12:00:00Z`); default now.
+        var until: String?
+    }
+    struct ReportEnvelope: Codable, ResponseEncodable {
+        var report: ExposureReport
+    }
+    struct AuditList: Codable, ResponseEncodable {
+        var reports: [ExposureAuditEntry]
+    }
+    /// What a person sees of a report about them: that it was made, and when; not who asked, why, or what it found.
+    struct Notice: Codable, Sendable {
+        var createdAt: Date
+    }
+    struct Notices: Codable, ResponseEncodable {
+        var reports: [Notice]
+    }
+    struct UserEnvelope: Codable, ResponseEncodable {
+        var user: UserView
+    }
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.post(ExposureRoutes.reports, use: run)
+        router.get(ExposureRoutes.report, use: show)
+        router.get(ExposureRoutes.reportCSV, use: csv)
+        router.get(ExposureRoutes.audit, use: audit)
+        router.get(ExposureRoutes.aboutMe, use: aboutMe)
+        router.post(ExposureRoutes.grant, use: grant)
+        router.delete(ExposureRoutes.grant, use: revoke)
+    }
+
+    static func requireOfficer(_ context: AppRequestContext) throws -> User {
+        try context.requireRole(
+            .healthOfficer, message: "Only a health officer runs exposure reports. An admin grants the role.")
+    }
+
+    /// Runs a report: checks every input, writes the audit entry, and answers the report.
+    @Sendable func run(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let officer = try Self.requireOfficer(context)
+        let input = try await request.decodeJSON(as: ReportRequest.self, context: context)
+        let reason = try check { () throws(RuleViolation) in try Self.reason(input.reason) }
+        let person = try await person(input)
+        let now = self.now()
+        let until = try input.until.nonBlank.map { try Self.until($0, now: now) }
+        let window = try Self.window(until: until, days: input.days, days: configuration.evidenceDays, now: now)
+        let entry = try await exposure.audit(
+            requestedBy: officer.id, personID: person.id, reason: reason, window: window, now: now)
+        return try ReportEnvelope(report: try await report(entry, now: now))
+            .response(from: request, context: context, status: .created)
+    }
+
+    /// A report again, for the health officer who ran it, over the same window.
+    @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> ReportEnvelope {
+        let entry = try await ownReport(context)
+        return ReportEnvelope(report: try await report(entry, now: now()))
+    }
+
+    @Sendable func csv(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let entry = try await ownReport(context)
+        let report = try await report(entry, now: now())
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "text/csv; charset=utf-8",
+                .contentDisposition: "attachment; filename=\"exposure-report-\(entry.id).csv\"",
+                .cacheControl: "no-store",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: "\u{FEFF}" + report.csv))
+        )
+    }
+
+    @Sendable func audit(_ request: Request, context: AppRequestContext) async throws -> AuditList {
+        _ = try AdminController.requireAdmin(context)
+        return AuditList(reports: try await exposure.list())
+    }
+
+    @Sendable func aboutMe(_ request: Request, context: AppRequestContext) async throws -> Notices {
+        let user = try context.requireUser()
+        return Notices(reports: try await exposure.list(about: user.id).map { Notice(createdAt: $0.createdAt) })
+    }
+
+    @Sendable func grant(_ request: Request, context: AppRequestContext) async throws -> UserEnvelope {
+        try await setOfficer(context, true)
+    }
+
+    @Sendable func revoke(_ request: Request, context: AppRequestContext) async throws -> UserEnvelope {
+        try await setOfficer(context, false)
+    }
+
+    private func setOfficer(_ context: AppRequestContext, _ granted: Bool) async throws -> UserEnvelope {
+        _ = try AdminController.requireAdmin(context)
+        guard let user = try await users.find(id: try context.id("userID", "user")) else {
+            throw AppError.notFound("user")
+        }
+        guard user.deletedAt == nil else {
+            throw AppError.conflict("account_deleted", "This account was deleted; it cannot be given a role.")
+        }
+        if user.healthOfficer != granted { try await users.setHealthOfficer(id: user.id, granted) }
+        guard let changed = try await users.find(id: user.id) else { throw AppError.notFound("user") }
+        return UserEnvelope(user: UserView(changed))
+    }
+
+    /// The report named by the path, for the health officer who ran it.
+    func ownReport(_ context: AppRequestContext) async throws -> ExposureAuditEntry {
+        let officer = try Self.requireOfficer(context)
+        guard let entry = try await exposure.find(id: try context.id("reportID", "exposure report")),
+            entry.requestedBy == officer.id
+        else { throw AppError.notFound("exposure report") }
+        return entry
+    }
+
+    /// The report of an audit entry, refused once its window reaches past what is still kept.
+    func report(_ entry: ExposureAuditEntry, now: Date) async throws -> ExposureReport {
+        // A second's leeway: the stored window is rounded (SQLite keeps microseconds of a float).
+        guard entry.windowFrom.addingTimeInterval(1) >= Retention.cutoff(now: now, days: configuration.evidenceDays)
+        else {
+            let refusal = ExposureWindow.Refusal.beyondRetention(days: configuration.evidenceDays)
+            throw AppError(.unprocessableContent, refusal.code, refusal.message)
+        }
+        let facts = try await exposure.sessions(
+            of: entry.personId, from: entry.windowFrom, until: entry.windowUntil, now: now)
+        return ExposureReport(entry: entry, facts: facts)
+    }
+
+    static func reason(_ raw: String?) throws(RuleViolation) -> String {
+        let reason = (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard reasonLength.contains(reason.count) else {
+            throw RuleViolation(
+                field: "reason",
+                message:
+                    "Say why this report is needed (3 to 500 characters); the person and the admin can see a report was made."
+            )
+        }
+        return reason
+    }
+
+    /// The person a report is about, named by exactly one of id, email or student number.
+    func person(_ input: ReportRequest) async throws -> User {
+        let email = input.email.nonBlank
+        let number = input.studentNumber.nonBlank
+        let given = [input.personId != nil, email != nil, number != nil].filter { $0 }.count
+        guard given == 1 else {
+            throw AppError(
+                .badRequest, "invalid_person",
+                "Name the person by one of personId, email or student number.")
+        }
+        let found: User?
+        if let id = input.personId {
+            found = try await users.find(id: id)
+        } else if let email {
+            found = try await users.find(email: email.trimmingCharacters(in: .whitespaces).lowercased())
+        } else {
+            found = try await users.find(studentNumber: number!.trimmingCharacters(in: .whitespaces))
+        }
+        guard let found, found.deletedAt == nil else {
+            throw AppError(
+                .notFound, "person_not_found", "Nobody with this id, email or student number has an account.")
+        }
+        return found
+    }
+
+    /// `until` as a moment: a day means the end of that day (UTC), or now when that is earlier.
+    static func until(_ text: String, now: Date) throws -> Date {
+        if let moment = try? Date(text, strategy: .iso8601) { return moment }
+        if let day = try? Date(text, strategy: .iso8601.year().month().day()) {
+            return min(day.addingTimeInterval(86_400 - 1), now)
+        }
+        throw AppError(
+            .badRequest, "invalid_until",
+            "“until” must be a day such as 2026-09-14 or a moment such as 2026-09-14T12:00:00Z.")
+    }
+
+    static func window(until: Date?, days: Int?, days retention: Int, now: Date) throws -> ExposureWindow {
+        do {
+            return try ExposureWindow.make(until: until, days: days, retentionDays: retention, now: now)
+        } catch {
+            let status: HTTPResponse.Status =
+                error == .future || error.code == "invalid_days" ? .badRequest : .unprocessableContent
+            throw AppError(status, error.code, error.message)
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Hummingbird
+import RollcallCore
+
+/// The health officer's pages: the form that runs a report, and a report to read, download or print.
+struct ExposurePages: Sendable {
+    let controller: ExposureController
+    let exposure: ExposureStore
+    let configuration: Configuration
+    let pages: PageRenderer
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get(ExposureRoutes.exposurePage, use: form)
+        router.get(ExposureRoutes.reportPage, use: report)
+    }
+
+    @Sendable func form(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let officer = try ExposureController.requireOfficer(context)
+        let earlier = try await exposure.list(by: officer.id, limit: 20).map { entry in
+            ExposurePage.Earlier(
+                id: entry.id, personName: entry.personName, when: entry.createdAt.pageText,
+                window: "\(entry.windowFrom.dayText) – \(entry.windowUntil.dayText)")
+        }
+        let page = ExposurePage(
+            defaultDays: min(Exposure.defaultDays, configuration.evidenceDays), maxDays: configuration.evidenceDays,
+            today: Date().dayText, earlier: earlier, noEarlier: earlier.isEmpty)
+        return try pages.render(page, title: "Exposure report · Rollcall", context: context)
+    }
+
+    @Sendable func report(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let entry = try await controller.ownReport(context)
+        let report = try await controller.report(entry, now: controller.now())
+        return try pages.render(
+            ExposureReportPage(report), title: "Exposure report: \(report.person.name) · Rollcall", context: context)
+    }
+}
+
+/// The form that runs a report, and the officer's earlier reports.
+struct ExposurePage: PageModel {
+    static let template = "exposure"
+
+    struct Earlier: Sendable {
+        var id: Int64
+        var personName: String
+        var when: String
+        var window: String
+    }
+
+    var defaultDays: Int
+    var maxDays: Int
+    var today: String
+    var earlier: [Earlier]
+    var noEarlier: Bool
+}
+
+/// A report as the page draws it.
+struct ExposureReportPage: PageModel {
+    static let template = "exposure-report"
+
+    struct Contact: Sendable {
+        var rank: Int
+        var personId: Int64
+        var name: String
+        var totalMinutes: Int
+        var sessions: Int
+    }
+    struct SessionRow: Sendable {
+        var sessionId: Int64
+        var course: String
+        var title: String
+        var room: String
+        var when: String
+        var arrived: String
+        var contacts: [SessionContact]
+        var noContacts: Bool
+    }
+    struct SessionContact: Sendable {
+        var personId: Int64
+        var name: String
+        var minutes: Int
+    }
+
+    var id: Int64
+    var personName: String
+    var requestedByName: String
+    var reason: String
+    var window: String
+    var createdAt: String
+    var method: String
+    var contacts: [Contact]
+    var noContacts: Bool
+    var sessions: [SessionRow]
+    var noSessions: Bool
+
+    init(_ report: ExposureReport) {
+        id = report.id
+        personName = report.person.name
+        requestedByName = report.requestedBy.name
+        reason = report.reason
+        window = "\(report.from.pageText) – \(report.until.pageText)"
+        createdAt = report.createdAt.pageText
+        method = report.method
+        contacts = report.contacts.enumerated().map { index, contact in
+            Contact(
+                rank: index + 1, personId: contact.personId, name: contact.name, totalMinutes: contact.totalMinutes,
+                sessions: contact.sessions)
+        }
+        noContacts = contacts.isEmpty
+        sessions = report.sessions.map { session in
+            SessionRow(
+                sessionId: session.sessionId, course: session.course, title: session.title, room: session.room ?? "—",
+                when: "\(session.openedAt.pageText) – \(session.endedAt.timeText)",
+                arrived: session.checkedInAt.map { "checked in \($0.timeText)" } ?? "marked by hand",
+                contacts: session.contacts.map {
+                    SessionContact(personId: $0.personId, name: $0.name, minutes: $0.minutes)
+                },
+                noContacts: session.contacts.isEmpty)
+        }
+        noSessions = sessions.isEmpty
+    }
+}
+
+extension Date {
+    /// A day, such as 2026-09-14, as date inputs take it.
+    var dayText: String { formatted(.iso8601.year().month().day()) }
+    /// A time of day, such as 09:45.
+    var timeText: String { formatted(.dateTime.hour().minute()) }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Logging
+import RollcallCore
+import SQLKit
+import ServiceLifecycle
+
+/// Deletes evidence older than the retention period, once at start (after the migrations) and then every day.
+///
+/// Aged out: location readings, device ids and client addresses (`check_in_evidence`, `device_bindings`), passkey
+/// verifications, flags and their live events, the outbox, sign-in failures, and expired challenges, tokens and
+/// confirmation links. Kept: attendance records, their audit, exposure-report audit entries, courses and grades.
+/// Scan tickets are signed, not stored, so there is nothing of them to delete.
+struct EvidenceRetention: Service {
+    let database: Database
+    let days: Int
+    let logger: Logger
+    /// Ends when the schema is in place; the first purge waits for it.
+    let ready: AsyncStream<Void>
+    var interval: Duration = .seconds(86_400)
+    var now: @Sendable () -> Date = { Date() }
+
+    /// Every table that holds evidence, and the column its age is read from.
+    static let evidence: [(table: String, column: String)] = [
+        ("check_in_evidence", "created_at"), ("device_bindings", "created_at"),
+        ("passkey_verifications", "created_at"), ("flags", "created_at"), ("outbox", "created_at"),
+        ("attempt_counters", "last_at"),
+    ]
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            for await _ in ready { break }
+            while !Task.isCancelled {
+                do {
+                    try await Self.purge(database, days: days, now: now())
+                    logger.info("evidence older than \(days) days deleted")
+                } catch {
+                    logger.error("deleting old evidence failed: \(error)")
+                }
+                try await Task.sleep(for: interval)
+            }
+        }
+    }
+
+    /// Deletes what is older than `days` before `now`, and whatever has expired. Each deletion is a statement of
+    /// its own: nothing here needs to be atomic, and no lock is held between them while other writers wait.
+    static func purge(_ database: Database, days: Int, now: Date) async throws {
+        let cutoff = Retention.cutoff(now: now, days: days)
+        for (table, column) in evidence {
+            try await database.write { sql in
+                try await sql.delete(from: table).where(SQLColumn(column), .lessThan, SQLBind(cutoff)).run()
+            }
+        }
+        // A flag's live event repeats its detail.
+        try await database.write { sql in
+            try await sql.delete(from: "session_events").where("kind", .equal, SessionEventKind.flagged.rawValue)
+                .where("created_at", .lessThan, SQLBind(cutoff)).run()
+        }
+        for table in ["passkey_challenges", "access_tokens", "email_verifications"] {
+            try await database.write { sql in
+                try await sql.delete(from: table).where("expires_at", .lessThan, SQLBind(now)).run()
+            }
+        }
+    }
+}

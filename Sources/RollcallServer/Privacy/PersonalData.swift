@@ -1,0 +1,195 @@
+import Foundation
+import RollcallCore
+import SQLKit
+
+/// Everything Rollcall holds about one person, as they may download it.
+struct PersonalDataExport: Codable, Sendable {
+    struct CourseEntry: Codable, Sendable {
+        var id: Int64
+        var name: String
+        /// `teacher` for courses they teach, `student` for courses they joined.
+        var relation: String
+        var joinedAt: Date?
+    }
+    struct AttendanceEntry: Codable, Sendable {
+        var sessionId: Int64
+        var courseName: String
+        var sessionTitle: String
+        var status: String
+        var recordedAt: Date
+        var source: String
+    }
+    struct EvidenceEntry: Codable, Sendable {
+        var sessionId: Int64
+        var latitude: Double?
+        var longitude: Double?
+        var accuracy: Double?
+        var distance: Double?
+        var deviceId: String?
+        var clientAddress: String?
+        var via: String
+        var createdAt: Date
+    }
+    struct DeviceEntry: Codable, Sendable {
+        var sessionId: Int64
+        var deviceId: String
+        var createdAt: Date
+    }
+    struct PasskeyEntry: Codable, Sendable {
+        var id: Int64
+        var name: String
+        var createdAt: Date
+        var lastUsedAt: Date?
+    }
+    struct VerificationEntry: Codable, Sendable {
+        var sessionId: Int64?
+        var deviceId: String?
+        var reused: Bool
+        var createdAt: Date
+    }
+    struct ChangeEntry: Codable, Sendable {
+        var sessionId: Int64
+        var oldStatus: String?
+        var newStatus: String
+        var reason: String
+        var changedAt: Date
+    }
+    struct ReportNotice: Codable, Sendable {
+        var createdAt: Date
+    }
+
+    var exportedAt: Date
+    var retentionDays: Int
+    var account: UserView
+    var courses: [CourseEntry]
+    var attendance: [AttendanceEntry]
+    var checkInEvidence: [EvidenceEntry]
+    var devices: [DeviceEntry]
+    var passkeys: [PasskeyEntry]
+    var passkeyVerifications: [VerificationEntry]
+    var changesByHand: [ChangeEntry]
+    /// That exposure reports about the person were made, and when; not their contents.
+    var exposureReportsAboutYou: [ReportNotice]
+}
+
+/// Why an account cannot be deleted now.
+enum DeletionRefusal: Error, Equatable {
+    /// The person teaches courses whose records name them, or is an admin.
+    case recordsMustBeKept(String)
+    case alreadyDeleted
+}
+
+/// A person's data: the download of all of it, and deleting it while keeping the anonymous attendance counts.
+struct PersonalData: Sendable {
+    let database: Database
+    let identities: IdentityCache
+    let retentionDays: Int
+
+    func export(_ user: User, now: Date = Date()) async throws -> PersonalDataExport {
+        try await database.read { sql in
+            let id = user.id
+            let courses = try await sql.raw(
+                """
+                SELECT c.id, c.name, 'teacher' AS relation, NULL AS joined_at FROM courses c WHERE c.teacher_id = \(bind: id)
+                UNION ALL
+                SELECT c.id, c.name, 'student' AS relation, e.joined_at FROM courses c
+                  JOIN enrollments e ON e.course_id = c.id WHERE e.student_id = \(bind: id)
+                """
+            ).all(decoding: PersonalDataExport.CourseEntry.self, with: .rollcall)
+            let attendance = try await sql.raw(
+                """
+                SELECT a.session_id, c.name AS course_name, s.title AS session_title, a.status, a.recorded_at, a.source
+                FROM attendance a JOIN sessions s ON s.id = a.session_id JOIN courses c ON c.id = s.course_id
+                WHERE a.student_id = \(bind: id) ORDER BY a.recorded_at
+                """
+            ).all(decoding: PersonalDataExport.AttendanceEntry.self, with: .rollcall)
+            let evidence = try await sql.raw(
+                """
+                SELECT session_id, latitude, longitude, accuracy, distance, device_id, client_address, via, created_at
+                FROM check_in_evidence WHERE student_id = \(bind: id) ORDER BY created_at
+                """
+            ).all(decoding: PersonalDataExport.EvidenceEntry.self, with: .rollcall)
+            let devices = try await sql.raw(
+                "SELECT session_id, device_id, created_at FROM device_bindings WHERE student_id = \(bind: id)"
+            ).all(decoding: PersonalDataExport.DeviceEntry.self, with: .rollcall)
+            let passkeys = try await sql.raw(
+                "SELECT id, name, created_at, last_used_at FROM passkeys WHERE user_id = \(bind: id) ORDER BY id"
+            ).all(decoding: PersonalDataExport.PasskeyEntry.self, with: .rollcall)
+            let verifications = try await sql.raw(
+                """
+                SELECT session_id, device_id, reused, created_at FROM passkey_verifications
+                WHERE user_id = \(bind: id) ORDER BY created_at
+                """
+            ).all(decoding: PersonalDataExport.VerificationEntry.self, with: .rollcall)
+            let changes = try await sql.raw(
+                """
+                SELECT session_id, old_status, new_status, reason, changed_at FROM attendance_audit
+                WHERE student_id = \(bind: id) ORDER BY id
+                """
+            ).all(decoding: PersonalDataExport.ChangeEntry.self, with: .rollcall)
+            let reports = try await sql.raw(
+                "SELECT created_at FROM exposure_reports WHERE person_id = \(bind: id) ORDER BY id"
+            ).all(decoding: PersonalDataExport.ReportNotice.self, with: .rollcall)
+            return PersonalDataExport(
+                exportedAt: now, retentionDays: retentionDays, account: UserView(user), courses: courses,
+                attendance: attendance, checkInEvidence: evidence, devices: devices, passkeys: passkeys,
+                passkeyVerifications: verifications, changesByHand: changes, exposureReportsAboutYou: reports)
+        }
+    }
+
+    /// Whether the person may delete their own account: not while records name them as a course's teacher, nor as
+    /// an admin (another admin removes an admin).
+    func refusalOfSelfDeletion(_ user: User) async throws -> DeletionRefusal? {
+        if user.deletedAt != nil { return .alreadyDeleted }
+        if user.role == .admin {
+            return .recordsMustBeKept("An admin's account is deleted by another admin.")
+        }
+        let teaches = try await database.read { sql in
+            try await sql.select().column("id").from("courses").where("teacher_id", .equal, user.id).first() != nil
+        }
+        return teaches
+            ? .recordsMustBeKept(
+                "Your courses' records name you as their teacher, so they must be kept; ask an admin to delete your account."
+            )
+            : nil
+    }
+
+    /// Deletes a person's personal data: their name, email, number, phone, picture, passkeys, sign-ins, evidence,
+    /// devices, enrolments and messages. Their attendance rows stay, attached to an empty account named
+    /// "Deleted person", so course figures still add up; audit entries stay too.
+    func erase(_ user: User, now: Date = Date()) async throws {
+        defer { identities.forget(userID: user.id) }
+        try await database.transaction { sql in
+            let id = user.id
+            for (table, column) in [
+                ("access_tokens", "user_id"), ("email_verifications", "user_id"), ("passkey_challenges", "user_id"),
+                ("passkey_verifications", "user_id"), ("passkeys", "user_id"), ("check_in_evidence", "student_id"),
+                ("device_bindings", "student_id"), ("flags", "student_id"), ("enrollments", "student_id"),
+            ] {
+                try await sql.delete(from: table).where(SQLColumn(column), .equal, SQLBind(id)).run()
+            }
+            try await sql.delete(from: "course_invitations").where("email", .equal, user.email).run()
+            // Sign-in counters are kept per address and account: `email address`.
+            let prefix = user.email + " "
+            try await sql.raw(
+                """
+                DELETE FROM attempt_counters WHERE scope = \(bind: AttemptCounters.Scope.signInAccount.rawValue)
+                  AND substr(key, 1, \(bind: prefix.count)) = \(bind: prefix)
+                """
+            ).run()
+            var recipients = [user.email]
+            if let phone = user.phone { recipients.append(phone) }
+            try await sql.delete(from: "outbox").where("recipient", .in, SQLBind.group(recipients)).run()
+            try await sql.update("users")
+                .set("name", to: "Deleted person").set("email", to: "deleted-\(id)@deleted.invalid")
+                .set("password_hash", to: "").set("student_number", to: SQLLiteral.null)
+                .set("phone", to: SQLLiteral.null).set("about", to: "").set("picture_id", to: SQLLiteral.null)
+                .set("email_verified_at", to: SQLLiteral.null).set("approved", to: false).set("disabled", to: true)
+                .set("health_officer", to: false).set("deleted_at", to: SQLBind(now))
+                .where("id", .equal, id).run()
+            if let picture = user.pictureId {
+                try await sql.delete(from: "images").where("id", .equal, picture).run()
+            }
+        }
+    }
+}
