@@ -1,5 +1,5 @@
 # Rollcall: `make run` starts the server on http://localhost:8080; `make test` runs every test.
-.PHONY: run test deps lint format swift-test browser-test demo
+.PHONY: run test deps lint format swift-test browser-test fuzz-test demo
 
 run:
 	swift run rollcall serve
@@ -24,4 +24,8 @@ browser-test:
 	swift build --product rollcall
 	.build/python/bin/python -m pytest -q Tests/browser
 
-test: deps lint swift-test browser-test
+fuzz-test:
+	swift build --product rollcall
+	.build/python/bin/python -m pytest -q Tests/fuzz
+
+test: deps lint swift-test browser-test fuzz-test

@@ -78,7 +78,8 @@ func buildRouter(
     _ = PrometheusMetrics.registry
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: LogRequestsMiddleware(.debug))
-    router.add(middleware: ErrorMiddleware(pages: pages))
+    let routeIndex = RouteIndex()
+    router.add(middleware: ErrorMiddleware(pages: pages, routes: routeIndex))
     router.add(middleware: AssetsMiddleware())
     router.add(middleware: AuthenticationMiddleware(tokens: tokens))
 
@@ -125,6 +126,6 @@ func buildRouter(
         .addRoutes(to: router)
     PrivacyController(personal: personal, users: users, signIns: signIns).addRoutes(to: router)
     PrivacyPage(configuration: configuration, pages: pages).addRoutes(to: router)
-    router.answerOtherMethods()
+    routeIndex.index(router.routes)
     return router
 }

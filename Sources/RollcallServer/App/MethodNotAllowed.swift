@@ -1,24 +1,43 @@
 import HTTPTypes
 import Hummingbird
+import NIOConcurrencyHelpers
 
-extension Router where Context == AppRequestContext {
-    /// Answers every method a path does not take with 405 and the methods it does take in `Allow`, as the API
-    /// description promises, instead of the router's 404. Call it once every route is added.
-    func answerOtherMethods() {
-        let methods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete]
+/// Every path the router serves and the methods it takes there, so that a method a path does not take is answered
+/// 405 with `Allow`, as the API description promises, instead of the router's 404. Filled once every route is
+/// added, before the server starts.
+final class RouteIndex: Sendable {
+    private struct Entry {
+        /// The path's segments; `nil` where the route captures a parameter.
+        var segments: [String?]
+        var methods: [HTTPRequest.Method]
+    }
+
+    private let entries = NIOLockedValueBox<[Entry]>([])
+
+    /// Takes the router's routes as they are now.
+    func index(_ routes: [Router<AppRequestContext>.RouteDescription]) {
+        let order: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete]
         let byPath = Dictionary(grouping: routes, by: \.path.description)
-        for (_, routes) in byPath {
-            let path = routes[0].path
-            let taken = Set(routes.map(\.method))
-            let allow = methods.filter(taken.contains).map(\.rawValue).joined(separator: ", ")
-            for method in methods where !taken.contains(method) {
-                on(path, method: method) { _, _ -> Response in
-                    var error = AppError(
-                        .methodNotAllowed, "method_not_allowed", "This address does not accept \(method.rawValue).")
-                    error.headers[.allow] = allow
-                    throw error
-                }
+        let indexed = byPath.values.map { routes in
+            let segments = routes[0].path.description.split(separator: "/").map { segment -> String? in
+                segment.hasPrefix("{") || segment.hasPrefix(":") ? nil : String(segment)
             }
+            let taken = Set(routes.map(\.method))
+            return Entry(segments: segments, methods: order.filter(taken.contains))
+        }
+        entries.withLockedValue { $0 = indexed }
+    }
+
+    /// The methods `path` takes, or `nil` when the router serves no such path.
+    func methods(at path: String) -> [HTTPRequest.Method]? {
+        let segments = path.split(separator: "/")
+        return entries.withLockedValue { entries in
+            entries.first { entry in
+                entry.segments.count == segments.count
+                    && zip(entry.segments, segments).allSatisfy { pattern, segment in
+                        pattern.map { $0 == segment } ?? true
+                    }
+            }?.methods
         }
     }
 }
