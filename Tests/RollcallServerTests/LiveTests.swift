@@ -213,8 +213,9 @@ struct LiveTests {
             #expect(crossSite.status == .forbidden)
             #expect(crossSite.errorCode == "forbidden")
             #expect(crossSite.errorMessage == "The live view opens only from Rollcall's own pages.")
+            // The public URL's origin (the test server's default, http://localhost:8080).
             let sameSite = try await api.call(
-                .get, path, headers: [.cookie: "rollcall_session=\(cookie)", .origin: "http://localhost"])
+                .get, path, headers: [.cookie: "rollcall_session=\(cookie)", .origin: "http://localhost:8080"])
             #expect(sameSite.status == .ok, "\(sameSite.text)")
             await #expect(throws: WebSocketClientError.webSocketUpgradeFailed) {
                 try await api.watch(room.sessionID, as: nil, headers: [.cookie: "rollcall_session=\(cookie)"]) { _ in

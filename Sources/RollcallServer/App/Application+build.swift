@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import RollcallCore
@@ -16,9 +18,13 @@ public func buildApplication(
     let database = try openDatabase(configuration, logger: logger)
     let router = try await buildRouter(
         configuration: configuration, database: database, logger: logger, passwordCost: passwordCost)
+    var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router)
+    if let tls = configuration.tls {
+        server = try .tls(server, tlsConfiguration: try tls.serverConfiguration())
+    }
     var app = Application(
         router: router,
-        server: .http1WebSocketUpgrade(webSocketRouter: router),
+        server: server,
         configuration: .init(
             address: .hostname(configuration.hostname, port: configuration.port), serverName: "Rollcall"),
         services: [database] + database.liveServices,
@@ -69,13 +75,16 @@ func buildRouter(
 
     let router = Router(context: AppRequestContext.self)
     _ = PrometheusMetrics.registry
+    router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: LogRequestsMiddleware(.debug))
     router.add(middleware: ErrorMiddleware(pages: pages))
     router.add(middleware: AssetsMiddleware())
     router.add(middleware: AuthenticationMiddleware(tokens: tokens))
 
-    SystemController(database: database).addRoutes(to: router)
+    SystemController(
+        database: database, metricsToken: configuration.metricsToken, metricsNetworks: configuration.metricsNetworks
+    ).addRoutes(to: router)
     AccountsController(
         users: users, tokens: tokens, images: images, courses: courses, signIns: signIns,
         configuration: configuration, passwords: PasswordHasher(cost: passwordCost), mail: outbox
@@ -103,7 +112,9 @@ func buildRouter(
         sessions: sessions, checkIns: checkIns, courses: courses, access: access, live: database.live,
         publicURL: configuration.publicURL
     ).addRoutes(to: router)
-    LiveController(rooms: rooms, database: database, access: access).addRoutes(to: router)
+    LiveController(
+        rooms: rooms, database: database, access: access, pageOrigin: PageOrigin(publicURL: configuration.publicURL)
+    ).addRoutes(to: router)
     RecordsController(
         records: records, sessions: sessions, courses: courses, outbox: outbox, access: access,
         configuration: configuration

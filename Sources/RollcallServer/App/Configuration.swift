@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import RollcallCore
 
 /// Rollcall's settings, read in one place from flags and `ROLLCALL_*` environment variables, each with a safe default.
 public struct Configuration: Sendable {
@@ -14,18 +15,32 @@ public struct Configuration: Sendable {
     /// Whether new teacher accounts wait for an admin's approval before they can create courses.
     public var teacherApproval: Bool
     public var logLevel: Logger.Level
+    /// Reverse proxies whose `X-Forwarded-For` and `Forwarded` headers name the client (`ClientAddress`).
+    public var trustedProxies: [NetworkRange]
+    /// When set, `/metrics` answers only requests with `Authorization: Bearer <token>`.
+    public var metricsToken: String?
+    /// When not empty, `/metrics` answers only clients in these ranges.
+    public var metricsNetworks: [NetworkRange]
+    /// Serve HTTPS with this certificate chain and key (PEM files), for a single server without a proxy.
+    public var tls: TLSFiles?
 
     public init(
         hostname: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "data", databaseURL: String? = nil,
-        publicURL: String? = nil, teacherApproval: Bool = false, logLevel: Logger.Level = .info
+        publicURL: String? = nil, teacherApproval: Bool = false, logLevel: Logger.Level = .info,
+        trustedProxies: [NetworkRange] = [], metricsToken: String? = nil, metricsNetworks: [NetworkRange] = [],
+        tls: TLSFiles? = nil
     ) {
         self.hostname = hostname
         self.port = port
         self.dataDirectory = dataDirectory
         self.databaseURL = databaseURL
-        self.publicURL = publicURL ?? "http://localhost:\(port)"
+        self.publicURL = publicURL ?? "\(tls == nil ? "http" : "https")://localhost:\(port)"
         self.teacherApproval = teacherApproval
         self.logLevel = logLevel
+        self.trustedProxies = trustedProxies
+        self.metricsToken = metricsToken
+        self.metricsNetworks = metricsNetworks
+        self.tls = tls
     }
 
     /// Settings from the environment, flags given on the command line taking precedence.
@@ -64,6 +79,24 @@ public struct Configuration: Sendable {
             throw ConfigurationError(
                 variable: "ROLLCALL_PUBLIC_URL", problem: "must be a URL such as https://rollcall.school.edu")
         }
+        func ranges(_ name: String) throws -> [NetworkRange] {
+            guard let text = value(name) else { return [] }
+            let items = text.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" || $0 == "\n" })
+            return try items.map { item in
+                guard let range = NetworkRange(cidr: String(item)) else {
+                    throw ConfigurationError(
+                        variable: name,
+                        problem: "must be address ranges separated by commas, such as 10.0.0.0/8, ::1/128; "
+                            + "“\(item)” is not one")
+                }
+                return range
+            }
+        }
+        let trustedProxies = try ranges("ROLLCALL_TRUSTED_PROXIES")
+        let metricsNetworks = try ranges("ROLLCALL_METRICS_NETWORKS")
+        let tls = try TLSFiles.fromEnvironment(
+            certificate: value("ROLLCALL_TLS_CERT"), key: value("ROLLCALL_TLS_KEY"))
+        if let tls { _ = try tls.serverConfiguration() }
         return Configuration(
             hostname: hostname ?? value("ROLLCALL_HOSTNAME") ?? "127.0.0.1",
             port: port ?? 8080,
@@ -71,7 +104,11 @@ public struct Configuration: Sendable {
             databaseURL: value("ROLLCALL_DATABASE_URL"),
             publicURL: publicURL.map { String($0.trimmingSuffix("/")) },
             teacherApproval: approval ?? false,
-            logLevel: level ?? .info
+            logLevel: level ?? .info,
+            trustedProxies: trustedProxies,
+            metricsToken: value("ROLLCALL_METRICS_TOKEN"),
+            metricsNetworks: metricsNetworks,
+            tls: tls
         )
     }
 
