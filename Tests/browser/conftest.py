@@ -75,6 +75,7 @@ class Server:
                 if self.process.poll() is not None:
                     break
                 time.sleep(0.2)
+        self.stop()
         raise RuntimeError(f"Rollcall did not start; see {self.log.name}")
 
     def api(self, method, path, body=None, token=None, headers=None):
