@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Rollcall's tests need beyond the Swift toolchain: Chromium and its driver for the browser tests,
-# zbar and librsvg to decode rendered QR codes, PostgreSQL for the tests on it, and a Python environment with
-# selenium and pytest.
+# zbar and librsvg to decode rendered QR codes, PostgreSQL for the tests on it, nginx for the test behind a reverse
+# proxy, and a Python environment with selenium, pytest and cryptography (the tests' self-signed certificates).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +14,7 @@ command -v python3 >/dev/null || missing+=(python3)
 python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
 [ -d /usr/share/fonts/truetype/dejavu ] || missing+=(fonts-dejavu-core)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 
 if [ ${#missing[@]} -gt 0 ]; then
     echo "Installing ${missing[*]}"
@@ -24,7 +25,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 venv=.build/python
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import selenium, pytest, schemathesis" 2>/dev/null; then
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import selenium, pytest, schemathesis, cryptography" 2>/dev/null; then
     python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install -q --disable-pip-version-check selenium pytest schemathesis
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check selenium pytest schemathesis cryptography
 fi

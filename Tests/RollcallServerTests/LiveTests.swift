@@ -216,8 +216,9 @@ struct LiveTests {
             #expect(crossSite.status == .forbidden)
             #expect(crossSite.errorCode == "forbidden")
             #expect(crossSite.errorMessage == "The live view opens only from Rollcall's own pages.")
+            // The public URL's origin (the test server's default, http://localhost:8080).
             let sameSite = try await api.call(
-                .get, path, headers: [.cookie: "rollcall_session=\(cookie)", .origin: "http://localhost"])
+                .get, path, headers: [.cookie: "rollcall_session=\(cookie)", .origin: "http://localhost:8080"])
             // Let through every check, a plain GET is told to upgrade.
             #expect(sameSite.status == .upgradeRequired, "\(sameSite.text)")
             #expect(sameSite.errorCode == "websocket_required")

@@ -1,9 +1,14 @@
 """Fixtures for Rollcall's real-browser tests: a real server on a fresh SQLite file, and headless Chromium."""
 
+import base64
+import datetime
+import hashlib
+import ipaddress
 import json
 import os
 import shutil
 import socket
+import ssl
 import subprocess
 import tempfile
 import time
@@ -37,16 +42,21 @@ def server_binary():
 
 
 class Server:
-    """A running `rollcall serve`, reached at http://localhost:PORT (WebAuthn and geolocation need a name, not an IP)."""
+    """A running `rollcall serve`, reached at http://localhost:PORT (WebAuthn and geolocation need a name, not an IP).
 
-    def __init__(self, data_dir):
+    `env` adds settings (or replaces the public URL, for a server behind a proxy); with `scheme="https"` the server
+    serves TLS itself (`env` then names the certificate) and the test's own requests accept any certificate."""
+
+    def __init__(self, data_dir, env=None, scheme="http"):
         self.port = free_port()
-        self.url = f"http://localhost:{self.port}"
+        self.url = f"{scheme}://localhost:{self.port}"
         self.data_dir = data_dir
+        self.env = dict(env or {})
+        self.ssl = ssl._create_unverified_context() if scheme == "https" else None
         self.start()
 
     def start(self):
-        env = dict(os.environ, ROLLCALL_PUBLIC_URL=self.url, ROLLCALL_LOG_LEVEL="warning")
+        env = {**os.environ, "ROLLCALL_PUBLIC_URL": self.url, "ROLLCALL_LOG_LEVEL": "warning", **self.env}
         self.log = open(Path(self.data_dir) / "server.log", "a")
         self.process = subprocess.Popen(
             [str(server_binary()), "serve", "--port", str(self.port), "--data-dir", self.data_dir],
@@ -58,15 +68,18 @@ class Server:
         deadline = time.time() + 60
         while time.time() < deadline:
             try:
-                with urllib.request.urlopen(f"{self.url}/healthz", timeout=1) as response:
+                with urllib.request.urlopen(f"{self.url}/healthz", timeout=1, context=self.ssl) as response:
                     if response.status == 200:
                         return
             except OSError:
+                if self.process.poll() is not None:
+                    break
                 time.sleep(0.2)
+        self.stop()
         raise RuntimeError(f"Rollcall did not start; see {self.log.name}")
 
-    def api(self, method, path, body=None, token=None):
-        request = urllib.request.Request(f"{self.url}{path}", method=method)
+    def api(self, method, path, body=None, token=None, headers=None):
+        request = urllib.request.Request(f"{self.url}{path}", method=method, headers=headers or {})
         data = None
         if body is not None:
             data = json.dumps(body).encode()
@@ -74,7 +87,7 @@ class Server:
         if token:
             request.add_header("Authorization", f"Bearer {token}")
         try:
-            with urllib.request.urlopen(request, data) as response:
+            with urllib.request.urlopen(request, data, context=self.ssl) as response:
                 text = response.read()
                 return response.status, json.loads(text) if text else None
         except urllib.error.HTTPError as error:
@@ -110,12 +123,16 @@ def chromium_path():
     pytest.fail("Chromium is missing: install Debian's chromium and chromium-driver (make deps does).")
 
 
-def new_browser(size=PHONE):
+def new_browser(size=PHONE, trusted_key=None):
     options = webdriver.ChromeOptions()
     options.binary_location = chromium_path()
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
         options.add_argument(argument)
     options.add_argument(f"--window-size={size[0]},{size[1]}")
+    if trusted_key:
+        # A test's self-signed certificate, trusted as a real one would be (a page with a certificate error gets no
+        # passkeys), by its public key and for this browser only.
+        options.add_argument(f"--ignore-certificate-errors-spki-list={trusted_key}")
     driver_path = shutil.which("chromedriver")
     if not driver_path:
         pytest.fail("chromedriver is missing: install Debian's chromium-driver (make deps does).")
@@ -129,14 +146,57 @@ def browsers():
     """Opens separate browsers (separate cookie jars, as two people on two phones) and closes them afterwards."""
     opened = []
 
-    def open_browser(size=PHONE):
-        browser = new_browser(size)
+    def open_browser(size=PHONE, trusted_key=None):
+        browser = new_browser(size, trusted_key)
         opened.append(browser)
         return browser
 
     yield open_browser
     for browser in opened:
         browser.quit()
+
+
+class Certificate:
+    """A self-signed certificate for `localhost` and 127.0.0.1, made for one test: PEM files in `directory`, and the
+    base64 SHA-256 of its public key, which Chromium's --ignore-certificate-errors-spki-list takes."""
+
+    def __init__(self, directory):
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.x509.oid import NameOID
+
+        key = ec.generate_private_key(ec.SECP256R1())
+        name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+        now = datetime.datetime.now(datetime.timezone.utc)
+        certificate = (
+            x509.CertificateBuilder()
+            .subject_name(name)
+            .issuer_name(name)
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(hours=1))
+            .not_valid_after(now + datetime.timedelta(days=2))
+            .add_extension(
+                x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                critical=False,
+            )
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+            .sign(key, hashes.SHA256())
+        )
+        self.certificate_path = str(Path(directory) / "certificate.pem")
+        self.key_path = str(Path(directory) / "key.pem")
+        Path(self.certificate_path).write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+        Path(self.key_path).write_bytes(
+            key.private_bytes(
+                serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+            )
+        )
+        spki = key.public_key().public_bytes(
+            serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+        self.spki_hash = base64.b64encode(hashlib.sha256(spki).digest()).decode()
 
 
 def wait_for(browser, css, timeout=15):

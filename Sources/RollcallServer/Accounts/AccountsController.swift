@@ -73,7 +73,7 @@ struct AccountsController: Sendable {
             try check { () throws(RuleViolation) in try AccountRules.studentNumber(raw) }
         }
         try await counters.admit(
-            .registration, key: context.remoteAddress ?? "-", under: Self.registrations,
+            .registration, key: context.clientAddress ?? "-", under: Self.registrations,
             refusal: "Too many new accounts from this network for now. Try again later, or ask your school's admin.")
         let user = try await users.create(
             NewUser(
@@ -173,7 +173,7 @@ struct AccountsController: Sendable {
 
     @Sendable func signInWeb(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try await authenticate(
-            try await request.decodeJSON(as: Credentials.self, context: context), from: context.remoteAddress)
+            try await request.decodeJSON(as: Credentials.self, context: context), from: context.clientAddress)
         return try await signIns.startWebSession(for: user, request: request, context: context)
     }
 
@@ -188,7 +188,7 @@ struct AccountsController: Sendable {
 
     @Sendable func signInAPI(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try await authenticate(
-            try await request.decodeJSON(as: Credentials.self, context: context), from: context.remoteAddress)
+            try await request.decodeJSON(as: Credentials.self, context: context), from: context.clientAddress)
         return try await signIns.issueAPIToken(for: user, request: request, context: context)
     }
 

@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import RollcallCore
@@ -19,9 +21,13 @@ public func buildApplication(
     let (migrated, schemaReady) = AsyncStream<Void>.makeStream()
     let retention = EvidenceRetention(
         database: database, days: configuration.evidenceDays, logger: logger, ready: migrated)
+    var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router)
+    if let tls = configuration.tls {
+        server = try .tls(server, tlsConfiguration: try tls.serverConfiguration())
+    }
     var app = Application(
         router: router,
-        server: .http1WebSocketUpgrade(webSocketRouter: router),
+        server: server,
         configuration: .init(
             address: .hostname(configuration.hostname, port: configuration.port), serverName: "Rollcall"),
         services: [database] + database.liveServices + [retention],
@@ -76,6 +82,7 @@ func buildRouter(
 
     let router = Router(context: AppRequestContext.self)
     _ = PrometheusMetrics.registry
+    router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: LogRequestsMiddleware(.debug))
     let routeIndex = RouteIndex()
@@ -83,7 +90,9 @@ func buildRouter(
     router.add(middleware: AssetsMiddleware())
     router.add(middleware: AuthenticationMiddleware(tokens: tokens))
 
-    SystemController(database: database).addRoutes(to: router)
+    SystemController(
+        database: database, metricsToken: configuration.metricsToken, metricsNetworks: configuration.metricsNetworks
+    ).addRoutes(to: router)
     AccountsController(
         users: users, tokens: tokens, images: images, courses: courses, signIns: signIns,
         configuration: configuration, passwords: PasswordHasher(cost: passwordCost), mail: outbox, counters: counters
@@ -112,7 +121,9 @@ func buildRouter(
         sessions: sessions, checkIns: checkIns, courses: courses, access: access, live: database.live,
         publicURL: configuration.publicURL
     ).addRoutes(to: router)
-    LiveController(rooms: rooms, database: database, access: access).addRoutes(to: router)
+    LiveController(
+        rooms: rooms, database: database, access: access, pageOrigin: PageOrigin(publicURL: configuration.publicURL)
+    ).addRoutes(to: router)
     RecordsController(
         records: records, sessions: sessions, courses: courses, outbox: outbox, access: access,
         configuration: configuration

@@ -18,20 +18,34 @@ public struct Configuration: Sendable {
     /// Days location readings, device ids, client addresses and other evidence are kept; exposure reports reach
     /// no further back.
     public var evidenceDays: Int
+    /// Reverse proxies whose `X-Forwarded-For` and `Forwarded` headers name the client (`ClientAddress`).
+    public var trustedProxies: [NetworkRange]
+    /// When set, `/metrics` answers only requests with `Authorization: Bearer <token>`.
+    public var metricsToken: String?
+    /// When not empty, `/metrics` answers only clients in these ranges.
+    public var metricsNetworks: [NetworkRange]
+    /// Serve HTTPS with this certificate chain and key (PEM files), for a single server without a proxy.
+    public var tls: TLSFiles?
 
     public init(
         hostname: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "data", databaseURL: String? = nil,
         publicURL: String? = nil, teacherApproval: Bool = false, logLevel: Logger.Level = .info,
-        evidenceDays: Int = Retention.defaultDays
+        evidenceDays: Int = Retention.defaultDays,
+        trustedProxies: [NetworkRange] = [], metricsToken: String? = nil, metricsNetworks: [NetworkRange] = [],
+        tls: TLSFiles? = nil
     ) {
         self.hostname = hostname
         self.port = port
         self.dataDirectory = dataDirectory
         self.databaseURL = databaseURL
-        self.publicURL = publicURL ?? "http://localhost:\(port)"
+        self.publicURL = publicURL ?? "\(tls == nil ? "http" : "https")://localhost:\(port)"
         self.teacherApproval = teacherApproval
         self.logLevel = logLevel
         self.evidenceDays = evidenceDays
+        self.trustedProxies = trustedProxies
+        self.metricsToken = metricsToken
+        self.metricsNetworks = metricsNetworks
+        self.tls = tls
     }
 
     /// Settings from the environment, flags given on the command line taking precedence.
@@ -78,6 +92,24 @@ public struct Configuration: Sendable {
             throw ConfigurationError(
                 variable: "ROLLCALL_PUBLIC_URL", problem: "must be a URL such as https://rollcall.school.edu")
         }
+        func ranges(_ name: String) throws -> [NetworkRange] {
+            guard let text = value(name) else { return [] }
+            let items = text.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" || $0 == "\n" })
+            return try items.map { item in
+                guard let range = NetworkRange(cidr: String(item)) else {
+                    throw ConfigurationError(
+                        variable: name,
+                        problem: "must be address ranges separated by commas, such as 10.0.0.0/8, ::1/128; "
+                            + "“\(item)” is not one")
+                }
+                return range
+            }
+        }
+        let trustedProxies = try ranges("ROLLCALL_TRUSTED_PROXIES")
+        let metricsNetworks = try ranges("ROLLCALL_METRICS_NETWORKS")
+        let tls = try TLSFiles.fromEnvironment(
+            certificate: value("ROLLCALL_TLS_CERT"), key: value("ROLLCALL_TLS_KEY"))
+        if let tls { _ = try tls.serverConfiguration() }
         return Configuration(
             hostname: hostname ?? value("ROLLCALL_HOSTNAME") ?? "127.0.0.1",
             port: port ?? 8080,
@@ -86,7 +118,11 @@ public struct Configuration: Sendable {
             publicURL: publicURL.map { String($0.trimmingSuffix("/")) },
             teacherApproval: approval ?? false,
             logLevel: level ?? .info,
-            evidenceDays: evidenceDays ?? Retention.defaultDays
+            evidenceDays: evidenceDays ?? Retention.defaultDays,
+            trustedProxies: trustedProxies,
+            metricsToken: value("ROLLCALL_METRICS_TOKEN"),
+            metricsNetworks: metricsNetworks,
+            tls: tls
         )
     }
 

@@ -16,6 +16,8 @@ struct AuthenticationMiddleware: RouterMiddleware {
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
+        // `/metrics` has a token of its own (`ROLLCALL_METRICS_TOKEN`), not a person's.
+        if request.uri.path == SystemRoutes.metrics.description { return try await next(request, context) }
         var context = context
         if let authorization = request.headers[.authorization] {
             guard authorization.lowercased().hasPrefix("bearer "),
@@ -39,6 +41,26 @@ struct AuthenticationMiddleware: RouterMiddleware {
                 }
             }
         }
+        return try await next(request, context)
+    }
+}
+
+/// Finds the client's address behind trusted reverse proxies, by the rule in `ClientAddress`.
+struct ClientAddressMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+    static let forwarded = HTTPField.Name("Forwarded")!
+
+    let trustedProxies: [NetworkRange]
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        guard !trustedProxies.isEmpty else { return try await next(request, context) }
+        var context = context
+        context.clientAddress = ClientAddress.resolve(
+            peer: context.peerAddress, forwardedFor: request.headers[values: Self.forwardedFor],
+            forwarded: request.headers[values: Self.forwarded], trustedProxies: trustedProxies)
         return try await next(request, context)
     }
 }

@@ -16,13 +16,17 @@ public struct AppRequestContext: RequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let webSocket: WebSocketHandlerReference<AppRequestContext>
     var identity: Identity?
-    /// The peer's IP address, for allowed-network checks.
-    let remoteAddress: String?
+    /// The address of whoever opened the connection: the client, or a reverse proxy in front of Rollcall.
+    let peerAddress: String?
+    /// The client's IP address, for allowed-network checks and address limits: the peer, or the client a trusted
+    /// proxy names (`ClientAddressMiddleware`); `nil` when a trusted proxy's headers leave it unknown.
+    var clientAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.webSocket = .init()
-        self.remoteAddress = source.channel.remoteAddress?.ipAddress
+        self.peerAddress = source.channel.remoteAddress?.ipAddress
+        self.clientAddress = peerAddress
     }
 
     /// JSON bodies are small; uploads collect their own, larger limit.

@@ -1,9 +1,14 @@
 import Foundation
 import Hummingbird
+import RollcallCore
 
 /// Health, metrics and the API description: what operators and client authors read.
 struct SystemController: Sendable {
     let database: Database
+    /// `ROLLCALL_METRICS_TOKEN`: when set, `/metrics` needs `Authorization: Bearer <token>`.
+    var metricsToken: String? = nil
+    /// `ROLLCALL_METRICS_NETWORKS`: when not empty, `/metrics` answers only clients in these ranges.
+    var metricsNetworks: [NetworkRange] = []
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get(SystemRoutes.health, use: health)
@@ -22,7 +27,27 @@ struct SystemController: Sendable {
     }
 
     @Sendable func metrics(_ request: Request, context: AppRequestContext) async throws -> Response {
-        Response(
+        if !metricsNetworks.isEmpty {
+            guard let address = context.clientAddress, metricsNetworks.contains(where: { $0.contains(address) }) else {
+                throw AppError(
+                    .forbidden, "metrics_forbidden",
+                    "Metrics are served only to the networks in ROLLCALL_METRICS_NETWORKS.")
+            }
+        }
+        if let metricsToken {
+            let sent = request.headers[.authorization].flatMap { value in
+                value.lowercased().hasPrefix("bearer ") ? String(value.dropFirst(7)) : nil
+            }
+            guard let sent, constantTimeEqual(Array(sent.utf8), Array(metricsToken.utf8)) else {
+                var refusal = try AppError(
+                    .unauthorized, "metrics_token_required",
+                    "Metrics need the token in ROLLCALL_METRICS_TOKEN, sent as “Authorization: Bearer <token>”."
+                ).response(from: request, context: context)
+                refusal.headers[.wwwAuthenticate] = "Bearer"
+                return refusal
+            }
+        }
+        return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: PrometheusMetrics.registry.emitToBuffer()))
         )

@@ -24,7 +24,7 @@ struct CheckInController: Sendable {
         let student = try context.requireRole(.student, message: "Only students check in; teachers mark by hand.")
         let attempt = try await request.decodeJSON(as: CheckInDesk.Attempt.self, context: context)
         let receipt = try await desk.checkIn(
-            attempt, student: student, clientAddress: context.remoteAddress, now: Date())
+            attempt, student: student, clientAddress: context.clientAddress, now: Date())
         return try CheckInAnswer(
             status: receipt.status, checkedInAt: receipt.at, sessionId: receipt.session.id,
             sessionTitle: receipt.session.title, courseName: receipt.session.courseName, new: receipt.new

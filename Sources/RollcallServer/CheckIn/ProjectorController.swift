@@ -29,13 +29,15 @@ struct ProjectorController: Sendable {
     let live: LiveHub
     /// Where the QR code's link points.
     let publicURL: String
+    /// Where the projector page is, for the WebSocket's origin check.
+    var pageOrigin: PageOrigin { PageOrigin(publicURL: publicURL) }
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get(CheckInRoutes.projector, use: current)
         router.ws(
             CheckInRoutes.projectorLive,
             shouldUpgrade: { request, context in
-                guard !Self.crossSite(request, context) else {
+                guard !pageOrigin.crossSite(request, context) else {
                     throw AppError.forbidden("The live feed opens only from Rollcall's own pages.")
                 }
                 _ = try await managedSession(context)
@@ -53,19 +55,6 @@ struct ProjectorController: Sendable {
                 }
             }
         )
-    }
-
-    /// A WebSocket opened by another site's page with the person's cookie: refusing it stops cross-site hijacking.
-    /// Bearer tokens are never sent by a browser on its own, so native clients may send any origin.
-    static func crossSite(_ request: Request, _ context: AppRequestContext) -> Bool {
-        context.identity?.viaCookie == true && !sameOrigin(request)
-    }
-
-    /// A browser sends its page's origin with every WebSocket request.
-    static func sameOrigin(_ request: Request) -> Bool {
-        guard let origin = request.headers[.origin] else { return true }
-        guard let host = request.head.authority else { return false }
-        return URL(string: origin)?.hostAndPort == host.lowercased()
     }
 
     func managedSession(_ context: AppRequestContext) async throws -> ClassSession {
@@ -116,12 +105,5 @@ struct ProjectorController: Sendable {
     /// The link in the QR code.
     func checkInURL(code: String) -> String {
         CheckInRoutes.scanURL(publicURL: publicURL, code: code)
-    }
-}
-
-extension URL {
-    /// `host:port` as a Host header writes it, lower-cased.
-    var hostAndPort: String? {
-        host.map { host in (port.map { "\(host):\($0)" } ?? host).lowercased() }
     }
 }

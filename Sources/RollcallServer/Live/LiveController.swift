@@ -16,6 +16,8 @@ struct LiveController: Sendable {
     let rooms: RoomStore
     let database: Database
     let access: AccessRule
+    /// Where the session page is, for the WebSocket's origin check.
+    let pageOrigin: PageOrigin
     /// How long a view waits for a wake-up before reading anyway: a safety net should a wake-up (or, across
     /// processes, a PostgreSQL notification) ever go missing.
     static let catchUpInterval = Duration.seconds(10)
@@ -29,7 +31,7 @@ struct LiveController: Sendable {
         router.ws(
             LiveRoutes.live,
             shouldUpgrade: { request, context in
-                guard !ProjectorController.crossSite(request, context) else {
+                guard !pageOrigin.crossSite(request, context) else {
                     throw AppError.forbidden("The live view opens only from Rollcall's own pages.")
                 }
                 let session = try await access.session(in: context, needing: .manage).session

@@ -140,7 +140,7 @@ struct PasskeysController: Sendable {
 
     @Sendable func signInOptions(_ request: Request, context: AppRequestContext) async throws -> Response {
         try await counters.admit(
-            .passkeyOptions, key: context.remoteAddress ?? "-", under: Self.signInOptionsLimit,
+            .passkeyOptions, key: context.clientAddress ?? "-", under: Self.signInOptionsLimit,
             refusal: "Too many passkey sign-ins from this network just now. Wait a minute and try again.")
         let challenge = try await passkeys.issueChallenge(.signIn, userID: nil)
         let options: [String: Any] = [

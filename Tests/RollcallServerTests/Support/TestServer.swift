@@ -9,17 +9,19 @@ import Testing
 @testable import RollcallServer
 
 /// Runs `body` against a Rollcall server in process: on a fresh SQLite file, or on PostgreSQL at `databaseURL`;
-/// `setup: .live` listens on a port, for WebSockets.
+/// `setup: .live` listens on a port, for WebSockets; `configure` changes any other setting.
 func withServer(
     teacherApproval: Bool = false, databaseURL: String? = nil, setup: TestingSetup = .router,
-    _ body: @Sendable (API) async throws -> Void
+    configure: (inout Configuration) -> Void = { _ in }, _ body: @Sendable (API) async throws -> Void
 ) async throws {
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("rollcall-test-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let configuration = Configuration(
+    var configured = Configuration(
         dataDirectory: directory, databaseURL: databaseURL, teacherApproval: teacherApproval, logLevel: .error
     )
+    configure(&configured)
+    let configuration = configured
     let app = try await buildApplication(configuration, passwordCost: 4)
     try await app.test(setup) { client in
         try await body(API(client: client, databasePath: configuration.sqlitePath))
@@ -156,11 +158,12 @@ extension API {
     /// Sends a bad request and checks the refusal: its status, its stable code, a message, and that nothing changed.
     func expectRefused(
         _ method: HTTPRequest.Method, _ path: String, as account: Account? = nil, json: Any? = nil,
-        raw: [UInt8]? = nil, contentType: String? = nil, status: HTTPResponse.Status, code: String,
-        sourceLocation: SourceLocation = #_sourceLocation
+        raw: [UInt8]? = nil, contentType: String? = nil, headers: HTTPFields = [:], status: HTTPResponse.Status,
+        code: String, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         let before = try await snapshot()
-        let reply = try await call(method, path, as: account, json: json, raw: raw, contentType: contentType)
+        let reply = try await call(
+            method, path, as: account, json: json, raw: raw, contentType: contentType, headers: headers)
         #expect(reply.status == status, "\(method) \(path): \(reply.text)", sourceLocation: sourceLocation)
         #expect(reply.errorCode == code, "\(method) \(path): \(reply.text)", sourceLocation: sourceLocation)
         #expect((reply.errorMessage ?? "").count > 10, "a sentence for the person", sourceLocation: sourceLocation)
