@@ -111,26 +111,14 @@ struct RetentionTests {
             .path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let database = try Database.sqlite(path: path, logger: Logger(label: "test"))
-        do {
-            try await Self.evidenceAgesOut(database)
-        } catch {
-            try? await database.shutdown()
-            throw error
-        }
-        try await database.shutdown()
+        try await database.closing(Self.evidenceAgesOut)
     }
 
     @Test func evidence_ages_out_and_attendance_stays_on_postgresql() async throws {
         let postgres = try PostgresServer.start()
         defer { postgres.stop() }
         let database = try Database.postgres(url: postgres.url, logger: Logger(label: "test"))
-        do {
-            try await Self.evidenceAgesOut(database)
-        } catch {
-            try? await database.shutdown()
-            throw error
-        }
-        try await database.shutdown()
+        try await database.closing(Self.evidenceAgesOut)
     }
 
     @Test func the_service_purges_once_the_schema_is_ready_and_stops_with_the_app() async throws {

@@ -41,7 +41,26 @@ def server_binary():
     return binary
 
 
-class Server:
+class JSONClient:
+    """Speaks Rollcall's JSON API at `self.url` (with `self.ssl` for https) and answers (status, body)."""
+
+    def api(self, method, path, body=None, token=None, headers=None):
+        request = urllib.request.Request(f"{self.url}{path}", method=method, headers=headers or {})
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            request.add_header("Content-Type", "application/json")
+        if token:
+            request.add_header("Authorization", f"Bearer {token}")
+        try:
+            with urllib.request.urlopen(request, data, context=self.ssl) as response:
+                text = response.read()
+                return response.status, json.loads(text) if text else None
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"null")
+
+
+class Server(JSONClient):
     """A running `rollcall serve`, reached at http://localhost:PORT (WebAuthn and geolocation need a name, not an IP).
 
     `env` adds settings (or replaces the public URL, for a server behind a proxy); with `scheme="https"` the server
@@ -77,21 +96,6 @@ class Server:
                 time.sleep(0.2)
         self.stop()
         raise RuntimeError(f"Rollcall did not start; see {self.log.name}")
-
-    def api(self, method, path, body=None, token=None, headers=None):
-        request = urllib.request.Request(f"{self.url}{path}", method=method, headers=headers or {})
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            request.add_header("Content-Type", "application/json")
-        if token:
-            request.add_header("Authorization", f"Bearer {token}")
-        try:
-            with urllib.request.urlopen(request, data, context=self.ssl) as response:
-                text = response.read()
-                return response.status, json.loads(text) if text else None
-        except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read() or b"null")
 
     def restart(self):
         """Starts the server again on the same port and data, as after a crash or an update."""

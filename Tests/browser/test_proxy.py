@@ -17,7 +17,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import LAPTOP, ROOT, Certificate, Server, free_port, screenshot, wait_for, wait_for_path
+from conftest import LAPTOP, ROOT, Certificate, JSONClient, Server, free_port, screenshot, wait_for, wait_for_path
 from test_check_in import INSIDE, ROOM, account, check_in_answer, decode_projected_code, place_phone, sign_in
 from test_passkeys import with_authenticator
 
@@ -101,7 +101,7 @@ http {{
         self.log.close()
 
 
-class Front:
+class Front(JSONClient):
     """Rollcall as people reach it: through nginx at https://localhost:PORT. `api` goes through nginx too."""
 
     def __init__(self, nginx, backend, certificate):
@@ -109,21 +109,6 @@ class Front:
         self.backend = backend
         self.certificate = certificate
         self.ssl = ssl._create_unverified_context()
-
-    def api(self, method, path, body=None, token=None, headers=None):
-        request = urllib.request.Request(f"{self.url}{path}", method=method, headers=headers or {})
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            request.add_header("Content-Type", "application/json")
-        if token:
-            request.add_header("Authorization", f"Bearer {token}")
-        try:
-            with urllib.request.urlopen(request, data, context=self.ssl) as response:
-                text = response.read()
-                return response.status, json.loads(text) if text else None
-        except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read() or b"null")
 
 
 @pytest.fixture

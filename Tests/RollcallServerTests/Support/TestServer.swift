@@ -186,3 +186,17 @@ extension Database {
             courseID: course.id, title: "Monday", settings: .standard, scheduledAt: nil, openNow: true)
     }
 }
+
+extension Database {
+    /// Runs `body`, then closes every connection whether it threw or not: an unclosed SQLite connection traps.
+    func closing<T: Sendable>(_ body: (Database) async throws -> T) async throws -> T {
+        do {
+            let result = try await body(self)
+            try await shutdown()
+            return result
+        } catch {
+            try? await shutdown()
+            throw error
+        }
+    }
+}
