@@ -6,6 +6,7 @@ import RollcallCore
 /// sees that a report about them was made, and an admin sees the audit.
 struct ExposureController: Sendable {
     let exposure: ExposureStore
+    let reports: ExposureReports
     let users: UserStore
     let configuration: Configuration
     /// The clock reports are measured against; tests move it.
@@ -65,19 +66,19 @@ struct ExposureController: Sendable {
         let window = try Self.window(until: until, days: input.days, days: configuration.evidenceDays, now: now)
         let entry = try await exposure.audit(
             requestedBy: officer.id, personID: person.id, reason: reason, window: window, now: now)
-        return try ReportEnvelope(report: try await report(entry, now: now))
+        return try ReportEnvelope(report: try await reports.report(entry, now: now))
             .response(from: request, context: context, status: .created)
     }
 
     /// A report again, for the health officer who ran it, over the same window.
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> ReportEnvelope {
-        let entry = try await ownReport(context)
-        return ReportEnvelope(report: try await report(entry, now: now()))
+        let entry = try await reports.own(context)
+        return ReportEnvelope(report: try await reports.report(entry, now: now()))
     }
 
     @Sendable func csv(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let entry = try await ownReport(context)
-        let report = try await report(entry, now: now())
+        let entry = try await reports.own(context)
+        let report = try await reports.report(entry, now: now())
         return Response(
             status: .ok,
             headers: [
@@ -118,28 +119,6 @@ struct ExposureController: Sendable {
         if user.healthOfficer != granted { try await users.setHealthOfficer(id: user.id, granted) }
         guard let changed = try await users.find(id: user.id) else { throw AppError.notFound("user") }
         return UserEnvelope(user: UserView(changed))
-    }
-
-    /// The report named by the path, for the health officer who ran it.
-    func ownReport(_ context: AppRequestContext) async throws -> ExposureAuditEntry {
-        let officer = try Self.requireOfficer(context)
-        guard let entry = try await exposure.find(id: try context.id("reportID", "exposure report")),
-            entry.requestedBy == officer.id
-        else { throw AppError.notFound("exposure report") }
-        return entry
-    }
-
-    /// The report of an audit entry, refused once its window reaches past what is still kept.
-    func report(_ entry: ExposureAuditEntry, now: Date) async throws -> ExposureReport {
-        // A second's leeway: the stored window is rounded (SQLite keeps microseconds of a float).
-        guard entry.windowFrom.addingTimeInterval(1) >= Retention.cutoff(now: now, days: configuration.evidenceDays)
-        else {
-            let refusal = ExposureWindow.Refusal.beyondRetention(days: configuration.evidenceDays)
-            throw AppError(.unprocessableContent, refusal.code, refusal.message)
-        }
-        let facts = try await exposure.sessions(
-            of: entry.personId, from: entry.windowFrom, until: entry.windowUntil, now: now)
-        return ExposureReport(entry: entry, facts: facts)
     }
 
     static func reason(_ raw: String?) throws(RuleViolation) -> String {

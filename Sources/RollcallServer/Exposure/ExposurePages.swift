@@ -4,7 +4,7 @@ import RollcallCore
 
 /// The health officer's pages: the form that runs a report, and a report to read, download or print.
 struct ExposurePages: Sendable {
-    let controller: ExposureController
+    let reports: ExposureReports
     let exposure: ExposureStore
     let configuration: Configuration
     let pages: PageRenderer
@@ -28,8 +28,8 @@ struct ExposurePages: Sendable {
     }
 
     @Sendable func report(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let entry = try await controller.ownReport(context)
-        let report = try await controller.report(entry, now: controller.now())
+        let entry = try await reports.own(context)
+        let report = try await reports.report(entry, now: Date())
         return try pages.render(
             ExposureReportPage(report), title: "Exposure report: \(report.person.name) · Rollcall", context: context)
     }

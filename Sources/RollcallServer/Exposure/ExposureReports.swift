@@ -1,0 +1,33 @@
+import Foundation
+import Hummingbird
+import RollcallCore
+
+/// Reading back a report an officer ran, for the API and the pages alike: only its officer may, and only while its
+/// window is still within what is kept.
+struct ExposureReports: Sendable {
+    let exposure: ExposureStore
+    /// Days evidence is kept; a report reaching further back is refused.
+    let retentionDays: Int
+
+    /// The report named by the path, for the health officer who ran it.
+    func own(_ context: AppRequestContext) async throws -> ExposureAuditEntry {
+        let officer = try ExposureController.requireOfficer(context)
+        guard let entry = try await exposure.find(id: try context.id("reportID", "exposure report")),
+            entry.requestedBy == officer.id
+        else { throw AppError.notFound("exposure report") }
+        return entry
+    }
+
+    /// The report of an audit entry, refused once its window reaches past what is still kept.
+    func report(_ entry: ExposureAuditEntry, now: Date) async throws -> ExposureReport {
+        // A second's leeway: the stored window is rounded (SQLite keeps microseconds of a float).
+        guard entry.windowFrom.addingTimeInterval(1) >= Retention.cutoff(now: now, days: retentionDays)
+        else {
+            let refusal = ExposureWindow.Refusal.beyondRetention(days: retentionDays)
+            throw AppError(.unprocessableContent, refusal.code, refusal.message)
+        }
+        let facts = try await exposure.sessions(
+            of: entry.personId, from: entry.windowFrom, until: entry.windowUntil, now: now)
+        return ExposureReport(entry: entry, facts: facts)
+    }
+}
