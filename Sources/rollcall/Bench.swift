@@ -169,7 +169,7 @@ struct Bench: AsyncParsableCommand {
 
             Server: `rollcall serve` in its own process, fresh SQLite file (WAL); load generator: this process, one
             event loop, \(connections) keep-alive connections over loopback. Each check-in is GET /C/CODE (→ ticket),
-            then POST /api/v1/check-ins; a round's students check in to a session of their own. The machine's load
+            then POST \(CheckInRoutes.checkIns); a round's students check in to a session of their own. The machine's load
             average before the run (other work shares its cores): \(loadBefore).
 
             /healthz baseline (\(healthRequests) requests, as fast as the connections go):

@@ -87,15 +87,9 @@ struct CheckInDesk: Sendable {
         let identity = try await verification.check(
             attempt.passkey, session: session, student: student, ticket: attempt.ticket, deviceID: deviceID, now: now
         )
-        let settings = session.settings
-        let facts = CheckInFacts(
-            code: presented.code, now: now, openedAt: session.openedAt, closesAt: session.closesAt,
-            closedAt: session.closedAt, lateAfter: settings.lateAfterMinutes.map { Double($0) * 60 },
-            enrolled: standing.enrolled, geofence: settings.geofence, reading: reading,
-            allowedNetworks: settings.allowedNetworks, clientAddress: clientAddress,
-            verificationRequired: identity.required, verification: identity.verification,
-            deviceUsedByOtherStudent: standing.deviceUsedByOther, existing: standing.existing
-        )
+        let facts = Self.facts(
+            presented.code, session: session, standing: standing, reading: reading, clientAddress: clientAddress,
+            identity: identity, now: now)
         let receipt: Receipt
         switch CheckInPolicy.decide(facts) {
         case .refused(var refusal, let flagDevice):
@@ -106,7 +100,7 @@ struct CheckInDesk: Sendable {
         case .alreadyCheckedIn(let status, let at):
             receipt = Receipt(status: status, at: at, session: session, new: false)
         case .checkedIn(let status, let at):
-            let distance = reading.flatMap { reading in settings.geofence?.center.distance(to: reading.point) }
+            let distance = reading.flatMap { reading in session.settings.geofence?.center.distance(to: reading.point) }
             let evidence = CheckInEvidence(
                 reading: reading, distance: distance, deviceID: deviceID, clientAddress: clientAddress,
                 via: presented.via)
@@ -117,6 +111,22 @@ struct CheckInDesk: Sendable {
         // Accepted, new or repeated: now, and only now, the passkey's evidence is kept.
         try await verification.record(identity, session: session, student: student, deviceID: deviceID, now: now)
         return receipt
+    }
+
+    /// Everything the policy decides from, as gathered.
+    private static func facts(
+        _ code: RotatingCode.CodeCheck, session: ClassSession, standing: CheckInStore.Standing,
+        reading: LocationReading?, clientAddress: String?, identity: CheckInVerification.Outcome, now: Date
+    ) -> CheckInFacts {
+        let settings = session.settings
+        return CheckInFacts(
+            code: code, now: now, openedAt: session.openedAt, closesAt: session.closesAt,
+            closedAt: session.closedAt, lateAfter: settings.lateAfterMinutes.map { Double($0) * 60 },
+            enrolled: standing.enrolled, geofence: settings.geofence, reading: reading,
+            allowedNetworks: settings.allowedNetworks, clientAddress: clientAddress,
+            verificationRequired: identity.required, verification: identity.verification,
+            deviceUsedByOtherStudent: standing.deviceUsedByOther, existing: standing.existing
+        )
     }
 
     /// Writes an admitted check-in through the group commit; a device or ticket another student took in the same

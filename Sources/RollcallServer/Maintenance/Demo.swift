@@ -30,7 +30,6 @@ public enum Demo {
         try await Maintenance.withDatabase(configuration) { database in
             let users = UserStore(database: database)
             let courses = CourseStore(database: database)
-            let sessions = SessionStore(database: database)
             guard try await users.find(email: adminEmail) == nil else { return }
             _ = try await users.create(
                 NewUser(
@@ -50,43 +49,8 @@ public enum Demo {
                 let course = try await courses.create(
                     teacherID: teacher.id, name: courseName, description: description, plannedSessions: 24
                 )
-                var students: [User] = []
-                for number in 0..<30 {
-                    let first = firstNames[number]
-                    let last = lastNames[(number + index * 7) % lastNames.count]
-                    let slug = "\(first).\(last)".lowercased().folding(options: .diacriticInsensitive, locale: nil)
-                    let email = "\(slug)\(index + 1)@demo.rollcall.test"
-                    let student = try await users.create(
-                        NewUser(
-                            name: "\(first) \(last)", email: email, passwordHash: hash, role: .student,
-                            studentNumber: "S\(index + 1)\(String(format: "%04d", number + 1))", approved: true,
-                            emailVerified: true
-                        )
-                    )
-                    try await courses.enroll(courseID: course.id, studentID: student.id)
-                    students.append(student)
-                }
-                for week in (1...4).reversed() {
-                    let opened = Date().addingTimeInterval(-Double(week) * 7 * 24 * 3600)
-                    let session = try await sessions.create(
-                        courseID: course.id, title: "Week \(5 - week)", settings: .standard, scheduledAt: nil,
-                        openNow: true, now: opened
-                    )
-                    for student in students {
-                        let roll = Int.random(in: 0..<100, using: &random)
-                        let status: AttendanceStatus =
-                            roll < 78 ? .present : roll < 88 ? .late : roll < 93 ? .excused : .absent
-                        let offset = status == .late ? 660.0 : Double.random(in: 20...300, using: &random)
-                        let record = AttendanceRecord(
-                            sessionId: session.id, studentId: student.id, status: status,
-                            recordedAt: opened.addingTimeInterval(offset),
-                            source: status == .excused || status == .absent ? .manual : .demo
-                        )
-                        try await database.transaction { sql in
-                            try await AttendanceLedger.replace(with: record, in: sql)
-                        }
-                    }
-                }
+                let students = try await enrolStudents(in: course, index: index, hash: hash, database: database)
+                try await pastSessions(of: course, for: students, random: &random, database: database)
             }
         }
         return """
@@ -95,5 +59,54 @@ public enum Demo {
               teachers: \(teachers.map(\.1).joined(separator: ", "))
               students: amara.okafor1@demo.rollcall.test … (30 per course; see the roster)
             """
+    }
+
+    /// Thirty students with names from the lists, on the course's roster.
+    private static func enrolStudents(in course: Course, index: Int, hash: String, database: Database) async throws
+        -> [User]
+    {
+        let users = UserStore(database: database)
+        let courses = CourseStore(database: database)
+        var students: [User] = []
+        for number in 0..<30 {
+            let first = firstNames[number]
+            let last = lastNames[(number + index * 7) % lastNames.count]
+            let slug = "\(first).\(last)".lowercased().folding(options: .diacriticInsensitive, locale: nil)
+            let student = try await users.create(
+                NewUser(
+                    name: "\(first) \(last)", email: "\(slug)\(index + 1)@demo.rollcall.test", passwordHash: hash,
+                    role: .student, studentNumber: "S\(index + 1)\(String(format: "%04d", number + 1))",
+                    approved: true, emailVerified: true
+                )
+            )
+            try await courses.enroll(courseID: course.id, studentID: student.id)
+            students.append(student)
+        }
+        return students
+    }
+
+    /// Four weekly sessions in the past, with a plausible record for every student.
+    private static func pastSessions(
+        of course: Course, for students: [User], random: inout SeededRandom, database: Database
+    ) async throws {
+        let sessions = SessionStore(database: database)
+        for week in (1...4).reversed() {
+            let opened = Date().addingTimeInterval(-Double(week) * 7 * 24 * 3600)
+            let session = try await sessions.create(
+                courseID: course.id, title: "Week \(5 - week)", settings: .standard, scheduledAt: nil,
+                openNow: true, now: opened
+            )
+            for student in students {
+                let roll = Int.random(in: 0..<100, using: &random)
+                let status: AttendanceStatus = roll < 78 ? .present : roll < 88 ? .late : roll < 93 ? .excused : .absent
+                let offset = status == .late ? 660.0 : Double.random(in: 20...300, using: &random)
+                let record = AttendanceRecord(
+                    sessionId: session.id, studentId: student.id, status: status,
+                    recordedAt: opened.addingTimeInterval(offset),
+                    source: status == .excused || status == .absent ? .manual : .demo
+                )
+                try await database.transaction { sql in try await AttendanceLedger.replace(with: record, in: sql) }
+            }
+        }
     }
 }
