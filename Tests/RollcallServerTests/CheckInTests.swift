@@ -364,3 +364,36 @@ struct CheckInTests {
         )
     }
 }
+
+@Suite("Scanning from a native client")
+struct NativeScanTests {
+    @Test func a_program_scanning_the_link_gets_the_ticket_as_json_and_checks_in_with_it() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            let url = try #require(try await room.projector(api).string("url"))
+            let path = String(url[url.range(of: "/C/")!.lowerBound...])
+            let scanned = try await api.call(.get, path, as: room.student)
+            #expect(scanned.status == .ok, "\(scanned.text)")
+            #expect(scanned.int("session.id") == room.sessionID)
+            #expect(scanned.string("session.courseName") == "Biology 101")
+            #expect(scanned.string("expiresAt") != nil)
+            let ticket = try #require(scanned.string("ticket"))
+            let checkIn = try await api.call(.post, "/api/v1/check-ins", as: room.student, json: ["ticket": ticket])
+            #expect(checkIn.status == .created, "\(checkIn.text)")
+            // Signed out, asking for JSON: the same answer, never a page.
+            let anonymous = try await api.call(.get, path, headers: [.accept: "application/json"])
+            #expect(anonymous.status == .ok)
+            #expect(anonymous.headers[.contentType]?.hasPrefix("application/json") == true)
+        }
+    }
+
+    @Test func a_bad_scan_from_a_program_is_refused_in_json() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            try await api.expectRefused(
+                .get, "/C/NOT-A-CODE", as: room.student, status: .badRequest, code: "invalid_code")
+            let page = try await api.call(.get, "/C/NOT-A-CODE")
+            #expect(page.headers[.contentType]?.hasPrefix("text/html") == true, "a browser still gets a page")
+        }
+    }
+}

@@ -103,7 +103,7 @@ struct ErrorMiddleware: RouterMiddleware {
     static func wantsPage(_ request: Request) -> Bool {
         let path = request.uri.path
         return !APIPath.contains(path) && path != SystemRoutes.health.description
-            && path != SystemRoutes.metrics.description && !path.hasPrefix("/assets/")
+            && path != SystemRoutes.metrics.description && !path.hasPrefix("/assets/") && !request.wantsJSON
     }
 
     static func appError(for error: any Error) -> AppError {

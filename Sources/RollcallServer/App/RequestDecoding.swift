@@ -97,6 +97,13 @@ extension Request {
         }
     }
 
+    /// Whether the client is a program, not a browser: it sends a bearer token or asks for JSON rather than HTML.
+    var wantsJSON: Bool {
+        if headers[.authorization]?.lowercased().hasPrefix("bearer ") == true { return true }
+        guard let accept = headers[.accept]?.lowercased() else { return false }
+        return accept.contains("application/json") && !accept.contains("text/html")
+    }
+
     /// A query parameter, trimmed, `nil` when absent or blank.
     func query(_ name: String) -> String? {
         uri.queryParameters.get(name).map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }

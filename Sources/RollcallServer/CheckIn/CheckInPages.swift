@@ -17,9 +17,23 @@ struct CheckInPages: Sendable {
         router.get(CheckInRoutes.projectorPage, use: projector)
     }
 
-    /// Opening the link in the QR code records the scan at once, before anything else can make the code expire.
+    /// A scan as a native client reads it: the ticket, when it runs out, and the session it is for.
+    struct ScanAnswer: Codable, ResponseEncodable {
+        struct Session: Codable {
+            var id: Int64
+            var title: String
+            var courseName: String
+        }
+        var ticket: String
+        var expiresAt: Date
+        var session: Session
+    }
+
+    /// Opening the link in the QR code records the scan at once, before anything else can make the code expire. A
+    /// phone's browser is sent on to the check-in page; a program (bearer token, or JSON asked for) gets the ticket.
     @Sendable func scan(_ request: Request, context: AppRequestContext) async throws -> Response {
         let code = context.parameters.get("code") ?? ""
+        if request.wantsJSON { return try await scanAnswer(code: code, request: request, context: context) }
         do {
             let ticket = try await desk.scan(code: code, studentID: context.user?.id, now: Date())
             return .redirect(to: CheckInRoutes.checkInPage(ticket: ticket), type: .found)
@@ -29,6 +43,17 @@ struct CheckInPages: Sendable {
                 CheckInRefusedPage(message: error.message, code: error.code), title: "Check-in · Rollcall",
                 context: context, status: error.status)
         }
+    }
+
+    private func scanAnswer(code: String, request: Request, context: AppRequestContext) async throws -> Response {
+        let token = try await desk.scan(code: code, studentID: context.user?.id, now: Date())
+        guard let ticket = try await desk.tickets.read(token),
+            let session = try await sessions.find(id: ticket.sessionId)
+        else { throw CheckInRefusal(.invalidCode) }
+        return try ScanAnswer(
+            ticket: token, expiresAt: ticket.expiresAt,
+            session: .init(id: session.id, title: session.title, courseName: session.courseName)
+        ).response(from: request, context: context, status: .ok)
     }
 
     @Sendable func checkInPage(_ request: Request, context: AppRequestContext) async throws -> Response {

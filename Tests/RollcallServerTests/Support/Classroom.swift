@@ -32,11 +32,16 @@ struct Classroom {
         try await api.call(.get, "/api/v1/sessions/\(sessionID)/projector", as: teacher)
     }
 
-    /// Scans the projected QR code's link as a phone would, answering the ticket it is redirected to.
+    /// Scans the projected QR code's link and answers its ticket: signed out as a phone's browser does (redirected
+    /// to the check-in page), or with `account`'s token as a native app does (the ticket in JSON).
     func scan(_ api: API, as account: Account? = nil) async throws -> String {
         let url = try #require(try await projector(api).string("url"))
         let path = String(url[url.range(of: "/C/")!.lowerBound...])
         let reply = try await api.call(.get, path, as: account)
+        guard account == nil else {
+            #expect(reply.status == .ok, "\(reply.text)")
+            return try #require(reply.string("ticket"))
+        }
         #expect(reply.status == .found, "\(reply.text)")
         let location = try #require(reply.headers[.location])
         return String(location.dropFirst("/check-in/".count))
