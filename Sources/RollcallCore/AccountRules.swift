@@ -44,6 +44,10 @@ public enum AccountRules {
     public static func password(_ raw: String, field: String = "password") throws(RuleViolation) -> String {
         // bcrypt stops at a NUL: everything after it would not count.
         _ = try TextRules.plain(raw, field: field)
+        guard !raw.allSatisfy(\.isWhitespace) else {
+            throw RuleViolation(
+                field: field, message: "A password of spaces alone is too easy to guess. Choose another.")
+        }
         guard passwordLength.contains(raw.count) else {
             throw RuleViolation(
                 field: field,

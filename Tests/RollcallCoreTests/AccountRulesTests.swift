@@ -179,3 +179,19 @@ struct SessionPhaseTests {
         #expect(SessionPhase.at(opened, openedAt: nil, closesAt: nil, closedAt: nil) == .scheduled)
     }
 }
+
+@Suite("Small rules people run into")
+struct SmallRulesTests {
+    @Test func a_password_of_spaces_alone_is_refused() {
+        #expect(throws: RuleViolation.self) { try AccountRules.password("        ") }
+        #expect(throws: RuleViolation.self) { try AccountRules.password("\t\t\t\t\t\t\t\t\t") }
+        #expect((try? AccountRules.password("  two words  ")) != nil)
+    }
+
+    @Test func a_wrong_join_code_says_what_is_wrong_with_it() {
+        #expect(JoinCode(typed: "ABCDEFG") == nil)
+        #expect(JoinCode.problem(with: "ABCDEFG").hasPrefix("A join code never has B:"))
+        #expect(JoinCode.problem(with: "k7mx3q").contains("this one has 6"))
+        #expect(JoinCode.problem(with: "S0ZO1IL").hasPrefix("A join code never has 0, 1, I, L, O, S, Z:"))
+    }
+}

@@ -126,7 +126,7 @@ struct CoursesController: Sendable {
         guard let code = JoinCode(typed: input.code) else {
             throw AppError(
                 .badRequest, "invalid_join_code",
-                "A join code has \(JoinCode.length) letters and digits, like \(JoinCode.example). Check it and try again."
+                JoinCode.problem(with: input.code)
             )
         }
         guard let course = try await courses.find(joinCode: code) else {
