@@ -178,7 +178,36 @@ struct SessionContractTests {
             let later = try await api.call(
                 .post, "/api/v1/courses/\(room.courseID)/sessions", as: room.teacher,
                 json: ["scheduledAt": "2099-09-01T09:00:00Z"])
-            #expect(later.string("session.scheduledAt") == "2099-09-01T09:00:00Z", "\(later.text)")
+            #expect(later.string("session.scheduledAt") == "2099-09-01T09:00:00.000Z", "\(later.text)")
+        }
+    }
+
+    /// One precision in every answer, as in the live messages: UTC with exactly three fractional digits. Requests
+    /// may send a moment with or without its fraction.
+    @Test func answers_write_milliseconds_and_requests_may_leave_them_out() async throws {
+        try await withServer { api in
+            let (teacher, courseID, _) = try await api.teacherWithCourse()
+            let course = try await api.call(.get, "/api/v1/courses/\(courseID)", as: teacher)
+            let createdAt = try #require(course.string("course.createdAt"), "\(course.text)")
+            #expect(createdAt.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(createdAt)")
+
+            let whole = try await api.call(
+                .post, "/api/v1/courses/\(courseID)/sessions", as: teacher,
+                json: ["scheduledAt": "2099-09-01T09:00:00Z"])
+            #expect(whole.status == .created, "\(whole.text)")
+            #expect(whole.string("session.scheduledAt") == "2099-09-01T09:00:00.000Z", "\(whole.text)")
+            let fraction = try await api.call(
+                .post, "/api/v1/courses/\(courseID)/sessions", as: teacher,
+                json: ["scheduledAt": "2099-09-01T09:00:00.250+02:00"])
+            #expect(fraction.status == .created, "\(fraction.text)")
+            #expect(fraction.string("session.scheduledAt") == "2099-09-01T07:00:00.250Z", "\(fraction.text)")
+            let listed = try await api.call(.get, "/api/v1/courses/\(courseID)/sessions", as: teacher)
+            for session in listed.list("sessions") {
+                for key in ["scheduledAt", "openedAt", "closesAt", "closedAt"] {
+                    guard let text = session[key] as? String else { continue }
+                    #expect(text.wholeMatch(of: /.*:\d\d\.\d{3}Z/) != nil, "\(key): \(text)")
+                }
+            }
         }
     }
 
