@@ -363,6 +363,88 @@ struct RecordsTests {
     }
 }
 
+@Suite("Report times")
+struct ReportTimeTests {
+    /// A session opened at 02:30 UTC and a check-in recorded at 07:05 UTC on 1 September 2026, in a course in `zone`:
+    /// the CSVs read back in that zone, with its offset.
+    func reports(
+        in zone: String, _ check: @Sendable (_ course: [[String]], _ session: [[String]], _ shown: Reply) -> Void
+    ) async throws {
+        try await withServer { api in
+            let teacher = try await api.register("Tess Teacher", role: "teacher")
+            let created = try await api.call(
+                .post, "/api/v1/courses", as: teacher, json: ["name": "Biology", "timeZone": zone])
+            #expect(created.status == .created, "\(created.text)")
+            let courseID = try #require(created.int("course.id"))
+            let student = try await api.register("Cass Checkin")
+            let joined = try await api.call(
+                .post, "/api/v1/courses/join", as: student, json: ["code": created.string("course.joinCode") ?? ""])
+            #expect(joined.status == .ok, "\(joined.text)")
+            let session = try await api.call(
+                .post, "/api/v1/courses/\(courseID)/sessions", as: teacher, json: ["title": "Lab"])
+            let sessionID = try #require(session.int("session.id"))
+            let marked = try await api.call(
+                .put, "/api/v1/sessions/\(sessionID)/attendance/\(student.id)", as: teacher,
+                json: ["status": "present"])
+            #expect(marked.status == .ok, "\(marked.text)")
+            let opened = try #require(Date(isoText: "2026-09-01T02:30:00Z")).timeIntervalSince1970
+            let recorded = try #require(Date(isoText: "2026-09-01T07:05:00Z")).timeIntervalSince1970
+            try await api.execute("UPDATE sessions SET opened_at = \(opened) WHERE id = \(sessionID)")
+            try await api.execute("UPDATE attendance SET recorded_at = \(recorded) WHERE session_id = \(sessionID)")
+            check(
+                try await api.csv("/api/v1/courses/\(courseID)/report.csv", as: teacher),
+                try await api.csv("/api/v1/sessions/\(sessionID)/report.csv", as: teacher),
+                try await api.call(.get, "/api/v1/courses/\(courseID)", as: teacher))
+        }
+    }
+
+    @Test func reports_show_berlin_time_with_its_offset() async throws {
+        try await reports(in: "Europe/Berlin") { course, session, shown in
+            #expect(shown.string("course.timeZone") == "Europe/Berlin", "\(shown.text)")
+            #expect(session.dropFirst().map { $0[4] } == ["2026-09-01 09:05:00 +02:00"], "\(session)")
+            #expect(course.first?[3] == "Lab (2026-09-01)", "\(course.first ?? [])")
+        }
+    }
+
+    @Test func reports_show_new_york_time_with_its_offset() async throws {
+        try await reports(in: "America/New_York") { course, session, shown in
+            #expect(shown.string("course.timeZone") == "America/New_York", "\(shown.text)")
+            #expect(session.dropFirst().map { $0[4] } == ["2026-09-01 03:05:00 -04:00"], "\(session)")
+            #expect(course.first?[3] == "Lab (2026-08-31)", "the local day, not UTC's: \(course.first ?? [])")
+        }
+    }
+
+    @Test func a_course_takes_the_servers_zone_and_changes_it_by_patch() async throws {
+        try await withServer { api in
+            let (teacher, courseID, _) = try await api.teacherWithCourse()
+            let course = try await api.call(.get, "/api/v1/courses/\(courseID)", as: teacher)
+            #expect(course.string("course.timeZone") == TimeZone.current.identifier, "\(course.text)")
+            let patched = try await api.call(
+                .patch, "/api/v1/courses/\(courseID)", as: teacher, json: ["timeZone": "Asia/Kolkata"])
+            #expect(patched.string("course.timeZone") == "Asia/Kolkata", "\(patched.text)")
+            let page = try await api.call(.get, "/courses/\(courseID)", as: teacher)
+            #expect(page.text.contains(#"<option value="Asia/Kolkata" selected>"#), "the settings form shows it")
+        }
+    }
+
+    @Test func an_unknown_time_zone_is_refused_and_nothing_is_stored() async throws {
+        try await withServer { api in
+            let (teacher, courseID, _) = try await api.teacherWithCourse()
+            for zone in ["Mars/Olympus", "europe/berlin", "GMT+2", "", " Europe/Berlin", "EST"] {
+                try await api.expectRefused(
+                    .post, "/api/v1/courses", as: teacher, json: ["name": "Physics", "timeZone": zone],
+                    status: .badRequest, code: "invalid_time_zone")
+                try await api.expectRefused(
+                    .patch, "/api/v1/courses/\(courseID)", as: teacher,
+                    json: ["name": "Renamed", "timeZone": zone], status: .badRequest, code: "invalid_time_zone")
+            }
+            try await api.expectRefused(
+                .patch, "/api/v1/courses/\(courseID)", as: teacher, json: ["timeZone": 2],
+                status: .badRequest, code: "wrong_type")
+        }
+    }
+}
+
 @Suite("Records, live", .timeLimit(.minutes(1)))
 struct RecordsLiveTests {
     @Test func a_change_by_hand_and_the_absences_of_a_close_reach_the_teachers_live_view() async throws {

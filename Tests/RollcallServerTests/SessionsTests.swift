@@ -139,6 +139,105 @@ struct AdminTests {
     }
 }
 
+@Suite("The outbox")
+struct OutboxTests {
+    /// 75 messages, every third to Pat; the first 75 ids in the order they were sent.
+    static func fill(_ api: API) async throws -> [Int64] {
+        let database = try Database.sqlite(path: api.databasePath, logger: .init(label: "test"))
+        let outbox = Outbox(database: database, logger: .init(label: "test"))
+        do {
+            for number in 1...75 {
+                let recipient = number % 3 == 0 ? "Pat@School.test" : "someone\(number)@school.test"
+                try await outbox.send(channel: "email", to: recipient, subject: "Message \(number)", body: "Hello")
+            }
+        } catch {
+            try? await database.shutdown()
+            throw error
+        }
+        try await database.shutdown()
+        return try await api.outbox().map(\.id).reversed()
+    }
+
+    @Test func pages_of_30_give_every_message_once_newest_first() async throws {
+        try await withServer { api in
+            let admin = try await api.admin()
+            let sent = try await Self.fill(api)
+            #expect(sent.count == 75)
+            var pages: [[Int64]] = []
+            var path = "/api/v1/admin/outbox?limit=30"
+            while pages.count < 5 {
+                let reply = try await api.call(.get, path, as: admin)
+                #expect(reply.status == .ok, "\(reply.text)")
+                pages.append(reply.list("messages").compactMap { ($0["id"] as? NSNumber)?.int64Value })
+                guard let cursor = reply.int("nextCursor") else { break }
+                path = "/api/v1/admin/outbox?limit=30&before=\(cursor)"
+            }
+            #expect(pages.map(\.count) == [30, 30, 15])
+            #expect(pages.flatMap { $0 } == sent.reversed(), "newest first, no repeats, no gaps")
+
+            let defaultPage = try await api.call(.get, "/api/v1/admin/outbox", as: admin)
+            #expect(defaultPage.list("messages").count == 30)
+            let exact = try await api.call(.get, "/api/v1/admin/outbox?limit=75", as: admin)
+            #expect(exact.list("messages").count == 75)
+            #expect(exact.value("nextCursor") == nil, "no cursor on the last page: \(exact.text.suffix(80))")
+        }
+    }
+
+    @Test func the_outbox_is_filtered_by_recipient() async throws {
+        try await withServer { api in
+            let admin = try await api.admin()
+            _ = try await Self.fill(api)
+            let first = try await api.call(.get, "/api/v1/admin/outbox?recipient=pat@school.test&limit=20", as: admin)
+            let firstPage = first.list("messages")
+            #expect(firstPage.count == 20)
+            #expect(firstPage.allSatisfy { $0["recipient"] as? String == "Pat@School.test" }, "\(first.text)")
+            let cursor = try #require(first.int("nextCursor"))
+            let rest = try await api.call(
+                .get, "/api/v1/admin/outbox?recipient=pat@school.test&limit=20&before=\(cursor)", as: admin)
+            #expect(rest.list("messages").count == 5, "25 of the 75 went to Pat")
+            #expect(rest.list("messages").allSatisfy { $0["recipient"] as? String == "Pat@School.test" })
+            #expect(rest.value("nextCursor") == nil)
+            let nobody = try await api.call(.get, "/api/v1/admin/outbox?recipient=nobody@school.test", as: admin)
+            #expect(nobody.status == .ok && nobody.list("messages").isEmpty, "\(nobody.text)")
+        }
+    }
+
+    @Test func bad_pages_are_refused() async throws {
+        try await withServer { api in
+            let admin = try await api.admin()
+            _ = try await Self.fill(api)
+            for limit in ["0", "101", "-3", "ten", "2.5"] {
+                try await api.expectRefused(
+                    .get, "/api/v1/admin/outbox?limit=\(limit)", as: admin, status: .badRequest, code: "invalid_limit")
+            }
+            for before in ["0", "-1", "abc", "99999999999999999999"] {
+                try await api.expectRefused(
+                    .get, "/api/v1/admin/outbox?before=\(before)", as: admin, status: .badRequest,
+                    code: "invalid_before")
+            }
+            let teacher = try await api.register("Tom Teacher", role: "teacher")
+            try await api.expectRefused(
+                .get, "/api/v1/admin/outbox?limit=5", as: teacher, status: .forbidden, code: "forbidden")
+        }
+    }
+
+    @Test func the_admin_page_shows_the_newest_30_and_links_to_older() async throws {
+        try await withServer { api in
+            let admin = try await api.admin()
+            _ = try await Self.fill(api)
+            let page = try await api.call(.get, "/admin", as: admin)
+            #expect(page.status == .ok)
+            let subjects = page.text.matches(of: /Message (\d+)<\/strong>/).map { Int($0.1)! }
+            #expect(subjects == Array((46...75).reversed()), "the newest 30")
+            let older = try #require(page.text.firstMatch(of: /href="([^"]+)" class="older-messages"/)?.1)
+            let olderPage = try await api.call(.get, String(older), as: admin)
+            let olderSubjects = olderPage.text.matches(of: /Message (\d+)<\/strong>/).map { Int($0.1)! }
+            #expect(olderSubjects == Array((16...45).reversed()), "the next 30")
+            #expect(olderPage.text.contains("class=\"newest-messages\""))
+        }
+    }
+}
+
 @Suite("System")
 struct SystemTests {
     @Test func health_metrics_and_the_api_description_are_served() async throws {
@@ -178,7 +277,36 @@ struct SessionContractTests {
             let later = try await api.call(
                 .post, "/api/v1/courses/\(room.courseID)/sessions", as: room.teacher,
                 json: ["scheduledAt": "2099-09-01T09:00:00Z"])
-            #expect(later.string("session.scheduledAt") == "2099-09-01T09:00:00Z", "\(later.text)")
+            #expect(later.string("session.scheduledAt") == "2099-09-01T09:00:00.000Z", "\(later.text)")
+        }
+    }
+
+    /// One precision in every answer, as in the live messages: UTC with exactly three fractional digits. Requests
+    /// may send a moment with or without its fraction.
+    @Test func answers_write_milliseconds_and_requests_may_leave_them_out() async throws {
+        try await withServer { api in
+            let (teacher, courseID, _) = try await api.teacherWithCourse()
+            let course = try await api.call(.get, "/api/v1/courses/\(courseID)", as: teacher)
+            let createdAt = try #require(course.string("course.createdAt"), "\(course.text)")
+            #expect(createdAt.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(createdAt)")
+
+            let whole = try await api.call(
+                .post, "/api/v1/courses/\(courseID)/sessions", as: teacher,
+                json: ["scheduledAt": "2099-09-01T09:00:00Z"])
+            #expect(whole.status == .created, "\(whole.text)")
+            #expect(whole.string("session.scheduledAt") == "2099-09-01T09:00:00.000Z", "\(whole.text)")
+            let fraction = try await api.call(
+                .post, "/api/v1/courses/\(courseID)/sessions", as: teacher,
+                json: ["scheduledAt": "2099-09-01T09:00:00.250+02:00"])
+            #expect(fraction.status == .created, "\(fraction.text)")
+            #expect(fraction.string("session.scheduledAt") == "2099-09-01T07:00:00.250Z", "\(fraction.text)")
+            let listed = try await api.call(.get, "/api/v1/courses/\(courseID)/sessions", as: teacher)
+            for session in listed.list("sessions") {
+                for key in ["scheduledAt", "openedAt", "closesAt", "closedAt"] {
+                    guard let text = session[key] as? String else { continue }
+                    #expect(text.wholeMatch(of: /.*:\d\d\.\d{3}Z/) != nil, "\(key): \(text)")
+                }
+            }
         }
     }
 

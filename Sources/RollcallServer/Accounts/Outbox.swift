@@ -32,9 +32,30 @@ struct Outbox: MessageSender {
 
     /// The newest messages first.
     func list(limit: Int = 100) async throws -> [OutboxMessage] {
-        try await database.read { sql in
-            try await sql.select().column("*").from("outbox").orderBy("id", .descending).limit(limit)
+        try await page(limit: limit).messages
+    }
+
+    /// One page of messages, newest first: at most `limit`, older than the message `before` when given, to
+    /// `recipient` (any case) when given. `nextCursor` is the id to pass as `before` for the next page, `nil` on the
+    /// last.
+    func page(limit: Int, before: Int64? = nil, recipient: String? = nil) async throws -> OutboxPage {
+        let rows = try await database.read { sql in
+            let select = sql.select().column("*").from("outbox")
+            if let before { select.where("id", .lessThan, SQLBind(before)) }
+            if let recipient {
+                select.where(
+                    SQLFunction("lower", args: SQLColumn("recipient")), .equal, SQLBind(recipient.lowercased()))
+            }
+            return try await select.orderBy("id", .descending).limit(limit + 1)
                 .all(decoding: OutboxMessage.self, with: .rollcall)
         }
+        let messages = Array(rows.prefix(limit))
+        return OutboxPage(messages: messages, nextCursor: rows.count > limit ? messages.last?.id : nil)
     }
+}
+
+/// A page of the outbox and where the next one starts.
+struct OutboxPage: Sendable, Equatable {
+    var messages: [OutboxMessage]
+    var nextCursor: Int64?
 }

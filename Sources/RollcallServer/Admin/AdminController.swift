@@ -15,6 +15,8 @@ struct AdminController: Sendable {
     }
     struct Messages: Codable, ResponseEncodable {
         var messages: [OutboxMessage]
+        /// The `before` of the next page; left out on the last.
+        var nextCursor: Int64?
     }
 
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -76,6 +78,33 @@ struct AdminController: Sendable {
 
     @Sendable func listOutbox(_ request: Request, context: AppRequestContext) async throws -> Messages {
         _ = try Self.requireAdmin(context)
-        return Messages(messages: try await outbox.list())
+        let limit = try Self.outboxLimit(request)
+        let page = try await outbox.page(
+            limit: limit, before: try Self.outboxCursor(request), recipient: request.query("recipient"))
+        return Messages(messages: page.messages, nextCursor: page.nextCursor)
+    }
+
+    static let outboxLimits = 1...100
+
+    /// `?limit=N`: how many messages a page holds, 30 unless asked.
+    static func outboxLimit(_ request: Request) throws -> Int {
+        guard let text = request.query("limit") else { return 30 }
+        guard let limit = Int(text), outboxLimits.contains(limit) else {
+            throw AppError(
+                .badRequest, "invalid_limit",
+                "“limit” must be a whole number from \(outboxLimits.lowerBound) to \(outboxLimits.upperBound).")
+        }
+        return limit
+    }
+
+    /// `?before=ID`: the page after the one whose `nextCursor` this is.
+    static func outboxCursor(_ request: Request) throws -> Int64? {
+        guard let text = request.query("before") else { return nil }
+        guard let before = Int64(text), before > 0 else {
+            throw AppError(
+                .badRequest, "invalid_before",
+                "“before” must be the nextCursor of the page before, a message id such as 42.")
+        }
+        return before
     }
 }

@@ -17,7 +17,8 @@ struct AdminPage: Sendable {
         _ = try AdminController.requireAdmin(context)
         let query = try check { () throws(RuleViolation) in try TextRules.search(request.query("q")) }
         let users = try await self.users.list(query: query, role: nil)
-        let messages = try await outbox.list(limit: 30).map { message in
+        let outboxPage = try await outbox.page(limit: 30, before: try AdminController.outboxCursor(request))
+        let messages = outboxPage.messages.map { message in
             AdminPageModel.Message(
                 recipient: message.recipient, subject: message.subject, body: message.body,
                 when: message.createdAt.pageText, channel: message.channel)
@@ -31,6 +32,8 @@ struct AdminPage: Sendable {
                     deleted: user.deletedAt != nil)
             },
             q: query ?? "", messages: messages, noMessages: messages.isEmpty,
+            olderMessages: outboxPage.nextCursor.map { Self.olderLink(query: query, before: $0) },
+            newestMessages: request.query("before") == nil ? nil : Self.olderLink(query: query, before: nil),
             exposureReports: try await exposure.list(limit: 50).map { entry in
                 AdminPageModel.Report(
                     requestedByName: entry.requestedByName, personName: entry.personName, reason: entry.reason,
@@ -38,6 +41,17 @@ struct AdminPage: Sendable {
                 )
             })
         return try pages.render(page, title: "Admin · Rollcall", context: context)
+    }
+
+    /// The admin page with the search kept, at the outbox page that starts before `before` (the newest when `nil`).
+    static func olderLink(query: String?, before: Int64?) -> String {
+        var items: [URLQueryItem] = []
+        if let query { items.append(URLQueryItem(name: "q", value: query)) }
+        if let before { items.append(URLQueryItem(name: "before", value: String(before))) }
+        var components = URLComponents()
+        components.path = "/admin"
+        components.queryItems = items.isEmpty ? nil : items
+        return (components.string ?? "/admin") + "#outbox"
     }
 }
 
@@ -81,14 +95,23 @@ struct AdminPageModel: PageModel {
     var messages: [Message]
     /// Stored, like every field a template reads: templates see stored properties only.
     var noMessages: Bool
+    /// The link to the next 30 older messages, when there are any.
+    var olderMessages: String?
+    /// The link back to the newest messages, on an older page.
+    var newestMessages: String?
     var exposureReports: [Report]
     var noExposureReports: Bool
 
-    init(users: [Person], q: String, messages: [Message], noMessages: Bool, exposureReports: [Report]) {
+    init(
+        users: [Person], q: String, messages: [Message], noMessages: Bool, olderMessages: String?,
+        newestMessages: String?, exposureReports: [Report]
+    ) {
         self.users = users
         self.q = q
         self.messages = messages
         self.noMessages = noMessages
+        self.olderMessages = olderMessages
+        self.newestMessages = newestMessages
         self.exposureReports = exposureReports
         noExposureReports = exposureReports.isEmpty
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import RollcallCore
@@ -31,6 +32,11 @@ public struct AppRequestContext: RequestContext, WebSocketRequestContext {
 
     /// JSON bodies are small; uploads collect their own, larger limit.
     public var maxUploadSize: Int { 64 * 1024 }
+
+    /// Every answer's dates with milliseconds, as in the live messages.
+    public var responseEncoder: JSONEncoder { JSONCoding.encoder }
+    /// Request dates with or without fractional seconds.
+    public var requestDecoder: JSONDecoder { JSONCoding.decoder }
 
     var user: User? { identity?.user }
 

@@ -56,12 +56,8 @@ extension Request {
         }
     }
 
-    /// Dates travel as ISO-8601 text, as in every Rollcall answer.
-    static let jsonDecoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
-    }()
+    /// Dates travel as ISO-8601 text, with or without fractional seconds.
+    static var jsonDecoder: JSONDecoder { JSONCoding.decoder }
 
     /// The whole body, refused with a 413 past `limit` bytes.
     func collectBody(limit: Int) async throws -> ByteBuffer {

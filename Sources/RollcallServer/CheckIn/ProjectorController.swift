@@ -67,7 +67,7 @@ struct ProjectorController: Sendable {
     }
 
     func feed(sessionID: Int64, to outbound: WebSocketOutboundWriter) async throws {
-        let encoder = JSONEncoder()
+        let encoder = JSONCoding.encoder
         try await live.subscribe(sessionID: sessionID) { changes in
             while !Task.isCancelled {
                 guard let session = try await sessions.find(id: sessionID) else { return }

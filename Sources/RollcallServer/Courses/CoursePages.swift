@@ -98,6 +98,9 @@ struct CoursePages: Sendable {
                 present: course.pointsPresent, late: course.pointsLate, excused: course.pointsExcused,
                 absent: course.pointsAbsent),
             markAbsentOnClose: course.markAbsentOnClose,
+            timeZones: CourseTimeZone.choices(selected: course.timeZone).map {
+                CoursePage.TimeZoneChoice(id: $0, selected: $0 == course.timeZone)
+            },
             invitations: invitations.map { CoursePage.Invitation(name: $0.name, email: $0.email) },
             hasInvitations: !invitations.isEmpty)
     }
@@ -163,6 +166,8 @@ struct CoursePage: PageModel {
         var absenteeThreshold: Int
         var points: Points
         var markAbsentOnClose: Bool
+        /// Every zone the course may take, its own selected.
+        var timeZones: [TimeZoneChoice]
         var invitations: [Invitation]
         var hasInvitations: Bool
     }
@@ -186,6 +191,11 @@ struct CoursePage: PageModel {
         var percentText: String
         var absent: Int
         var sessions: Int
+    }
+
+    struct TimeZoneChoice: Sendable {
+        var id: String
+        var selected: Bool
     }
 
     struct Points: Sendable {

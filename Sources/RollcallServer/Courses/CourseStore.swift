@@ -20,6 +20,11 @@ struct Course: Codable, Sendable, Equatable {
     var markAbsentOnClose: Bool
     /// Students attending less than this percentage are on the absentee report.
     var absenteeThreshold: Int
+    /// The IANA time zone its reports are written in, such as `Europe/Berlin`.
+    var timeZone: String
+
+    /// The course's time zone; the server's should its name ever stop being known.
+    var zone: TimeZone { TimeZone(identifier: timeZone) ?? .current }
 
     /// Points per status toward the attendance grade.
     var points: StatusPoints {
@@ -55,7 +60,10 @@ struct RosterEntry: Codable, Sendable, Equatable {
 struct CourseStore: Sendable {
     let database: Database
 
-    func create(teacherID: Int64, name: String, description: String, plannedSessions: Int?) async throws -> Course {
+    func create(
+        teacherID: Int64, name: String, description: String, plannedSessions: Int?,
+        timeZone: String = CourseTimeZone.serverDefault
+    ) async throws -> Course {
         try await database.transaction { sql in
             var generator = SystemRandomNumberGenerator()
             var code = JoinCode.random(using: &generator)
@@ -66,10 +74,12 @@ struct CourseStore: Sendable {
                 code = JoinCode.random(using: &generator)
             }
             let row = try await sql.insert(into: "courses")
-                .columns("teacher_id", "name", "description", "planned_sessions", "join_code", "created_at")
+                .columns(
+                    "teacher_id", "name", "description", "planned_sessions", "join_code", "created_at", "time_zone"
+                )
                 .values(
                     SQLBind(teacherID), SQLBind(name), SQLBind(description), SQLBind(plannedSessions),
-                    SQLBind(code.description), SQLBind(Date())
+                    SQLBind(code.description), SQLBind(Date()), SQLBind(timeZone)
                 )
                 .returning("*").first()
             guard let row else { throw NotSaved(what: "course") }
@@ -148,7 +158,7 @@ struct CourseStore: Sendable {
                 .set("points_present", to: course.pointsPresent).set("points_late", to: course.pointsLate)
                 .set("points_excused", to: course.pointsExcused).set("points_absent", to: course.pointsAbsent)
                 .set("mark_absent_on_close", to: course.markAbsentOnClose)
-                .set("absentee_threshold", to: course.absenteeThreshold)
+                .set("absentee_threshold", to: course.absenteeThreshold).set("time_zone", to: course.timeZone)
                 .where("id", .equal, course.id).run()
         }
     }

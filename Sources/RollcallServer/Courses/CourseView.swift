@@ -16,6 +16,8 @@ struct CourseView: Codable, Sendable, Equatable {
     var studentCount: Int
     var hasPoster: Bool
     var createdAt: Date
+    /// The IANA time zone the course's reports are written in.
+    var timeZone: String
     /// The record settings, shown to those who manage the course.
     var points: StatusPoints?
     var markAbsentOnClose: Bool?
@@ -32,6 +34,7 @@ struct CourseView: Codable, Sendable, Equatable {
         studentCount = summary.studentCount
         hasPoster = course.posterId != nil
         createdAt = course.createdAt
+        timeZone = course.timeZone
         if manages {
             points = course.points
             markAbsentOnClose = course.markAbsentOnClose

@@ -17,6 +17,7 @@ struct CoursesController: Sendable {
         var name: String
         var description: String?
         var plannedSessions: Int?
+        var timeZone: String?
     }
     struct CourseUpdate: Decodable {
         var name: String?
@@ -25,6 +26,7 @@ struct CoursesController: Sendable {
         var points: StatusPoints?
         var markAbsentOnClose: Bool?
         var absenteeThreshold: Int?
+        var timeZone: String?
     }
     struct Join: Decodable {
         var code: String
@@ -87,8 +89,9 @@ struct CoursesController: Sendable {
         let name = try check { () throws(RuleViolation) in try AccountRules.name(input.name) }
         let description = try Self.description(input.description ?? "")
         let planned = try Self.plannedSessions(input.plannedSessions)
+        let timeZone = try input.timeZone.map(CourseTimeZone.validated) ?? CourseTimeZone.serverDefault
         let course = try await courses.create(
-            teacherID: user.id, name: name, description: description, plannedSessions: planned
+            teacherID: user.id, name: name, description: description, plannedSessions: planned, timeZone: timeZone
         )
         let view = CourseView(CourseSummary(course: course, teacherName: user.name, studentCount: 0), manages: true)
         return try CourseEnvelope(course: view).response(from: request, context: context, status: .created)
@@ -153,6 +156,7 @@ struct CoursesController: Sendable {
             course.points = try check { () throws(RuleViolation) in try points.validated() }
         }
         if let mark = input.markAbsentOnClose { course.markAbsentOnClose = mark }
+        if let timeZone = input.timeZone { course.timeZone = try CourseTimeZone.validated(timeZone) }
         if let threshold = input.absenteeThreshold {
             guard (0...100).contains(threshold) else {
                 throw AppError.invalid(

@@ -230,6 +230,13 @@ enum Migrations {
                 "DROP TABLE sign_in_failures",
             ]
         ),
+        Step(
+            name: "011_course_time_zone",
+            statements: [
+                // The IANA zone a course's reports are written in; existing courses take the server's.
+                "ALTER TABLE courses ADD COLUMN time_zone TEXT NOT NULL DEFAULT '\(CourseTimeZone.serverDefault.replacingOccurrences(of: "'", with: "''"))'"
+            ]
+        ),
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.

@@ -160,7 +160,7 @@ struct ExposureController: Sendable {
 
     /// `until` as a moment: a day means the end of that day (UTC), or now when that is earlier.
     static func until(_ text: String, now: Date) throws -> Date {
-        if let moment = try? Date(text, strategy: .iso8601) { return moment }
+        if let moment = Date(isoText: text) { return moment }
         if let day = try? Date(text, strategy: .iso8601.year().month().day()) {
             return min(day.addingTimeInterval(86_400 - 1), now)
         }

@@ -210,7 +210,8 @@ struct RecordsController: Sendable {
             let status = records.countedStatus(session: session, studentID: student.id)
             csv += CSV.line([
                 student.name, student.email, student.studentNumber ?? "", status?.rawValue ?? "not yet",
-                record.map { Self.timestamp($0.recordedAt) } ?? "", record?.source.rawValue ?? "",
+                record.map { CourseTimeZone.timestamp($0.recordedAt, in: course.zone) } ?? "",
+                record?.source.rawValue ?? "",
             ])
         }
         return Self.csvResponse(csv, name: "\(course.name) \(session.title)")
@@ -221,7 +222,7 @@ struct RecordsController: Sendable {
         let records = try await courseRecords(course)
         var header = ["Name", "Email", "Student number"]
         header += records.sessions.map { session in
-            "\(session.title) (\(session.openedAt.map(Self.day) ?? ""))"
+            "\(session.title) (\(session.openedAt.map { CourseTimeZone.day($0, in: course.zone) } ?? ""))"
         }
         header += ["Present", "Late", "Excused", "Absent", "Attendance %", "Grade %"]
         var csv = CSV.line(header)
@@ -238,14 +239,6 @@ struct RecordsController: Sendable {
 
     static func percent(_ value: Double?) -> String {
         value.map { String(format: "%.1f", $0) } ?? ""
-    }
-
-    static func timestamp(_ date: Date) -> String {
-        date.formatted(.iso8601)
-    }
-
-    static func day(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day())
     }
 
     /// A CSV download named after what it holds, with a byte-order mark so that spreadsheets read it as UTF-8.

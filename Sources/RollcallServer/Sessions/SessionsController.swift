@@ -43,7 +43,7 @@ struct SessionsController: Sendable {
         }
         let now = Date()
         let scheduledAt = try input.scheduledAt.nonBlank.map { text in
-            guard let date = try? Date(text, strategy: .iso8601) else {
+            guard let date = Date(isoText: text) else {
                 throw AppError(
                     .badRequest, "invalid_scheduled_at",
                     "“scheduledAt” must be a date and time such as 2026-09-01T09:00:00Z."
