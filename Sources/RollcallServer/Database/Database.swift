@@ -136,6 +136,13 @@ public final class Database: Service, Sendable {
         return result
     }
 
+    /// Whether `error` is PostgreSQL refusing a row that `index`, a unique index, already holds (SQLSTATE 23505),
+    /// as happens when another process committed the same key first.
+    func isUniqueViolation(_ error: any Error, index: String) -> Bool {
+        guard let error = error as? PSQLError, let info = error.serverInfo else { return false }
+        return info[.sqlState] == "23505" && info[.constraintName] == index
+    }
+
     /// Answers whether the database responds, for `/healthz`.
     public func ping() async -> Bool {
         (try? await read { sql in try await sql.raw("SELECT 1 AS one").first() }) != nil
