@@ -35,6 +35,14 @@ extension AppError {
             self = AppError(.tooManyRequests, "too_many_attempts", error.message, retryAfter: error.retryAfter)
         case is DatabaseUnavailable:
             self = AppError(.serviceUnavailable, "database_unavailable", "The database does not answer.")
+        case is DatabaseFileGone:
+            self = AppError(
+                .serviceUnavailable, "database_unavailable",
+                "The database file was removed while Rollcall was running. Nothing more is saved until it restarts.")
+        case is StorageFull:
+            self = AppError(
+                .serviceUnavailable, "storage_full",
+                "The disk holding the database is full. Nothing more is saved until space is freed.")
         case is NotSaved, is UnreadableRow:
             self = AppError(
                 .internalServerError, "internal_error", "Something went wrong on our side. Try again in a moment.")

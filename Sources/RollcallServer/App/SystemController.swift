@@ -17,9 +17,7 @@ struct SystemController: Sendable {
     }
 
     @Sendable func health(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard await database.ping() else {
-            throw AppError(.serviceUnavailable, "database_unavailable", "The database does not answer.")
-        }
+        try await database.checkHealth()
         return Response(
             status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: "ok\n"))

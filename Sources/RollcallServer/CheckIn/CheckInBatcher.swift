@@ -60,15 +60,7 @@ actor CheckInBatcher {
         while slot.result == nil {
             let group = Array(pending.prefix(Self.largestGroup))
             pending.removeFirst(group.count)
-            let results: [Result<CheckInOutcome, any Error>]
-            do {
-                let outcomes = try await database.transaction { [group] sql in
-                    try await Self.write(group.map(\.0), sql: sql)
-                }
-                results = outcomes.map { .success($0) }
-            } catch {
-                results = Array(repeating: .failure(error), count: group.count)
-            }
+            let results = await writeGroup(group.map(\.0))
             for ((_, groupSlot), result) in zip(group, results) where groupSlot !== slot {
                 groupSlot.finish(result)
             }
@@ -81,6 +73,34 @@ actor CheckInBatcher {
         }
         return try slot.result!.get()
     }
+
+    /// Writes one group in its own transaction. Another process (on PostgreSQL) may bind a ticket of the group
+    /// between reading the tickets' owners and recording the evidence; the unique index then refuses the whole
+    /// transaction. Written again, the group reads that owner, so the student who lost the race is told the ticket
+    /// is taken and the others are written as before.
+    private func writeGroup(_ group: [PendingCheckIn]) async -> [Result<CheckInOutcome, any Error>] {
+        var attempts = 0
+        while true {
+            attempts += 1
+            do {
+                let outcomes = try await database.transaction { sql in try await Self.write(group, sql: sql) }
+                return outcomes.map { .success($0) }
+            } catch
+                where attempts < Self.ticketRaceAttempts
+                && database.isUniqueViolation(
+                    error, index: Self.ticketIndex)
+            {
+                continue
+            } catch {
+                return Array(repeating: .failure(error), count: group.count)
+            }
+        }
+    }
+
+    /// The unique index that makes a ticket scanned signed out belong to one student.
+    static let ticketIndex = "check_in_evidence_ticket"
+    /// Each lost race leaves the ticket's owner committed, so a second attempt sees it; a few more cover several.
+    static let ticketRaceAttempts = 5
 
     /// A device in a session: the first student to check in from it there owns it.
     private struct DeviceSeat: Hashable {

@@ -33,8 +33,7 @@ public final class Database: Service, Sendable {
     /// from waiting on each other's locks while holding the few threads of the I/O pool. Reads go to a few
     /// read-only connections beside it, which WAL lets run while the writer works.
     public static func sqlite(path: String, logger: Logger) throws -> Database {
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let storage = try StorageWatch(path: path, logger: logger)
         let writer = EventLoopGroupConnectionPool(
             source: SQLiteFileSource(path: path, readOnly: false),
             maxConnectionsPerEventLoop: 1,
@@ -44,7 +43,8 @@ public final class Database: Service, Sendable {
             on: MultiThreadedEventLoopGroup.singleton.next()
         )
         let reader = SQLiteReaders(source: SQLiteFileSource(path: path, readOnly: true), count: 4, logger: logger)
-        return Database(engine: .sqlite, pool: .sqlite(reader: reader, writer: writer), logger: logger)
+        return Database(
+            engine: .sqlite, pool: .sqlite(reader: reader, writer: writer), logger: logger, storage: storage)
     }
 
     /// Connects to PostgreSQL at a `postgres://user:password@host:port/database` URL.
@@ -65,13 +65,18 @@ public final class Database: Service, Sendable {
     }
 
     private init(
-        engine: Engine, pool: Pool, logger: Logger, postgresConfiguration: PostgresConnection.Configuration? = nil
+        engine: Engine, pool: Pool, logger: Logger, postgresConfiguration: PostgresConnection.Configuration? = nil,
+        storage: StorageWatch? = nil
     ) {
+        self.storage = storage
         self.engine = engine
         self.pool = pool
         self.logger = logger
         self.postgresConfiguration = postgresConfiguration
     }
+
+    /// The SQLite file's watch: deleted or replaced under the server, or on a full disk, writes are refused.
+    private let storage: StorageWatch?
 
     /// How to reach PostgreSQL, for the connection that listens for other processes' live notifications.
     private let postgresConfiguration: PostgresConnection.Configuration?
@@ -97,7 +102,10 @@ public final class Database: Service, Sendable {
         _ body: @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
         switch pool {
-        case .sqlite(_, let writer): try await Self.using(writer, logger: logger) { try await body($0.sql()) }
+        case .sqlite(_, let writer):
+            try await storage!.writing {
+                try await Self.using(writer, logger: logger) { try await body($0.sql()) }
+            }
         case .postgres(let pool): try await Self.using(pool, logger: logger) { try await body($0.sql()) }
         }
     }
@@ -136,9 +144,25 @@ public final class Database: Service, Sendable {
         return result
     }
 
+    /// Whether `error` is PostgreSQL refusing a row that `index`, a unique index, already holds (SQLSTATE 23505),
+    /// as happens when another process committed the same key first.
+    func isUniqueViolation(_ error: any Error, index: String) -> Bool {
+        guard let error = error as? PSQLError, let info = error.serverInfo else { return false }
+        return info[.sqlState] == "23505" && info[.constraintName] == index
+    }
+
     /// Answers whether the database responds, for `/healthz`.
     public func ping() async -> Bool {
-        (try? await read { sql in try await sql.raw("SELECT 1 AS one").first() }) != nil
+        (try? await checkHealth()) != nil
+    }
+
+    /// Throws why the database cannot serve, for `/healthz`: its file gone (`DatabaseFileGone`), its disk full at
+    /// the last write (`StorageFull`), or no answer (`DatabaseUnavailable`).
+    func checkHealth() async throws {
+        try storage?.checkHealth()
+        guard (try? await read({ sql in try await sql.raw("SELECT 1 AS one").first() })) != nil else {
+            throw DatabaseUnavailable()
+        }
     }
 
     /// Keeps the pool open while the application runs and closes every connection on shutdown.

@@ -22,3 +22,9 @@ struct TooManyAttempts: Error {
     /// The sentence for the person, saying what was limited.
     var message: String
 }
+
+/// The SQLite file the server opened was deleted or replaced under it: what it would write now would be lost.
+struct DatabaseFileGone: Error {}
+
+/// The disk holding the database is full (SQLITE_FULL): nothing more can be written until space is freed.
+struct StorageFull: Error {}
