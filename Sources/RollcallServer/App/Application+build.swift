@@ -86,7 +86,8 @@ func buildRouter(
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: LogRequestsMiddleware(.debug))
     let routeIndex = RouteIndex()
-    router.add(middleware: ErrorMiddleware(pages: pages, routes: routeIndex))
+    router.add(middleware: ErrorMiddleware(pages: pages))
+    router.add(middleware: MethodNotAllowedMiddleware(routes: routeIndex))
     router.add(middleware: AssetsMiddleware())
     router.add(middleware: AuthenticationMiddleware(tokens: tokens))
 

@@ -28,16 +28,39 @@ final class RouteIndex: Sendable {
         entries.withLockedValue { $0 = indexed }
     }
 
-    /// The methods `path` takes, or `nil` when the router serves no such path.
+    /// The methods `path` takes, or `nil` when the router serves no such path. A literal segment wins over a
+    /// parameter, as in the router: `/courses/join` is its own path, not a course called "join".
     func methods(at path: String) -> [HTTPRequest.Method]? {
         let segments = path.split(separator: "/")
         return entries.withLockedValue { entries in
-            entries.first { entry in
+            entries.filter { entry in
                 entry.segments.count == segments.count
                     && zip(entry.segments, segments).allSatisfy { pattern, segment in
                         pattern.map { $0 == segment } ?? true
                     }
-            }?.methods
+            }
+            .max { $0.segments.compactMap { $0 }.count < $1.segments.compactMap { $0 }.count }?.methods
         }
+    }
+}
+
+/// Answers a method a path does not take with 405 and `Allow` before any route runs, so that no handler ever
+/// sees a method its path does not list (the router would try `/courses/{courseID}` for `PATCH /courses/join`).
+struct MethodNotAllowedMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let routes: RouteIndex
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        if request.method != .head, let allowed = routes.methods(at: request.uri.path),
+            !allowed.contains(request.method)
+        {
+            var error = AppError(
+                .methodNotAllowed, "method_not_allowed", "This address does not accept \(request.method.rawValue).")
+            error.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
+            throw error
+        }
+        return try await next(request, context)
     }
 }

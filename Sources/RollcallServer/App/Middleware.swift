@@ -69,8 +69,6 @@ struct ClientAddressMiddleware: RouterMiddleware {
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let pages: PageRenderer?
-    /// Where a path not found for this method may be found for others: then the answer is 405.
-    var routes: RouteIndex?
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -78,14 +76,7 @@ struct ErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            var appError = Self.appError(for: error)
-            if appError.status == .notFound, appError.code == "not_found",
-                let allowed = routes?.methods(at: request.uri.path), !allowed.contains(request.method)
-            {
-                appError = AppError(
-                    .methodNotAllowed, "method_not_allowed", "This address does not accept \(request.method.rawValue).")
-                appError.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
-            }
+            let appError = Self.appError(for: error)
             if appError.status.code >= 500 {
                 context.logger.error(
                     "request failed: \(request.method) \(request.uri.path): \(String(reflecting: error))")
