@@ -21,10 +21,7 @@ public func buildApplication(
     let (migrated, schemaReady) = AsyncStream<Void>.makeStream()
     let retention = EvidenceRetention(
         database: database, days: configuration.evidenceDays, logger: logger, ready: migrated)
-    var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router)
-    if let tls = configuration.tls {
-        server = try .tls(server, tlsConfiguration: try tls.serverConfiguration())
-    }
+    let server = try serverBuilder(configuration, router: router)
     var app = Application(
         router: router,
         server: server,
@@ -40,6 +37,32 @@ public func buildApplication(
         logger.info("database ready", metadata: ["engine": "\(database.engine.rawValue)"])
     }
     return app
+}
+
+/// HTTP/1.1 with the WebSocket upgrade, over TLS when configured, behind the connection rules (`GuardedChannel`).
+func serverBuilder(_ configuration: Configuration, router: Router<AppRequestContext>) throws -> HTTPServerBuilder {
+    let webSocketResponder = router.buildResponder()
+    let tls = try configuration.tls.map { try $0.serverConfiguration() }
+    let connections = ConnectionGuard.Registry(limit: configuration.maxConnections)
+    let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
+        http1: .init(
+            idleTimeout: configuration.idleTimeout,
+            // A cookie, a bearer token and a browser's usual headers fit with room to spare; nginx takes 8 KB a line.
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100)
+        )
+    )
+    return HTTPServerBuilder { responder in
+        let http = HTTP1WebSocketUpgradeChannel(
+            responder: responder, webSocketResponder: webSocketResponder, configuration: channelConfiguration)
+        func guarded<Base: ServerChildChannel>(_ base: Base) -> any ServerChildChannel {
+            GuardedChannel(
+                base: base, connections: connections, idleTimeout: configuration.idleTimeout,
+                headTimeout: configuration.requestHeadTimeout)
+        }
+        if let tls { return guarded(try TLSChannel(http, tlsConfiguration: tls)) }
+        return guarded(http)
+    }
 }
 
 /// The configured database: PostgreSQL when a URL is given, else the embedded SQLite file.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import RollcallCore
 
 /// Rollcall's settings, read in one place from flags and `ROLLCALL_*` environment variables, each with a safe default.
@@ -26,6 +27,13 @@ public struct Configuration: Sendable {
     public var metricsNetworks: [NetworkRange]
     /// Serve HTTPS with this certificate chain and key (PEM files), for a single server without a proxy.
     public var tls: TLSFiles?
+    /// Connections open at once; beyond it, a connection that has not sent a request yet is closed to make room, or
+    /// else the new one is closed at once (`ROLLCALL_MAX_CONNECTIONS`).
+    public var maxConnections: Int = ConnectionGuard.defaultMaxConnections()
+    /// How long a connection may stay silent, before its first request or between requests, before it is closed.
+    public var idleTimeout: TimeAmount = .seconds(60)
+    /// How long a request's head (its line and headers) may take to arrive once it has begun.
+    public var requestHeadTimeout: TimeAmount = .seconds(10)
 
     public init(
         hostname: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "data", databaseURL: String? = nil,
@@ -110,7 +118,14 @@ public struct Configuration: Sendable {
         let tls = try TLSFiles.fromEnvironment(
             certificate: value("ROLLCALL_TLS_CERT"), key: value("ROLLCALL_TLS_KEY"))
         if let tls { _ = try tls.serverConfiguration() }
-        return Configuration(
+        let maxConnections = try value("ROLLCALL_MAX_CONNECTIONS").map { text in
+            guard let limit = Int(text), limit >= 1 else {
+                throw ConfigurationError(
+                    variable: "ROLLCALL_MAX_CONNECTIONS", problem: "must be a positive number, got “\(text)”")
+            }
+            return limit
+        }
+        var configuration = Configuration(
             hostname: hostname ?? value("ROLLCALL_HOSTNAME") ?? "127.0.0.1",
             port: port ?? 8080,
             dataDirectory: dataDirectory ?? value("ROLLCALL_DATA_DIR") ?? "data",
@@ -124,6 +139,8 @@ public struct Configuration: Sendable {
             metricsNetworks: metricsNetworks,
             tls: tls
         )
+        if let maxConnections { configuration.maxConnections = maxConnections }
+        return configuration
     }
 
     /// The embedded database file.

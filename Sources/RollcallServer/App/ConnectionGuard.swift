@@ -1,0 +1,234 @@
+import Foundation
+import HummingbirdCore
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+
+/// Wraps the server's child channel (HTTP with the WebSocket upgrade, TLS or not) with the connection rules: a
+/// limit on open connections, a deadline for silence and for a request's head, and a clear answer to what is not
+/// HTTP.
+struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Base.Value
+    let base: Base
+    let connections: ConnectionGuard.Registry
+    let idleTimeout: TimeAmount
+    let headTimeout: TimeAmount
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let pipeline = channel.pipeline.syncOperations
+            // Right before HTTP decoding (after TLS, when there is TLS): it sees the request's bytes as sent.
+            let encoder = try pipeline.handler(type: HTTPResponseEncoder.self)
+            try pipeline.addHandler(
+                ConnectionGuard(connections: connections, idleTimeout: idleTimeout, headTimeout: headTimeout),
+                position: .before(encoder))
+            let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try pipeline.addHandler(MalformedRequestAnswer(), position: .after(decoder))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
+    }
+}
+
+/// Keeps a connection from holding the server without asking anything: closed after `idleTimeout` of silence
+/// before its first request, or `headTimeout` after that request began without its head (line and headers) having
+/// arrived; closed at once on a graceful shutdown while it has asked nothing. Once the first head has arrived,
+/// Hummingbird's idle timeout takes over between requests. Each connection is counted in the registry, which
+/// keeps the number open under the limit.
+final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private enum Phase {
+        case silent, readingHead, asked
+    }
+
+    private let connections: Registry
+    private let idleTimeout: TimeAmount
+    private let headTimeout: TimeAmount
+    private var phase = Phase.silent
+    private var id: UInt64?
+    private var deadline: Scheduled<Void>?
+    /// The last bytes read, so that a blank line split between two reads is still found.
+    private var tail: [UInt8] = []
+
+    init(connections: Registry, idleTimeout: TimeAmount, headTimeout: TimeAmount) {
+        self.connections = connections
+        self.idleTimeout = idleTimeout
+        self.headTimeout = headTimeout
+    }
+
+    /// Leaves room under the process's file limit (`ulimit -n`) for the database, the files served and the
+    /// listening socket: the limit less 256, at least 64.
+    static func defaultMaxConnections() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 768 }
+        let files = Int(clamping: limit.rlim_cur)  // unlimited reads as the largest number
+        return max(64, min(files, 65_536) - 256)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let admission = connections.admit(context.channel)
+        id = admission.id
+        admission.evicted?.close(promise: nil)
+        if admission.refused {
+            context.close(promise: nil)
+            return
+        }
+        schedule(context, after: idleTimeout)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        if let id { connections.closed(id) }
+        id = nil
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if phase != .asked {
+            let bytes = unwrapInboundIn(data)
+            if phase == .silent {
+                phase = .readingHead
+                schedule(context, after: headTimeout)
+            }
+            let window = tail + bytes.readableBytesView
+            if window.indices.dropLast(3).contains(where: {
+                window[$0] == 13 && window[$0 + 1] == 10 && window[$0 + 2] == 13 && window[$0 + 3] == 10
+            }) {
+                phase = .asked
+                deadline?.cancel()
+                deadline = nil
+                tail = []
+                if let id { connections.asked(id) }
+            } else {
+                tail = Array(window.suffix(3))
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent, phase != .asked {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    private func schedule(_ context: ChannelHandlerContext, after delay: TimeAmount) {
+        deadline?.cancel()
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        deadline = context.eventLoop.scheduleTask(in: delay) {
+            loopBound.value.close(promise: nil)
+        }
+    }
+
+    /// The connections open in the server, and those that have not asked anything yet, oldest first.
+    final class Registry: Sendable {
+        let limit: Int
+        private struct State {
+            var open = 0
+            var next: UInt64 = 0
+            var waiting: [(id: UInt64, channel: any Channel)] = []
+        }
+        private let state = NIOLockedValueBox(State())
+
+        init(limit: Int) {
+            self.limit = limit
+        }
+
+        struct Admission {
+            var id: UInt64
+            /// A connection that asked nothing yet, closed to make room.
+            var evicted: (any Channel)?
+            /// No room: the new connection is closed at once.
+            var refused: Bool
+        }
+
+        func admit(_ channel: any Channel) -> Admission {
+            state.withLockedValue { state in
+                state.open += 1
+                state.next += 1
+                var admission = Admission(id: state.next, evicted: nil, refused: false)
+                if state.open > limit {
+                    if state.waiting.isEmpty {
+                        admission.refused = true
+                        return admission
+                    }
+                    admission.evicted = state.waiting.removeFirst().channel
+                }
+                state.waiting.append((admission.id, channel))
+                return admission
+            }
+        }
+
+        func asked(_ id: UInt64) {
+            state.withLockedValue { state in state.waiting.removeAll { $0.id == id } }
+        }
+
+        func closed(_ id: UInt64) {
+            state.withLockedValue { state in
+                state.open -= 1
+                state.waiting.removeAll { $0.id == id }
+            }
+        }
+
+        /// Connections open now.
+        var open: Int { state.withLockedValue { $0.open } }
+    }
+}
+
+/// Answers what cannot be read as an HTTP request, instead of closing in silence: 431 when the headers are larger
+/// than the server takes, 400 otherwise; then closes the connection.
+final class MalformedRequestAnswer: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+    private var answered = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // Passed on untouched: after a WebSocket upgrade, frames' bytes pass here too.
+        context.fireChannelRead(data)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let error = error as? HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        guard !answered else { return }
+        answered = true
+        let (status, code, message): (HTTPResponseStatus, String, String) =
+            if case .headerOverflow = error {
+                (
+                    .requestHeaderFieldsTooLarge, "headers_too_large",
+                    "The request's headers are larger than Rollcall takes."
+                )
+            } else {
+                (.badRequest, "malformed_request", "The request could not be read as HTTP.")
+            }
+        let body = ByteBuffer(string: #"{"error":{"code":"\#(code)","message":"\#(message)"}}"#)
+        let head = HTTPResponseHead(
+            version: .http1_1, status: status,
+            headers: [
+                "Content-Type": "application/json; charset=utf-8", "Content-Length": "\(body.readableBytes)",
+                "Connection": "close",
+            ])
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            loopBound.value.close(promise: nil)
+        }
+    }
+}

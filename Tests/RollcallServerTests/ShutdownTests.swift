@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+/// The real `rollcall serve` process stops promptly on SIGTERM, even with connections open that asked nothing.
+@Suite("Shutdown", .timeLimit(.minutes(2)))
+struct ShutdownTests {
+    /// The `rollcall` binary `swift build` puts beside the test bundle.
+    static var binary: String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug/rollcall").path
+    }
+
+    @Test func sigterm_stops_the_server_within_seconds_with_idle_connections_open() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-stop-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let port = Int.random(in: 20_000...60_000)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["serve", "--port", "\(port)", "--data-dir", directory]
+        process.environment = ProcessInfo.processInfo.environment.merging(["ROLLCALL_LOG_LEVEL": "error"]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        let (exits, exited) = AsyncStream<Void>.makeStream()
+        process.terminationHandler = { _ in
+            exited.yield()
+            exited.finish()
+        }
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+
+        // Up once /healthz answers.
+        let started = ContinuousClock.now
+        var up = false
+        while !up, ContinuousClock.now - started < .seconds(60) {
+            if let probe = try? await RawConnection.open(port: port) {
+                try await probe.send(ConnectionTests.healthz)
+                _ = await probe.closed(within: 10)
+                up = probe.received.hasPrefix("HTTP/1.1 200 ")
+            }
+            if !up { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        try #require(up, "rollcall serve did not answer /healthz")
+
+        var idle: [RawConnection] = []
+        for _ in 0..<50 { idle.append(try await RawConnection.open(port: port)) }
+        let halfSent = try await RawConnection.open(port: port)
+        try await halfSent.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        let keptAlive = try await RawConnection.open(port: port)
+        try await keptAlive.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+
+        let signalled = ContinuousClock.now
+        kill(process.processIdentifier, SIGTERM)
+        let stopped = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await _ in exits { return true }
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(10))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        #expect(stopped, "rollcall serve still runs 10 s after SIGTERM")
+        #expect(ContinuousClock.now - signalled < .seconds(10))
+        for connection in idle + [halfSent, keptAlive] { await connection.close() }
+    }
+}

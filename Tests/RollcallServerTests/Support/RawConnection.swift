@@ -1,0 +1,57 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// A plain TCP connection to a server on loopback, for what no HTTP client sends: silence, half a request, garbage.
+struct RawConnection: Sendable {
+    let channel: any Channel
+    private let collector: Collector
+
+    static func open(port: Int) async throws -> RawConnection {
+        let collector = Collector()
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(collector) }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+        return RawConnection(channel: channel, collector: collector)
+    }
+
+    func send(_ text: String) async throws {
+        try await channel.writeAndFlush(ByteBuffer(string: text)).get()
+    }
+
+    /// What the server sent so far.
+    var received: String { collector.received.withLockedValue { String(buffer: $0) } }
+
+    var isOpen: Bool { channel.isActive }
+
+    /// Waits until the server closes the connection; false when it is still open after `seconds`.
+    func closed(within seconds: Double) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { (try? await channel.closeFuture.get()) != nil || !channel.isActive }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(seconds))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first || !channel.isActive
+        }
+    }
+
+    func close() async {
+        try? await channel.close().get()
+    }
+
+    private final class Collector: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let received = NIOLockedValueBox(ByteBuffer())
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            var bytes = unwrapInboundIn(data)
+            received.withLockedValue { $0.writeBuffer(&bytes) }
+        }
+    }
+}
