@@ -113,17 +113,17 @@ struct Bench: AsyncParsableCommand {
         )
     }
 
-    /// One student's whole check-in: open the scanned link, follow it to the ticket, check in with it.
+    /// One student's whole check-in, as the native app does it: open the scanned link with the student's token (the
+    /// answer holds the ticket), then check in with the ticket.
     func checkIn(
         _ connection: LoopbackConnection, code: String, token: String, index: Int,
         done: @escaping (Result<Void, any Error>) -> Void
     ) {
         connection.send(.GET, CheckInRoutes.scanUpperCase.filled(["code": code]), token: token) { result in
             guard case .success(let scanned) = result else { return done(result.map { _ in () }) }
-            guard scanned.status == .found, let location = scanned.location, location.hasPrefix("/check-in/") else {
+            guard scanned.status == .ok, let ticket = Self.ticket(in: String(buffer: scanned.body)) else {
                 return done(.failure(LoopbackError("the scan answered \(scanned.status)")))
             }
-            let ticket = location.dropFirst("/check-in/".count)
             connection.send(
                 .POST, CheckInRoutes.checkIns.description, token: token,
                 json: #"{"ticket":"\#(ticket)","deviceId":"bench-device-\#(index)"}"#
@@ -138,6 +138,14 @@ struct Bench: AsyncParsableCommand {
                 )
             }
         }
+    }
+
+    /// The ticket in a scan's JSON answer; a ticket is base64url, so it never holds a quote or an escape.
+    static func ticket(in json: String) -> Substring? {
+        guard let start = json.range(of: #""ticket":""#)?.upperBound,
+            let end = json[start...].firstIndex(of: "\"")
+        else { return nil }
+        return json[start..<end]
     }
 
     func projectedCode(

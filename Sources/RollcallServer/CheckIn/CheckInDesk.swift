@@ -58,13 +58,23 @@ struct CheckInDesk: Sendable {
         "This check-in link was opened by another student. Scan the code on the screen yourself."
     )
 
+    /// A scan pinned in a ticket, with the session it is for.
+    struct Scan: Sendable {
+        var ticket: String
+        var expiresAt: Date
+        var session: ClassSession
+    }
+
     /// Records a scan: a fresh code becomes a ticket, so the rest of the flow has two minutes whatever the code does.
-    func scan(code: String, studentID: Int64?, now: Date) async throws -> String {
+    func scan(code: String, studentID: Int64?, now: Date) async throws -> Scan {
         guard let ref = RotatingCode.sessionRef(of: code), let session = try await sessions.find(id: ref) else {
             throw CheckInRefusal(.invalidCode)
         }
         switch session.rotatingCode.validate(code, at: now) {
-        case .fresh(let step): return tickets.issue(session: session, step: step, scannedAt: now, studentID: studentID)
+        case .fresh(let step):
+            return Scan(
+                ticket: tickets.issue(session: session, step: step, scannedAt: now, studentID: studentID),
+                expiresAt: now.addingTimeInterval(ScanTickets.lifetime), session: session)
         case .expired: throw CheckInRefusal(.codeExpired)
         case .fromFuture, .invalid: throw CheckInRefusal(.invalidCode)
         }

@@ -35,8 +35,8 @@ struct CheckInPages: Sendable {
         let code = context.parameters.get("code") ?? ""
         if request.wantsJSON { return try await scanAnswer(code: code, request: request, context: context) }
         do {
-            let ticket = try await desk.scan(code: code, studentID: context.user?.id, now: Date())
-            return .redirect(to: CheckInRoutes.checkInPage(ticket: ticket), type: .found)
+            let scan = try await desk.scan(code: code, studentID: context.user?.id, now: Date())
+            return .redirect(to: CheckInRoutes.checkInPage(ticket: scan.ticket), type: .found)
         } catch let refusal as CheckInRefusal {
             let error = AppError(domain: refusal)!
             return try pages.render(
@@ -46,13 +46,10 @@ struct CheckInPages: Sendable {
     }
 
     private func scanAnswer(code: String, request: Request, context: AppRequestContext) async throws -> Response {
-        let token = try await desk.scan(code: code, studentID: context.user?.id, now: Date())
-        guard let ticket = try await desk.tickets.read(token),
-            let session = try await sessions.find(id: ticket.sessionId)
-        else { throw CheckInRefusal(.invalidCode) }
+        let scan = try await desk.scan(code: code, studentID: context.user?.id, now: Date())
         return try ScanAnswer(
-            ticket: token, expiresAt: ticket.expiresAt,
-            session: .init(id: session.id, title: session.title, courseName: session.courseName)
+            ticket: scan.ticket, expiresAt: scan.expiresAt,
+            session: .init(id: scan.session.id, title: scan.session.title, courseName: scan.session.courseName)
         ).response(from: request, context: context, status: .ok)
     }
 
