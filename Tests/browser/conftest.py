@@ -41,6 +41,21 @@ def server_binary():
     return binary
 
 
+def answers_health(url, process, context, seconds):
+    """Waits until `url/healthz` answers 200, or `process` ends, or `seconds` pass; says whether it answered."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=2, context=context) as response:
+                if response.status == 200:
+                    return True
+        except OSError:
+            if process.poll() is not None:
+                return False
+            time.sleep(0.2)
+    return False
+
+
 class JSONClient:
     """Speaks Rollcall's JSON API at `self.url` (with `self.ssl` for https) and answers (status, body)."""
 
@@ -84,18 +99,9 @@ class Server(JSONClient):
             stdout=self.log,
             stderr=subprocess.STDOUT,
         )
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            try:
-                with urllib.request.urlopen(f"{self.url}/healthz", timeout=1, context=self.ssl) as response:
-                    if response.status == 200:
-                        return
-            except OSError:
-                if self.process.poll() is not None:
-                    break
-                time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"Rollcall did not start; see {self.log.name}")
+        if not answers_health(self.url, self.process, self.ssl, seconds=60):
+            self.stop()
+            raise RuntimeError(f"Rollcall did not start; see {self.log.name}")
 
     def restart(self):
         """Starts the server again on the same port and data, as after a crash or an update."""

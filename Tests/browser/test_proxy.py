@@ -17,7 +17,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import LAPTOP, ROOT, Certificate, JSONClient, Server, free_port, screenshot, wait_for, wait_for_path
+from conftest import LAPTOP, ROOT, Certificate, JSONClient, Server, answers_health, free_port, screenshot, wait_for, wait_for_path
 from test_check_in import INSIDE, ROOM, account, check_in_answer, decode_projected_code, place_phone, sign_in
 from test_passkeys import with_authenticator
 
@@ -78,19 +78,9 @@ http {{
             stdout=self.log,
             stderr=subprocess.STDOUT,
         )
-        unverified = ssl._create_unverified_context()
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            try:
-                with urllib.request.urlopen(f"{self.url}/healthz", timeout=2, context=unverified) as response:
-                    if response.status == 200:
-                        return
-            except OSError:
-                if self.process.poll() is not None:
-                    break
-                time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"nginx did not start: {(self.directory / 'error.log').read_text()}")
+        if not answers_health(self.url, self.process, ssl._create_unverified_context(), seconds=30):
+            self.stop()
+            raise RuntimeError(f"nginx did not start: {(self.directory / 'error.log').read_text()}")
 
     def stop(self):
         self.process.terminate()
