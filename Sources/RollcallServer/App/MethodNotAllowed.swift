@@ -12,7 +12,8 @@ final class RouteIndex: Sendable {
         var methods: [HTTPRequest.Method]
     }
 
-    private let entries = NIOLockedValueBox<[Entry]>([])
+    /// By number of segments, so that a request compares only paths as long as its own.
+    private let entries = NIOLockedValueBox<[Int: [Entry]]>([:])
 
     /// Takes the router's routes as they are now.
     func index(_ routes: [Router<AppRequestContext>.RouteDescription]) {
@@ -25,7 +26,7 @@ final class RouteIndex: Sendable {
             let taken = Set(routes.map(\.method))
             return Entry(segments: segments, methods: order.filter(taken.contains))
         }
-        entries.withLockedValue { $0 = indexed }
+        entries.withLockedValue { $0 = Dictionary(grouping: indexed, by: \.segments.count) }
     }
 
     /// The methods `path` takes, or `nil` when the router serves no such path. A literal segment wins over a
@@ -33,11 +34,10 @@ final class RouteIndex: Sendable {
     func methods(at path: String) -> [HTTPRequest.Method]? {
         let segments = path.split(separator: "/")
         return entries.withLockedValue { entries in
-            entries.filter { entry in
-                entry.segments.count == segments.count
-                    && zip(entry.segments, segments).allSatisfy { pattern, segment in
-                        pattern.map { $0 == segment } ?? true
-                    }
+            (entries[segments.count] ?? []).filter { entry in
+                zip(entry.segments, segments).allSatisfy { pattern, segment in
+                    pattern.map { $0 == segment } ?? true
+                }
             }
             .max { $0.segments.compactMap { $0 }.count < $1.segments.compactMap { $0 }.count }?.methods
         }
