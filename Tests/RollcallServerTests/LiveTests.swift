@@ -190,6 +190,43 @@ struct LiveTests {
         }
     }
 
+    @Test func a_refused_upgrade_is_answered_with_its_status_and_the_json_error() async throws {
+        try await withServer(setup: .live) { api in
+            let room = try await Classroom.open(api)
+            let (otherTeacher, _, _) = try await api.teacherWithCourse("Otto Other")
+            let port = try #require(api.client.port)
+            let live = "/api/v1/sessions/\(room.sessionID)/live"
+            let projector = "/api/v1/sessions/\(room.sessionID)/projector/live"
+            let refusals: [(path: String, account: Account?, status: String, code: String)] = [
+                (live, nil, "401", "not_signed_in"),
+                (live, otherTeacher, "403", "forbidden"),
+                (live, room.student, "403", "forbidden"),
+                ("/api/v1/sessions/999999/live", room.teacher, "404", "session_not_found"),
+                (live + "?after=abc", room.teacher, "400", "invalid_after"),
+                (projector, nil, "401", "not_signed_in"),
+                (projector, room.student, "403", "forbidden"),
+            ]
+            for refusal in refusals {
+                let headers = refusal.account.map { ["Authorization: Bearer \($0.token)"] } ?? []
+                let answer = try await RawConnection.refusedUpgrade(port: port, path: refusal.path, headers: headers)
+                let parts = answer.split(separator: "\r\n\r\n", maxSplits: 1).map(String.init)
+                try #require(parts.count == 2, "\(refusal.path): \(answer)")
+                let (head, body) = (parts[0], parts[1])
+                #expect(head.hasPrefix("HTTP/1.1 \(refusal.status) "), "\(refusal.path): \(answer)")
+                #expect(head.lowercased().contains("content-type: application/json"), "\(answer)")
+                #expect(head.lowercased().contains("content-length: \(body.utf8.count)"), "\(answer)")
+                let error = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: [String: String]]
+                #expect(error?["error"]?["code"] == refusal.code, "\(refusal.path): \(body)")
+                #expect(error?["error"]?["message"]?.isEmpty == false)
+            }
+            // Nothing was opened or used up: the teacher's view still opens.
+            try await api.watch(room.sessionID, as: room.teacher) { view in
+                let snapshot = try await view.next("snapshot")
+                #expect(snapshot.int("counts.enrolled") == 1)
+            }
+        }
+    }
+
     @Test func only_the_courses_teacher_watches_the_room() async throws {
         try await withServer(setup: .live) { api in
             let room = try await Classroom.open(api)

@@ -41,7 +41,7 @@ public func buildApplication(
 
 /// HTTP/1.1 with the WebSocket upgrade, over TLS when configured, behind the connection rules (`GuardedChannel`).
 func serverBuilder(_ configuration: Configuration, router: Router<AppRequestContext>) throws -> HTTPServerBuilder {
-    let webSocketResponder = router.buildResponder()
+    let webSocketResponder = WebSocketUpgradeDecision(base: router.buildResponder())
     let tls = try configuration.tls.map { try $0.serverConfiguration() }
     let connections = ConnectionGuard.Registry(limit: configuration.maxConnections)
     let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
+import NIOCore
 import RollcallCore
 
 /// Who is making the request, as the access token or session cookie says.
@@ -22,9 +23,12 @@ public struct AppRequestContext: RequestContext, WebSocketRequestContext {
     /// The client's IP address, for allowed-network checks and address limits: the peer, or the client a trusted
     /// proxy names (`ClientAddressMiddleware`); `nil` when a trusted proxy's headers leave it unknown.
     var clientAddress: String?
+    /// The connection, where a refused WebSocket upgrade leaves its answer (`RefusedUpgradeAnswer`).
+    let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.channel = source.channel
         self.webSocket = .init()
         self.peerAddress = source.channel.remoteAddress?.ipAddress
         self.clientAddress = peerAddress

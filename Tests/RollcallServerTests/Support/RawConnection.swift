@@ -41,6 +41,26 @@ struct RawConnection: Sendable {
         }
     }
 
+    /// Asks for a WebSocket upgrade as a client library does, and returns the whole answer once the server closes
+    /// the connection (a refused upgrade is answered, then closed).
+    static func refusedUpgrade(port: Int, path: String, headers: [String] = []) async throws -> String {
+        let connection = try await open(port: port)
+        let lines =
+            [
+                "GET \(path) HTTP/1.1", "Host: localhost:\(port)", "Connection: Upgrade", "Upgrade: websocket",
+                "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+            ] + headers
+        try await connection.send(lines.joined(separator: "\r\n") + "\r\n\r\n")
+        let closed = await connection.closed(within: 30)
+        await connection.close()
+        guard closed else { throw RawConnectionError.stillOpen(connection.received) }
+        return connection.received
+    }
+
+    enum RawConnectionError: Error {
+        case stillOpen(String)
+    }
+
     func close() async {
         try? await channel.close().get()
     }
