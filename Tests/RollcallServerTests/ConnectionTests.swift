@@ -30,6 +30,23 @@ struct ConnectionTests {
         }
     }
 
+    @Test func a_second_request_whose_head_never_ends_is_closed_after_the_head_timeout() async throws {
+        try await withServer(
+            setup: .live, configure: { $0.requestHeadTimeout = .seconds(1) }  // idle stays at 60 s
+        ) { api in
+            let connection = try await RawConnection.open(port: try #require(api.client.port))
+            try await connection.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !connection.received.contains("\r\n\r\nok"), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(connection.received.hasPrefix("HTTP/1.1 200 "), "\(connection.received)")
+            try await connection.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            #expect(await connection.closed(within: 20), "a half-sent second request head is still held open")
+            await connection.close()
+        }
+    }
+
     @Test func garbage_is_answered_400_and_closed() async throws {
         try await withServer(setup: .live) { api in
             let connection = try await RawConnection.open(port: try #require(api.client.port))

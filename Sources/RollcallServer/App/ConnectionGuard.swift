@@ -20,11 +20,13 @@ struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
             let pipeline = channel.pipeline.syncOperations
             // Right before HTTP decoding (after TLS, when there is TLS): it sees the request's bytes as sent.
             let encoder = try pipeline.handler(type: HTTPResponseEncoder.self)
-            try pipeline.addHandler(
-                ConnectionGuard(connections: connections, idleTimeout: idleTimeout, headTimeout: headTimeout),
-                position: .before(encoder))
+            let connectionGuard = ConnectionGuard(
+                connections: connections, idleTimeout: idleTimeout, headTimeout: headTimeout)
+            try pipeline.addHandler(connectionGuard, position: .before(encoder))
             let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try pipeline.addHandler(MalformedRequestAnswer(), position: .after(decoder))
+            try pipeline.addHandler(
+                MalformedRequestAnswer(connectionGuard: connectionGuard), position: .after(decoder))
+            try pipeline.addHandler(RefusedUpgradeAnswer(), position: .after(decoder))
             return value
         }
     }
@@ -35,22 +37,23 @@ struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
 }
 
 /// Keeps a connection from holding the server without asking anything: closed after `idleTimeout` of silence
-/// before its first request, or `headTimeout` after that request began without its head (line and headers) having
-/// arrived; closed at once on a graceful shutdown while it has asked nothing. Once the first head has arrived,
-/// Hummingbird's idle timeout takes over between requests. Each connection is counted in the registry, which
-/// keeps the number open under the limit.
+/// before its first request, or `headTimeout` after any request began without its head (line and headers) having
+/// arrived; closed at once on a graceful shutdown while it has asked nothing. Between requests, Hummingbird's idle
+/// timeout applies. Each connection is counted in the registry, which keeps the number open under the limit.
 final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
     private enum Phase {
-        case silent, readingHead, asked
+        case silent, readingHead, asked, betweenRequests
     }
 
     private let connections: Registry
     private let idleTimeout: TimeAmount
     private let headTimeout: TimeAmount
     private var phase = Phase.silent
+    /// Whether a request head has arrived on this connection: from then on a shutdown waits for Hummingbird.
+    private var hasAsked = false
     private var id: UInt64?
     private var deadline: Scheduled<Void>?
     /// The last bytes read, so that a blank line split between two reads is still found.
@@ -98,7 +101,7 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if phase != .asked {
             let bytes = unwrapInboundIn(data)
-            if phase == .silent {
+            if phase == .silent || phase == .betweenRequests {
                 phase = .readingHead
                 schedule(context, after: headTimeout)
             }
@@ -110,7 +113,8 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
                 deadline?.cancel()
                 deadline = nil
                 tail = []
-                if let id { connections.asked(id) }
+                if !hasAsked, let id { connections.asked(id) }
+                hasAsked = true
             } else {
                 tail = Array(window.suffix(3))
             }
@@ -119,11 +123,17 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is ChannelShouldQuiesceEvent, phase != .asked {
+        if event is ChannelShouldQuiesceEvent, !hasAsked {
             context.close(promise: nil)
             return
         }
         context.fireUserInboundEventTriggered(event)
+    }
+
+    /// A request was read to its end: the next bytes begin another head, which has `headTimeout` to arrive.
+    func requestEnded() {
+        guard phase == .asked else { return }
+        phase = .betweenRequests
     }
 
     private func schedule(_ context: ChannelHandlerContext, after delay: TimeAmount) {
@@ -190,14 +200,28 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
 }
 
 /// Answers what cannot be read as an HTTP request, instead of closing in silence: 431 when the headers are larger
-/// than the server takes, 400 otherwise; then closes the connection.
+/// than the server takes, 400 otherwise; then closes the connection. Tells the connection's guard where each
+/// request ends.
 final class MalformedRequestAnswer: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
+    private let connectionGuard: ConnectionGuard
     private var answered = false
+    /// False from an upgrade's request on: what follows is WebSocket frames, not HTTP.
+    private var readsHTTP = true
+
+    init(connectionGuard: ConnectionGuard) {
+        self.connectionGuard = connectionGuard
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        // Passed on untouched: after a WebSocket upgrade, frames' bytes pass here too.
+        if readsHTTP {
+            switch unwrapInboundIn(data) {
+            case .head(let head): readsHTTP = !head.headers.contains(name: "upgrade")
+            case .body: break
+            case .end: connectionGuard.requestEnded()
+            }
+        }
         context.fireChannelRead(data)
     }
 
