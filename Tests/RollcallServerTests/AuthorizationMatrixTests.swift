@@ -17,6 +17,8 @@ struct AuthorizationMatrixTests {
     /// What one asker sends for a row: the path's ids where they differ from the fixture's, and the body.
     struct Call {
         var parameters: [String: Int64] = [:]
+        /// Path parameters that are not ids, such as a projected code.
+        var words: [String: String] = [:]
         var json: Any?
         var raw: [UInt8]?
         var contentType: String?
@@ -49,14 +51,18 @@ struct AuthorizationMatrixTests {
         func allows(_ asker: Asker) -> Bool { (200..<300).contains(expected(asker)) }
     }
 
-    /// The operations `openapi.yaml` describes, as `METHOD /path`, and the prefix its paths are relative to.
-    static func documentedOperations(filePath: String = #filePath) throws -> (prefix: String, operations: [String]) {
+    /// The operations `openapi.yaml` describes, as `METHOD /path`, the prefix its paths are relative to, and the
+    /// paths that name a server URL of their own (the scanned link, at the server's root).
+    static func documentedOperations(
+        filePath: String = #filePath
+    ) throws -> (prefix: String, operations: [String], ownServers: [String: String]) {
         let root = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let file = root.appendingPathComponent("Sources/RollcallServer/Resources/openapi.yaml")
         let text = try String(contentsOf: file, encoding: .utf8)
         var prefix: String?
         var operations: [String] = []
+        var ownServers: [String: String] = [:]
         var section = ""
         var path: String?
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
@@ -66,18 +72,21 @@ struct AuthorizationMatrixTests {
                 prefix = String(url.1)
             } else if section == "paths", let match = line.wholeMatch(of: #/  (/\S*):\s*/#) {
                 path = String(match.1)
+            } else if section == "paths", let path, let url = line.wholeMatch(of: #/      - url: (\S+)\s*/#) {
+                ownServers[path] = String(url.1)
             } else if section == "paths", let path,
                 let method = line.wholeMatch(of: #/    (get|put|post|patch|delete|head|options|trace):\s*/#)
             {
                 operations.append("\(method.1.uppercased()) \(path)")
             }
         }
-        return (try #require(prefix, "openapi.yaml names its server's URL"), operations)
+        return (try #require(prefix, "openapi.yaml names its server's URL"), operations, ownServers)
     }
 
     @Test func the_description_lists_operations_the_way_the_matrix_reads_them() throws {
-        let (prefix, operations) = try Self.documentedOperations()
+        let (prefix, operations, ownServers) = try Self.documentedOperations()
         #expect(prefix == "/api/v1")
+        #expect(ownServers == ["/C/{code}": "/"])
         #expect(operations.count > 50, "\(operations)")
         #expect(operations.contains("GET /courses/{courseID}"))
         #expect(operations.contains("DELETE /courses/{courseID}/students/{studentID}"))
@@ -86,7 +95,7 @@ struct AuthorizationMatrixTests {
     }
 
     @Test func every_operation_answers_each_asker_exactly_as_it_should() async throws {
-        let (prefix, documented) = try Self.documentedOperations()
+        let (prefix, documented, ownServers) = try Self.documentedOperations()
         try await withServer { api in
             /// A fixture step that must work, or the matrix means nothing.
             @discardableResult
@@ -245,6 +254,12 @@ struct AuthorizationMatrixTests {
                 // WebSocket routes, asked with a plain GET: an allowed one is told to upgrade (426).
                 Row("GET /sessions/{sessionID}/projector/live", [401, 403, 403, 403, 426, 426]),
                 Row("GET /sessions/{sessionID}/live", [401, 403, 403, 403, 426, 426]),
+                // Anyone may scan; a browser (no token here, and no JSON asked for) is sent on to the check-in page.
+                Row("GET /C/{code}", [302, 200, 200, 200, 200, 200]) { _ in
+                    let url = try #require(
+                        try await api.call(.get, "/api/v1/sessions/\(session)/projector", as: teacher).string("url"))
+                    return Call(words: ["code": String(try #require(url.split(separator: "/").last))])
+                },
                 // The other student is on another course: `not_enrolled`.
                 Row(
                     "POST /check-ins", [401, 403, 403, 201, 403, 403],
@@ -343,9 +358,11 @@ struct AuthorizationMatrixTests {
                 Issue.record("\(operation) has more than one row")
             }
 
-            for (row, base) in rows.map({ ($0, prefix) }) + outside.map({ ($0, "") }) {
+            for (row, described) in rows.map({ ($0, true) }) + outside.map({ ($0, false) }) {
                 try #require(row.expected.count == Asker.allCases.count, "\(row.operation): one status per asker")
                 let parts = row.operation.split(separator: " ", maxSplits: 1).map(String.init)
+                let server = described ? ownServers[parts[1]] ?? prefix : "/"
+                let base = server == "/" ? "" : server
                 let method = try #require(HTTPRequest.Method(parts[0]), "\(row.operation)")
                 // Refused askers first, so that an allowed change (closing, removing) cannot hide a refusal.
                 let order = Asker.allCases.filter { !row.allows($0) } + Asker.allCases.filter { row.allows($0) }
@@ -353,8 +370,10 @@ struct AuthorizationMatrixTests {
                     let call = try await row.call(asker)
                     var path = base + parts[1]
                     for name in parts[1].matches(of: /\{(\w+)\}/).map({ String($0.1) }) {
-                        let id = try #require(call.parameters[name] ?? fixture[name], "\(row.operation): no \(name)")
-                        path = path.replacingOccurrences(of: "{\(name)}", with: String(id))
+                        let value = try #require(
+                            call.words[name] ?? (call.parameters[name] ?? fixture[name]).map(String.init),
+                            "\(row.operation): no \(name)")
+                        path = path.replacingOccurrences(of: "{\(name)}", with: value)
                     }
                     let reply = try await api.call(
                         method, path, as: call.token ?? accounts[asker], json: call.json, raw: call.raw,

@@ -346,6 +346,11 @@ struct ContractTests {
             #expect(reply.headers[.allow] == "GET, PATCH, DELETE")
             let courses = try await api.call(.put, "/api/v1/courses", as: account)
             #expect(courses.headers[.allow] == "GET, POST")
+            // A browser's page for the same refusal says it with the same header.
+            let page = try await api.call(.post, "/C/ABC123", headers: [.accept: "text/html"])
+            #expect(page.status == .methodNotAllowed)
+            #expect(page.headers[.contentType]?.hasPrefix("text/html") == true)
+            #expect(page.headers[.allow] == "GET")
         }
     }
 

@@ -50,10 +50,14 @@ struct PageRenderer: Sendable {
     }
 
     /// A friendly page for a failed request, with the same words the API would give.
+    /// The error as a page, with the error's own headers (`Allow`, `Retry-After`) as its JSON answer has them.
     func errorPage(_ error: AppError, context: AppRequestContext) throws -> Response {
-        try render(
+        var response = try render(
             ErrorPage(status: error.status.code, message: error.message, code: error.code), title: "Rollcall",
             context: context, status: error.status)
+        for field in error.headers { response.headers[field.name] = field.value }
+        if let retryAfter = error.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
+        return response
     }
 }
 
