@@ -327,6 +327,19 @@ struct CheckInPolicyTests {
         #expect(!refusal.message.contains(error.code), "students read sentences, not codes")
     }
 
+    @Test(arguments: CheckInError.allCases, RecordSource.allCases)
+    func a_refusal_speaks_of_the_way_the_student_checked_in(error: CheckInError, via: RecordSource) {
+        var refusal = CheckInRefusal(error, distance: 84)
+        refusal.via = via
+        #expect(refusal.message.hasSuffix(".") && refusal.message.first?.isUppercase == true)
+        if via == .typed {
+            #expect(!refusal.message.lowercased().contains("scan"), "a typed code is not scanned: \(refusal.message)")
+        }
+        if via != .typed || ![.invalidCode, .codeExpired, .notEnrolled].contains(error) {
+            #expect(refusal.message == CheckInRefusal(error, distance: 84).message)
+        }
+    }
+
     @Test func the_expired_code_message_is_the_agreed_sentence() {
         #expect(CheckInRefusal(.codeExpired).message == "The code has changed — scan the code on the screen again.")
         #expect(

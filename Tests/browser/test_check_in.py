@@ -129,3 +129,46 @@ def test_students_check_in_from_the_projected_code(server, browsers):
     # The projector moved on to new codes all along, pushed by the server.
     assert decode_projected_code(projector) != first_url
     WebDriverWait(projector, 10).until(lambda b: b.find_element(By.ID, "projector-count").text == "2")
+
+
+def test_a_typed_code_inside_a_geofence_sends_the_location_and_a_wrong_one_says_to_type_again(server, browsers):
+    teacher_token = account(server, "Tia Typist", "tia@school.test", "teacher")
+    status, course = server.api("POST", "/api/v1/courses", {"name": "Typing 1"}, teacher_token)
+    assert status == 201
+    student_token = account(server, "Tom Typed", "tom@school.test")
+    server.api("POST", "/api/v1/courses/join", {"code": course["course"]["joinCode"]}, student_token)
+    # A long period, so that the code read from the projector is still the one shown when it is typed.
+    settings = {"mode": "typed", "latitude": ROOM[0], "longitude": ROOM[1], "radius": 30, "period": 60}
+    status, session = server.api(
+        "POST", f"/api/v1/courses/{course['course']['id']}/sessions", {"settings": settings}, teacher_token)
+    assert status == 201
+
+    phone = browsers()
+    place_phone(phone, server, INSIDE)
+    sign_in(phone, server, "tom@school.test")
+    wait_for_path(phone, "/courses")
+    phone.get(f"{server.url}/courses/{course['course']['id']}")
+    form = wait_for(phone, "form.typed-form")
+    assert not phone.find_elements(By.CSS_SELECTOR, "#session-list .status:empty"), "an empty status pill"
+
+    def type_code(code):
+        field = form.find_element(By.NAME, "typedCode")
+        field.clear()
+        field.send_keys(code)
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+
+    status, frame = server.api("GET", f"/api/v1/sessions/{session['session']['id']}/projector", None, teacher_token)
+    wrong = "111111" if frame["typedCode"] == "000000" else "000000"
+    type_code(wrong)
+    error = form.find_element(By.CSS_SELECTOR, ".form-error")
+    WebDriverWait(phone, 20).until(lambda _: error.is_displayed() and error.text)
+    assert error.text == "That is not the code on the screen. Check the digits and type the code shown there now."
+
+    # The code of this moment, typed by a phone inside the room: the location goes with it, and the student is in.
+    status, frame = server.api("GET", f"/api/v1/sessions/{session['session']['id']}/projector", None, teacher_token)
+    type_code(frame["typedCode"])
+    answer = form.find_element(By.CSS_SELECTOR, ".form-answer")
+    WebDriverWait(phone, 20).until(lambda _: answer.is_displayed() or (error.is_displayed() and error.text))
+    assert answer.text == "You're in.", error.text
+    assert not form.find_element(By.CSS_SELECTOR, "button[type=submit]").is_displayed()
+    screenshot(phone, "typed-check-in-done", sizes=((390, 844),))

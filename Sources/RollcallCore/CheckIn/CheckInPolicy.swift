@@ -33,9 +33,21 @@ public enum CheckInError: String, Error, CaseIterable, Sendable {
     /// The stable code, as clients see it.
     public var code: String { rawValue }
 
-    /// The sentence a student reads: what happened and what to do next. `distance` (metres from the teacher's point)
-    /// is used by `outOfRange` only.
-    public func message(distance: Double? = nil) -> String {
+    /// The sentence a student reads: what happened and what to do next, for the way they checked in (`via`: a code
+    /// typed by hand is not scanned again). `distance` (metres from the teacher's point) is used by `outOfRange` only.
+    public func message(distance: Double? = nil, via: RecordSource? = nil) -> String {
+        switch (self, via) {
+        case (.invalidCode, .typed):
+            "That is not the code on the screen. Check the digits and type the code shown there now."
+        case (.codeExpired, .typed):
+            "The code has changed since you read it — type the code on the screen now."
+        case (.notEnrolled, .typed):
+            "You are not on this course's roster. Join the course with its join code, then type the code again."
+        default: sentence(distance: distance)
+        }
+    }
+
+    private func sentence(distance: Double?) -> String {
         switch self {
         case .invalidCode:
             "This is not a check-in code for this session. Scan the code on the screen in your classroom."
@@ -87,6 +99,8 @@ public struct CheckInRefusal: Equatable, Sendable {
     /// For `verification_failed`: which step of the passkey check failed, for clients and logs; the student's
     /// sentence stays the same whatever the step.
     public var step: String?
+    /// How the student presented the code, when known: the sentence fits the path they used.
+    public var via: RecordSource?
 
     public init(_ error: CheckInError, distance: Double? = nil, radius: Double? = nil) {
         self.error = error
@@ -97,7 +111,7 @@ public struct CheckInRefusal: Equatable, Sendable {
     /// The stable code, as clients see it.
     public var code: String { error.code }
     /// The sentence for the student.
-    public var message: String { error.message(distance: distance) }
+    public var message: String { error.message(distance: distance, via: via) }
 }
 
 /// The outcome of the passkey step at check-in, as the server found it.

@@ -106,6 +106,7 @@ struct CheckInDesk: Sendable {
             // The flag exists to record the refusal; nothing else of a refused check-in is kept.
             if flagDevice { try await flagSharedDevice(session: session, student: student) }
             if refusal.error == .verificationFailed { refusal.step = identity.failedStep }
+            refusal.via = presented.via
             throw refusal
         case .alreadyCheckedIn(let status, let at):
             receipt = Receipt(status: status, at: at, session: session, new: false)

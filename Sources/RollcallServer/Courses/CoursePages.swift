@@ -62,11 +62,12 @@ struct CoursePages: Sendable {
             let open = session.phase(at: now) == .open
             return CoursePage.SessionRow(
                 id: session.id, title: session.title, phase: session.phase(at: now).rawValue,
-                myStatus: student.flatMap { records.countedStatus(session: session, studentID: $0)?.rawValue } ?? "",
+                myStatus: student.flatMap { records.countedStatus(session: session, studentID: $0)?.rawValue },
                 when: (session.openedAt ?? session.scheduledAt ?? session.createdAt).pageText,
                 present: (count[.present] ?? 0) + (count[.late] ?? 0), studentView: student != nil, open: open,
                 spot: open && session.settings.mode == .spot, typed: open && session.settings.allowTyping,
-                scan: open && session.settings.mode == .qr, passkey: verification.required)
+                scan: open && session.settings.mode == .qr, passkey: verification.required,
+                needsLocation: session.settings.geofence != nil)
         }
     }
 
@@ -134,7 +135,8 @@ struct CoursePage: PageModel {
         var id: Int64
         var title: String
         var phase: String
-        var myStatus: String
+        /// The student's own status; none for a teacher, or before anything counts (no empty pill).
+        var myStatus: String?
         var when: String
         var present: Int
         var studentView: Bool
@@ -143,6 +145,8 @@ struct CoursePage: PageModel {
         var typed: Bool
         var scan: Bool
         var passkey: Bool
+        /// Every way of checking in sends the phone's location when the session has a geofence.
+        var needsLocation: Bool
     }
 
     struct MyAttendance: Sendable {

@@ -33,6 +33,8 @@ struct EvidenceRetention: Service {
                 do {
                     try await Self.purge(database, days: days, now: now())
                     logger.info("evidence older than \(days) days deleted")
+                } catch is CancellationError {
+                    break  // the server is stopping: the next start deletes what this run did not
                 } catch {
                     logger.error("deleting old evidence failed: \(error)")
                 }

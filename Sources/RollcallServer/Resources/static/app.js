@@ -105,6 +105,8 @@ async function submit(form) {
       const answer = form.querySelector(".form-answer");
       answer.textContent = data.status === "late" ? "You're in — marked late." : "You're in.";
       answer.hidden = false;
+      // Checked in: nothing is left to send from this form.
+      form.querySelectorAll("button, label").forEach((element) => (element.hidden = true));
     }
   } catch (error) {
     if (errorBox) {
