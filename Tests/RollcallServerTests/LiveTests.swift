@@ -292,6 +292,44 @@ struct LiveTests {
         }
     }
 
+    @Test func a_student_sees_their_own_standing_and_never_where_the_fence_is() async throws {
+        try await withServer { api in
+            let fence: [String: Any] = [
+                "latitude": 52.12345, "longitude": 4.54321, "radius": 30, "grace": 2,
+                "allowedNetworks": ["127.0.0.0/8", "::1/128"],
+            ]
+            let room = try await Classroom.open(api, settings: fence)
+            let path = "/sessions/\(room.sessionID)"
+            let before = try await api.call(.get, path, as: room.student)
+            #expect(before.status == .ok)
+            #expect(before.text.contains(#"<span class="status pending" id="my-status">not checked in</span>"#))
+            #expect(before.text.contains("You have not checked in yet."))
+            for secret in ["52.12345", "4.54321", "30 m", "grace", "127.0.0.0/8"] {
+                #expect(!before.text.contains(secret), "a student's page shows \(secret)")
+            }
+            #expect(before.text.contains("your phone&#39;s location must be in the classroom"), "\(before.text)")
+            let teachers = try await api.call(.get, path, as: room.teacher)
+            #expect(teachers.text.contains("within 30 m of 52.12345, 4.54321"))
+            #expect(teachers.text.contains("127.0.0.0/8"))
+
+            let excused = try await api.call(
+                .put, "/api/v1/sessions/\(room.sessionID)/attendance/\(room.student.id)", as: room.teacher,
+                json: ["status": "excused", "reason": "Doctor's note"])
+            #expect(excused.status == .ok, "\(excused.text)")
+            let after = try await api.call(.get, path, as: room.student)
+            #expect(after.text.contains(#"<span class="status excused" id="my-status">excused</span>"#))
+            #expect(after.text.contains("Your teacher set this by hand"))
+            #expect(after.text.contains("Doctor&#39;s note"), "\(after.text)")
+            #expect(after.text.contains("opened "))
+
+            _ = try await api.call(.post, "/api/v1/sessions/\(room.sessionID)/close", as: room.teacher)
+            let closed = try await api.call(.get, path, as: room.student)
+            #expect(closed.text.contains(#"id="session-timing">opened "#))
+            #expect(closed.text.contains(" · closed "))
+            #expect(!closed.text.contains("closes "))
+        }
+    }
+
     @Test func the_projectors_count_follows_each_check_in() async throws {
         try await withServer(setup: .live) { api in
             // A one-minute code: the projector's next frame comes from the check-in, not from a new code.

@@ -2,7 +2,9 @@ import Foundation
 import Hummingbird
 import RollcallCore
 
-/// A session's page: its settings and records for students; the live room, flags and audit log for its teacher.
+/// A session's page: for a student, their own status, how it came to be and the changes made to it; for its
+/// teacher, the live room, flags and audit log. Never the geofence's centre or the grace to a student: both help
+/// whoever wants to fake a location or a code.
 struct SessionPage: Sendable {
     let sessions: SessionStore
     let checkIns: CheckInStore
@@ -23,8 +25,11 @@ struct SessionPage: Sendable {
         var page = SessionPageModel(
             id: session.id, title: session.title, courseId: course.id, courseName: course.name,
             phase: phase.rawValue, isOpen: phase == .open, isScheduled: phase == .scheduled,
-            opened: session.openedAt?.pageText ?? "", closes: session.closesAt?.pageText ?? "",
-            present: counts[.present] ?? 0, late: counts[.late] ?? 0, facts: Self.facts(session.settings))
+            timing: Self.timing(session, phase: phase), present: counts[.present] ?? 0, late: counts[.late] ?? 0,
+            facts: Self.facts(session.settings, forTeacher: access == .manage))
+        if access != .manage, let user = context.user, user.role == .student {
+            page.mine = try await mine(session, course: course, studentID: user.id, phase: phase)
+        }
         if access == .manage {
             let flags = try await checkIns.flags(sessionID: session.id).map { flag in
                 SessionPageModel.FlagRow(detail: flag.detail, when: flag.createdAt.pageText)
@@ -42,23 +47,84 @@ struct SessionPage: Sendable {
         return try pages.render(page, title: "\(session.title) · Rollcall", context: context)
     }
 
-    /// The session's settings in words, for students and teacher alike.
-    static func facts(_ settings: SessionSettings) -> [SessionPageModel.Fact] {
+    /// The student's own standing in the session: the status it counts with, how it came to be, and the changes
+    /// a teacher made to it.
+    private func mine(_ session: ClassSession, course: Course, studentID: Int64, phase: SessionPhase) async throws
+        -> SessionPageModel.Mine
+    {
+        let courseRecords = try await records.courseRecords(course, sessions: [session])
+        let record = courseRecords.records[session.id]?[studentID]
+        let status = courseRecords.countedStatus(session: session, studentID: studentID)
+        let changes = try await records.audit(courseID: course.id, studentID: studentID).filter {
+            $0.sessionId == session.id
+        }
+        return SessionPageModel.Mine(
+            status: status?.rawValue ?? "pending", statusText: status?.rawValue ?? "not checked in",
+            how: Self.how(record, status: status, phase: phase), changes: AuditLogView(changes))
+    }
+
+    /// How a student's status came to be, in one sentence.
+    static func how(_ record: AttendanceRecord?, status: AttendanceStatus?, phase: SessionPhase) -> String {
+        guard let record else {
+            switch (phase, status) {
+            case (.scheduled, _): return "The session has not opened yet."
+            case (.open, _): return "You have not checked in yet."
+            case (_, .some): return "You did not check in before the session closed."
+            case (_, .none): return "This session does not count for you."
+            }
+        }
+        let when = record.recordedAt.pageText
+        return switch record.source {
+        case .qr: "You checked in by scanning the code on the screen, \(when)."
+        case .typed: "You checked in by typing the code on the screen, \(when)."
+        case .spot: "You checked in at the check-in spot, \(when)."
+        case .api: "You checked in from the app, \(when)."
+        case .manual: "Your teacher set this by hand, \(when)."
+        case .closed: "You had not checked in when the session closed, \(when)."
+        case .demo: "Recorded for the demonstration, \(when)."
+        }
+    }
+
+    /// When the session opened and closes (or closed), as its phase has it.
+    static func timing(_ session: ClassSession, phase: SessionPhase) -> String {
+        switch phase {
+        case .scheduled:
+            return session.scheduledAt.map { "scheduled for \($0.pageText)" } ?? "not opened yet"
+        case .open:
+            let opened = session.openedAt.map { "opened \($0.pageText)" } ?? "open"
+            return opened + (session.closesAt.map { " · closes \($0.pageText)" } ?? "")
+        case .closed:
+            let opened = session.openedAt.map { "opened \($0.pageText)" }
+            let closed = (session.closedAt ?? session.closesAt).map { "closed \($0.pageText)" }
+            return [opened, closed].compactMap { $0 }.joined(separator: " · ")
+        }
+    }
+
+    /// The session's settings in words. A student learns what to do, not where the fence's centre is, how far it
+    /// reaches, or how much grace a code has.
+    static func facts(_ settings: SessionSettings, forTeacher: Bool) -> [SessionPageModel.Fact] {
         var facts: [SessionPageModel.Fact] = [
             .init(label: "Check-in", value: settings.mode.pageText),
             .init(label: "Open for", value: "\(settings.openMinutes) minutes"),
             .init(label: "Late after", value: settings.lateAfterMinutes.map { "\($0) minutes" } ?? "never"),
         ]
-        if settings.mode != .spot {
+        if settings.mode != .spot, forTeacher {
             facts.append(.init(label: "Code changes every", value: "\(settings.period) s (grace \(settings.grace))"))
         }
         if let fence = settings.geofence {
-            let place = String(
-                format: "within %.0f m of %.5f, %.5f", fence.radius, fence.center.latitude, fence.center.longitude)
+            let place =
+                forTeacher
+                ? String(
+                    format: "within %.0f m of %.5f, %.5f", fence.radius, fence.center.latitude,
+                    fence.center.longitude)
+                : "your phone's location must be in the classroom"
             facts.append(.init(label: "Location", value: place))
         }
         if !settings.allowedNetworks.isEmpty {
-            let networks = settings.allowedNetworks.map(\.description).joined(separator: ", ")
+            let networks =
+                forTeacher
+                ? settings.allowedNetworks.map(\.description).joined(separator: ", ")
+                : "only from the school's network"
             facts.append(.init(label: "Networks", value: networks))
         }
         return facts
@@ -80,6 +146,15 @@ struct SessionPageModel: PageModel {
         var when: String
     }
 
+    /// A student's own standing in the session.
+    struct Mine: Sendable {
+        /// The status pill's class: `present`, `late`, `excused`, `absent`, or `pending` before it counts.
+        var status: String
+        var statusText: String
+        var how: String
+        var changes: AuditLogView
+    }
+
     var id: Int64
     var title: String
     var courseId: Int64
@@ -87,8 +162,8 @@ struct SessionPageModel: PageModel {
     var phase: String
     var isOpen: Bool
     var isScheduled: Bool
-    var opened: String
-    var closes: String
+    /// When it opened and closes or closed, in words fitting its phase.
+    var timing: String
     var present: Int
     var late: Int
     var facts: [Fact]
@@ -100,4 +175,5 @@ struct SessionPageModel: PageModel {
     var hasVerifications = false
     var auditLog: AuditLogView?
     var room: RoomView?
+    var mine: Mine?
 }

@@ -72,6 +72,7 @@ function setPhase(next) {
     badge.className = `badge ${next}`;
   }
   document.getElementById("away-label").textContent = next === "closed" ? "absent" : "absent or not yet";
+  if (!room.classList.contains("offline")) status.textContent = next === "closed" ? "up to date" : "live";
   for (const item of list.children) {
     if (item.dataset.status === "none") item.querySelector(".label").textContent = label(null);
   }
@@ -138,7 +139,7 @@ function connect() {
   opening.onopen = () => {
     opened = true;
     retry = 500;
-    status.textContent = "live";
+    status.textContent = phase === "closed" ? "up to date" : "live";
     room.classList.remove("offline");
   };
   opening.onmessage = (message) => {
