@@ -7,6 +7,28 @@ import Testing
 
 @Suite("Sessions")
 struct SessionsTests {
+    @Test func students_learn_what_to_do_and_never_where_the_fence_is() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(
+                api,
+                settings: ["latitude": 52.12345, "longitude": 4.54321, "radius": 30, "allowedNetworks": ["10.0.0.0/8"]]
+            )
+            let (outsider, _, _) = try await api.teacherWithCourse("Otto Other")
+            for path in ["/api/v1/sessions/\(room.sessionID)", "/api/v1/courses/\(room.courseID)/sessions"] {
+                let student = try await api.call(.get, path, as: room.student)
+                #expect(student.status == .ok)
+                for secret in ["52.12345", "4.54321", "grace", "10.0.0.0", "period", "\"radius\""] {
+                    #expect(!student.text.contains(secret), "\(path) shows a student \(secret): \(student.text)")
+                }
+                #expect(student.text.contains(#""needsLocation":true"#), "\(student.text)")
+                #expect(student.text.contains(#""schoolNetworkOnly":true"#))
+                let teacher = try await api.call(.get, path, as: room.teacher)
+                #expect(teacher.text.contains("52.12345") && teacher.text.contains("10.0.0.0"), "\(teacher.text)")
+                try await api.expectRefused(.get, path, as: outsider, status: .forbidden, code: "forbidden")
+            }
+        }
+    }
+
     @Test func a_session_opens_now_with_the_standard_settings() async throws {
         try await withServer { api in
             let (teacher, courseID, _) = try await api.teacherWithCourse()

@@ -1,8 +1,20 @@
 import Foundation
 import RollcallCore
 
-/// A session as the API shows it; its secret never leaves the server.
+/// A session as the API shows it; its secret never leaves the server, and its settings go to the course's teacher
+/// only: where the fence's centre is, how far it reaches and how much grace a code has would help whoever fakes a
+/// location or a code. Students get what they must do (`checkIn`).
 struct SessionView: Codable, Sendable, Equatable {
+    /// What a student needs to know to check in, and nothing that helps to cheat.
+    struct CheckInNeeds: Codable, Sendable, Equatable {
+        var mode: CheckInMode
+        var allowTyping: Bool
+        var needsLocation: Bool
+        var schoolNetworkOnly: Bool
+        var openMinutes: Int
+        var lateAfterMinutes: Int?
+    }
+
     struct Counts: Codable, Sendable, Equatable {
         var present = 0
         var late = 0
@@ -17,10 +29,12 @@ struct SessionView: Codable, Sendable, Equatable {
     var openedAt: Date?
     var closesAt: Date?
     var closedAt: Date?
-    var settings: SessionSettings
+    /// For the course's teacher and admins only.
+    var settings: SessionSettings?
+    var checkIn: CheckInNeeds
     var counts: Counts
 
-    init(_ session: ClassSession, tally: SessionTally, now: Date = Date()) {
+    init(_ session: ClassSession, tally: SessionTally, access: CourseAccess, now: Date = Date()) {
         let counts = tally.counted
         id = session.id
         courseId = session.courseId
@@ -30,7 +44,12 @@ struct SessionView: Codable, Sendable, Equatable {
         openedAt = session.openedAt
         closesAt = session.closesAt
         closedAt = session.closedAt
-        settings = session.settings
+        settings = access == .manage ? session.settings : nil
+        let rules = session.settings
+        checkIn = CheckInNeeds(
+            mode: rules.mode, allowTyping: rules.allowTyping, needsLocation: rules.geofence != nil,
+            schoolNetworkOnly: !rules.allowedNetworks.isEmpty, openMinutes: rules.openMinutes,
+            lateAfterMinutes: rules.lateAfterMinutes)
         self.counts = Counts(
             present: counts[.present] ?? 0, late: counts[.late] ?? 0, excused: counts[.excused] ?? 0,
             absent: counts[.absent] ?? 0

@@ -29,10 +29,10 @@ struct SessionsController: Sendable {
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> SessionList {
-        let (course, _) = try await access.course(in: context)
+        let (course, access) = try await access.course(in: context)
         let tallies = try await sessions.tallies(courseID: course.id)
         let list = try await sessions.list(courseID: course.id)
-        return SessionList(sessions: list.map { SessionView($0, tally: tallies[$0.id] ?? .init()) })
+        return SessionList(sessions: list.map { SessionView($0, tally: tallies[$0.id] ?? .init(), access: access) })
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -60,7 +60,7 @@ struct SessionsController: Sendable {
             courseID: course.id, title: title, settings: settings, scheduledAt: scheduledAt, openNow: openNow,
             now: now
         )
-        return try SessionEnvelope(session: SessionView(session, tally: .init())).response(
+        return try SessionEnvelope(session: SessionView(session, tally: .init(), access: .manage)).response(
             from: request, context: context, status: .created
         )
     }
@@ -80,15 +80,15 @@ struct SessionsController: Sendable {
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
-        let (session, _, _) = try await session(context)
-        return SessionEnvelope(session: SessionView(session, tally: try await tally(session)))
+        let (session, access, _) = try await session(context)
+        return SessionEnvelope(session: SessionView(session, tally: try await tally(session), access: access))
     }
 
     @Sendable func open(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
         let (session, access, _) = try await session(context)
         guard access == .manage else { throw AppError.forbidden("Only the course's teacher can open a session.") }
         let opened = try await sessions.open(id: session.id)
-        return SessionEnvelope(session: SessionView(opened, tally: try await tally(opened)))
+        return SessionEnvelope(session: SessionView(opened, tally: try await tally(opened), access: access))
     }
 
     @Sendable func close(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
@@ -96,6 +96,6 @@ struct SessionsController: Sendable {
         guard access == .manage else { throw AppError.forbidden("Only the course's teacher can close a session.") }
         let closed = try await sessions.close(
             id: session.id, markAbsentBy: course.markAbsentOnClose ? try context.requireUser().id : nil)
-        return SessionEnvelope(session: SessionView(closed, tally: try await tally(closed)))
+        return SessionEnvelope(session: SessionView(closed, tally: try await tally(closed), access: access))
     }
 }
