@@ -11,7 +11,8 @@ let socket;
 
 const LABELS = { present: "present", late: "late", excused: "excused", absent: "absent" };
 const label = (state) => LABELS[state] ?? (phase === "closed" ? "absent" : "not yet");
-const timeText = (iso) => (iso ? new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "");
+// The same clock as the server's page ("9:05 AM", or "09:05" where the locale says so).
+const timeText = (iso) => (iso ? new Date(iso).toLocaleTimeString([], { hour: "numeric", minute: "2-digit" }) : "");
 
 const rowTemplate = document.getElementById("room-row-template");
 
@@ -25,9 +26,82 @@ function row(student) {
   const number = item.querySelector(".number");
   number.textContent = student.studentNumber ?? "";
   number.hidden = !student.studentNumber;
+  item.querySelector(".mark").setAttribute("aria-label", `Mark ${student.name}`);
   setStatus(item, student.status ?? null, student.at ?? null, false);
   return item;
 }
+
+// Search, filter and sort: a view over the rows, applied again whenever a row or the choice changes.
+const search = document.getElementById("room-search");
+const filter = document.getElementById("room-filter");
+const sort = document.getElementById("room-sort");
+const shown = document.getElementById("room-shown");
+const flagged = new Set();
+const STATUS_ORDER = { none: 0, absent: 1, late: 2, excused: 3, present: 4 };
+const folded = (text) => text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+const collator = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
+
+function applyView() {
+  const words = folded(search.value.trim()).split(/\s+/).filter(Boolean);
+  const wanted = filter.value;
+  const rows = [...list.children];
+  let count = 0;
+  for (const item of rows) {
+    const text = folded(`${item.querySelector(".name").textContent} ${item.querySelector(".number").textContent}`);
+    const matches =
+      words.every((word) => text.includes(word)) &&
+      (wanted === "all" || (wanted === "flagged" ? flagged.has(item.dataset.student) : item.dataset.status === wanted));
+    item.hidden = !matches;
+    if (matches) count += 1;
+  }
+  const name = (item) => item.querySelector(".name").textContent;
+  const byName = (a, b) => collator.compare(name(a), name(b));
+  const compare = {
+    name: byName,
+    time: (a, b) => (a.querySelector(".at").dateTime || "~").localeCompare(b.querySelector(".at").dateTime || "~") || byName(a, b),
+    status: (a, b) => STATUS_ORDER[a.dataset.status] - STATUS_ORDER[b.dataset.status] || byName(a, b),
+  }[sort.value];
+  const sorted = [...rows].sort(compare);
+  if (sorted.some((item, index) => item !== rows[index])) list.append(...sorted);
+  shown.textContent = count === rows.length ? `${rows.length} students` : `${count} of ${rows.length} shown`;
+}
+
+for (const control of [search, filter, sort]) control.addEventListener("input", applyView);
+
+// Marking by hand from the room: one dialog for every row; the live event then redraws the row.
+const dialog = document.getElementById("mark-dialog");
+const markForm = document.getElementById("mark-form");
+let marking = null;
+
+list.addEventListener("click", (event) => {
+  const button = event.target.closest(".mark");
+  if (!button) return;
+  marking = button.closest(".room-row");
+  document.getElementById("mark-name").textContent = marking.querySelector(".name").textContent;
+  markForm.reset();
+  const current = markForm.querySelector(`input[name="status"][value="${marking.dataset.status}"]`);
+  if (current) current.checked = true;
+  markForm.querySelector(".form-error").hidden = true;
+  dialog.showModal();
+});
+
+document.getElementById("mark-cancel").addEventListener("click", () => dialog.close());
+
+markForm.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const { api } = await import("/assets/app.js");
+  const status = markForm.querySelector('input[name="status"]:checked')?.value;
+  const reason = markForm.elements.reason.value.trim();
+  const error = markForm.querySelector(".form-error");
+  try {
+    const body = reason ? { status, reason } : { status };
+    await api("PUT", `/api/v1/sessions/${session}/attendance/${marking.dataset.student}`, body);
+    dialog.close();
+  } catch (failure) {
+    error.textContent = failure.message;
+    error.hidden = false;
+  }
+});
 
 function setStatus(item, state, at, changed = true) {
   item.dataset.status = state ?? "none";
@@ -78,7 +152,8 @@ function setPhase(next) {
   }
 }
 
-function addFlag(detail, at) {
+function addFlag(detail, at, studentId) {
+  if (studentId != null) flagged.add(String(studentId));
   const section = document.getElementById("flags");
   const item = document.createElement("li");
   item.textContent = `${detail} `;
@@ -97,8 +172,10 @@ function renderSnapshot(snapshot) {
   renderCounts(snapshot.counts);
   const flags = document.getElementById("flag-list");
   flags.replaceChildren();
-  for (const flag of [...snapshot.flags].reverse()) addFlag(flag.detail, flag.createdAt);
+  flagged.clear();
+  for (const flag of [...snapshot.flags].reverse()) addFlag(flag.detail, flag.createdAt, flag.studentId);
   document.getElementById("flags").hidden = snapshot.flags.length === 0;
+  applyView();
 }
 
 function apply(event) {
@@ -115,10 +192,12 @@ function apply(event) {
       }
       setStatus(item, data.status ?? null, data.at ?? null);
       recount();
+      applyView();
       break;
     }
     case "flagged":
-      addFlag(data.detail, event.createdAt);
+      addFlag(data.detail, event.createdAt, data.studentId);
+      applyView();
       break;
     case "session_opened":
       setPhase("open");
@@ -173,4 +252,5 @@ function connect() {
   };
 }
 
+applyView();
 connect();
