@@ -60,6 +60,7 @@ struct AccessTokenStore: Sendable {
         try await database.write { sql in
             try await sql.delete(from: "access_tokens").where("token_hash", .equal, tokenHash).run()
         }
+        await database.announce(.token(hash: tokenHash))
     }
 
     /// Signs a person out everywhere but here, as after a password change.
@@ -70,6 +71,7 @@ struct AccessTokenStore: Sendable {
             if let tokenHash { delete = delete.where("token_hash", .notEqual, tokenHash) }
             try await delete.run()
         }
+        await database.announce(.user(userID))
     }
 
     /// A single-use link token proving the person reads mail at their address.

@@ -90,6 +90,10 @@ func buildRouter(
     let outbox = Outbox(database: database, logger: logger)
     let records = RecordStore(database: database)
     let passkeys = PasskeyStore(database: database)
+    database.notices.observe { notice in
+        identities.forget(notice)
+        passkeys.forget(notice)
+    }
     let rooms = RoomStore(database: database)
     let counters = AttemptCounters(database: database)
     let exposure = ExposureStore(database: database)
