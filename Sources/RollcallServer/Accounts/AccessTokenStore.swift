@@ -60,6 +60,8 @@ struct AccessTokenStore: Sendable {
         try await database.write { sql in
             try await sql.delete(from: "access_tokens").where("token_hash", .equal, tokenHash).run()
         }
+        // Again after the delete: a look-up that read the row before it may have cached it meanwhile.
+        identities.forget(tokenHash: tokenHash)
         await database.announce(.token(hash: tokenHash))
     }
 
@@ -71,6 +73,7 @@ struct AccessTokenStore: Sendable {
             if let tokenHash { delete = delete.where("token_hash", .notEqual, tokenHash) }
             try await delete.run()
         }
+        identities.forget(userID: userID)
         await database.announce(.user(userID))
     }
 
