@@ -23,14 +23,37 @@ struct Bench: AsyncParsableCommand {
     var healthRequests = 5000
     @Option(help: "Port for the measured server.")
     var port = 8099
+    @Option(
+        help: ArgumentHelp(
+            "Instead of the check-in rounds: this many new students register, sign in, join and check in at once,",
+            discussion: "while students with accounts check in at --quiet-rate and are timed."))
+    var register = 0
+    @Option(help: "Check-ins per second of the timed room in the registration rounds.")
+    var quietRate = 100
+    @Option(help: "ROLLCALL_BCRYPT_COST of the measured server in the registration rounds.")
+    var bcryptCost = Configuration.bcryptCosts.lowerBound
+    @Option(help: "Instead of a fresh SQLite file: this PostgreSQL database (postgres://…), with --processes.")
+    var databaseURL: String?
+    @Option(help: "Server processes on the PostgreSQL database, on consecutive ports from --port.")
+    var processes = 2
 
     func validate() throws {
         guard (1...100_000).contains(students) else { throw ValidationError("--students must be 1 to 100000.") }
         guard (1...1024).contains(connections) else { throw ValidationError("--connections must be 1 to 1024.") }
         guard (1...1_000_000).contains(rate) else { throw ValidationError("--rate must be 1 to 1000000.") }
+        guard (1...16).contains(processes) else { throw ValidationError("--processes must be 1 to 16.") }
+        if let databaseURL, !databaseURL.hasPrefix("postgres://") && !databaseURL.hasPrefix("postgresql://") {
+            throw ValidationError("--database-url must be a postgres:// URL.")
+        }
+        guard (0...100_000).contains(register) else { throw ValidationError("--register must be 0 to 100000.") }
+        guard (1...10_000).contains(quietRate) else { throw ValidationError("--quiet-rate must be 1 to 10000.") }
+        guard Configuration.bcryptCosts.contains(bcryptCost) else {
+            throw ValidationError("--bcrypt-cost must be \(Configuration.bcryptCosts).")
+        }
     }
 
     func run() async throws {
+        if let databaseURL { return try await measureProcesses(databaseURL: databaseURL) }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "rollcall-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -39,12 +62,19 @@ struct Bench: AsyncParsableCommand {
         )
         print("Preparing \(students) students on a fresh SQLite file…")
         let fixture = try await BenchFixture.make(configuration, students: students, sessions: 2)
-        let server = try MeasuredServer.start(dataDirectory: directory.path, port: port)
+        let server = try MeasuredServer.start(
+            dataDirectory: directory.path, port: port,
+            environment: register > 0
+                ? ["ROLLCALL_TRUSTED_PROXIES": "127.0.0.1/32", "ROLLCALL_BCRYPT_COST": String(bcryptCost)] : [:])
         defer { server.stop() }
         // One event loop: the load generator takes at most one of the machine's cores.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
-            try await measure(server, fixture, on: group.next())
+            if register > 0 {
+                try await measureRegistrations(server, fixture, on: group.next(), loadBefore: Self.loadAverage())
+            } else {
+                try await measure(server, fixture, on: group.next())
+            }
             try await group.shutdownGracefully()
         } catch {
             try? await group.shutdownGracefully()
@@ -53,9 +83,7 @@ struct Bench: AsyncParsableCommand {
     }
 
     func measure(_ server: MeasuredServer, _ fixture: BenchFixture, on loop: any EventLoop) async throws {
-        let loadBefore =
-            (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
-            .joined(separator: " ") ?? "unknown"
+        let loadBefore = Self.loadAverage()
         try await server.waitUntilUp(on: loop)
         var connected: [LoopbackConnection] = []
         for _ in 0..<connections { connected.append(try await LoopbackConnection.open(to: port, on: loop).get()) }
@@ -87,11 +115,19 @@ struct Bench: AsyncParsableCommand {
         print(report(health: health, burst: rounds[0].1, arrivals: rounds[1].1, loadBefore: loadBefore))
     }
 
+    /// The machine's load average over 1, 5 and 15 minutes, as `/proc/loadavg` gives it.
+    static func loadAverage() -> String {
+        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
+            .joined(separator: " ") ?? "unknown"
+    }
+
     /// What one round measured: the answers' timing and the CPU each process spent on it.
     struct Round {
         var measurement: Measurement
         var serverCPU: Double
         var generatorCPU: Double
+        /// The server's resident memory (megabytes) at the round's end, and its peak so far.
+        var memory: (now: Double, peak: Double) = (.nan, .nan)
     }
 
     /// Runs `count` operations, all released at once (`rate` nil) or arriving `rate` a second.
@@ -109,7 +145,7 @@ struct Bench: AsyncParsableCommand {
         let measurement = try await run.run(over: pool)
         return Round(
             measurement: measurement, serverCPU: server.cpuSeconds() - serverBefore,
-            generatorCPU: MeasuredServer.ownCPUSeconds() - generatorBefore
+            generatorCPU: MeasuredServer.ownCPUSeconds() - generatorBefore, memory: server.residentMegabytes()
         )
     }
 
@@ -170,6 +206,7 @@ struct Bench: AsyncParsableCommand {
                 round.generatorCPU / Double(count) * 1e6
             )
         }
+        func megabytes(_ value: Double) -> String { String(format: "%.0f", value) }
         let healthRate = health.measurement.perSecond
         let spread = String(format: "%.2f", Double(students) / Double(rate))
         let ratio = String(format: "%.2f", burst.measurement.perSecond / healthRate)
@@ -192,6 +229,7 @@ struct Bench: AsyncParsableCommand {
               latency p95      \(burst.measurement.percentile(95)) ms
               latency p99      \(burst.measurement.percentile(99)) ms
               CPU per check-in \(cpu(burst, per: students))
+              server RSS       \(megabytes(burst.memory.now)) MB at the end, \(megabytes(burst.memory.peak)) MB at the peak
 
             Arrivals: \(students) students arriving \(rate) a second (open loop, over \(spread) s); latency from each
             student's scheduled arrival to "checked in", so waiting for a connection or a busy server is counted:
@@ -219,7 +257,9 @@ final class MeasuredServer: @unchecked Sendable {
     }
 
     /// Starts this same executable as `rollcall serve` on the prepared data directory.
-    static func start(dataDirectory: String, port: Int) throws -> MeasuredServer {
+    static func start(
+        dataDirectory: String, port: Int, environment extra: [String: String] = [:]
+    ) throws -> MeasuredServer {
         let process = Process()
         process.executableURL = URL(
             fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
@@ -229,6 +269,7 @@ final class MeasuredServer: @unchecked Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["ROLLCALL_DATABASE_URL"] = nil
         environment["ROLLCALL_LOG_LEVEL"] = "error"
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -253,6 +294,19 @@ final class MeasuredServer: @unchecked Sendable {
     /// CPU seconds (user + system) the server process has used so far.
     func cpuSeconds() -> Double { Self.cpuSeconds(process: String(process.processIdentifier)) }
 
+    /// The server's resident memory now and at its peak so far, in megabytes (`VmRSS`, `VmHWM`).
+    func residentMegabytes() -> (now: Double, peak: Double) {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
+        else { return (.nan, .nan) }
+        func field(_ name: String) -> Double {
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }),
+                let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+            else { return .nan }
+            return kilobytes / 1024
+        }
+        return (field("VmRSS"), field("VmHWM"))
+    }
+
     /// CPU seconds this process (the load generator) has used so far.
     static func ownCPUSeconds() -> Double { cpuSeconds(process: "self") }
 
@@ -276,7 +330,15 @@ final class MeasuredServer: @unchecked Sendable {
 
 struct Measurement {
     var total: Duration
+    /// Sorted, shortest first.
     var latencies: [Duration]
+    /// Operation `i`'s latency at index `i`.
+    var byIndex: [Duration] = []
+
+    /// The same measurement restricted to the operations `indices`.
+    func only(_ indices: Range<Int>) -> Measurement {
+        Measurement(total: total, latencies: byIndex[indices].sorted(), byIndex: Array(byIndex[indices]))
+    }
 
     var perSecond: Double { Double(latencies.count) / total.seconds }
 

@@ -48,11 +48,12 @@ final class LoopbackConnection: ChannelInboundHandler, @unchecked Sendable {
     /// Sends a request; `done` runs on the connection's event loop, which is also where this must be called.
     func send(
         _ method: HTTPMethod, _ path: String, token: String? = nil, json: String? = nil,
-        done: @escaping (Result<LoopbackAnswer, any Error>) -> Void
+        forwardedFor client: String? = nil, done: @escaping (Result<LoopbackAnswer, any Error>) -> Void
     ) {
         guard let context else { return done(.failure(LoopbackError("the connection is closed"))) }
         var headers = HTTPHeaders([("Host", host)])
         if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let client { headers.add(name: "X-Forwarded-For", value: client) }
         var payload: ByteBuffer?
         if let json {
             payload = context.channel.allocator.buffer(string: json)
@@ -114,6 +115,8 @@ final class LoopbackRun: @unchecked Sendable {
     private var next = 0
     private var finished = 0
     private var latencies: [Int64] = []
+    /// Each operation's latency at its own index, for rounds that look at a stretch of the schedule.
+    private var byIndex: [Int64]
     private var firstError: (any Error)?
     private var failed = false
     private var end = NIODeadline.now()
@@ -131,6 +134,7 @@ final class LoopbackRun: @unchecked Sendable {
         self.operation = operation
         self.promise = loop.makePromise()
         latencies.reserveCapacity(count)
+        byIndex = Array(repeating: 0, count: count)
     }
 
     func run(over connections: [LoopbackConnection]) async throws -> Measurement {
@@ -150,6 +154,7 @@ final class LoopbackRun: @unchecked Sendable {
                 let now = NIODeadline.now()
                 if case .failure(let error) = result, self.firstError == nil { self.firstError = error }
                 self.latencies.append((now - scheduled).nanoseconds)
+                self.byIndex[index] = (now - scheduled).nanoseconds
                 self.finished += 1
                 self.end = now
                 if let error = self.firstError {
@@ -159,7 +164,8 @@ final class LoopbackRun: @unchecked Sendable {
                     self.promise.succeed(
                         Measurement(
                             total: .nanoseconds((self.end - self.start).nanoseconds),
-                            latencies: self.latencies.sorted().map { .nanoseconds($0) }
+                            latencies: self.latencies.sorted().map { .nanoseconds($0) },
+                            byIndex: self.byIndex.map { .nanoseconds($0) }
                         )
                     )
                 } else {

@@ -241,6 +241,20 @@ struct AccountsTests {
             #expect(try await api.call(.post, "/api/v1/courses", as: teacher, json: ["name": "Now"]).status == .created)
         }
     }
+
+    @Test func the_bcrypt_cost_is_read_and_checked_at_start() async throws {
+        #expect(try Configuration.fromEnvironment([:]).bcryptCost == 10)
+        #expect(try Configuration.fromEnvironment(["ROLLCALL_BCRYPT_COST": "13"]).bcryptCost == 13)
+        for bad in ["9", "4", "17", "31", "twelve", "12.5", "-10"] {
+            let error = #expect(throws: ConfigurationError.self, "\(bad)") {
+                try Configuration.fromEnvironment(["ROLLCALL_BCRYPT_COST": bad])
+            }
+            #expect(error?.variable == "ROLLCALL_BCRYPT_COST")
+            #expect(error?.description.contains("from 10 to 16") == true)
+        }
+        let hash = try await PasswordHasher(cost: 10).hash("correct horse")
+        #expect(hash.hasPrefix("$2b$10$"), "the hash carries the configured cost: \(hash)")
+    }
 }
 
 @Suite("Redirect after signing in")

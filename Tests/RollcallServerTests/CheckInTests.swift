@@ -29,6 +29,40 @@ struct CheckInTests {
         }
     }
 
+    @Test func the_scan_and_check_in_answers_carry_any_title_and_course_name_as_json() async throws {
+        try await withServer { api in
+            let (teacher, courseID, code) = try await api.teacherWithCourse()
+            let awkward = #"Quiz "B" \ part 1/2 — ünïcödé ✓"#
+            #expect(
+                try await api.call(.patch, "/api/v1/courses/\(courseID)", as: teacher, json: ["name": awkward]).status
+                    == .ok)
+            let student = try await api.register("Jay Json")
+            _ = try await api.call(.post, "/api/v1/courses/join", as: student, json: ["code": code])
+            let session = try await api.call(
+                .post, "/api/v1/courses/\(courseID)/sessions", as: teacher, json: ["title": awkward])
+            let room = Classroom(
+                teacher: teacher, student: student, courseID: courseID, sessionID: session.int("session.id") ?? 0)
+            let url = try #require(try await room.projector(api).string("url"))
+            let scanned = try await api.call(.get, String(url[url.range(of: "/C/")!.lowerBound...]), as: student)
+            #expect(scanned.status == .ok)
+            #expect(scanned.headers[.contentType] == "application/json; charset=utf-8")
+            #expect(scanned.string("session.title") == awkward, "\(scanned.text)")
+            #expect(scanned.string("session.courseName") == awkward)
+            #expect(scanned.int("session.id") == room.sessionID)
+            let expires = try #require(scanned.string("expiresAt").flatMap { Date(isoText: $0) })
+            #expect(expires > Date())
+            let ticket = try #require(scanned.string("ticket"))
+            let answer = try await api.call(.post, "/api/v1/check-ins", as: student, json: ["ticket": ticket])
+            #expect(answer.status == .created)
+            #expect(
+                Set(answer.json.keys) == ["status", "checkedInAt", "sessionId", "sessionTitle", "courseName", "new"])
+            #expect(answer.string("sessionTitle") == awkward && answer.string("courseName") == awkward)
+            #expect((answer.value("new") as? NSNumber)?.boolValue == true && answer.string("status") == "present")
+            #expect(answer.int("sessionId") == room.sessionID)
+            #expect(answer.string("checkedInAt").flatMap { Date(isoText: $0) } != nil)
+        }
+    }
+
     @Test func location_refusals_say_what_to_do() async throws {
         try await withServer { api in
             let room = try await Classroom.open(api, settings: ["latitude": 52, "longitude": 4, "radius": 30])

@@ -31,15 +31,16 @@ def nginx_binary():
     return path
 
 
-def site_config(port, upstream_port, certificate):
-    """deploy/nginx.conf, the file the README shows, with this test's port, name, certificate and upstream."""
+def site_config(port, upstream, certificate):
+    """deploy/nginx.conf, the file the README shows, with this test's port, name, certificate and upstream (an
+    address, or the name of an upstream group)."""
     text = NGINX_CONF.read_text()
     for old, new in [
         ("listen 443 ssl;", f"listen 127.0.0.1:{port} ssl;"),
         ("server_name rollcall.school.edu;", "server_name localhost;"),
         ("/etc/ssl/rollcall/fullchain.pem", certificate.certificate_path),
         ("/etc/ssl/rollcall/privkey.pem", certificate.key_path),
-        ("proxy_pass http://127.0.0.1:8080;", f"proxy_pass http://127.0.0.1:{upstream_port};"),
+        ("proxy_pass http://127.0.0.1:8080;", f"proxy_pass http://{upstream};"),
     ]:
         assert text.count(old) == 1, f"deploy/nginx.conf no longer has “{old}”"
         text = text.replace(old, new)
@@ -47,7 +48,8 @@ def site_config(port, upstream_port, certificate):
 
 
 class Nginx:
-    """Debian's nginx in the foreground, with everything it writes in `directory`."""
+    """Debian's nginx in the foreground, with everything it writes in `directory`. `upstream_port` is one Rollcall's
+    port, or a list of several processes' ports, which nginx then takes in turn as the README's upstream group does."""
 
     def __init__(self, directory, port, upstream_port, certificate):
         self.directory = Path(directory)
@@ -55,6 +57,12 @@ class Nginx:
         self.url = f"https://localhost:{port}"
         for folder in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
             (self.directory / folder).mkdir(exist_ok=True)
+        if isinstance(upstream_port, list):
+            servers = "".join(f"        server 127.0.0.1:{each};\n" for each in upstream_port)
+            upstream_group = f"    upstream rollcall {{\n{servers}    }}"
+            upstream = "rollcall"
+        else:
+            upstream_group, upstream = "", f"127.0.0.1:{upstream_port}"
         config = self.directory / "nginx.conf"
         config.write_text(
             f"""daemon off;
@@ -68,7 +76,8 @@ http {{
     fastcgi_temp_path {self.directory}/fastcgi;
     uwsgi_temp_path {self.directory}/uwsgi;
     scgi_temp_path {self.directory}/scgi;
-{site_config(port, upstream_port, certificate)}
+{upstream_group}
+{site_config(port, upstream, certificate)}
 }}
 """
         )

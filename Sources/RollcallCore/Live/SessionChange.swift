@@ -121,7 +121,52 @@ public enum SessionChange: Sendable, Equatable {
 
 extension Date {
     /// ISO 8601 with milliseconds, in UTC: `2026-09-01T09:00:00.123Z`.
+    ///
+    /// Written digit by digit: every check-in's answer and live event carries one, and the format style costs
+    /// several microseconds a date. The milliseconds are cut, not rounded, as `ISO8601FormatStyle` does.
     public var millisecondText: String {
-        formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        // From the reference date, as `Date` keeps it: whole seconds, then the fraction's nanoseconds cut to
+        // milliseconds, so that every date reads as the format style reads it.
+        let sinceReference = timeIntervalSinceReferenceDate
+        guard abs(sinceReference) < 1e15 else {
+            return formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        }
+        let seconds = sinceReference.rounded(.down)
+        let nanoseconds = Int64((sinceReference - seconds) * 1_000_000_000)
+        let milliseconds = (Int64(seconds) + 978_307_200) * 1000 + nanoseconds / 1_000_000
+        var days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
+        let inDay = milliseconds - days * 86_400_000
+        // Days to a civil date (Howard Hinnant's algorithm), from 1970-01-01.
+        days += 719_468
+        let era = (days >= 0 ? days : days - 146_096) / 146_097
+        let dayOfEra = days - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shifted = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
+        let month = shifted < 10 ? shifted + 3 : shifted - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        guard (0...9999).contains(year) else {
+            return formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        }
+        var text = [UInt8](repeating: 0, count: 24)
+        func put(_ value: Int64, at offset: Int, digits: Int) {
+            var value = value
+            for index in stride(from: offset + digits - 1, through: offset, by: -1) {
+                text[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            }
+        }
+        put(year, at: 0, digits: 4)
+        put(month, at: 5, digits: 2)
+        put(day, at: 8, digits: 2)
+        put(inDay / 3_600_000, at: 11, digits: 2)
+        put(inDay / 60_000 % 60, at: 14, digits: 2)
+        put(inDay / 1000 % 60, at: 17, digits: 2)
+        put(inDay % 1000, at: 20, digits: 3)
+        for (offset, character) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "."), (23, "Z")] {
+            text[offset] = UInt8(ascii: Unicode.Scalar(character)!)
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

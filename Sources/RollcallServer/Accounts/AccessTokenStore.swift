@@ -60,6 +60,9 @@ struct AccessTokenStore: Sendable {
         try await database.write { sql in
             try await sql.delete(from: "access_tokens").where("token_hash", .equal, tokenHash).run()
         }
+        // Again after the delete: a look-up that read the row before it may have cached it meanwhile.
+        identities.forget(tokenHash: tokenHash)
+        await database.announce(.token(hash: tokenHash))
     }
 
     /// Signs a person out everywhere but here, as after a password change.
@@ -70,6 +73,8 @@ struct AccessTokenStore: Sendable {
             if let tokenHash { delete = delete.where("token_hash", .notEqual, tokenHash) }
             try await delete.run()
         }
+        identities.forget(userID: userID)
+        await database.announce(.user(userID))
     }
 
     /// A single-use link token proving the person reads mail at their address.

@@ -2,8 +2,8 @@ import Foundation
 import NIOConcurrencyHelpers
 
 /// Remembers who a token belongs to for a few seconds, so that a room checking in at once does not look every token
-/// up twice per student. Changes made through this process forget the entries at once; another process sees them
-/// within `lifetime`.
+/// up twice per student. Changes made through this process forget the entries at once; on PostgreSQL, changes made
+/// by another process are forgotten when its notice arrives (`ChangeNotices`), and within `lifetime` if it is lost.
 final class IdentityCache: Sendable {
     private struct Entry {
         var identity: Identity
@@ -45,5 +45,15 @@ final class IdentityCache: Sendable {
     /// Forgets every token of a person whose account changed.
     func forget(userID: Int64) {
         entries.withLockedValue { entries in entries = entries.filter { $0.value.identity.user.id != userID } }
+    }
+
+    /// Forgets what a notice says changed, or everything when anything may have.
+    func forget(_ notice: ChangeNotice?) {
+        switch notice {
+        case .user(let id)?: forget(userID: id)
+        case .token(let hash)?: forget(tokenHash: hash)
+        case nil: entries.withLockedValue { $0.removeAll() }
+        case .course?: break
+        }
     }
 }

@@ -151,7 +151,7 @@ struct UserStore: Sendable {
 
     func update(id: Int64, _ change: ProfileChange) async throws -> User {
         defer { identities.forget(userID: id) }
-        return try await database.transaction { sql in
+        let user = try await database.transaction { sql in
             var update = sql.update("users").where("id", .equal, id)
             var changed = false
             if let name = change.name {
@@ -173,6 +173,8 @@ struct UserStore: Sendable {
             else { throw NotStored(what: "user") }
             return user
         }
+        await database.announce(.user(id))
+        return user
     }
 
     func setPasswordHash(id: Int64, _ hash: String) async throws {
@@ -180,12 +182,14 @@ struct UserStore: Sendable {
         try await database.write { sql in
             try await sql.update("users").set("password_hash", to: hash).where("id", .equal, id).run()
         }
+        await database.announce(.user(id))
     }
 
     /// Stores a picture and points the user at it, dropping the previous one.
     func setPicture(id: Int64, image: StoredImage) async throws {
         defer { identities.forget(userID: id) }
         try await ImageStore.replace(image, table: "users", column: "picture_id", id: id, database: database)
+        await database.announce(.user(id))
     }
 
     func setApproved(id: Int64, _ approved: Bool) async throws {
@@ -193,6 +197,7 @@ struct UserStore: Sendable {
         try await database.write { sql in
             try await sql.update("users").set("approved", to: approved).where("id", .equal, id).run()
         }
+        await database.announce(.user(id))
     }
 
     /// Disabling also signs the person out everywhere.
@@ -202,6 +207,7 @@ struct UserStore: Sendable {
             try await sql.update("users").set("disabled", to: disabled).where("id", .equal, id).run()
             if disabled { try await sql.delete(from: "access_tokens").where("user_id", .equal, id).run() }
         }
+        await database.announce(.user(id))
     }
 
     func setHealthOfficer(id: Int64, _ granted: Bool) async throws {

@@ -8,7 +8,7 @@ import RollcallCore
 
 /// Builds the Rollcall application: database, migrations, routes and pages, ready to run.
 public func buildApplication(
-    _ configuration: Configuration, passwordCost: UInt8 = 12
+    _ configuration: Configuration, passwordCost: UInt8? = nil
 ) async throws -> some ApplicationProtocol {
     let logger = {
         var logger = Logger(label: "rollcall")
@@ -17,7 +17,8 @@ public func buildApplication(
     }()
     let database = try openDatabase(configuration, logger: logger)
     let router = try await buildRouter(
-        configuration: configuration, database: database, logger: logger, passwordCost: passwordCost)
+        configuration: configuration, database: database, logger: logger,
+        passwordCost: passwordCost ?? UInt8(configuration.bcryptCost))
     let (migrated, schemaReady) = AsyncStream<Void>.makeStream()
     let retention = EvidenceRetention(
         database: database, days: configuration.evidenceDays, logger: logger, ready: migrated)
@@ -89,6 +90,10 @@ func buildRouter(
     let outbox = Outbox(database: database, logger: logger)
     let records = RecordStore(database: database)
     let passkeys = PasskeyStore(database: database)
+    database.notices.observe { notice in
+        identities.forget(notice)
+        passkeys.forget(notice)
+    }
     let rooms = RoomStore(database: database)
     let counters = AttemptCounters(database: database)
     let exposure = ExposureStore(database: database)

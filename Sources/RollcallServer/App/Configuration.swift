@@ -34,6 +34,11 @@ public struct Configuration: Sendable {
     public var idleTimeout: TimeAmount = .seconds(60)
     /// How long a request's head (its line and headers) may take to arrive once it has begun.
     public var requestHeadTimeout: TimeAmount = .seconds(10)
+    /// bcrypt's work factor for new password hashes (`ROLLCALL_BCRYPT_COST`): each step up doubles the time a
+    /// registration or a sign-in takes.
+    public var bcryptCost: Int = Configuration.bcryptCosts.lowerBound
+    /// The costs accepted: below 10 a stolen hash is cheap to crack; above 16 one sign-in takes many seconds.
+    public static let bcryptCosts = 10...16
 
     public init(
         hostname: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "data", databaseURL: String? = nil,
@@ -125,6 +130,15 @@ public struct Configuration: Sendable {
             }
             return limit
         }
+        let bcryptCost = try value("ROLLCALL_BCRYPT_COST").map { text in
+            guard let cost = Int(text), bcryptCosts.contains(cost) else {
+                throw ConfigurationError(
+                    variable: "ROLLCALL_BCRYPT_COST",
+                    problem: "must be a whole number from \(bcryptCosts.lowerBound) to \(bcryptCosts.upperBound) "
+                        + "(each step doubles the time a sign-in takes), got “\(text)”")
+            }
+            return cost
+        }
         var configuration = Configuration(
             hostname: hostname ?? value("ROLLCALL_HOSTNAME") ?? "127.0.0.1",
             port: port ?? 8080,
@@ -140,6 +154,7 @@ public struct Configuration: Sendable {
             tls: tls
         )
         if let maxConnections { configuration.maxConnections = maxConnections }
+        if let bcryptCost { configuration.bcryptCost = bcryptCost }
         return configuration
     }
 

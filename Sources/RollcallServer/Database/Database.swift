@@ -19,6 +19,8 @@ public final class Database: Service, Sendable {
     public let engine: Engine
     /// Wakes a session's live views after a change to it commits; see `SessionEvents`.
     public let live = LiveHub()
+    /// Tells this process's caches about changes, including other processes' (see `ChangeNotices`).
+    let notices = ChangeNotices()
     private let pool: Pool
     private let logger: Logger
 
@@ -84,7 +86,9 @@ public final class Database: Service, Sendable {
     /// The services that run beside the pool: on PostgreSQL, the listener for other processes' changes.
     public var liveServices: [any Service] {
         guard let postgresConfiguration else { return [] }
-        return [LiveNotifications(configuration: postgresConfiguration, hub: live, logger: logger)]
+        return [
+            LiveNotifications(configuration: postgresConfiguration, hub: live, notices: notices, logger: logger)
+        ]
     }
 
     /// Runs `body` on one connection that may only read.
@@ -142,6 +146,15 @@ public final class Database: Service, Sendable {
         }
         live.published(sessionIDs: touched)
         return result
+    }
+
+    /// Tells the other processes' caches about a change that has committed; this process's own caches have been
+    /// told already by whoever made it. A notification lost here is covered by the caches' short lifetimes.
+    func announce(_ notice: ChangeNotice) async {
+        guard engine == .postgres else { return }
+        _ = try? await write { sql in
+            try await sql.raw("SELECT pg_notify(\(bind: LiveNotifications.changes), \(bind: notice.payload))").run()
+        }
     }
 
     /// Whether `error` is PostgreSQL refusing a row that `index`, a unique index, already holds (SQLSTATE 23505),

@@ -9,11 +9,16 @@ import ServiceLifecycle
 /// `SessionEvents.append` sends `NOTIFY rollcall_session_events, '<session id>'` in the change's transaction, so
 /// PostgreSQL delivers it only if and when the change commits, to every process. This service listens on its own
 /// connection and wakes the session's live views in this process, which then read the log as after a local change.
+///
+/// The same connection listens for `ChangeNotices` on a channel of their own, sent by `Database.announce` after a
+/// change that other processes' caches may hold.
 struct LiveNotifications: Service {
     static let channel = "rollcall_session_events"
+    static let changes = "rollcall_changes"
 
     let configuration: PostgresConnection.Configuration
     let hub: LiveHub
+    let notices: ChangeNotices
     let logger: Logger
 
     func run() async throws {
@@ -33,10 +38,25 @@ struct LiveNotifications: Service {
             configuration: configuration, id: 1, logger: logger)
         do {
             try await connection.listen(on: Self.channel) { notifications in
-                // Anything committed while this process was not listening is found by a read after the last id.
-                hub.publishedToAll()
-                for try await notification in notifications {
-                    if let sessionID = Int64(notification.payload) { hub.published(sessionID: sessionID) }
+                try await connection.listen(on: Self.changes) { changes in
+                    // Anything committed while this process was not listening is found by a read after the last id;
+                    // any cached copy may be older than a change made meanwhile.
+                    hub.publishedToAll()
+                    notices.received(nil)
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            for try await notification in notifications {
+                                if let sessionID = Int64(notification.payload) { hub.published(sessionID: sessionID) }
+                            }
+                        }
+                        group.addTask {
+                            for try await change in changes {
+                                if let notice = ChangeNotice(payload: change.payload) { notices.received(notice) }
+                            }
+                        }
+                        try await group.next()
+                        group.cancelAll()
+                    }
                 }
             }
             try await connection.close()

@@ -8,11 +8,15 @@ public struct BenchFixture: Sendable {
     public var teacherToken: String
     public var sessionIDs: [Int64]
     public var studentTokens: [String]
+    /// The course's join code, for students who register during the run.
+    public var joinCode: String
 
     /// Writes the classroom straight into the database, so that setting up a thousand accounts does not cost a
     /// thousand bcrypt hashes; the check-ins themselves then go through HTTP like any phone's.
     public static func make(_ configuration: Configuration, students: Int, sessions: Int) async throws -> BenchFixture {
         let hash = Bcrypt.hash("bench-password", cost: 4)
+        // Addresses of their own in each run, so that runs against one PostgreSQL database do not collide.
+        let run = UUID().uuidString.prefix(8).lowercased()
         return try await Maintenance.withDatabase(configuration) { database in
             let users = UserStore(database: database)
             let courses = CourseStore(database: database)
@@ -20,7 +24,8 @@ public struct BenchFixture: Sendable {
             let accessTokens = AccessTokenStore(database: database)
             let teacher = try await users.create(
                 NewUser(
-                    name: "Bench Teacher", email: "teacher@bench.rollcall.test", passwordHash: hash, role: .teacher,
+                    name: "Bench Teacher", email: "teacher.\(run)@bench.rollcall.test", passwordHash: hash,
+                    role: .teacher,
                     studentNumber: nil, approved: true, emailVerified: true
                 )
             )
@@ -31,7 +36,8 @@ public struct BenchFixture: Sendable {
             for number in 0..<students {
                 let student = try await users.create(
                     NewUser(
-                        name: "Student \(number)", email: "student\(number)@bench.rollcall.test", passwordHash: hash,
+                        name: "Student \(number)", email: "student\(number).\(run)@bench.rollcall.test",
+                        passwordHash: hash,
                         role: .student, studentNumber: nil, approved: true, emailVerified: true
                     )
                 )
@@ -52,7 +58,7 @@ public struct BenchFixture: Sendable {
             }
             return BenchFixture(
                 teacherToken: try await accessTokens.issue(userID: teacher.id, kind: .api).token,
-                sessionIDs: sessionIDs, studentTokens: tokens
+                sessionIDs: sessionIDs, studentTokens: tokens, joinCode: course.joinCode
             )
         }
     }

@@ -35,7 +35,7 @@ public enum Maintenance {
         let name = try AccountRules.name(name)
         let email = try AccountRules.email(email)
         let password = try AccountRules.password(password)
-        let hash = Bcrypt.hash(password, cost: 12)
+        let hash = Bcrypt.hash(password, cost: UInt8(configuration.bcryptCost))
         try await withDatabase(configuration) { database in
             _ = try await UserStore(database: database).create(
                 NewUser(

@@ -239,6 +239,16 @@ struct PasskeyStore: Sendable {
                 .values(SQLBind(courseID), SQLBind(policy.required), SQLBind(policy.reuseSeconds), SQLBind(now)).run()
         }
         _ = policies.withLockedValue { $0.removeValue(forKey: courseID) }
+        await database.announce(.course(courseID))
+    }
+
+    /// Forgets the cached setting of a course another process changed, or every setting.
+    func forget(_ notice: ChangeNotice?) {
+        switch notice {
+        case .course(let id)?: _ = policies.withLockedValue { $0.removeValue(forKey: id) }
+        case nil: policies.withLockedValue { $0.removeAll() }
+        case .user?, .token?: break
+        }
     }
 
     // MARK: Verifications at check-in

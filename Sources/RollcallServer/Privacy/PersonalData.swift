@@ -191,5 +191,6 @@ struct PersonalData: Sendable {
                 try await sql.delete(from: "images").where("id", .equal, picture).run()
             }
         }
+        await database.announce(.user(user.id))
     }
 }

@@ -1,0 +1,20 @@
+import Foundation
+import Testing
+
+@testable import RollcallCore
+
+@Suite("Millisecond text")
+struct MillisecondTextTests {
+    @Test func dates_are_written_as_foundations_iso_8601_style_writes_them() {
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        var random = SeededRandom(seed: 20_261_123)
+        var dates = [0, -0.0005, 951_782_400, 1_709_164_799.9999, 4_102_444_800, -86_400.25, 253_402_300_799.999]
+            .map { Date(timeIntervalSince1970: $0) }
+        for _ in 0..<20_000 {
+            dates.append(Date(timeIntervalSince1970: Double.random(in: -2_000_000_000...6_000_000_000, using: &random)))
+        }
+        for date in dates {
+            #expect(date.millisecondText == date.formatted(style), "\(date.timeIntervalSince1970)")
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import NIOConcurrencyHelpers
+import RollcallCore
+import Testing
+
+@testable import RollcallServer
+
+/// Two server processes on one PostgreSQL database, as behind a proxy: what one shows, the other accepts, and what
+/// one changes, the other's caches forget.
+@Suite("Processes on PostgreSQL", .timeLimit(.minutes(3)))
+struct ProcessesPostgresTests {
+    @Test func a_code_projected_by_one_process_and_a_ticket_scanned_there_are_accepted_by_the_other() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await withServer(databaseURL: postgres.url) { first in
+            let room = try await Classroom.open(first)
+            let secondStudent = try await room.enrol(first, "Bo Second")
+            try await withServer(databaseURL: postgres.url) { second in
+                // The code on A's projector, scanned on B: B issues the ticket and checks the student in.
+                let url = try #require(try await room.projector(first).string("url"))
+                let path = String(url[url.range(of: "/C/")!.lowerBound...])
+                let scanned = try await second.call(.get, path, as: room.student)
+                #expect(scanned.status == .ok, "B refused A's code: \(scanned.text)")
+                let ticket = try #require(scanned.string("ticket"))
+                let onB = try await second.call(.post, "/api/v1/check-ins", as: room.student, json: ["ticket": ticket])
+                #expect(onB.status == .created, "\(onB.text)")
+
+                // A ticket scanned on A, checked in on B.
+                let fromA = try await room.scan(first, as: secondStudent)
+                let checkedIn = try await second.call(
+                    .post, "/api/v1/check-ins", as: secondStudent, json: ["ticket": fromA])
+                #expect(checkedIn.status == .created, "B refused a ticket from A: \(checkedIn.text)")
+
+                // Both check-ins are in the one database, as either process's projector counts them.
+                for api in [first, second] { #expect(try await room.projector(api).int("checkedIn") == 2) }
+            }
+        }
+    }
+
+    @Test func a_session_closed_and_a_token_revoked_on_one_process_are_refused_by_the_other() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await withServer(databaseURL: postgres.url, setup: .live) { first in
+            let room = try await Classroom.open(first)
+            let late = try await room.enrol(first, "Lou Late")
+            try await withServer(databaseURL: postgres.url, setup: .live) { second in
+                // B has just used the student's token, so it holds it in its cache.
+                #expect(try await second.call(.get, "/api/v1/me", as: room.student).status == .ok)
+                let ticket = try await room.scan(second, as: late)
+
+                // Signed out on A: B refuses the token once A's notice arrives, and within the cache's lifetime
+                // whatever happens to it.
+                #expect(
+                    try await first.call(.delete, "/api/v1/auth/tokens/current", as: room.student).status == .noContent)
+                try await waitUntil("B refuses the token revoked on A") {
+                    try await second.call(.get, "/api/v1/me", as: room.student).status == .unauthorized
+                }
+
+                // Closed on A: B reads a session's times afresh on every check-in, so it refuses at once.
+                let closed = try await first.call(.post, "/api/v1/sessions/\(room.sessionID)/close", as: room.teacher)
+                #expect(closed.status == .ok, "\(closed.text)")
+                let refused = try await second.call(.post, "/api/v1/check-ins", as: late, json: ["ticket": ticket])
+                #expect(refused.status != .created && refused.status != .ok, "\(refused.text)")
+            }
+        }
+    }
+
+    @Test func another_process_forgets_a_revoked_token_a_disabled_account_and_a_course_setting_at_once() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        let first = try Database.postgres(url: postgres.url, logger: .init(label: "process-a"))
+        let second = try Database.postgres(url: postgres.url, logger: .init(label: "process-b"))
+        do {
+            try await Migrations.apply(to: first)
+            // B keeps what it reads for an hour here: only A's notices can make it forget within the test.
+            let cache = IdentityCache(lifetime: 3600)
+            let policies = PasskeyStore(database: second)
+            let listening = NIOLockedValueBox(false)
+            second.notices.observe { notice in
+                if notice == nil { listening.withLockedValue { $0 = true } }
+                cache.forget(notice)
+                policies.forget(notice)
+            }
+            let users = UserStore(database: first)
+            let tokensOnA = AccessTokenStore(database: first)
+            let tokensOnB = AccessTokenStore(database: second, identities: cache)
+            let student = try await users.create(
+                NewUser(
+                    name: "Sam Student", email: "sam@school.test", passwordHash: "-", role: .student,
+                    studentNumber: nil,
+                    approved: true, emailVerified: true))
+            let listener = try #require(second.liveServices.first)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await listener.run() }
+                try await waitUntil("B listens") { listening.withLockedValue { $0 } }
+
+                let signedOut = try await tokensOnA.issue(userID: student.id, kind: .api).token
+                #expect(try await tokensOnB.identity(token: signedOut, kind: .api) != nil)
+                try await tokensOnA.revoke(tokenHash: OpaqueToken.digest(signedOut))
+                try await waitUntil("B forgets the token revoked on A") {
+                    cache.identity(tokenHash: OpaqueToken.digest(signedOut)) == nil
+                }
+                #expect(try await tokensOnB.identity(token: signedOut, kind: .api) == nil)
+
+                let kept = try await tokensOnA.issue(userID: student.id, kind: .api).token
+                #expect(try await tokensOnB.identity(token: kept, kind: .api)?.user.disabled == false)
+                try await users.setDisabled(id: student.id, true)
+                try await waitUntil("B forgets the account disabled on A") {
+                    cache.identity(tokenHash: OpaqueToken.digest(kept)) == nil
+                }
+                #expect(try await tokensOnB.identity(token: kept, kind: .api) == nil)
+
+                let course = try await first.openSessionOfNewCourse().courseId
+                #expect(try await policies.policy(courseID: course).required == false)
+                try await PasskeyStore(database: first).setPolicy(
+                    courseID: course, CourseVerification(required: true, reuseSeconds: 0))
+                try await waitUntil("B forgets the course setting changed on A") {
+                    policies.policies.withLockedValue { $0[course] == nil }
+                }
+                #expect(try await policies.policy(courseID: course).required == true)
+                group.cancelAll()
+            }
+            try await first.shutdown()
+            try await second.shutdown()
+        } catch {
+            try? await first.shutdown()
+            try? await second.shutdown()
+            throw error
+        }
+    }
+}
+
+/// Waits for `condition` with a generous deadline, for what another process does in its own time.
+func waitUntil(
+    _ what: String, timeout: Duration = .seconds(30), _ condition: () async throws -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("timed out: \(what)")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}
