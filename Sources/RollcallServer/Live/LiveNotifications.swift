@@ -11,9 +11,12 @@ import ServiceLifecycle
 /// connection and wakes the session's live views in this process, which then read the log as after a local change.
 struct LiveNotifications: Service {
     static let channel = "rollcall_session_events"
+    static let quizPrefix = "quiz:"
 
     let configuration: PostgresConnection.Configuration
     let hub: LiveHub
+    /// Quiz runs' dashboards, woken by payloads `quiz:<run id>` (`QuizEvents.append`).
+    let quizHub: LiveHub
     let logger: Logger
 
     func run() async throws {
@@ -35,8 +38,15 @@ struct LiveNotifications: Service {
             try await connection.listen(on: Self.channel) { notifications in
                 // Anything committed while this process was not listening is found by a read after the last id.
                 hub.publishedToAll()
+                quizHub.publishedToAll()
                 for try await notification in notifications {
-                    if let sessionID = Int64(notification.payload) { hub.published(sessionID: sessionID) }
+                    if let sessionID = Int64(notification.payload) {
+                        hub.published(sessionID: sessionID)
+                    } else if notification.payload.hasPrefix(Self.quizPrefix),
+                        let runID = Int64(notification.payload.dropFirst(Self.quizPrefix.count))
+                    {
+                        quizHub.published(sessionID: runID)
+                    }
                 }
             }
             try await connection.close()
