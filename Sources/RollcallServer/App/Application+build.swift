@@ -169,6 +169,7 @@ func buildRouter(
     let quizzes = QuizStore(database: database)
     QuizzesController(quizzes: quizzes, courses: courses, sessions: sessions, access: access).addRoutes(to: router)
     AttemptsController(quizzes: quizzes, access: access).addRoutes(to: router)
+    QuizPages(quizzes: quizzes, access: access, pages: pages).addRoutes(to: router)
     QuizLiveController(
         quizzes: quizzes, database: database, access: access, pageOrigin: PageOrigin(publicURL: configuration.publicURL)
     ).addRoutes(to: router)
