@@ -23,14 +23,21 @@ struct Bench: AsyncParsableCommand {
     var healthRequests = 5000
     @Option(help: "Port for the measured server.")
     var port = 8099
+    @Option(help: "Measure a quiz instead: this many students, each saving an answer every 2 s.")
+    var quiz: Int?
+    @Option(help: "How long the quiz round lasts, in seconds.")
+    var seconds = 30
 
     func validate() throws {
         guard (1...100_000).contains(students) else { throw ValidationError("--students must be 1 to 100000.") }
         guard (1...1024).contains(connections) else { throw ValidationError("--connections must be 1 to 1024.") }
         guard (1...1_000_000).contains(rate) else { throw ValidationError("--rate must be 1 to 1000000.") }
+        if let quiz, !(1...100_000).contains(quiz) { throw ValidationError("--quiz must be 1 to 100000.") }
+        guard (4...3600).contains(seconds) else { throw ValidationError("--seconds must be 4 to 3600.") }
     }
 
     func run() async throws {
+        if let quiz { return try await runQuiz(students: quiz) }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "rollcall-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -48,7 +48,8 @@ struct QuizPages: Sendable {
     }
 
     @Sendable func student(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (run, granted) = try await QuizzesController.run(context, quizzes: quizzes, access: access, needing: .attend)
+        let (run, granted) = try await QuizzesController.run(
+            context, quizzes: quizzes, access: access, needing: .attend)
         if granted == .manage {
             return Response(status: .seeOther, headers: [.location: "/quiz-runs/\(run.id)/dashboard"])
         }
