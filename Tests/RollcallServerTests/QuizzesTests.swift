@@ -312,6 +312,27 @@ struct QuizzesTests {
         }
     }
 
+    @Test func a_students_quiz_data_is_in_their_download_and_its_evidence_goes_with_the_account() async throws {
+        try await withServer { api in
+            let quiz = try await QuizRoom.start(api)
+            let attempt = try #require(try await quiz.attempt(api, device: "phone-of-cass").int("attempt.id"))
+            try await quiz.save(api, attempt: attempt, "q3", ["text": "My own words"], sequence: 1)
+            _ = try await api.call(
+                .post, "/api/v1/quiz-attempts/\(attempt)/flags", as: quiz.room.student,
+                json: ["flags": [["kind": "left_page", "occurredAt": "2026-01-01T09:00:00Z"]]])
+            let data = try await api.call(.get, "/api/v1/me/data", as: quiz.room.student)
+            #expect(data.list("data.quizAnswers").first?["answer"] as? String == #"{"text":"My own words"}"#)
+            #expect(data.list("data.quizFlags").first?["kind"] as? String == "left_page")
+
+            let deleted = try await api.call(.delete, "/api/v1/me", as: quiz.room.student)
+            #expect(deleted.status == .noContent, "\(deleted.text)")
+            #expect(try await api.rows("SELECT id FROM quiz_flags").isEmpty)
+            #expect(try await api.rows("SELECT device_id FROM quiz_attempts").first?["device_id"] == .some(nil))
+            // The answers stay with the anonymous account, as attendance does.
+            #expect(try await api.rows("SELECT question_id FROM quiz_answers").count == 1)
+        }
+    }
+
     @Test func bad_input_is_refused_and_changes_nothing() async throws {
         try await withServer { api in
             let quiz = try await QuizRoom.start(api)

@@ -54,7 +54,8 @@ struct QuizPages: Sendable {
             return Response(status: .seeOther, headers: [.location: "/quiz-runs/\(run.id)/dashboard"])
         }
         let page = QuizStudentPage(
-            runId: run.id, sessionId: run.sessionId, title: run.definition.title,
+            runId: run.id, sessionId: run.sessionId, studentId: try context.requireUser().id,
+            title: run.definition.title,
             questions: run.definition.questions.count,
             minutes: QuizText.minutes(run.definition.timeLimitSeconds), narrowWidth: IntegrityFlagReport.narrowWidth)
         return try pages.render(page, title: "\(run.definition.title) · Rollcall", context: context)
@@ -108,6 +109,9 @@ struct QuizStudentPage: PageModel {
     static let template = "quiz"
     var runId: Int64
     var sessionId: Int64
+    /// What the phone keeps is keyed by the student too, so that whoever signs in next on a shared phone never sends
+    /// it as theirs.
+    var studentId: Int64
     var title: String
     var questions: Int
     var minutes: String

@@ -291,18 +291,35 @@ struct QuizStore: Sendable {
         try await attempts(sql, where: "quiz_attempts.closed_at IS NULL AND \(condition)")
     }
 
-    func attempt(id: Int64) async throws -> QuizAttempt? {
-        try await closeOverdue()
-        return try await database.read { sql in
-            try await Self.attempts(sql, where: "quiz_attempts.id = \(bind: id)").first
+    /// The attempt; one found past its deadline is closed first, so that nobody reads it as still open.
+    func attempt(id: Int64, now: Date = Date()) async throws -> QuizAttempt? {
+        let read = { @Sendable in
+            try await database.read { sql in
+                try await Self.attempts(sql, where: "quiz_attempts.id = \(bind: id)").first
+            }
         }
+        guard let attempt = try await read() else { return nil }
+        guard Self.overdue(attempt, now: now) else { return attempt }
+        try await closeOverdue(now: now)
+        return try await read()
     }
 
-    func attempts(runID: Int64) async throws -> [QuizAttempt] {
-        try await closeOverdue()
-        return try await database.read { sql in
-            try await Self.attempts(sql, where: "quiz_attempts.run_id = \(bind: runID)")
+    /// The run's attempts, those past their deadline closed first.
+    func attempts(runID: Int64, now: Date = Date()) async throws -> [QuizAttempt] {
+        let read = { @Sendable in
+            try await database.read { sql in
+                try await Self.attempts(sql, where: "quiz_attempts.run_id = \(bind: runID)")
+            }
         }
+        let attempts = try await read()
+        guard attempts.contains(where: { Self.overdue($0, now: now) }) else { return attempts }
+        try await closeOverdue(now: now)
+        return try await read()
+    }
+
+    /// Whether the attempt is still open although its time (with the transit grace) is up.
+    static func overdue(_ attempt: QuizAttempt, now: Date) -> Bool {
+        attempt.closedAt == nil && !AttemptRules.acceptsSave(at: now, deadline: attempt.deadline)
     }
 
     /// Starts the student's attempt, or answers the one they have (a reload, a second device). A different device

@@ -24,6 +24,8 @@ const ENDINGS = {
   ended_by_teacher: "ended by you",
   quiz_stopped: "quiz stopped",
 };
+/** The column names, repeated beside each value where a phone stacks the table's cells. */
+const LABELS = ["", "answered", "", "flags"];
 const timeText = (iso) => new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
 
 function statusOf(attempt) {
@@ -54,14 +56,15 @@ function draw() {
         state.text,
         String(flagCounts.get(person.id) ?? 0),
       ];
-      for (const text of cells) {
+      cells.forEach((text, index) => {
         const cell = document.createElement("td");
         cell.textContent = text;
+        cell.dataset.label = LABELS[index];
         row.append(cell);
-      }
+      });
       row.children[3].className = flagCounts.get(person.id) ? "flag-count" : "";
       const actions = document.createElement("td");
-      actions.className = "actions";
+      actions.className = "row-actions";
       if (attempt && !attempt.ending) {
         actions.append(action("+2 min", () => api("POST", `/api/v1/quiz-attempts/${attempt.attemptId}/added-time`, { seconds: 120 })));
         actions.append(action("End", () => {

@@ -7,7 +7,8 @@ import { api, deviceId } from "/assets/app.js";
 const root = document.getElementById("quiz");
 const runId = root.dataset.run;
 const narrow = Number(root.dataset.narrow) || 300;
-const storageKey = `rollcall-quiz-${runId}`;
+// Keyed by the student too: on a shared phone, one student's unsent answers are never sent as another's.
+const storageKey = `rollcall-quiz-${runId}-${root.dataset.student}`;
 /** At most one save a question every TYPING_INTERVAL while typing; a choice is sent at once. */
 const TYPING_INTERVAL = 2000;
 const RETRY_INTERVAL = 3000;
@@ -334,6 +335,10 @@ function tick() {
 // ---- Lifecycle ------------------------------------------------------------------------------------------------
 
 function adopt(answer) {
+  if (state.attemptId && state.attemptId !== answer.attempt.id) {
+    // Kept for another attempt than the server's: nothing of it belongs here.
+    state = { attemptId: null, sequence: 0, pending: {}, flags: [], view: null };
+  }
   view = answer;
   offset = Date.parse(answer.serverTime) - Date.now();
   state.attemptId = answer.attempt.id;
