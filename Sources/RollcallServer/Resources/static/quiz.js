@@ -25,6 +25,8 @@ let sending = false;
 let offline = !navigator.onLine;
 let closed = false;
 let pumpTimer = null;
+/** After a failed request nothing is sent again before this moment (0: no wait), so a phone offline does not spin. */
+let retryAt = 0;
 let awaySince = null;
 let narrowNow = false;
 
@@ -88,7 +90,8 @@ function schedule(delay) {
   clearTimeout(pumpTimer);
   const pending = Object.values(state.pending);
   if (!pending.length && !state.flags.length) return;
-  const soonest = delay ?? Math.max(0, Math.min(...pending.map((p) => p.notBefore), state.flags.length ? Date.now() : Infinity) - Date.now());
+  const due = Math.min(...pending.map((p) => p.notBefore), state.flags.length ? Date.now() : Infinity);
+  const soonest = Math.max(0, delay ?? due - Date.now(), retryAt - Date.now());
   pumpTimer = setTimeout(pump, soonest);
 }
 
@@ -108,14 +111,11 @@ async function pump() {
       if (!due) break;
       await sendAnswer(...due);
     }
+    retryAt = 0;
     setOffline(false);
   } catch (error) {
-    if (error.network) {
-      setOffline(true);
-      schedule(RETRY_INTERVAL);
-    } else {
-      schedule(RETRY_INTERVAL);
-    }
+    retryAt = Date.now() + RETRY_INTERVAL;
+    if (error.network) setOffline(true);
   } finally {
     sending = false;
     updateStatus();
@@ -207,6 +207,7 @@ function watchIntegrity() {
     flag("offline");
   });
   window.addEventListener("online", () => {
+    retryAt = 0;
     flag("online");
     setOffline(false);
     schedule(0);
@@ -394,7 +395,7 @@ async function start(resuming) {
       view = state.view;
       setOffline(true);
     } else {
-      showError(errorBox, error.message);
+      showError(errorBox, error.network ? "You're offline: connect to the network and try again." : error.message);
       return;
     }
   }
