@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import RollcallCore
 import SQLKit
 
@@ -39,6 +40,8 @@ enum QuizRefusal: Error, Equatable {
 /// Quizzes, their runs in sessions, and the students' attempts, answers, flags and marks.
 struct QuizStore: Sendable {
     let database: Database
+    /// A run's questions and course never change once started; every save needs them, so they are read once.
+    let fixedRuns = FixedRuns()
 
     private struct QuizRow: Decodable {
         var id: Int64
@@ -163,7 +166,18 @@ struct QuizStore: Sendable {
     }
 
     func run(id: Int64) async throws -> QuizRun? {
-        try await database.read { sql in try await Self.runs(sql, where: "quiz_runs.id = \(bind: id)").first }
+        let run = try await database.read { sql in
+            try await Self.runs(sql, where: "quiz_runs.id = \(bind: id)").first
+        }
+        if let run { fixedRuns.keep(run) }
+        return run
+    }
+
+    /// The run as it started, from memory when read before: its `stoppedAt` may be out of date, so only for what
+    /// does not depend on it, such as a save (stopping a run moves its attempts' deadlines, which a save checks).
+    func fixedRun(id: Int64) async throws -> QuizRun? {
+        if let run = fixedRuns.run(id: id) { return run }
+        return try await run(id: id)
     }
 
     /// The session's quiz runs, newest first.
@@ -717,4 +731,22 @@ struct HandMark: Codable, Sendable, Equatable {
     var comment: String
     var markedBy: Int64
     var markedAt: Date
+}
+
+/// Runs kept in memory for their fixed parts (`QuizStore.fixedRun`).
+final class FixedRuns: Sendable {
+    private let runs = NIOLockedValueBox<[Int64: QuizRun]>([:])
+    /// Past this many runs the memory starts afresh rather than grow without bound.
+    let capacity = 10_000
+
+    func run(id: Int64) -> QuizRun? {
+        runs.withLockedValue { $0[id] }
+    }
+
+    func keep(_ run: QuizRun) {
+        runs.withLockedValue { runs in
+            if runs.count >= capacity { runs = [:] }
+            runs[run.id] = run
+        }
+    }
 }
