@@ -218,3 +218,40 @@ def test_the_time_limit_closes_an_attempt_with_its_saved_answers(server, browser
     assert view["answers"]["q1"]["answer"] == {"choice": 1}
     assert "q4" not in view["answers"]
     screenshot(phone, "quiz-time-up")
+
+
+def test_a_second_tab_a_paste_and_a_narrow_window_are_flagged(server, browsers):
+    teacher, student, session_id, run_id = quiz_in_session(server)
+    phone = browsers(PHONE)
+    sign_in(phone, server, "sam@school.test")
+    wait_for_path(phone, "/courses")
+    open_quiz(phone, server, run_id)
+    phone.find_element(By.ID, "start-quiz").click()
+    wait_for(phone, 'fieldset[data-question="q3"]')
+    attempt = attempt_id(server, student, run_id)
+
+    # Text pasted into a short answer (the page reads the clipboard's text from the paste event).
+    phone.execute_script(
+        """
+        const text = document.querySelector('fieldset[data-question="q3"] textarea');
+        const data = new DataTransfer();
+        data.setData('text/plain', 'Osmosis is the movement of water');
+        text.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true }));
+        """
+    )
+    # The window made narrower than the quiz needs, as a split screen does.
+    phone.set_window_size(280, 700)
+    # The same quiz opened in a second tab of this browser.
+    phone.switch_to.new_window("tab")
+    open_quiz(phone, server, run_id)
+    wait_for(phone, 'fieldset[data-question="q3"]')
+
+    def kinds(_):
+        status, results = server.api("GET", f"/api/v1/quiz-runs/{run_id}/results", token=teacher)
+        assert status == 200
+        return {flag["kind"]: flag for flag in results["flags"] if flag["attemptId"] == attempt}
+
+    WebDriverWait(phone, 15).until(lambda b: {"pasted", "resized", "second_device"} <= set(kinds(b)))
+    flags = kinds(phone)
+    assert flags["pasted"]["detail"] == "32 characters into q3"
+    assert flags["resized"]["detail"].startswith("280")
