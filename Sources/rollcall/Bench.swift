@@ -36,6 +36,10 @@ struct Bench: AsyncParsableCommand {
     var databaseURL: String?
     @Option(help: "Server processes on the PostgreSQL database, on consecutive ports from --port.")
     var processes = 2
+    @Option(help: "Measure a quiz instead: this many students, each saving an answer every 2 s.")
+    var quiz: Int?
+    @Option(help: "How long the quiz round lasts, in seconds.")
+    var seconds = 30
 
     func validate() throws {
         guard (1...100_000).contains(students) else { throw ValidationError("--students must be 1 to 100000.") }
@@ -50,9 +54,12 @@ struct Bench: AsyncParsableCommand {
         guard Configuration.bcryptCosts.contains(bcryptCost) else {
             throw ValidationError("--bcrypt-cost must be \(Configuration.bcryptCosts).")
         }
+        if let quiz, !(1...100_000).contains(quiz) { throw ValidationError("--quiz must be 1 to 100000.") }
+        guard (4...3600).contains(seconds) else { throw ValidationError("--seconds must be 4 to 3600.") }
     }
 
     func run() async throws {
+        if let quiz { return try await runQuiz(students: quiz) }
         if let databaseURL { return try await measureProcesses(databaseURL: databaseURL) }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "rollcall-bench-\(UUID().uuidString)")

@@ -173,6 +173,61 @@ struct AuthorizationMatrixTests {
                         .post, "/api/v1/exposure-reports", as: officer,
                         json: ["personId": student.id, "reason": "Matrix fixture"]), .created, "a report"
                 ).int("report.id"))
+            // A quiz running in the open session: S let in with an attempt, two more students with attempts to end,
+            // two to let in, quizzes to delete and to start, runs to stop.
+            var matrixQuiz = quizBody
+            matrixQuiz["questions"] = [
+                [
+                    "id": "1", "kind": "single_choice", "prompt": "Which?", "points": 1, "options": ["A", "B"],
+                    "correct": [1],
+                ]
+            ]
+            func newQuiz() async throws -> Int64 {
+                let reply = try await api.call(
+                    .post, "/api/v1/courses/\(course)/quizzes", as: teacher, json: matrixQuiz)
+                return try #require(try made(reply, .created, "a quiz").int("quiz.id"))
+            }
+            func newRun(_ quizID: Int64) async throws -> Int64 {
+                let reply = try await api.call(
+                    .post, "/api/v1/sessions/\(session)/quiz-runs", as: teacher, json: ["quizId": quizID])
+                return try #require(try made(reply, .created, "a quiz run").int("run.id"))
+            }
+            func quizTaker(_ name: String, run: Int64) async throws -> (Account, Int64) {
+                let account = try await api.register(name)
+                try made(
+                    try await api.call(.post, "/api/v1/courses/join", as: account, json: ["code": code]), .ok, name)
+                try made(
+                    try await api.call(
+                        .post, "/api/v1/quiz-runs/\(run)/admissions", as: teacher, json: ["studentId": account.id]),
+                    .created, "letting \(name) in")
+                let attempt = try await api.call(
+                    .post, "/api/v1/quiz-runs/\(run)/attempts", as: account, json: ["deviceId": "matrix"])
+                return (account, try #require(try made(attempt, .created, "\(name)'s attempt").int("attempt.id")))
+            }
+            let quiz = try await newQuiz()
+            let run = try await newRun(quiz)
+            try made(
+                try await api.call(
+                    .post, "/api/v1/quiz-runs/\(run)/admissions", as: teacher, json: ["studentId": student.id]),
+                .created, "letting S in")
+            let attempt = try #require(
+                try made(
+                    try await api.call(.post, "/api/v1/quiz-runs/\(run)/attempts", as: student, json: [:]), .created,
+                    "S's attempt"
+                ).int("attempt.id"))
+            let endable = [
+                try await quizTaker("Ed Endable", run: run).1, try await quizTaker("Eve Endable", run: run).1,
+            ]
+            var admittable: [Account] = []
+            for name in ["Al Admittable", "Ann Admittable"] {
+                let account = try await api.register(name)
+                try made(
+                    try await api.call(.post, "/api/v1/courses/join", as: account, json: ["code": code]), .ok, name)
+                admittable.append(account)
+            }
+            let deletableQuizzes = [try await newQuiz(), try await newQuiz()]
+            let startable = [try await newQuiz(), try await newQuiz()]
+            let stoppable = [try await newRun(try await newQuiz()), try await newRun(try await newQuiz())]
             /// A fresh account like the asker's, for a call that deletes it: a student of C, one of another course.
             func leaver(_ asker: Asker) async throws -> Account? {
                 switch asker {
@@ -188,7 +243,8 @@ struct AuthorizationMatrixTests {
             }
             let fixture: [String: Int64] = [
                 "courseID": course, "sessionID": session, "studentID": student.id, "userID": teacher.id,
-                "passkeyID": renamed, "reportID": report,
+                "passkeyID": renamed, "reportID": report, "quizID": quiz, "runID": run, "attemptID": attempt,
+                "questionID": 1,
             ]
             /// The target for the first allowed asker, the teacher, or the second, the admin.
             func target<T>(_ asker: Asker, _ targets: [T]) -> T { asker == .admin ? targets[1] : targets[0] }
@@ -339,6 +395,48 @@ struct AuthorizationMatrixTests {
                 Row(
                     "DELETE /admin/users/{userID}", [401, 403, 403, 403, 403, 204],
                     parameters: ["userID": deletable.id]),
+                Row("GET /courses/{courseID}/quizzes", [401, 403, 403, 403, 200, 200]),
+                Row("POST /courses/{courseID}/quizzes", [401, 403, 403, 403, 201, 201], json: matrixQuiz),
+                Row("GET /quizzes/{quizID}", [401, 403, 403, 403, 200, 200]),
+                Row("PUT /quizzes/{quizID}", [401, 403, 403, 403, 200, 200], json: matrixQuiz),
+                Row("DELETE /quizzes/{quizID}", [401, 403, 403, 403, 200, 200]) { asker in
+                    Call(parameters: ["quizID": target(asker, deletableQuizzes)])
+                },
+                Row("POST /quizzes/{quizID}/duplicate", [401, 403, 403, 403, 201, 201]),
+                Row("GET /sessions/{sessionID}/quiz-runs", [401, 403, 403, 200, 200, 200]),
+                Row("POST /sessions/{sessionID}/quiz-runs", [401, 403, 403, 403, 201, 201]) { asker in
+                    Call(json: ["quizId": target(asker, startable)])
+                },
+                Row("GET /quiz-runs/{runID}", [401, 403, 403, 200, 200, 200]),
+                Row("POST /quiz-runs/{runID}/stop", [401, 403, 403, 403, 200, 200]) { asker in
+                    Call(parameters: ["runID": target(asker, stoppable)])
+                },
+                Row("POST /quiz-runs/{runID}/admissions", [401, 403, 403, 403, 201, 201]) { asker in
+                    Call(json: ["studentId": target(asker, admittable).id])
+                },
+                // S has an attempt already: starting again resumes it.
+                Row("POST /quiz-runs/{runID}/attempts", [401, 403, 403, 200, 403, 403], json: [:]),
+                Row("GET /quiz-runs/{runID}/results", [401, 403, 403, 403, 200, 200]),
+                Row("GET /quiz-runs/{runID}/statistics", [401, 403, 403, 403, 200, 200]),
+                Row("GET /quiz-runs/{runID}/results.csv", [401, 403, 403, 403, 200, 200]),
+                Row("GET /quiz-runs/{runID}/live", [401, 403, 403, 403, 426, 426]),
+                Row("GET /quiz-attempts/{attemptID}", [401, 403, 403, 200, 200, 200]),
+                Row(
+                    "PUT /quiz-attempts/{attemptID}/answers/{questionID}", [401, 403, 403, 200, 403, 403],
+                    json: ["sequence": 1, "answer": ["choice": 1]]),
+                Row(
+                    "POST /quiz-attempts/{attemptID}/flags", [401, 403, 403, 201, 403, 403],
+                    json: ["flags": [["kind": "left_page", "occurredAt": "2026-01-01T09:00:00Z"]]]),
+                Row(
+                    "POST /quiz-attempts/{attemptID}/added-time", [401, 403, 403, 403, 200, 200], json: ["seconds": 60]),
+                Row("POST /quiz-attempts/{attemptID}/end", [401, 403, 403, 403, 200, 200]) { asker in
+                    Call(parameters: ["attemptID": target(asker, endable)])
+                },
+                Row(
+                    "PUT /quiz-attempts/{attemptID}/marks/{questionID}", [401, 403, 403, 403, 204, 204],
+                    json: ["points": 1]),
+                // Last of the quiz rows: it closes S's attempt.
+                Row("POST /quiz-attempts/{attemptID}/submit", [401, 403, 403, 200, 403, 403]),
                 Row("GET /openapi.yaml", [200, 200, 200, 200, 200, 200]),
             ]
             // Outside the API's prefix, and so outside its description.

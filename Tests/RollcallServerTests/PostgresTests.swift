@@ -82,3 +82,32 @@ struct PostgresTests {
         }
     }
 }
+
+@Suite("Quizzes on PostgreSQL")
+struct QuizPostgresTests {
+    @Test func a_quiz_runs_saves_under_the_sequence_rule_and_closes_on_postgresql() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await withServer(databaseURL: postgres.url) { api in
+            let quiz = try await QuizRoom.start(api)
+            let attempt = try #require(try await quiz.attempt(api).int("attempt.id"))
+            #expect(try await quiz.save(api, attempt: attempt, "q3", ["text": "draft 2"], sequence: 2).status == .ok)
+            let stale = try await quiz.save(api, attempt: attempt, "q3", ["text": "draft 1"], sequence: 1)
+            #expect(stale.errorCode == "stale_sequence")
+            #expect(try await quiz.save(api, attempt: attempt, "q1", ["choice": 1], sequence: 3).int("answered") == 2)
+            let flags = try await api.call(
+                .post, "/api/v1/quiz-attempts/\(attempt)/flags", as: quiz.room.student,
+                json: ["flags": [["kind": "offline", "occurredAt": "2026-01-01T09:00:00Z", "clientId": "a"]]])
+            #expect(flags.int("recorded") == 1)
+            let submitted = try await api.call(
+                .post, "/api/v1/quiz-attempts/\(attempt)/submit", as: quiz.room.student)
+            #expect(submitted.string("attempt.ending") == "submitted")
+            let results = try await api.call(
+                .get, "/api/v1/quiz-runs/\(quiz.runID)/results", as: quiz.room.teacher)
+            #expect(results.list("results").first?["points"] as? Double == 2)
+            #expect(results.list("flags").count == 1)
+            let view = try await api.call(.get, "/api/v1/quiz-attempts/\(attempt)", as: quiz.room.student)
+            #expect(view.value("answers.q3.answer.text") as? String == "draft 2")
+        }
+    }
+}

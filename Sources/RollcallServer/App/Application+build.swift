@@ -22,19 +22,23 @@ public func buildApplication(
     let (migrated, schemaReady) = AsyncStream<Void>.makeStream()
     let retention = EvidenceRetention(
         database: database, days: configuration.evidenceDays, logger: logger, ready: migrated)
+    let (sweepMigrated, sweepReady) = AsyncStream<Void>.makeStream()
+    let sweep = QuizSweep(quizzes: QuizStore(database: database), interval: .seconds(2), ready: sweepMigrated)
     let server = try serverBuilder(configuration, router: router)
     var app = Application(
         router: router,
         server: server,
         configuration: .init(
             address: .hostname(configuration.hostname, port: configuration.port), serverName: "Rollcall"),
-        services: [database] + database.liveServices + [retention],
+        services: [database] + database.liveServices + [retention, sweep],
         logger: logger
     )
     app.beforeServerStarts {
         try await Migrations.apply(to: database)
         schemaReady.yield()
         schemaReady.finish()
+        sweepReady.yield()
+        sweepReady.finish()
         logger.info("database ready", metadata: ["engine": "\(database.engine.rawValue)"])
     }
     return app
@@ -167,6 +171,13 @@ func buildRouter(
         .addRoutes(to: router)
     PrivacyController(personal: personal, users: users, signIns: signIns).addRoutes(to: router)
     PrivacyPage(configuration: configuration, pages: pages).addRoutes(to: router)
+    let quizzes = QuizStore(database: database)
+    QuizzesController(quizzes: quizzes, courses: courses, sessions: sessions, access: access).addRoutes(to: router)
+    AttemptsController(quizzes: quizzes, access: access).addRoutes(to: router)
+    QuizPages(quizzes: quizzes, access: access, pages: pages).addRoutes(to: router)
+    QuizLiveController(
+        quizzes: quizzes, database: database, access: access, pageOrigin: PageOrigin(publicURL: configuration.publicURL)
+    ).addRoutes(to: router)
     routeIndex.index(router.routes)
     return router
 }

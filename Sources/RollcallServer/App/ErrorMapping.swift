@@ -30,6 +30,7 @@ extension AppError {
             self = AppError(
                 Self.status(for: refusal.error), refusal.code, refusal.message,
                 details: details.isEmpty ? nil : details)
+        case let refusal as QuizRefusal: self = Self.quiz(refusal)
         case let error as NotStored: self = .notFound(error.what)
         case let error as TooManyAttempts:
             self = AppError(.tooManyRequests, "too_many_attempts", error.message, retryAfter: error.retryAfter)
@@ -47,6 +48,47 @@ extension AppError {
             self = AppError(
                 .internalServerError, "internal_error", "Something went wrong on our side. Try again in a moment.")
         default: return nil
+        }
+    }
+
+    /// The answers to quiz refusals.
+    static func quiz(_ refusal: QuizRefusal) -> AppError {
+        switch refusal {
+        case .notCheckedIn:
+            AppError(
+                .forbidden, "not_checked_in",
+                "Check in to this class first: the quiz is open to the students in the room. If you are here, ask your teacher to let you in."
+            )
+        case .runStopped: .conflict("quiz_stopped", "The teacher has stopped this quiz.")
+        case .attemptClosed(let ending):
+            AppError(
+                .conflict, "attempt_closed", Self.closedMessage(ending), details: ["ending": .text(ending.rawValue)])
+        case .timeLimitPassed:
+            .conflict("time_limit_passed", "The time for this quiz is up; this answer came too late to count.")
+        case .staleSequence(let current):
+            AppError(
+                .conflict, "stale_sequence",
+                "A newer answer to this question is saved already; this older one was not kept.",
+                details: ["currentSequence": .number(Double(current))])
+        case .alreadyRunning: .conflict("quiz_already_running", "This quiz is running in this session already.")
+        case .sessionNotOpen:
+            .conflict("session_not_open", "Quizzes run in an open session; open the session first.")
+        case .archived:
+            .conflict(
+                "quiz_archived", "This quiz is archived because students answered it; duplicate it to use it again.")
+        case .alreadyAdmitted: .conflict("already_admitted", "This student is already let in to this quiz.")
+        case .answer(let refusal):
+            AppError(
+                refusal.code == "unknown_question" ? .notFound : .badRequest, refusal.code, refusal.message)
+        }
+    }
+
+    static func closedMessage(_ ending: AttemptEnding) -> String {
+        switch ending {
+        case .submitted: "You have submitted this quiz; your answers are in."
+        case .timeLimit: "The time for this quiz is up; your saved answers are in."
+        case .endedByTeacher: "Your teacher ended your attempt; your saved answers are in."
+        case .quizStopped: "The teacher stopped this quiz; your saved answers are in."
         }
     }
 

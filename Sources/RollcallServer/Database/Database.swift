@@ -21,6 +21,8 @@ public final class Database: Service, Sendable {
     public let live = LiveHub()
     /// Tells this process's caches about changes, including other processes' (see `ChangeNotices`).
     let notices = ChangeNotices()
+    /// Wakes a quiz run's dashboards after a change to it commits; see `QuizEvents`.
+    public let quizLive = LiveHub()
     private let pool: Pool
     private let logger: Logger
 
@@ -87,7 +89,8 @@ public final class Database: Service, Sendable {
     public var liveServices: [any Service] {
         guard let postgresConfiguration else { return [] }
         return [
-            LiveNotifications(configuration: postgresConfiguration, hub: live, notices: notices, logger: logger)
+            LiveNotifications(
+                configuration: postgresConfiguration, hub: live, quizHub: quizLive, notices: notices, logger: logger)
         ]
     }
 
@@ -130,13 +133,13 @@ public final class Database: Service, Sendable {
     ) async throws -> Result {
         // IMMEDIATE takes SQLite's write lock at the start, so a transaction never fails half-way upgrading it.
         let begin = engine == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN"
-        let (result, touched) = try await write { connection in
+        let (result, touched, quizRuns) = try await write { connection in
             let sql = Transaction(connection)
             try await sql.raw(SQLQueryString(begin)).run()
             do {
                 let result = try await body(sql)
                 try await sql.raw("COMMIT").run()
-                return (result, sql.touchedSessions)
+                return (result, sql.touchedSessions, sql.touchedQuizRuns)
             } catch {
                 // In a cancelled task every statement fails at once, ROLLBACK too; a connection handed back inside
                 // its transaction would keep it open for whoever comes next. A fresh task is not cancelled.
@@ -145,6 +148,7 @@ public final class Database: Service, Sendable {
             }
         }
         live.published(sessionIDs: touched)
+        quizLive.published(sessionIDs: quizRuns)
         return result
     }
 

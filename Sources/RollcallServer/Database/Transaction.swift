@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import SQLKit
 
-/// A transaction in progress: its connection, and the sessions whose live views its commit must wake.
+/// A transaction in progress: its connection, and the sessions and quiz runs whose live views its commit must wake.
 ///
 /// Whatever writes a session's event log inside the transaction marks the session here (`SessionEvents.append`
 /// does), and `Database.transaction` wakes their live views once the commit has succeeded: nobody publishes by hand,
@@ -11,6 +11,7 @@ import SQLKit
 final class Transaction: SQLDatabase {
     private let connection: any SQLDatabase
     private let sessions = NIOLockedValueBox<Set<Int64>>([])
+    private let quizRuns = NIOLockedValueBox<Set<Int64>>([])
 
     init(_ connection: any SQLDatabase) {
         self.connection = connection
@@ -23,6 +24,14 @@ final class Transaction: SQLDatabase {
 
     /// The sessions changed so far.
     var touchedSessions: Set<Int64> { sessions.withLockedValue { $0 } }
+
+    /// Marks a quiz run as changed by this transaction (`QuizEvents.append` does).
+    func touched(quizRunID: Int64) {
+        _ = quizRuns.withLockedValue { $0.insert(quizRunID) }
+    }
+
+    /// The quiz runs changed so far.
+    var touchedQuizRuns: Set<Int64> { quizRuns.withLockedValue { $0 } }
 
     var logger: Logger { connection.logger }
     var eventLoop: any EventLoop { connection.eventLoop }

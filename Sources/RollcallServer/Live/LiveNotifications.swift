@@ -15,9 +15,12 @@ import ServiceLifecycle
 struct LiveNotifications: Service {
     static let channel = "rollcall_session_events"
     static let changes = "rollcall_changes"
+    static let quizPrefix = "quiz:"
 
     let configuration: PostgresConnection.Configuration
     let hub: LiveHub
+    /// Quiz runs' dashboards, woken by payloads `quiz:<run id>` (`QuizEvents.append`).
+    let quizHub: LiveHub
     let notices: ChangeNotices
     let logger: Logger
 
@@ -42,11 +45,18 @@ struct LiveNotifications: Service {
                     // Anything committed while this process was not listening is found by a read after the last id;
                     // any cached copy may be older than a change made meanwhile.
                     hub.publishedToAll()
+                    quizHub.publishedToAll()
                     notices.received(nil)
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
                             for try await notification in notifications {
-                                if let sessionID = Int64(notification.payload) { hub.published(sessionID: sessionID) }
+                                if let sessionID = Int64(notification.payload) {
+                                    hub.published(sessionID: sessionID)
+                                } else if notification.payload.hasPrefix(Self.quizPrefix),
+                                    let runID = Int64(notification.payload.dropFirst(Self.quizPrefix.count))
+                                {
+                                    quizHub.published(sessionID: runID)
+                                }
                             }
                         }
                         group.addTask {

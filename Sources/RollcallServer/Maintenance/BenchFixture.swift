@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdBcrypt
 import RollcallCore
+import SQLKit
 
 /// A classroom made for measuring: a teacher, open sessions (one per measured round, since a student checks in once
 /// per session), and signed-in students with their bearer tokens.
@@ -60,6 +61,63 @@ public struct BenchFixture: Sendable {
                 teacherToken: try await accessTokens.issue(userID: teacher.id, kind: .api).token,
                 sessionIDs: sessionIDs, studentTokens: tokens, joinCode: course.joinCode
             )
+        }
+    }
+}
+
+/// A quiz running in the fixture's first session, every student checked in with an attempt started, for
+/// `rollcall bench --quiz`.
+public struct QuizBenchFixture: Sendable {
+    public var room: BenchFixture
+    public var runID: Int64
+    /// Each student's attempt, in the order of `room.studentTokens`.
+    public var attemptIDs: [Int64]
+    /// The short-text question every save answers.
+    public static let questionID = "q1"
+
+    public static func make(_ configuration: Configuration, students: Int) async throws -> QuizBenchFixture {
+        let room = try await BenchFixture.make(configuration, students: students, sessions: 1)
+        return try await Maintenance.withDatabase(configuration) { database in
+            let quizzes = QuizStore(database: database)
+            let sessions = SessionStore(database: database)
+            guard let session = try await sessions.find(id: room.sessionIDs[0]) else {
+                throw NotStored(what: "session")
+            }
+            let definition = QuizDefinition(
+                title: "Benchmark quiz",
+                questions: [
+                    QuizQuestion(id: questionID, kind: .shortText, prompt: "Explain, and keep editing.", points: 1),
+                    QuizQuestion(
+                        id: "q2", kind: .singleChoice, prompt: "Pick one.", points: 1, options: ["A", "B"],
+                        correct: [0]),
+                ],
+                timeLimitSeconds: 4 * 3600)
+            let quiz = try await quizzes.create(courseID: session.courseId, definition: definition)
+            guard let course = try await CourseStore(database: database).find(id: session.courseId) else {
+                throw NotStored(what: "course")
+            }
+            let run = try await quizzes.start(quiz, sessionID: session.id, by: course.teacherId)
+            let now = Date()
+            try await database.transaction { sql in
+                try await sql.raw(
+                    """
+                    INSERT INTO attendance (session_id, student_id, status, recorded_at, source)
+                    SELECT \(bind: session.id), student_id, 'present', \(bind: now), 'teacher' FROM enrollments
+                    WHERE course_id = \(bind: session.courseId)
+                    """
+                ).run()
+            }
+            let students = try await database.read { sql in
+                try await sql.select().column("student_id").from("enrollments")
+                    .where("course_id", .equal, session.courseId).orderBy("student_id")
+                    .all(decodingColumn: "student_id", as: Int64.self)
+            }
+            var attempts: [Int64] = []
+            for student in students {
+                attempts.append(
+                    try await quizzes.startAttempt(run, studentID: student, deviceID: "bench-\(student)").attempt.id)
+            }
+            return QuizBenchFixture(room: room, runID: run.id, attemptIDs: attempts)
         }
     }
 }

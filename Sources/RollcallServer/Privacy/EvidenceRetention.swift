@@ -7,7 +7,7 @@ import ServiceLifecycle
 /// Deletes evidence older than the retention period, once at start (after the migrations) and then every day.
 ///
 /// Aged out: location readings, device ids and client addresses (`check_in_evidence`, `device_bindings`), passkey
-/// verifications, flags and their live events, the outbox, sign-in failures, and expired challenges, tokens and
+/// verifications, flags (quiz flags too) and their live events, the outbox, sign-in failures, and expired challenges, tokens and
 /// confirmation links. Kept: attendance records, their audit, exposure-report audit entries, courses and grades.
 /// Scan tickets are signed, not stored, so there is nothing of them to delete.
 struct EvidenceRetention: Service {
@@ -23,7 +23,7 @@ struct EvidenceRetention: Service {
     static let evidence: [(table: String, column: String)] = [
         ("check_in_evidence", "created_at"), ("device_bindings", "created_at"),
         ("passkey_verifications", "created_at"), ("flags", "created_at"), ("outbox", "created_at"),
-        ("attempt_counters", "last_at"),
+        ("attempt_counters", "last_at"), ("quiz_flags", "received_at"),
     ]
 
     func run() async throws {
@@ -55,6 +55,10 @@ struct EvidenceRetention: Service {
         // A flag's live event repeats its detail.
         try await database.write { sql in
             try await sql.delete(from: "session_events").where("kind", .equal, SessionEventKind.flagged.rawValue)
+                .where("created_at", .lessThan, SQLBind(cutoff)).run()
+        }
+        try await database.write { sql in
+            try await sql.delete(from: "quiz_events").where("kind", .equal, QuizEventKind.flagged.rawValue)
                 .where("created_at", .lessThan, SQLBind(cutoff)).run()
         }
         for table in ["passkey_challenges", "access_tokens", "email_verifications"] {

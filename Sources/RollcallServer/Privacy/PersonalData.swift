@@ -57,6 +57,20 @@ struct PersonalDataExport: Codable, Sendable {
     struct ReportNotice: Codable, Sendable {
         var createdAt: Date
     }
+    struct QuizAnswerEntry: Codable, Sendable {
+        var attemptId: Int64
+        var runId: Int64
+        var questionId: String
+        /// The answer as stored, JSON text.
+        var answer: String
+        var savedAt: Date
+    }
+    struct QuizFlagEntry: Codable, Sendable {
+        var attemptId: Int64
+        var kind: String
+        var occurredAt: Date
+        var receivedAt: Date
+    }
 
     var exportedAt: Date
     var retentionDays: Int
@@ -70,6 +84,9 @@ struct PersonalDataExport: Codable, Sendable {
     var changesByHand: [ChangeEntry]
     /// That exposure reports about the person were made, and when; not their contents.
     var exposureReportsAboutYou: [ReportNotice]
+    var quizAnswers: [QuizAnswerEntry]
+    /// Integrity flags still kept (they age out with the other evidence).
+    var quizFlags: [QuizFlagEntry]
 }
 
 /// Why an account cannot be deleted now.
@@ -130,10 +147,25 @@ struct PersonalData: Sendable {
             let reports = try await sql.raw(
                 "SELECT created_at FROM exposure_reports WHERE person_id = \(bind: id) ORDER BY id"
             ).all(decoding: PersonalDataExport.ReportNotice.self, with: .rollcall)
+            let quizAnswers = try await sql.raw(
+                """
+                SELECT qa.attempt_id, t.run_id, qa.question_id, qa.answer, qa.saved_at
+                FROM quiz_answers qa JOIN quiz_attempts t ON t.id = qa.attempt_id
+                WHERE t.student_id = \(bind: id) ORDER BY qa.attempt_id, qa.question_id
+                """
+            ).all(decoding: PersonalDataExport.QuizAnswerEntry.self, with: .rollcall)
+            let quizFlags = try await sql.raw(
+                """
+                SELECT f.attempt_id, f.kind, f.occurred_at, f.received_at
+                FROM quiz_flags f JOIN quiz_attempts t ON t.id = f.attempt_id
+                WHERE t.student_id = \(bind: id) ORDER BY f.id
+                """
+            ).all(decoding: PersonalDataExport.QuizFlagEntry.self, with: .rollcall)
             return PersonalDataExport(
                 exportedAt: now, retentionDays: retentionDays, account: UserView(user), courses: courses,
                 attendance: attendance, checkInEvidence: evidence, devices: devices, passkeys: passkeys,
-                passkeyVerifications: verifications, changesByHand: changes, exposureReportsAboutYou: reports)
+                passkeyVerifications: verifications, changesByHand: changes, exposureReportsAboutYou: reports,
+                quizAnswers: quizAnswers, quizFlags: quizFlags)
         }
     }
 
@@ -154,8 +186,8 @@ struct PersonalData: Sendable {
             : nil
     }
 
-    /// Deletes a person's personal data: their name, email, number, phone, picture, passkeys, sign-ins, evidence,
-    /// devices, enrolments and messages. Their attendance rows stay, attached to an empty account named
+    /// Deletes a person's personal data: their name, email, number, phone, picture, passkeys, sign-ins, evidence
+    /// (quiz flags included), devices, enrolments and messages. Their attendance rows stay, attached to an empty account named
     /// "Deleted person", so course figures still add up; audit entries stay too.
     func erase(_ user: User, now: Date = Date()) async throws {
         defer { identities.forget(userID: user.id) }
@@ -169,6 +201,13 @@ struct PersonalData: Sendable {
                 try await sql.delete(from: table).where(SQLColumn(column), .equal, SQLBind(id)).run()
             }
             try await sql.delete(from: "course_invitations").where("email", .equal, user.email).run()
+            // Quiz flags and device ids are evidence; answers and marks stay with the anonymous account, as
+            // attendance does.
+            try await sql.raw(
+                "DELETE FROM quiz_flags WHERE attempt_id IN (SELECT id FROM quiz_attempts WHERE student_id = \(bind: id))"
+            ).run()
+            try await sql.update("quiz_attempts").set("device_id", to: SQLLiteral.null).where("student_id", .equal, id)
+                .run()
             // Sign-in counters are kept per address and account: `email address`.
             let prefix = user.email + " "
             try await sql.raw(

@@ -1,0 +1,233 @@
+import Foundation
+import Hummingbird
+import RollcallCore
+
+/// The student's side of a quiz: starting (or resuming) an attempt, saving answers one by one under the sequence
+/// rule, submitting, and reporting what the browser noticed.
+struct AttemptsController: Sendable {
+    let quizzes: QuizStore
+    let access: AccessRule
+
+    struct StartInput: Decodable {
+        /// A random id the browser keeps for this quiz page, so that a second device or tab can be told apart.
+        var deviceId: String?
+    }
+    /// One question as the student sees it, in their order, without its solution.
+    struct QuestionView: Codable, Sendable {
+        var id: String
+        var kind: QuestionKind
+        var prompt: String
+        var points: Int
+        var options: [String]?
+        /// The teacher's option indexes in the order shown to this student; answers use the teacher's indexes.
+        var order: [Int]?
+        /// After the quiz closed, when the teacher shows results: the mark.
+        var mark: QuizzesController.MarkView?
+    }
+    struct AttemptView: Codable, ResponseEncodable {
+        var attempt: QuizzesController.QuizAttemptView
+        var quiz: QuizInfo
+        var questions: [QuestionView]
+        /// The saved answers by question id, each with the sequence number it was saved with.
+        var answers: [String: SavedAnswer]
+        /// The highest sequence number stored: the next save must be above it to replace anything.
+        var lastSequence: Int64
+        var serverTime: Date
+        /// Once closed and the teacher shows results: the student's total.
+        var points: Double?
+        var maxPoints: Int?
+    }
+    struct QuizInfo: Codable, Sendable {
+        var title: String
+        var instructions: String
+        var timeLimitSeconds: Int
+        var showResults: Bool
+        var running: Bool
+    }
+    struct AnswerInput: Decodable {
+        var sequence: Int64
+        var answer: QuizAnswer
+    }
+    struct Saved: Codable, ResponseEncodable {
+        var questionId: String
+        var sequence: Int64
+        var savedAt: Date
+        /// `false` when this very save was stored before (a retry).
+        var changed: Bool
+        var answered: Int
+        var deadline: Date
+    }
+    struct FlagInput: Decodable {
+        var kind: String
+        var occurredAt: Date
+        var clientId: String?
+        var secondsAway: Double?
+        var characters: Int?
+        var width: Int?
+        var height: Int?
+        var questionId: String?
+    }
+    struct FlagsInput: Decodable {
+        var flags: [FlagInput]
+    }
+    struct FlagsRecorded: Codable, ResponseEncodable {
+        /// Flags newly stored; those sent before (same `clientId`) are not stored twice.
+        var recorded: Int
+    }
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get(QuizRoutes.run, use: showRun)
+        router.post(QuizRoutes.attempts, use: start)
+        router.get(QuizRoutes.attempt, use: show)
+        router.put(QuizRoutes.answer, use: save)
+        router.post(QuizRoutes.submit, use: submit)
+        router.post(QuizRoutes.flags, use: flags)
+    }
+
+    struct RunAnswer: Codable, ResponseEncodable {
+        var run: QuizzesController.RunView
+        /// For a student: whether they may start (checked in, or let in), and their attempt if they have one.
+        var mayStart: Bool?
+        var attemptId: Int64?
+    }
+
+    @Sendable func showRun(_ request: Request, context: AppRequestContext) async throws -> RunAnswer {
+        let user = try context.requireUser()
+        let (run, granted) = try await QuizzesController.run(
+            context, quizzes: quizzes, access: access, needing: .attend)
+        guard granted == .attend else { return RunAnswer(run: .init(run)) }
+        let attempt = try await quizzes.attempts(runID: run.id).first { $0.studentId == user.id }
+        return RunAnswer(
+            run: .init(run), mayStart: try await quizzes.mayTake(run, studentID: user.id), attemptId: attempt?.id)
+    }
+
+    @Sendable func start(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let (run, granted) = try await QuizzesController.run(
+            context, quizzes: quizzes, access: access, needing: .attend)
+        guard granted == .attend, user.role == .student else {
+            throw AppError.forbidden("Only the course's students take its quizzes.")
+        }
+        let input = try await request.decodeJSON(as: StartInput.self, context: context)
+        if let device = input.deviceId {
+            guard (1...64).contains(device.count), device.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+                throw AppError(.badRequest, "invalid_device_id", "“deviceId” is 1 to 64 visible ASCII characters.")
+            }
+        }
+        let (attempt, created) = try await quizzes.startAttempt(run, studentID: user.id, deviceID: input.deviceId)
+        return try await view(attempt, run: run).response(
+            from: request, context: context, status: created ? .created : .ok)
+    }
+
+    /// The attempt named by the path, for its student (or the course's teacher, who may look).
+    func attempt(_ context: AppRequestContext, ownOnly: Bool) async throws -> (QuizAttempt, QuizRun) {
+        let user = try context.requireUser()
+        guard let attempt = try await quizzes.attempt(id: try context.id("attemptID", "attempt")),
+            let run = try await quizzes.run(id: attempt.runId)
+        else { throw AppError.notFound("attempt") }
+        let (_, granted) = try await access.course(run.courseId, for: user)
+        guard attempt.studentId == user.id || (granted == .manage && !ownOnly) else {
+            throw AppError.forbidden("This is another student's attempt.")
+        }
+        return (attempt, run)
+    }
+
+    func view(_ attempt: QuizAttempt, run: QuizRun) async throws -> AttemptView {
+        let answers = try await quizzes.answers(attemptIDs: [attempt.id])[attempt.id] ?? [:]
+        let quiz = run.definition
+        let resultsShown = quiz.showResults && attempt.closedAt != nil && run.stoppedAt != nil
+        let hand = resultsShown ? try await quizzes.marks(attemptIDs: [attempt.id])[attempt.id] ?? [:] : [:]
+        var total = 0.0
+        let questions = QuizOrder(quiz, seed: attempt.seed).items.compactMap { item -> QuestionView? in
+            guard let question = quiz.question(item.questionId) else { return nil }
+            var mark: QuizzesController.MarkView?
+            if resultsShown {
+                let byHand = hand[question.id].map { (points: $0.points, comment: $0.comment) }
+                let given = QuizMarking.mark(answers[question.id]?.answer, to: question, byHand: byHand)
+                total += given.points
+                mark = .init(
+                    points: given.points, correct: given.isCorrect(of: question), pending: given == .pending,
+                    comment: byHand?.comment)
+            }
+            return QuestionView(
+                id: question.id, kind: question.kind, prompt: question.prompt, points: question.points,
+                options: question.options, order: item.options, mark: mark)
+        }
+        return AttemptView(
+            attempt: .init(attempt),
+            quiz: QuizInfo(
+                title: quiz.title, instructions: quiz.instructions, timeLimitSeconds: quiz.timeLimitSeconds,
+                showResults: quiz.showResults, running: run.stoppedAt == nil),
+            questions: questions, answers: answers, lastSequence: answers.values.map(\.sequence).max() ?? 0,
+            serverTime: Date(), points: resultsShown ? total : nil, maxPoints: resultsShown ? quiz.maxPoints : nil)
+    }
+
+    @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> AttemptView {
+        let (attempt, run) = try await attempt(context, ownOnly: false)
+        return try await view(attempt, run: run)
+    }
+
+    @Sendable func save(_ request: Request, context: AppRequestContext) async throws -> Saved {
+        // The busiest route: the run from memory, and only the access a save needs (its own student, enrolled).
+        let user = try context.requireUser()
+        guard let attempt = try await quizzes.attempt(id: try context.id("attemptID", "attempt")),
+            let run = try await quizzes.fixedRun(id: attempt.runId)
+        else { throw AppError.notFound("attempt") }
+        guard attempt.studentId == user.id,
+            try await access.courses.isEnrolled(courseID: run.courseId, studentID: user.id)
+        else { throw AppError.forbidden("This is another student's attempt.") }
+        let questionID = context.parameters.get("questionID") ?? ""
+        guard let question = run.definition.question(questionID) else {
+            throw QuizRefusal.answer(.unknownQuestion(questionID))
+        }
+        let input = try await request.decodeJSON(as: AnswerInput.self, context: context)
+        guard AttemptRules.sequences.contains(input.sequence) else {
+            throw AppError(
+                .badRequest, "invalid_sequence", "“sequence” must be a whole number from 1, higher for each save.")
+        }
+        let answer: QuizAnswer
+        do {
+            answer = try input.answer.validated(for: question)
+        } catch {
+            throw QuizRefusal.answer(error)
+        }
+        let outcome = try await quizzes.save(
+            attemptID: attempt.id, questionID: question.id, answer: answer, sequence: input.sequence)
+        return Saved(
+            questionId: question.id, sequence: outcome.sequence, savedAt: outcome.savedAt, changed: outcome.changed,
+            answered: outcome.answered, deadline: attempt.deadline)
+    }
+
+    @Sendable func submit(_ request: Request, context: AppRequestContext) async throws -> AttemptView {
+        let (attempt, run) = try await attempt(context, ownOnly: true)
+        let closed = try await quizzes.close(attemptID: attempt.id, ending: .submitted)
+        return try await view(closed, run: run)
+    }
+
+    static let flagsPerRequest = 1...200
+
+    @Sendable func flags(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (attempt, _) = try await attempt(context, ownOnly: true)
+        let input = try await request.decodeJSON(as: FlagsInput.self, context: context)
+        guard Self.flagsPerRequest.contains(input.flags.count) else {
+            throw AppError(.badRequest, "invalid_flags", "Send 1 to 200 flags at a time.")
+        }
+        let now = Date()
+        let reports = try input.flags.map { flag in
+            guard let kind = IntegrityFlagKind(rawValue: flag.kind) else {
+                throw AppError(
+                    .badRequest, "unknown_flag_kind",
+                    "“\(flag.kind)” is not a flag Rollcall records; it records "
+                        + IntegrityFlagKind.allCases.map(\.rawValue).joined(separator: ", ") + ".")
+            }
+            let report = IntegrityFlagReport(
+                kind: kind, occurredAt: flag.occurredAt, clientId: flag.clientId, secondsAway: flag.secondsAway,
+                characters: flag.characters, width: flag.width, height: flag.height, questionId: flag.questionId)
+            return try check { () throws(RuleViolation) in
+                try report.validated(attemptStartedAt: attempt.startedAt, now: now)
+            }
+        }
+        let stored = try await quizzes.record(reports, attemptID: attempt.id, now: now)
+        return try FlagsRecorded(recorded: stored.count).response(from: request, context: context, status: .created)
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Hummingbird
+import RollcallCore
+
+/// The quiz screens: a course's quizzes and their editor for the teacher, the live dashboard, the student's quiz
+/// page. Each draws its frame; its script (`quiz-editor.js`, `quiz-dashboard.js`, `quiz.js`) fills it from the API.
+struct QuizPages: Sendable {
+    let quizzes: QuizStore
+    let access: AccessRule
+    let pages: PageRenderer
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get(QuizRoutes.coursePage, use: course)
+        router.get(QuizRoutes.editorPage, use: editor)
+        router.get(QuizRoutes.dashboardPage, use: dashboard)
+        router.get(QuizRoutes.studentPage, use: student)
+    }
+
+    @Sendable func course(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let course = try await access.course(in: context, needing: .manage).0
+        let list = try await quizzes.list(courseID: course.id).map { quiz in
+            QuizListPage.Row(
+                id: quiz.id, title: quiz.definition.title, questions: quiz.definition.questions.count,
+                minutes: QuizText.minutes(quiz.definition.timeLimitSeconds))
+        }
+        let page = QuizListPage(courseId: course.id, courseName: course.name, quizzes: list, empty: list.isEmpty)
+        return try pages.render(page, title: "Quizzes · \(course.name) · Rollcall", context: context)
+    }
+
+    @Sendable func editor(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        guard let quiz = try await quizzes.find(id: try context.id("quizID", "quiz")) else {
+            throw AppError.notFound("quiz")
+        }
+        let (course, _) = try await access.course(quiz.courseId, for: user, needing: .manage)
+        let page = QuizEditorPage(
+            id: quiz.id, courseId: course.id, courseName: course.name, title: quiz.definition.title,
+            archived: quiz.archivedAt != nil)
+        return try pages.render(page, title: "\(quiz.definition.title) · Rollcall", context: context)
+    }
+
+    @Sendable func dashboard(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (run, _) = try await QuizzesController.run(context, quizzes: quizzes, access: access, needing: .manage)
+        let page = QuizDashboardPage(
+            runId: run.id, sessionId: run.sessionId, title: run.definition.title,
+            questions: run.definition.questions.count, running: run.stoppedAt == nil)
+        return try pages.render(page, title: "\(run.definition.title) · live · Rollcall", context: context)
+    }
+
+    @Sendable func student(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (run, granted) = try await QuizzesController.run(
+            context, quizzes: quizzes, access: access, needing: .attend)
+        if granted == .manage {
+            return Response(status: .seeOther, headers: [.location: "/quiz-runs/\(run.id)/dashboard"])
+        }
+        let page = QuizStudentPage(
+            runId: run.id, sessionId: run.sessionId, studentId: try context.requireUser().id,
+            title: run.definition.title,
+            questions: run.definition.questions.count,
+            minutes: QuizText.minutes(run.definition.timeLimitSeconds), narrowWidth: IntegrityFlagReport.narrowWidth)
+        return try pages.render(page, title: "\(run.definition.title) · Rollcall", context: context)
+    }
+}
+
+/// Time limits in words for the pages.
+enum QuizText {
+    static func minutes(_ seconds: Int) -> String {
+        seconds % 60 == 0 ? "\(seconds / 60) min" : "\(seconds / 60) min \(seconds % 60) s"
+    }
+}
+
+/// A course's quizzes, for its teacher.
+struct QuizListPage: PageModel {
+    static let template = "quizzes"
+    struct Row: Sendable {
+        var id: Int64
+        var title: String
+        var questions: Int
+        var minutes: String
+    }
+    var courseId: Int64
+    var courseName: String
+    var quizzes: [Row]
+    var empty: Bool
+}
+
+/// The editor of one quiz.
+struct QuizEditorPage: PageModel {
+    static let template = "quiz-editor"
+    var id: Int64
+    var courseId: Int64
+    var courseName: String
+    var title: String
+    var archived: Bool
+}
+
+/// The live dashboard of a quiz run.
+struct QuizDashboardPage: PageModel {
+    static let template = "quiz-dashboard"
+    var runId: Int64
+    var sessionId: Int64
+    var title: String
+    var questions: Int
+    var running: Bool
+}
+
+/// The student's quiz page.
+struct QuizStudentPage: PageModel {
+    static let template = "quiz"
+    var runId: Int64
+    var sessionId: Int64
+    /// What the phone keeps is keyed by the student too, so that whoever signs in next on a shared phone never sends
+    /// it as theirs.
+    var studentId: Int64
+    var title: String
+    var questions: Int
+    var minutes: String
+    var narrowWidth: Int
+}

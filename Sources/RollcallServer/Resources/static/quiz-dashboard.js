@@ -1,0 +1,268 @@
+// The teacher's live quiz dashboard: a snapshot over the run's WebSocket, then each event as it commits; after a
+// drop it reconnects with ?after=<last event id>. Events describe states (an attempt's count, a flag by its id),
+// so one that the snapshot already showed changes nothing when applied again.
+import { api } from "/assets/app.js";
+
+const board = document.getElementById("dashboard");
+const runId = board.dataset.run;
+const questionCount = Number(board.dataset.questions);
+const rows = document.getElementById("attempt-rows");
+const feed = document.getElementById("flag-feed");
+const liveStatus = document.getElementById("live-status");
+const errorBox = board.querySelector(".form-error");
+
+const students = new Map(); // id → {id, name}
+const attempts = new Map(); // studentId → attempt event data
+const flags = new Map(); // flag id → flag
+let offset = 0;
+let lastEventId = null;
+let retry = 500;
+
+const ENDINGS = {
+  submitted: "handed in",
+  time_limit: "time up",
+  ended_by_teacher: "ended by you",
+  quiz_stopped: "quiz stopped",
+};
+/** The column names, repeated beside each value where a phone stacks the table's cells. */
+const LABELS = ["", "answered", "", "flags"];
+const timeText = (iso) => new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+
+function statusOf(attempt) {
+  if (!attempt) return { text: "not started", kind: "none" };
+  if (attempt.ending) return { text: ENDINGS[attempt.ending] ?? attempt.ending, kind: "done" };
+  const left = Math.max(0, Date.parse(attempt.deadline) - (Date.now() + offset));
+  const minutes = Math.floor(left / 60000);
+  const seconds = Math.floor((left % 60000) / 1000);
+  return { text: `answering · ${minutes}:${String(seconds).padStart(2, "0")} left`, kind: "active" };
+}
+
+function draw() {
+  const ids = new Set([...students.keys(), ...attempts.keys()]);
+  const people = [...ids].map((id) => ({ id, name: students.get(id)?.name ?? attempts.get(id)?.name ?? `#${id}` }));
+  people.sort((a, b) => a.name.localeCompare(b.name));
+  const flagCounts = new Map();
+  for (const flag of flags.values()) flagCounts.set(flag.studentId, (flagCounts.get(flag.studentId) ?? 0) + 1);
+  rows.replaceChildren(
+    ...people.map((person) => {
+      const attempt = attempts.get(person.id);
+      const row = document.createElement("tr");
+      row.dataset.student = person.id;
+      const state = statusOf(attempt);
+      row.dataset.state = state.kind;
+      const cells = [
+        person.name,
+        attempt ? `${attempt.answered} of ${questionCount}` : "—",
+        state.text,
+        String(flagCounts.get(person.id) ?? 0),
+      ];
+      cells.forEach((text, index) => {
+        const cell = document.createElement("td");
+        cell.textContent = text;
+        cell.dataset.label = LABELS[index];
+        row.append(cell);
+      });
+      row.children[3].className = flagCounts.get(person.id) ? "flag-count" : "";
+      const actions = document.createElement("td");
+      actions.className = "row-actions";
+      if (attempt && !attempt.ending) {
+        actions.append(action("+2 min", () => api("POST", `/api/v1/quiz-attempts/${attempt.attemptId}/added-time`, { seconds: 120 })));
+        actions.append(action("End", () => {
+          if (window.confirm(`End ${person.name}'s attempt? Their saved answers are kept.`)) {
+            return api("POST", `/api/v1/quiz-attempts/${attempt.attemptId}/end`);
+          }
+        }));
+      } else if (!attempt) {
+        actions.append(action("Let in", () => api("POST", `/api/v1/quiz-runs/${runId}/admissions`, { studentId: person.id })));
+      }
+      row.append(actions);
+      return row;
+    }),
+  );
+  const count = (key, value) => (board.querySelector(`[data-count="${key}"]`).textContent = value);
+  count("started", attempts.size);
+  count("eligible", ids.size);
+  count("submitted", [...attempts.values()].filter((a) => a.ending).length);
+  count("flags", flags.size);
+}
+
+function action(label, run) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "link";
+  button.textContent = label;
+  button.addEventListener("click", async () => {
+    errorBox.hidden = true;
+    try {
+      await run();
+    } catch (error) {
+      errorBox.textContent = error.message;
+      errorBox.hidden = false;
+    }
+  });
+  return button;
+}
+
+function addFlag(flag) {
+  if (flags.has(flag.id)) return;
+  flags.set(flag.id, flag);
+  const item = document.createElement("li");
+  item.dataset.kind = flag.kind;
+  item.dataset.student = flag.studentId;
+  const who = document.createElement("strong");
+  who.textContent = flag.name;
+  const when = document.createElement("time");
+  when.dateTime = flag.occurredAt;
+  when.textContent = timeText(flag.occurredAt);
+  item.append(who, ` ${flag.label}${flag.detail ? ` (${flag.detail})` : ""} `, when);
+  // Newest first, by when it happened: a flag queued offline lands where it belongs.
+  const later = [...feed.children].find((other) => other.querySelector("time").dateTime < flag.occurredAt);
+  feed.insertBefore(item, later ?? null);
+}
+
+function apply(message) {
+  if (message.type === "snapshot") {
+    students.clear();
+    attempts.clear();
+    flags.clear();
+    feed.replaceChildren();
+    offset = Date.parse(message.serverTime) - Date.now();
+    for (const student of message.students) students.set(student.id, student);
+    for (const attempt of message.attempts) attempts.set(attempt.studentId, attempt);
+    for (const flag of message.flags) addFlag(flag);
+    setRunning(message.run.running);
+    lastEventId = message.lastEventId;
+  } else if (message.type === "event") {
+    const data = message.data;
+    switch (message.kind) {
+      case "attempt_started":
+      case "answered":
+      case "attempt_closed":
+      case "time_added":
+        attempts.set(data.studentId, { ...(attempts.get(data.studentId) ?? {}), ...data });
+        break;
+      case "flagged":
+        addFlag(data);
+        break;
+      case "admitted":
+        if (!students.has(data.studentId)) students.set(data.studentId, { id: data.studentId, name: `#${data.studentId}` });
+        break;
+      case "run_stopped":
+        setRunning(false);
+        break;
+    }
+    lastEventId = message.id;
+  }
+  draw();
+}
+
+function setRunning(running) {
+  const badge = document.getElementById("run-state");
+  badge.textContent = running ? "running" : "stopped";
+  badge.className = `badge ${running ? "open" : "closed"}`;
+  document.getElementById("stop-quiz")?.toggleAttribute("hidden", !running);
+}
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const after = lastEventId === null ? "" : `?after=${lastEventId}`;
+  const socket = new WebSocket(`${scheme}://${location.host}/api/v1/quiz-runs/${runId}/live${after}`);
+  socket.onopen = () => {
+    retry = 500;
+    liveStatus.textContent = "live";
+    board.classList.remove("offline");
+  };
+  socket.onmessage = (event) => apply(JSON.parse(event.data));
+  socket.onclose = () => {
+    liveStatus.textContent = "reconnecting…";
+    board.classList.add("offline");
+    setTimeout(connect, retry);
+    retry = Math.min(retry * 2, 10000);
+  };
+}
+
+document.getElementById("stop-quiz")?.addEventListener("click", async () => {
+  if (!window.confirm("Stop the quiz for everyone? Every open attempt closes with its saved answers.")) return;
+  try {
+    await api("POST", `/api/v1/quiz-runs/${runId}/stop`);
+  } catch (error) {
+    errorBox.textContent = error.message;
+    errorBox.hidden = false;
+  }
+});
+
+document.getElementById("load-results").addEventListener("click", loadResults);
+
+/** The results table, with a mark field for each short text. */
+async function loadResults() {
+  const results = await api("GET", `/api/v1/quiz-runs/${runId}/results`);
+  const body = document.getElementById("results-body");
+  body.replaceChildren();
+  const table = document.createElement("table");
+  table.className = "table";
+  table.innerHTML = "<thead><tr><th>Student</th><th>Points</th><th>To mark</th></tr></thead>";
+  const tbody = document.createElement("tbody");
+  for (const result of results.results) {
+    const row = document.createElement("tr");
+    for (const text of [result.attempt.name, `${result.points} of ${results.maxPoints}`, String(result.pending)]) {
+      const cell = document.createElement("td");
+      cell.textContent = text;
+      row.append(cell);
+    }
+    tbody.append(row);
+    for (const question of results.questions.filter((q) => q.kind === "short_text")) {
+      const given = result.answers[question.id];
+      if (!given?.answer?.text) continue;
+      const markRow = document.createElement("tr");
+      const cell = document.createElement("td");
+      cell.colSpan = 3;
+      const form = document.createElement("form");
+      form.className = "row mark-form";
+      const quote = document.createElement("blockquote");
+      quote.textContent = given.answer.text;
+      const points = document.createElement("input");
+      points.type = "number";
+      points.min = "0";
+      points.max = String(question.points);
+      points.step = "0.5";
+      points.value = given.mark.pending ? "" : String(given.mark.points);
+      points.setAttribute("aria-label", `Points for ${question.id}`);
+      const comment = document.createElement("input");
+      comment.placeholder = "Comment for the student";
+      comment.value = given.mark.comment ?? "";
+      const save = document.createElement("button");
+      save.type = "submit";
+      save.textContent = "Mark";
+      form.append(`${question.id}: `, quote, points, comment, save);
+      form.addEventListener("submit", async (event) => {
+        event.preventDefault();
+        try {
+          await api("PUT", `/api/v1/quiz-attempts/${result.attempt.id}/marks/${question.id}`, {
+            points: Number(points.value),
+            comment: comment.value,
+          });
+          loadResults();
+        } catch (error) {
+          window.alert(error.message);
+        }
+      });
+      cell.append(form);
+      markRow.append(cell);
+      tbody.append(markRow);
+    }
+  }
+  table.append(tbody);
+  body.append(table);
+  document.getElementById("results").hidden = false;
+}
+
+/** The time left moves every second; only those cells are rewritten, so buttons stay under the pointer. */
+function tickStatus() {
+  for (const row of rows.children) {
+    const attempt = attempts.get(Number(row.dataset.student));
+    if (attempt && !attempt.ending) row.children[2].textContent = statusOf(attempt).text;
+  }
+}
+
+setInterval(tickStatus, 1000);
+connect();

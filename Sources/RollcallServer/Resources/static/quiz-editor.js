@@ -1,0 +1,206 @@
+// The quiz editor: the quiz as JSON from the API, drawn as a form; Save sends it back whole (PUT), and the server's
+// rules decide (the refusal names the question at fault). The course's quiz list uses it for "New quiz".
+import { api } from "/assets/app.js";
+
+const newButton = document.getElementById("new-quiz");
+if (newButton) {
+  newButton.addEventListener("click", async () => {
+    const starter = {
+      title: "New quiz",
+      questions: [{ id: "q1", kind: "single_choice", prompt: "First question", points: 1, options: ["Yes", "No"], correct: [0] }],
+    };
+    try {
+      const created = await api("POST", `/api/v1/courses/${newButton.dataset.course}/quizzes`, starter);
+      window.location.assign(`/quizzes/${created.quiz.id}/edit`);
+    } catch (error) {
+      const box = newButton.parentElement.querySelector(".form-error");
+      box.textContent = error.message;
+      box.hidden = false;
+    }
+  });
+}
+
+const form = document.getElementById("quiz-editor");
+if (form) editor(form);
+
+function editor(form) {
+  const quizId = form.dataset.quiz;
+  const list = document.getElementById("questions");
+  const errorBox = form.querySelector(".form-error");
+  const saveState = document.getElementById("save-state");
+  let questions = [];
+
+  const KINDS = {
+    single_choice: "One choice",
+    multiple_choice: "Several choices",
+    short_text: "Short text (marked by hand)",
+    number: "Number",
+  };
+
+  function field(labelText, input) {
+    const label = document.createElement("label");
+    label.append(labelText, input);
+    return label;
+  }
+
+  function input(type, value, onInput, attributes = {}) {
+    const element = document.createElement(type === "textarea" ? "textarea" : "input");
+    if (type !== "textarea") element.type = type;
+    element.value = value ?? "";
+    Object.assign(element, attributes);
+    element.addEventListener("input", () => onInput(element));
+    return element;
+  }
+
+  function nextId() {
+    let n = questions.length + 1;
+    while (questions.some((q) => q.id === `q${n}`)) n += 1;
+    return `q${n}`;
+  }
+
+  function draw() {
+    list.replaceChildren(
+      ...questions.map((question, index) => {
+        const item = document.createElement("li");
+        item.className = "card question-editor";
+        item.dataset.question = question.id;
+        const head = document.createElement("div");
+        head.className = "row";
+        const title = document.createElement("strong");
+        title.textContent = `${index + 1}. ${KINDS[question.kind]}`;
+        const remove = document.createElement("button");
+        remove.type = "button";
+        remove.className = "link danger";
+        remove.textContent = "Remove";
+        remove.addEventListener("click", () => {
+          questions.splice(index, 1);
+          draw();
+        });
+        head.append(title, remove);
+        item.append(head);
+        item.append(field("Question", input("textarea", question.prompt, (e) => (question.prompt = e.value), { rows: 2 })));
+        item.append(field("Points", input("number", question.points, (e) => (question.points = Number(e.value)), { min: 0, max: 100 })));
+        if (question.kind === "single_choice" || question.kind === "multiple_choice") {
+          question.options ??= ["", ""];
+          question.correct ??= [];
+          const options = document.createElement("div");
+          options.className = "option-editors";
+          question.options.forEach((option, optionIndex) => {
+            const row = document.createElement("div");
+            row.className = "row";
+            const correct = document.createElement("input");
+            correct.type = question.kind === "single_choice" ? "radio" : "checkbox";
+            correct.name = `correct-${question.id}`;
+            correct.checked = question.correct.includes(optionIndex);
+            correct.setAttribute("aria-label", `Option ${optionIndex + 1} is correct`);
+            correct.addEventListener("change", () => {
+              if (question.kind === "single_choice") question.correct = [optionIndex];
+              else question.correct = correct.checked
+                ? [...new Set([...question.correct, optionIndex])].sort((a, b) => a - b)
+                : question.correct.filter((i) => i !== optionIndex);
+            });
+            const text = input("text", option, (e) => (question.options[optionIndex] = e.value), {
+              placeholder: `Option ${optionIndex + 1}`,
+              className: "grow",
+            });
+            const drop = document.createElement("button");
+            drop.type = "button";
+            drop.className = "link";
+            drop.textContent = "✕";
+            drop.setAttribute("aria-label", `Remove option ${optionIndex + 1}`);
+            drop.addEventListener("click", () => {
+              question.options.splice(optionIndex, 1);
+              question.correct = question.correct.filter((i) => i !== optionIndex).map((i) => (i > optionIndex ? i - 1 : i));
+              draw();
+            });
+            row.append(correct, text, drop);
+            options.append(row);
+          });
+          const add = document.createElement("button");
+          add.type = "button";
+          add.className = "link";
+          add.textContent = "Add option";
+          add.addEventListener("click", () => {
+            question.options.push("");
+            draw();
+          });
+          item.append(options, add);
+          const hint = document.createElement("p");
+          hint.className = "muted";
+          hint.textContent = "Tick the correct option" + (question.kind === "multiple_choice" ? "s." : ".");
+          item.append(hint);
+        } else if (question.kind === "number") {
+          item.append(field("Expected number", input("text", question.answer, (e) => (question.answer = Number(e.value.replace(",", "."))), { inputMode: "decimal" })));
+          item.append(field("Tolerance (±)", input("text", question.tolerance ?? 0, (e) => (question.tolerance = Number(e.value.replace(",", "."))), { inputMode: "decimal" })));
+        } else {
+          const hint = document.createElement("p");
+          hint.className = "muted";
+          hint.textContent = "You mark short answers by hand after the quiz, with a comment.";
+          item.append(hint);
+        }
+        return item;
+      }),
+    );
+  }
+
+  async function load() {
+    const { quiz } = await api("GET", `/api/v1/quizzes/${quizId}`);
+    form.elements.title.value = quiz.title;
+    form.elements.instructions.value = quiz.instructions;
+    form.elements.minutes.value = quiz.timeLimitSeconds / 60;
+    form.elements.shuffleQuestions.checked = quiz.shuffleQuestions;
+    form.elements.shuffleOptions.checked = quiz.shuffleOptions;
+    form.elements.showResults.checked = quiz.showResults;
+    questions = quiz.questions;
+    draw();
+  }
+
+  document.getElementById("add-question").addEventListener("click", () => {
+    const kind = document.getElementById("new-kind").value;
+    const question = { id: nextId(), kind, prompt: "", points: 1 };
+    if (kind === "single_choice" || kind === "multiple_choice") Object.assign(question, { options: ["", ""], correct: [] });
+    if (kind === "number") Object.assign(question, { answer: 0, tolerance: 0 });
+    questions.push(question);
+    draw();
+    list.lastElementChild?.querySelector("textarea")?.focus();
+  });
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    errorBox.hidden = true;
+    saveState.textContent = "saving…";
+    try {
+      const { quiz } = await api("PUT", `/api/v1/quizzes/${quizId}`, {
+        title: form.elements.title.value,
+        instructions: form.elements.instructions.value,
+        timeLimitSeconds: Math.round(Number(form.elements.minutes.value) * 60),
+        shuffleQuestions: form.elements.shuffleQuestions.checked,
+        shuffleOptions: form.elements.shuffleOptions.checked,
+        showResults: form.elements.showResults.checked,
+        questions,
+      });
+      document.getElementById("quiz-heading").textContent = quiz.title;
+      saveState.textContent = "saved";
+    } catch (error) {
+      saveState.textContent = "";
+      errorBox.textContent = error.message;
+      errorBox.hidden = false;
+    }
+  });
+
+  document.getElementById("duplicate-quiz").addEventListener("click", async () => {
+    const { quiz } = await api("POST", `/api/v1/quizzes/${quizId}/duplicate`);
+    window.location.assign(`/quizzes/${quiz.id}/edit`);
+  });
+
+  document.getElementById("delete-quiz").addEventListener("click", async () => {
+    if (!window.confirm("Delete this quiz? A quiz students answered is archived instead, with its results.")) return;
+    await api("DELETE", `/api/v1/quizzes/${quizId}`);
+    window.location.assign(`/courses/${form.dataset.course}/quizzes`);
+  });
+
+  load().catch((error) => {
+    errorBox.textContent = error.message;
+    errorBox.hidden = false;
+  });
+}

@@ -1,0 +1,257 @@
+"""In-class quizzes in real browsers: answers survive a cut network and a closed tab and reach the server exactly
+once in their latest version; the teacher's dashboard shows the integrity flags as they come; the time limit closes
+an attempt with its saved answers."""
+
+import sqlite3
+import time
+from pathlib import Path
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import LAPTOP, PHONE, screenshot, wait_for, wait_for_path
+from test_check_in import account, sign_in
+
+QUIZ = {
+    "title": "Cells",
+    "instructions": "No notes.",
+    "timeLimitSeconds": 600,
+    "questions": [
+        {"id": "q1", "kind": "single_choice", "prompt": "Powerhouse of the cell?", "points": 2,
+         "options": ["Nucleus", "Mitochondrion", "Ribosome"], "correct": [1]},
+        {"id": "q2", "kind": "multiple_choice", "prompt": "Which hold DNA?", "points": 3,
+         "options": ["Nucleus", "Mitochondrion", "Ribosome"], "correct": [0, 1]},
+        {"id": "q3", "kind": "short_text", "prompt": "Explain osmosis.", "points": 4},
+        {"id": "q4", "kind": "number", "prompt": "Chromosomes in a human cell?", "points": 1, "answer": 46},
+    ],
+}
+
+
+def quiz_in_session(server):
+    """A teacher, a student checked in to an open session, and a quiz running in it."""
+    teacher = account(server, "Theo Teacher", "theo@school.test", "teacher")
+    status, course = server.api("POST", "/api/v1/courses", {"name": "Biology"}, teacher)
+    assert status == 201
+    course_id = course["course"]["id"]
+    student = account(server, "Sam Student", "sam@school.test")
+    status, _ = server.api("POST", "/api/v1/courses/join", {"code": course["course"]["joinCode"]}, student)
+    assert status == 200
+    status, session = server.api("POST", f"/api/v1/courses/{course_id}/sessions", {"settings": {"period": 30}}, teacher)
+    assert status == 201
+    session_id = session["session"]["id"]
+    status, frame = server.api("GET", f"/api/v1/sessions/{session_id}/projector", token=teacher)
+    assert status == 200
+    status, _ = server.api("POST", "/api/v1/check-ins", {"code": frame["url"].split("/C/")[1]}, student)
+    assert status == 201
+    status, quiz = server.api("POST", f"/api/v1/courses/{course_id}/quizzes", QUIZ, teacher)
+    assert status == 201
+    status, run = server.api("POST", f"/api/v1/sessions/{session_id}/quiz-runs", {"quizId": quiz["quiz"]["id"]}, teacher)
+    assert status == 201
+    return teacher, student, session_id, run["run"]["id"]
+
+
+def save_state(browser):
+    return browser.find_element(By.ID, "save-state").text
+
+
+def question(browser, question_id):
+    return browser.find_element(By.CSS_SELECTOR, f'fieldset[data-question="{question_id}"]')
+
+
+def option(browser, question_id, text):
+    box = question(browser, question_id)
+    return next(label for label in box.find_elements(By.CSS_SELECTOR, "label.option") if label.text.strip() == text)
+
+
+def stored_answers(server, attempt_id):
+    database = sqlite3.connect(Path(server.data_dir) / "rollcall.sqlite", timeout=10)
+    try:
+        return database.execute(
+            "SELECT question_id, answer, sequence FROM quiz_answers WHERE attempt_id = ? ORDER BY question_id",
+            (attempt_id,),
+        ).fetchall()
+    finally:
+        database.close()
+
+
+def open_quiz(phone, server, run_id):
+    phone.get(f"{server.url}/quiz-runs/{run_id}")
+    wait_for(phone, "#quiz")
+
+
+def attempt_id(server, student, run_id):
+    status, run = server.api("GET", f"/api/v1/quiz-runs/{run_id}", token=student)
+    assert status == 200
+    return run["attemptId"]
+
+
+def test_answers_survive_a_cut_network_and_a_closed_tab_and_the_teacher_sees_the_flags(server, browsers):
+    teacher, student, session_id, run_id = quiz_in_session(server)
+
+    dashboard = browsers(LAPTOP)
+    sign_in(dashboard, server, "theo@school.test")
+    wait_for_path(dashboard, "/courses")
+    dashboard.get(f"{server.url}/quiz-runs/{run_id}/dashboard")
+    WebDriverWait(dashboard, 15).until(lambda b: b.find_element(By.ID, "live-status").text == "live")
+
+    phone = browsers(PHONE)
+    sign_in(phone, server, "sam@school.test")
+    wait_for_path(phone, "/courses")
+    open_quiz(phone, server, run_id)
+    # Told what is recorded, before starting.
+    recorded = phone.find_element(By.ID, "recorded-list").text
+    for words in ("leave this page", "offline", "second tab", "pasted", "narrower"):
+        assert words in recorded
+    screenshot(phone, "quiz-intro")
+    phone.find_element(By.ID, "start-quiz").click()
+    wait_for(phone, 'fieldset[data-question="q1"]')
+    attempt = attempt_id(server, student, run_id)
+
+    # The teacher sees the student start.
+    WebDriverWait(dashboard, 15).until(
+        lambda b: "answering" in b.find_element(By.CSS_SELECTOR, "#attempt-rows tr").text)
+
+    option(phone, "q1", "Nucleus").click()
+    option(phone, "q1", "Mitochondrion").click()
+    WebDriverWait(phone, 15).until(lambda b: save_state(b) == "saved")
+    assert [row[:2] for row in stored_answers(server, attempt)] == [("q1", '{"choice":1}')]
+
+    # The student leaves the page and comes back: the teacher sees it.
+    phone.execute_script("window.dispatchEvent(new Event('blur')); window.dispatchEvent(new Event('focus'));")
+    WebDriverWait(dashboard, 15).until(
+        lambda b: b.find_elements(By.CSS_SELECTOR, '#flag-feed li[data-kind="left_page"]'))
+
+    # The network is cut mid-quiz: answers stay on the phone, and the page says so.
+    phone.execute_cdp_cmd("Network.enable", {})
+    phone.execute_cdp_cmd(
+        "Network.emulateNetworkConditions",
+        {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
+    WebDriverWait(phone, 15).until(lambda b: save_state(b).startswith("offline"))
+    option(phone, "q2", "Nucleus").click()
+    option(phone, "q2", "Mitochondrion").click()
+    text = question(phone, "q3").find_element(By.TAG_NAME, "textarea")
+    text.send_keys("Water moves")
+    text.send_keys(" across a membrane")
+    question(phone, "q4").find_element(By.TAG_NAME, "input").send_keys("46")
+    assert save_state(phone) == "offline — answers kept on this phone"
+    screenshot(phone, "quiz-offline")
+    assert [row[0] for row in stored_answers(server, attempt)] == ["q1"]
+
+    # The tab is closed and opened again while the server is still out of reach.
+    old_tab = phone.current_window_handle
+    phone.switch_to.new_window("tab")
+    new_tab = phone.current_window_handle
+    phone.switch_to.window(old_tab)
+    phone.close()
+    phone.switch_to.window(new_tab)
+    phone.execute_cdp_cmd("Network.enable", {})
+    phone.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/api/v1/*"]})
+    open_quiz(phone, server, run_id)
+    wait_for(phone, 'fieldset[data-question="q3"]')
+    # What the phone kept is on the page again.
+    assert question(phone, "q3").find_element(By.TAG_NAME, "textarea").get_attribute("value") == "Water moves across a membrane"
+    assert question(phone, "q4").find_element(By.TAG_NAME, "input").get_attribute("value") == "46"
+    WebDriverWait(phone, 15).until(lambda b: save_state(b).startswith("offline"))
+
+    # The network comes back: every answer reaches the server, once, in its latest version.
+    phone.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+    WebDriverWait(phone, 30).until(lambda b: save_state(b) == "saved")
+    rows = stored_answers(server, attempt)
+    assert [row[:2] for row in rows] == [
+        ("q1", '{"choice":1}'),
+        ("q2", '{"choices":[0,1]}'),
+        ("q3", '{"text":"Water moves across a membrane"}'),
+        ("q4", '{"number":46}'),
+    ]
+    assert len({row[2] for row in rows}) == 4, "each save has its own sequence number"
+    kept = phone.execute_script(
+        f"return Object.keys(localStorage).filter((k) => k.startsWith('rollcall-quiz-{run_id}-')).map((k) => localStorage.getItem(k))")
+    assert len(kept) == 1 and '"pending":{}' in kept[0], "nothing left unsent on the phone"
+
+    # The flag queued offline reaches the teacher too, with the reload (the tab that went offline was closed before
+    # it could see the network come back).
+    for kind in ("offline", "reloaded"):
+        WebDriverWait(dashboard, 15).until(
+            lambda b, kind=kind: b.find_elements(By.CSS_SELECTOR, f'#flag-feed li[data-kind="{kind}"]'))
+    WebDriverWait(dashboard, 15).until(
+        lambda b: "4 of 4" in b.find_element(By.CSS_SELECTOR, "#attempt-rows tr").text)
+    screenshot(dashboard, "quiz-dashboard")
+    screenshot(phone, "quiz-saved")
+
+    # Handing in is final.
+    phone.find_element(By.ID, "submit-quiz").click()
+    phone.switch_to.alert.accept()
+    WebDriverWait(phone, 15).until(lambda b: b.find_element(By.ID, "quiz-done").is_displayed())
+    WebDriverWait(dashboard, 15).until(
+        lambda b: "handed in" in b.find_element(By.CSS_SELECTOR, "#attempt-rows tr").text)
+
+
+def test_the_time_limit_closes_an_attempt_with_its_saved_answers(server, browsers):
+    teacher, student, session_id, run_id = quiz_in_session(server)
+    phone = browsers(PHONE)
+    sign_in(phone, server, "sam@school.test")
+    wait_for_path(phone, "/courses")
+    open_quiz(phone, server, run_id)
+    phone.find_element(By.ID, "start-quiz").click()
+    wait_for(phone, 'fieldset[data-question="q1"]')
+    option(phone, "q1", "Mitochondrion").click()
+    WebDriverWait(phone, 15).until(lambda b: save_state(b) == "saved")
+    attempt = attempt_id(server, student, run_id)
+
+    # Ten minutes later, as far as the server is concerned: its sweep closes the attempt.
+    database = sqlite3.connect(Path(server.data_dir) / "rollcall.sqlite", timeout=10)
+    database.execute("UPDATE quiz_attempts SET deadline = ? WHERE id = ?", (time.time() - 10, attempt))
+    database.commit()
+    database.close()
+
+    def ending(_):
+        status, view = server.api("GET", f"/api/v1/quiz-attempts/{attempt}", token=teacher)
+        return status == 200 and view["attempt"].get("ending") == "time_limit"
+
+    WebDriverWait(phone, 30).until(ending)
+    # A late change is refused; the page says the time is up and keeps the saved answer.
+    question(phone, "q4").find_element(By.TAG_NAME, "input").send_keys("23")
+    WebDriverWait(phone, 30).until(lambda b: b.find_element(By.ID, "quiz-done").is_displayed())
+    assert phone.find_element(By.ID, "done-title").text == "Time is up"
+    status, view = server.api("GET", f"/api/v1/quiz-attempts/{attempt}", token=student)
+    assert view["answers"]["q1"]["answer"] == {"choice": 1}
+    assert "q4" not in view["answers"]
+    screenshot(phone, "quiz-time-up")
+
+
+def test_a_second_tab_a_paste_and_a_narrow_window_are_flagged(server, browsers):
+    teacher, student, session_id, run_id = quiz_in_session(server)
+    phone = browsers(PHONE)
+    sign_in(phone, server, "sam@school.test")
+    wait_for_path(phone, "/courses")
+    open_quiz(phone, server, run_id)
+    phone.find_element(By.ID, "start-quiz").click()
+    wait_for(phone, 'fieldset[data-question="q3"]')
+    attempt = attempt_id(server, student, run_id)
+
+    # Text pasted into a short answer (the page reads the clipboard's text from the paste event).
+    phone.execute_script(
+        """
+        const text = document.querySelector('fieldset[data-question="q3"] textarea');
+        const data = new DataTransfer();
+        data.setData('text/plain', 'Osmosis is the movement of water');
+        text.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true }));
+        """
+    )
+    # The window made narrower than the quiz needs, as a split screen does.
+    phone.set_window_size(280, 700)
+    # The same quiz opened in a second tab of this browser.
+    phone.switch_to.new_window("tab")
+    open_quiz(phone, server, run_id)
+    wait_for(phone, 'fieldset[data-question="q3"]')
+
+    def kinds(_):
+        status, results = server.api("GET", f"/api/v1/quiz-runs/{run_id}/results", token=teacher)
+        assert status == 200
+        return {flag["kind"]: flag for flag in results["flags"] if flag["attemptId"] == attempt}
+
+    WebDriverWait(phone, 15).until(lambda b: {"pasted", "resized", "second_device"} <= set(kinds(b)))
+    flags = kinds(phone)
+    assert flags["pasted"]["detail"] == "32 characters into q3"
+    assert flags["resized"]["detail"].startswith("280")
