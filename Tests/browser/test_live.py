@@ -91,7 +91,7 @@ def test_the_teachers_dashboard_shows_a_check_in_from_another_window(server, bro
     dashboard.switch_to.alert.accept()
     reloading = WebDriverWait(dashboard, 10, ignored_exceptions=[StaleElementReferenceException])
     reloading.until(lambda b: b.find_element(By.ID, "session-phase").text.lower() == "closed")
-    reloading.until(lambda b: b.find_element(By.ID, "live-status").text == "live")
+    reloading.until(lambda b: b.find_element(By.ID, "live-status").text == "up to date")
     reloading.until(lambda b: row(b, bea["id"]).find_element(By.CLASS_NAME, "label").text == "absent")
     assert count(dashboard, "away") == "1"
 

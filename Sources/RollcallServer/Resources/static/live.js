@@ -66,7 +66,10 @@ function applyView() {
   shown.textContent = count === rows.length ? `${rows.length} students` : `${count} of ${rows.length} shown`;
 }
 
-for (const control of [search, filter, sort]) control.addEventListener("input", applyView);
+for (const control of [search, filter, sort]) {
+  control.addEventListener("input", applyView);
+  control.addEventListener("change", applyView);
+}
 
 // Marking by hand from the room: one dialog for every row; the live event then redraws the row.
 const dialog = document.getElementById("mark-dialog");

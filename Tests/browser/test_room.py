@@ -1,0 +1,115 @@
+"""The room at lecture-hall size: 200 students, found by name or number, filtered, sorted and marked by hand."""
+
+import json
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from conftest import LAPTOP, PHONE, screenshot, wait_for_path
+from test_check_in import PASSWORD, account, sign_in
+from test_live import count, open_dashboard, row
+
+STUDENTS = 200
+FIRST = ["Amara", "Bruno", "Chidi", "Dagny", "Émile", "Farah", "Gustavo", "Hana", "Ingrid", "Jamal"]
+LAST = ["Okafor", "Silva", "Nakamura-Whitfield", "Johansson", "Dubois", "Haddad", "Pérez", "Kim", "Van der Berg"]
+
+
+def lecture_hall(server):
+    """A course of 200 registered students (registering at once, as in a first lecture), 120 of them checked in."""
+    teacher = account(server, "Hall Teacher", "hall@school.test", "teacher")
+    status, course = server.api("POST", "/api/v1/courses", {"name": "Physics for 200"}, teacher)
+    assert status == 201
+
+    def register(number):
+        name = f"{FIRST[number % len(FIRST)]} {LAST[number // len(FIRST) % len(LAST)]} {number}"
+        email = f"hall{number}@school.test"
+        body = {"name": name, "email": email, "password": PASSWORD, "studentNumber": f"S{number:05d}"}
+        assert server.api("POST", "/api/v1/auth/register", body)[0] == 201
+        token = server.api("POST", "/api/v1/auth/tokens", {"email": email, "password": PASSWORD})[1]["token"]
+        assert server.api("POST", "/api/v1/courses/join", {"code": course["course"]["joinCode"]}, token)[0] == 200
+        return token, server.api("GET", "/api/v1/me", token=token)[1]["user"]
+
+    with ThreadPoolExecutor(8) as pool:
+        students = list(pool.map(register, range(STUDENTS)))
+    status, session = server.api(
+        "POST", f"/api/v1/courses/{course['course']['id']}/sessions", {"settings": {"period": 60}}, teacher)
+    assert status == 201
+    session_id = session["session"]["id"]
+    for token, _ in students[:120]:
+        url = server.api("GET", f"/api/v1/sessions/{session_id}/projector", token=teacher)[1]["url"]
+        scan = urllib.request.Request(
+            server.url + url[url.index("/C/"):], headers={"Authorization": f"Bearer {token}", "Accept": "application/json"})
+        with urllib.request.urlopen(scan) as answer:
+            ticket = json.loads(answer.read())["ticket"]
+        assert server.api("POST", "/api/v1/check-ins", {"ticket": ticket}, token)[0] == 201
+    return teacher, session_id, [user for _, user in students]
+
+
+def shown_rows(browser):
+    return [item for item in browser.find_elements(By.CSS_SELECTOR, "#room-list .room-row") if item.is_displayed()]
+
+
+def test_a_teacher_finds_filters_sorts_and_marks_students_in_a_room_of_200(server, browsers):
+    teacher_token, session_id, students = lecture_hall(server)
+    teacher = browsers(LAPTOP)
+    sign_in(teacher, server, "hall@school.test")
+    wait_for_path(teacher, "/courses")
+    open_dashboard(teacher, server, session_id)
+    WebDriverWait(teacher, 20).until(lambda b: count(b, "checkedIn") == "120", "step 1")
+    assert teacher.find_element(By.ID, "room-shown").text == "200 students"
+    screenshot(teacher, "room-200", sizes=(PHONE, LAPTOP, (1440, 900)))
+
+    # Full names, accents and all, found as typed without them; a student number finds its one student.
+    search = teacher.find_element(By.ID, "room-search")
+    search.send_keys("emile perez")
+    WebDriverWait(teacher, 10).until(lambda b: b.find_element(By.ID, "room-shown").text.startswith("2 of 200"), "step 2")
+    assert all("Émile Pérez" in item.text for item in shown_rows(teacher))
+    search.clear()
+    search.send_keys("S00137")
+    WebDriverWait(teacher, 10).until(lambda b: b.find_element(By.ID, "room-shown").text == "1 of 200 shown", "step 3")
+    (only,) = shown_rows(teacher)
+    assert only.get_attribute("data-student") == str(students[137]["id"])
+    search.clear()
+    teacher.execute_script("document.getElementById('room-search').dispatchEvent(new Event('input'))")
+
+    # Who has not come yet: the 80 who did not check in.
+    Select(teacher.find_element(By.ID, "room-filter")).select_by_value("none")
+    WebDriverWait(teacher, 10).until(lambda b: b.find_element(By.ID, "room-shown").text == "80 of 200 shown", "step 4")
+    assert {item.get_attribute("data-status") for item in shown_rows(teacher)} == {"none"}
+
+    # Marked by hand from the room, with a reason: the row moves out of "not yet" live, the counts follow.
+    absent = students[150]
+    mark = row(teacher, absent["id"]).find_element(By.CSS_SELECTOR, ".mark")
+    teacher.execute_script("arguments[0].click()", mark)
+    dialog = teacher.find_element(By.ID, "mark-dialog")
+    WebDriverWait(teacher, 10).until(lambda _: dialog.is_displayed(), "step 5")
+    assert absent["name"] in dialog.find_element(By.ID, "mark-name").text
+    dialog.find_element(By.CSS_SELECTOR, 'input[value="excused"]').click()
+    dialog.find_element(By.NAME, "reason").send_keys("Sports day")
+    screenshot(teacher, "room-mark-dialog", sizes=(LAPTOP,))
+    dialog.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    WebDriverWait(teacher, 20).until(lambda b: row(b, absent["id"]).get_attribute("data-status") == "excused", "step 6")
+    WebDriverWait(teacher, 10).until(lambda b: b.find_element(By.ID, "room-shown").text == "79 of 200 shown", "step 7")
+    WebDriverWait(teacher, 10).until(lambda b: count(b, "excused") == "1", "step 8")
+    assert not dialog.is_displayed()
+    audit = server.api("GET", f"/api/v1/sessions/{session_id}/audit", token=teacher_token)[1]
+    assert [(entry["studentId"], entry["newStatus"], entry["reason"]) for entry in audit["entries"]] == [
+        (absent["id"], "excused", "Sports day")]
+
+    # Sorted by status, the not-yet students come first; by name, alphabetical whatever the accents.
+    Select(teacher.find_element(By.ID, "room-filter")).select_by_value("all")
+    Select(teacher.find_element(By.ID, "room-sort")).select_by_value("status")
+    WebDriverWait(teacher, 10).until(
+        lambda b: b.find_element(By.CSS_SELECTOR, "#room-list .room-row").get_attribute("data-status") == "none")
+    Select(teacher.find_element(By.ID, "room-sort")).select_by_value("name")
+    names = [item.find_element(By.CSS_SELECTOR, ".name").text.rsplit(" ", 1)[0] for item in shown_rows(teacher)]
+    folded = [name.replace("É", "E").replace("é", "e") for name in names]
+    assert folded == sorted(folded), names
+
+    # The counts and the actions stay in view at the bottom of the list.
+    teacher.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    bar = teacher.find_element(By.CSS_SELECTOR, ".room-bar")
+    assert teacher.execute_script("return arguments[0].getBoundingClientRect().top", bar) <= 1
+    assert teacher.find_element(By.CSS_SELECTOR, ".room-bar button.danger").is_displayed()
