@@ -167,11 +167,17 @@ struct RecordStore: Sendable {
     func courseRecords(_ course: Course, sessions allSessions: [ClassSession], now: Date = Date()) async throws
         -> CourseRecords
     {
-        try await database.read { sql in
-            let rows = try await sql.select().column(SQLColumn("*", table: "attendance")).from("attendance")
-                .join("sessions", on: "sessions.id = attendance.session_id")
-                .where(SQLColumn("course_id", table: "sessions"), .equal, SQLBind(course.id))
-                .all(decoding: AttendanceRecord.self, with: .rollcall)
+        let sessions = allSessions.filter { $0.openedAt != nil }.sorted {
+            ($0.openedAt!, $0.id) < ($1.openedAt!, $1.id)
+        }
+        return try await database.read { sql in
+            // The given sessions' records only: one session's page does not read the whole term's.
+            let rows =
+                sessions.isEmpty
+                ? []
+                : try await sql.select().column("*").from("attendance")
+                    .where("session_id", .in, SQLBind.group(sessions.map(\.id)))
+                    .all(decoding: AttendanceRecord.self, with: .rollcall)
             var records: [Int64: [Int64: AttendanceRecord]] = [:]
             for row in rows { records[row.sessionId, default: [:]][row.studentId] = row }
             let students = try await sql.raw(
@@ -186,9 +192,6 @@ struct RecordStore: Sendable {
                 ORDER BY u.name, u.id
                 """
             ).all(decoding: CourseStudent.self, with: .rollcall)
-            let sessions = allSessions.filter { $0.openedAt != nil }.sorted {
-                ($0.openedAt!, $0.id) < ($1.openedAt!, $1.id)
-            }
             return CourseRecords(course: course, sessions: sessions, students: students, records: records, now: now)
         }
     }
