@@ -57,18 +57,18 @@ def test_a_teacher_finds_filters_sorts_and_marks_students_in_a_room_of_200(serve
     sign_in(teacher, server, "hall@school.test")
     wait_for_path(teacher, "/courses")
     open_dashboard(teacher, server, session_id)
-    WebDriverWait(teacher, 20).until(lambda b: count(b, "checkedIn") == "120", "step 1")
+    WebDriverWait(teacher, 20).until(lambda b: count(b, "checkedIn") == "120", "the 120 check-ins in the counts")
     assert teacher.find_element(By.ID, "room-shown").text == "200 students"
     screenshot(teacher, "room-200", sizes=(PHONE, LAPTOP, (1440, 900)))
 
     # Full names, accents and all, found as typed without them; a student number finds its one student.
     search = teacher.find_element(By.ID, "room-search")
     search.send_keys("emile perez")
-    WebDriverWait(teacher, 10).until(lambda b: b.find_element(By.ID, "room-shown").text.startswith("2 of 200"), "step 2")
+    WebDriverWait(teacher, 10).until(lambda b: b.find_element(By.ID, "room-shown").text.startswith("2 of 200"), "the search for two accented names")
     assert all("Émile Pérez" in item.text for item in shown_rows(teacher))
     search.clear()
     search.send_keys("S00137")
-    WebDriverWait(teacher, 10).until(lambda b: b.find_element(By.ID, "room-shown").text == "1 of 200 shown", "step 3")
+    WebDriverWait(teacher, 10).until(lambda b: b.find_element(By.ID, "room-shown").text == "1 of 200 shown", "the search by student number")
     (only,) = shown_rows(teacher)
     assert only.get_attribute("data-student") == str(students[137]["id"])
     search.clear()
@@ -76,7 +76,7 @@ def test_a_teacher_finds_filters_sorts_and_marks_students_in_a_room_of_200(serve
 
     # Who has not come yet: the 80 who did not check in.
     Select(teacher.find_element(By.ID, "room-filter")).select_by_value("none")
-    WebDriverWait(teacher, 10).until(lambda b: b.find_element(By.ID, "room-shown").text == "80 of 200 shown", "step 4")
+    WebDriverWait(teacher, 10).until(lambda b: b.find_element(By.ID, "room-shown").text == "80 of 200 shown", "the filter for students not yet in")
     assert {item.get_attribute("data-status") for item in shown_rows(teacher)} == {"none"}
 
     # Marked by hand from the room, with a reason: the row moves out of "not yet" live, the counts follow.
@@ -84,15 +84,15 @@ def test_a_teacher_finds_filters_sorts_and_marks_students_in_a_room_of_200(serve
     mark = row(teacher, absent["id"]).find_element(By.CSS_SELECTOR, ".mark")
     teacher.execute_script("arguments[0].click()", mark)
     dialog = teacher.find_element(By.ID, "mark-dialog")
-    WebDriverWait(teacher, 10).until(lambda _: dialog.is_displayed(), "step 5")
+    WebDriverWait(teacher, 10).until(lambda _: dialog.is_displayed(), "the mark dialog opening")
     assert absent["name"] in dialog.find_element(By.ID, "mark-name").text
     dialog.find_element(By.CSS_SELECTOR, 'input[value="excused"]').click()
     dialog.find_element(By.NAME, "reason").send_keys("Sports day")
     screenshot(teacher, "room-mark-dialog", sizes=(LAPTOP,))
     dialog.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    WebDriverWait(teacher, 20).until(lambda b: row(b, absent["id"]).get_attribute("data-status") == "excused", "step 6")
-    WebDriverWait(teacher, 10).until(lambda b: b.find_element(By.ID, "room-shown").text == "79 of 200 shown", "step 7")
-    WebDriverWait(teacher, 10).until(lambda b: count(b, "excused") == "1", "step 8")
+    WebDriverWait(teacher, 20).until(lambda b: row(b, absent["id"]).get_attribute("data-status") == "excused", "the marked row's status, live")
+    WebDriverWait(teacher, 10).until(lambda b: b.find_element(By.ID, "room-shown").text == "79 of 200 shown", "the marked row leaving the not-yet filter")
+    WebDriverWait(teacher, 10).until(lambda b: count(b, "excused") == "1", "the excused count")
     assert not dialog.is_displayed()
     audit = server.api("GET", f"/api/v1/sessions/{session_id}/audit", token=teacher_token)[1]
     assert [(entry["studentId"], entry["newStatus"], entry["reason"]) for entry in audit["entries"]] == [

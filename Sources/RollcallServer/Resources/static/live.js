@@ -47,7 +47,9 @@ function applyView() {
   const rows = [...list.children];
   let count = 0;
   for (const item of rows) {
-    const text = folded(`${item.querySelector(".name").textContent} ${item.querySelector(".number").textContent}`);
+    // Folded once per row: a burst of check-ins applies the view again after every event.
+    item.dataset.search ??= folded(`${item.querySelector(".name").textContent} ${item.querySelector(".number").textContent}`);
+    const text = item.dataset.search;
     const matches =
       words.every((word) => text.includes(word)) &&
       (wanted === "all" || (wanted === "flagged" ? flagged.has(item.dataset.student) : item.dataset.status === wanted));
