@@ -186,6 +186,62 @@ def test_answers_survive_a_cut_network_and_a_closed_tab_and_the_teacher_sees_the
     WebDriverWait(dashboard, 15).until(
         lambda b: "handed in" in b.find_element(By.CSS_SELECTOR, "#attempt-rows tr").text)
 
+    # The teacher stops the quiz and reads, per question, how the class answered.
+    dashboard.find_element(By.ID, "stop-quiz").click()
+    dashboard.switch_to.alert.accept()
+
+    def stopped(_):
+        status, run = server.api("GET", f"/api/v1/quiz-runs/{run_id}", token=teacher)
+        return status == 200 and run["run"].get("stoppedAt")
+
+    WebDriverWait(dashboard, 15).until(stopped)
+    dashboard.find_element(By.ID, "load-results").click()
+    WebDriverWait(dashboard, 15).until(
+        lambda b: b.find_elements(By.CSS_SELECTOR, '#statistics-body li[data-question="q4"]'))
+    stats = {item.get_attribute("data-question"): item.text
+             for item in dashboard.find_elements(By.CSS_SELECTOR, "#statistics-body li.question-stat")}
+    assert "1 of 1 correct (100%)" in stats["q1"]
+    assert "Mitochondrion ✓" in stats["q1"]
+    assert "1 to mark" in stats["q3"] and "water moves across a membrane" in stats["q3"]
+    assert "46" in stats["q4"]
+    dashboard.execute_script("document.getElementById('statistics').scrollIntoView()")
+    screenshot(dashboard, "quiz-statistics")
+
+    # Quizzes count for 40% of the course grade: a sum that is not 100 is refused with a sentence, then fixed.
+    status, session = server.api("GET", f"/api/v1/sessions/{session_id}", token=teacher)
+    course_id = session["session"]["courseId"]
+    dashboard.get(f"{server.url}/courses/{course_id}")
+    form = wait_for(dashboard, "#record-settings-form")
+    for name, value in (("gradeWeights.attendance", "50"), ("gradeWeights.quizzes", "40")):
+        field = form.find_element(By.NAME, name)
+        field.clear()
+        field.send_keys(value)
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    error = form.find_element(By.CSS_SELECTOR, ".form-error")
+    WebDriverWait(dashboard, 15).until(lambda b: error.is_displayed())
+    assert "make 90%" in error.text
+    field = form.find_element(By.NAME, "gradeWeights.attendance")
+    field.clear()
+    field.send_keys("60")
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+
+    def weighed(_):
+        status, course = server.api("GET", f"/api/v1/courses/{course_id}", token=teacher)
+        return status == 200 and course["course"]["gradeWeights"] == {"attendance": 60, "quizzes": 40}
+
+    WebDriverWait(dashboard, 15).until(weighed)
+
+    # The student sees the course grade, and how each figure is made.
+    phone.get(f"{server.url}/courses/{course_id}")
+    wait_for(phone, "#course-grade")
+    assert phone.find_element(By.ID, "course-grade").text == "84%"
+    assert phone.find_element(By.ID, "explain-course-grade").text == (
+        "Course grade: 60% attendance grade (100%) + 40% quizzes (60%).")
+    assert phone.find_element(By.ID, "explain-quizzes").text == (
+        "Quizzes: 6 of 10 points over 1 quiz; 1 answer waits for the teacher's mark.")
+    phone.execute_script("document.getElementById('course-grade').scrollIntoView()")
+    screenshot(phone, "course-grade")
+
 
 def test_the_time_limit_closes_an_attempt_with_its_saved_answers(server, browsers):
     teacher, student, session_id, run_id = quiz_in_session(server)

@@ -92,7 +92,8 @@ func buildRouter(
     let images = ImageStore(database: database)
     let checkIns = CheckInStore(database: database)
     let outbox = Outbox(database: database, logger: logger)
-    let records = RecordStore(database: database)
+    let quizzes = QuizStore(database: database)
+    let records = RecordStore(database: database, quizzes: quizzes)
     let passkeys = PasskeyStore(database: database)
     database.notices.observe { notice in
         identities.forget(notice)
@@ -171,7 +172,6 @@ func buildRouter(
         .addRoutes(to: router)
     PrivacyController(personal: personal, users: users, signIns: signIns).addRoutes(to: router)
     PrivacyPage(configuration: configuration, pages: pages).addRoutes(to: router)
-    let quizzes = QuizStore(database: database)
     QuizzesController(quizzes: quizzes, courses: courses, sessions: sessions, access: access).addRoutes(to: router)
     AttemptsController(quizzes: quizzes, access: access).addRoutes(to: router)
     QuizPages(quizzes: quizzes, access: access, pages: pages).addRoutes(to: router)

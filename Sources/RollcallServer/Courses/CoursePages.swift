@@ -45,8 +45,9 @@ struct CoursePages: Sendable {
                 query: try check { () throws(RuleViolation) in try TextRules.search(request.query("q")) },
                 verification: verification)
         } else {
+            let figures = try await self.records.gradebook(records, studentID: user.id).figures(studentID: user.id)
             page.myAttendance = CoursePage.MyAttendance(
-                summary: SummaryView(records.summary(studentID: user.id)), studentId: user.id, courseId: course.id)
+                summary: SummaryView(figures, points: course.points), studentId: user.id, courseId: course.id)
         }
         return try pages.render(page, title: "\(course.name) · Rollcall", context: context)
     }
@@ -98,7 +99,7 @@ struct CoursePages: Sendable {
             points: CoursePage.Points(
                 present: course.pointsPresent, late: course.pointsLate, excused: course.pointsExcused,
                 absent: course.pointsAbsent),
-            markAbsentOnClose: course.markAbsentOnClose,
+            markAbsentOnClose: course.markAbsentOnClose, gradeWeights: course.gradeWeights,
             timeZones: CourseTimeZone.choices(selected: course.timeZone).map {
                 CoursePage.TimeZoneChoice(id: $0, selected: $0 == course.timeZone)
             },
@@ -170,6 +171,7 @@ struct CoursePage: PageModel {
         var absenteeThreshold: Int
         var points: Points
         var markAbsentOnClose: Bool
+        var gradeWeights: GradeWeights
         /// Every zone the course may take, its own selected.
         var timeZones: [TimeZoneChoice]
         var invitations: [Invitation]

@@ -22,6 +22,14 @@ struct Course: Codable, Sendable, Equatable {
     var absenteeThreshold: Int
     /// The IANA time zone its reports are written in, such as `Europe/Berlin`.
     var timeZone: String
+    /// The percentage of the course grade that quizzes make; attendance makes the rest.
+    var quizWeight: Int
+
+    /// How the course grade weighs attendance against quizzes.
+    var gradeWeights: GradeWeights {
+        get { GradeWeights(attendance: 100 - quizWeight, quizzes: quizWeight) }
+        set { quizWeight = newValue.quizzes }
+    }
 
     /// The course's time zone; the server's should its name ever stop being known.
     var zone: TimeZone { TimeZone(identifier: timeZone) ?? .current }
@@ -159,6 +167,7 @@ struct CourseStore: Sendable {
                 .set("points_excused", to: course.pointsExcused).set("points_absent", to: course.pointsAbsent)
                 .set("mark_absent_on_close", to: course.markAbsentOnClose)
                 .set("absentee_threshold", to: course.absenteeThreshold).set("time_zone", to: course.timeZone)
+                .set("quiz_weight", to: course.quizWeight)
                 .where("id", .equal, course.id).run()
         }
     }

@@ -22,6 +22,7 @@ struct CourseView: Codable, Sendable, Equatable {
     var points: StatusPoints?
     var markAbsentOnClose: Bool?
     var absenteeThreshold: Int?
+    var gradeWeights: GradeWeights?
 
     init(_ summary: CourseSummary, manages: Bool) {
         let course = summary.course
@@ -39,6 +40,7 @@ struct CourseView: Codable, Sendable, Equatable {
             points = course.points
             markAbsentOnClose = course.markAbsentOnClose
             absenteeThreshold = course.absenteeThreshold
+            gradeWeights = course.gradeWeights
         }
     }
 }

@@ -27,6 +27,7 @@ struct CoursesController: Sendable {
         var markAbsentOnClose: Bool?
         var absenteeThreshold: Int?
         var timeZone: String?
+        var gradeWeights: GradeWeights?
     }
     struct Join: Decodable {
         var code: String
@@ -156,6 +157,9 @@ struct CoursesController: Sendable {
             course.points = try check { () throws(RuleViolation) in try points.validated() }
         }
         if let mark = input.markAbsentOnClose { course.markAbsentOnClose = mark }
+        if let weights = input.gradeWeights {
+            course.gradeWeights = try check { () throws(RuleViolation) in try weights.validated() }
+        }
         if let timeZone = input.timeZone { course.timeZone = try CourseTimeZone.validated(timeZone) }
         if let threshold = input.absenteeThreshold {
             guard (0...100).contains(threshold) else {

@@ -304,6 +304,13 @@ enum Migrations {
                 "CREATE INDEX quiz_events_run ON quiz_events(run_id, id)",
             ]
         ),
+        Step(
+            name: "013_grade_weights",
+            statements: [
+                // The share of the course grade that quizzes make; existing courses keep attendance alone.
+                "ALTER TABLE courses ADD COLUMN quiz_weight INTEGER NOT NULL DEFAULT 0"
+            ]
+        ),
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.

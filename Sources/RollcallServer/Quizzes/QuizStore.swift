@@ -662,6 +662,64 @@ struct QuizStore: Sendable {
         }
     }
 
+    /// A course's quiz runs and each attempt's points, as the gradebook weighs them; one student's attempts only
+    /// when `studentID` is given, so that a student's page does not read the whole class's answers.
+    func gradebookResults(courseID: Int64, studentID: Int64? = nil) async throws
+        -> (runs: [Gradebook.QuizRun], results: [Int64: [Int64: Gradebook.QuizResult]])
+    {
+        try await database.read { sql in
+            let runs = try await Self.runs(sql, where: "quizzes.course_id = \(bind: courseID)")
+            let attemptFilter: SQLQueryString =
+                studentID.map { "AND quiz_attempts.student_id = \(bind: $0)" } ?? ""
+            let attempts = try await sql.raw(
+                """
+                SELECT quiz_attempts.id, quiz_attempts.run_id, quiz_attempts.student_id
+                FROM quiz_attempts JOIN quiz_runs ON quiz_runs.id = quiz_attempts.run_id
+                  JOIN quizzes ON quizzes.id = quiz_runs.quiz_id
+                WHERE quizzes.course_id = \(bind: courseID) \(attemptFilter)
+                """
+            ).all(decoding: GradedAttempt.self, with: .rollcall)
+            let within: SQLQueryString = """
+                attempt_id IN (SELECT quiz_attempts.id FROM quiz_attempts
+                  JOIN quiz_runs ON quiz_runs.id = quiz_attempts.run_id JOIN quizzes ON quizzes.id = quiz_runs.quiz_id
+                  WHERE quizzes.course_id = \(bind: courseID) \(attemptFilter))
+                """
+            var answers: [Int64: [String: QuizAnswer]] = [:]
+            for row in try await sql.raw("SELECT * FROM quiz_answers WHERE \(within)").all(
+                decoding: AnswerRow.self, with: .rollcall)
+            {
+                answers[row.attemptId, default: [:]][row.questionId] = try Self.decode(row.answer)
+            }
+            var marks: [Int64: [String: (points: Double, comment: String)]] = [:]
+            for row in try await sql.raw("SELECT * FROM quiz_marks WHERE \(within)").all(
+                decoding: HandMark.self, with: .rollcall)
+            {
+                marks[row.attemptId, default: [:]][row.questionId] = (row.points, row.comment)
+            }
+            let definitions = Dictionary(runs.map { ($0.id, $0.definition) }, uniquingKeysWith: { first, _ in first })
+            var results: [Int64: [Int64: Gradebook.QuizResult]] = [:]
+            for attempt in attempts {
+                guard let definition = definitions[attempt.runId] else { continue }
+                let total = QuizMarking.total(
+                    of: definition, answers: answers[attempt.id] ?? [:], handMarks: marks[attempt.id] ?? [:])
+                results[attempt.runId, default: [:]][attempt.studentId] = Gradebook.QuizResult(
+                    points: total.points, pending: total.pending)
+            }
+            let graded = runs.reversed().map { run in
+                Gradebook.QuizRun(
+                    id: run.id, sessionID: run.sessionId, maxPoints: run.definition.maxPoints,
+                    startedAt: run.startedAt, stopped: run.stoppedAt != nil)
+            }
+            return (graded, results)
+        }
+    }
+
+    private struct GradedAttempt: Decodable {
+        var id: Int64
+        var runId: Int64
+        var studentId: Int64
+    }
+
     /// Teachers' marks by attempt and question.
     func marks(attemptIDs: [Int64]) async throws -> [Int64: [String: HandMark]] {
         guard !attemptIDs.isEmpty else { return [:] }

@@ -36,10 +36,11 @@ struct RecordPages: Sendable {
                         value: choice.rawValue, label: choice.rawValue.capitalized, selected: choice == status)
                 })
         }
+        let figures = try await self.records.gradebook(records, studentID: studentID).figures(studentID: studentID)
         let page = StudentPage(
             courseId: course.id, courseName: course.name, name: student.name, email: student.email,
             studentNumber: student.studentNumber, enrolled: student.enrolled, sessions: rows, noSessions: rows.isEmpty,
-            summary: SummaryView(records.summary(studentID: studentID)),
+            summary: SummaryView(figures, points: course.points),
             auditLog: AuditLogView(try await self.records.audit(courseID: course.id, studentID: studentID)))
         return try pages.render(page, title: "\(student.name) · \(course.name) · Rollcall", context: context)
     }
@@ -93,10 +94,27 @@ struct SummaryView: Sendable {
     var points: Int
     var maxPoints: Int
     var sessionCount: Int
+    var sessionsWord: String
     /// Whether any session counts yet.
     var counts: Bool
+    /// Shown once the course weighs quizzes or has run one.
+    var showsQuizzes: Bool
+    var quizText: String
+    var courseGradeText: String
+    var attendanceExplanation: String
+    var gradeExplanation: String
+    var quizExplanation: String
+    var courseGradeExplanation: String
 
-    init(_ summary: AttendanceSummary) {
+    init(_ figures: Gradebook.Figures, points: StatusPoints) {
+        let summary = figures.attendance
+        showsQuizzes = figures.weights.quizzes > 0 || figures.quizzes.quizzes > 0
+        quizText = figures.quizzes.percentage.map { "\(Int($0.rounded()))%" } ?? "—"
+        courseGradeText = figures.courseGrade.map { "\(Int($0.rounded()))%" } ?? "—"
+        attendanceExplanation = figures.attendanceExplanation
+        gradeExplanation = figures.gradeExplanation(points: points)
+        quizExplanation = figures.quizzes.explanation
+        courseGradeExplanation = figures.courseGradeExplanation
         let percentage = summary.percentage
         percentValue = String(format: "%.1f", percentage ?? 0)
         hasPercentage = percentage != nil
@@ -107,9 +125,10 @@ struct SummaryView: Sendable {
         excused = summary.counts[.excused] ?? 0
         absent = summary.counts[.absent] ?? 0
         gradeText = summary.grade.map { "\(Int($0.rounded()))%" } ?? "—"
-        points = summary.points
+        self.points = summary.points
         maxPoints = summary.maxPoints
         sessionCount = summary.sessions
+        sessionsWord = summary.sessions == 1 ? "session" : "sessions"
         counts = summary.sessions > 0
     }
 }

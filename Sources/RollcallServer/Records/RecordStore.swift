@@ -89,6 +89,16 @@ struct CourseRecords: Sendable {
     }
 }
 
+extension RecordStore {
+    /// The records with the course's quiz points and grade weights; one student's points only when `studentID` is
+    /// given.
+    func gradebook(_ records: CourseRecords, studentID: Int64? = nil) async throws -> Gradebook {
+        let quiz = try await quizzes.gradebookResults(courseID: records.course.id, studentID: studentID)
+        return Gradebook(
+            sheet: records.sheet, runs: quiz.runs, results: quiz.results, weights: records.course.gradeWeights)
+    }
+}
+
 extension ClassSession {
     /// The session's times, as the attendance figures see it.
     var sheetSession: AttendanceSheet.Session {
@@ -100,6 +110,8 @@ extension ClassSession {
 /// reports, and roster imports.
 struct RecordStore: Sendable {
     let database: Database
+    /// Quiz points, which the gradebook weighs next to attendance.
+    let quizzes: QuizStore
 
     static let reasonLength = 0...500
 

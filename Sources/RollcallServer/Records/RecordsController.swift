@@ -32,6 +32,9 @@ struct RecordsController: Sendable {
     struct StudentAttendance: Codable, ResponseEncodable {
         var student: StudentView
         var summary: SummaryView
+        var quizzes: QuizScoreView
+        var courseGrade: CourseGradeView
+        var explanations: Explanations
         var sessions: [SessionRecord]
         var audit: [AuditEntry]
     }
@@ -53,6 +56,27 @@ struct RecordsController: Sendable {
         var points: Int
         var maxPoints: Int
         var grade: Double?
+    }
+    struct QuizScoreView: Codable, Sendable {
+        /// Stopped quizzes that count for the student.
+        var quizzes: Int
+        var points: Double
+        var maxPoints: Int
+        /// Short answers still waiting for the teacher's mark.
+        var pending: Int
+        var percentage: Double?
+    }
+    struct CourseGradeView: Codable, Sendable {
+        /// Absent while nothing with a weight counts.
+        var value: Double?
+        var weights: GradeWeights
+    }
+    /// One sentence per figure saying how it is made.
+    struct Explanations: Codable, Sendable {
+        var attendance: String
+        var grade: String
+        var quizzes: String
+        var courseGrade: String
     }
     struct SessionRecord: Codable, Sendable {
         var sessionId: Int64
@@ -162,8 +186,14 @@ struct RecordsController: Sendable {
         guard let student = records.students.first(where: { $0.id == studentID }) else {
             throw AppError(.notFound, "student_not_found", "That student is not on this course's roster.")
         }
+        let figures = try await self.records.gradebook(records, studentID: studentID).figures(studentID: studentID)
         return StudentAttendance(
-            student: StudentView(student), summary: SummaryView(records.summary(studentID: studentID)),
+            student: StudentView(student), summary: SummaryView(figures.attendance),
+            quizzes: QuizScoreView(figures.quizzes),
+            courseGrade: CourseGradeView(value: figures.courseGrade, weights: figures.weights),
+            explanations: Explanations(
+                attendance: figures.attendanceExplanation, grade: figures.gradeExplanation(points: course.points),
+                quizzes: figures.quizzes.explanation, courseGrade: figures.courseGradeExplanation),
             sessions: records.sessions.reversed().map { session in
                 let record = records.records[session.id]?[studentID]
                 return SessionRecord(
@@ -225,13 +255,20 @@ struct RecordsController: Sendable {
             "\(session.title) (\(session.openedAt.map { CourseTimeZone.day($0, in: course.zone) } ?? ""))"
         }
         header += ["Present", "Late", "Excused", "Absent", "Attendance %", "Grade %"]
+        header += ["Quiz points", "Quiz out of", "Quiz %", "Course grade %"]
         var csv = CSV.line(header)
+        let gradebook = try await self.records.gradebook(records)
         for student in records.students {
-            let summary = records.summary(studentID: student.id)
+            let figures = gradebook.figures(studentID: student.id)
+            let summary = figures.attendance
             var row = [student.name, student.email, student.studentNumber ?? ""]
             row += records.sessions.map { records.countedStatus(session: $0, studentID: student.id)?.rawValue ?? "" }
             row += AttendanceStatus.allCases.map { String(summary.counts[$0] ?? 0) }
             row += [Self.percent(summary.percentage), Self.percent(summary.grade)]
+            row += [
+                QuizzesController.number(figures.quizzes.points), String(figures.quizzes.maxPoints),
+                Self.percent(figures.quizzes.percentage), Self.percent(figures.courseGrade),
+            ]
             csv += CSV.line(row)
         }
         return Self.csvResponse(csv, name: course.name)
@@ -333,6 +370,14 @@ extension RecordsController.StudentView {
         self.init(
             id: student.id, name: student.name, email: student.email, studentNumber: student.studentNumber,
             enrolled: student.enrolled)
+    }
+}
+
+extension RecordsController.QuizScoreView {
+    init(_ score: QuizScore) {
+        self.init(
+            quizzes: score.quizzes, points: score.points, maxPoints: score.maxPoints, pending: score.pending,
+            percentage: score.percentage)
     }
 }
 

@@ -254,6 +254,59 @@ async function loadResults() {
   table.append(tbody);
   body.append(table);
   document.getElementById("results").hidden = false;
+  drawStatistics(results.questions, await api("GET", `/api/v1/quiz-runs/${runId}/statistics`));
+}
+
+/** One item per question: how many got it right, and what the class answered, as bars. */
+function drawStatistics(questions, statistics) {
+  const list = document.getElementById("statistics-body");
+  list.replaceChildren();
+  const byId = new Map(questions.map((question) => [question.id, question]));
+  for (const stats of statistics.questions) {
+    const question = byId.get(stats.questionId);
+    const item = document.createElement("li");
+    item.className = "question-stat";
+    item.dataset.question = stats.questionId;
+    const title = document.createElement("h3");
+    title.textContent = `${question.prompt} (${question.points} ${question.points === 1 ? "point" : "points"})`;
+    const summary = document.createElement("p");
+    summary.className = "stat-summary";
+    const percent = stats.percentCorrect === undefined ? "" : ` (${Math.round(stats.percentCorrect)}%)`;
+    const parts = [`${stats.correct} of ${stats.attempts} correct${percent}`, `${stats.answered} answered`];
+    if (stats.averagePoints !== undefined) parts.push(`average ${stats.averagePoints} of ${question.points}`);
+    if (stats.pending) parts.push(`${stats.pending} to mark`);
+    summary.textContent = parts.join(" · ");
+    item.append(title, summary);
+    const bars = document.createElement("ul");
+    bars.className = "stat-bars";
+    const rows = stats.optionCounts
+      ? stats.optionCounts.map((count, index) => ({
+          label: question.options[index],
+          count,
+          correct: (question.correct ?? []).includes(index),
+        }))
+      : (stats.topAnswers ?? []).map((entry) => ({ label: entry.answer || "(blank)", count: entry.count, correct: false }));
+    for (const row of rows) {
+      const bar = document.createElement("li");
+      bar.className = row.correct ? "correct" : "";
+      const label = document.createElement("span");
+      label.className = "stat-label";
+      label.textContent = row.correct ? `${row.label} ✓` : row.label;
+      const meter = document.createElement("span");
+      meter.className = "stat-meter";
+      const fill = document.createElement("span");
+      fill.style.width = `${stats.attempts ? (row.count * 100) / stats.attempts : 0}%`;
+      meter.append(fill);
+      const count = document.createElement("span");
+      count.className = "stat-count";
+      count.textContent = String(row.count);
+      bar.append(label, meter, count);
+      bars.append(bar);
+    }
+    if (rows.length) item.append(bars);
+    list.append(item);
+  }
+  document.getElementById("statistics").hidden = false;
 }
 
 /** The time left moves every second; only those cells are rewritten, so buttons stay under the pointer. */

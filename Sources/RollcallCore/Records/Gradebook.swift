@@ -1,0 +1,211 @@
+import Foundation
+
+/// How much of a course's grade comes from attendance and how much from quizzes, in percent of the whole.
+public struct GradeWeights: Codable, Equatable, Sendable {
+    public var attendance: Int
+    public var quizzes: Int
+
+    /// Attendance alone: what a course starts with, so that running a quiz never changes a grade unasked.
+    public static let attendanceOnly = GradeWeights(attendance: 100, quizzes: 0)
+
+    public init(attendance: Int, quizzes: Int) {
+        self.attendance = attendance
+        self.quizzes = quizzes
+    }
+
+    /// The weights, refused unless each is a whole percentage and together they make 100.
+    public func validated() throws(RuleViolation) -> GradeWeights {
+        guard (0...100).contains(attendance), (0...100).contains(quizzes) else {
+            throw RuleViolation(field: "gradeWeights", message: "Give each weight from 0 to 100%.")
+        }
+        guard attendance + quizzes == 100 else {
+            throw RuleViolation(
+                field: "gradeWeights",
+                message:
+                    "Attendance and quizzes must make 100% together; \(attendance)% and \(quizzes)% make \(attendance + quizzes)%."
+            )
+        }
+        return self
+    }
+}
+
+/// One student's points over the quizzes of a course that count for them.
+public struct QuizScore: Equatable, Sendable {
+    /// Quiz runs that count.
+    public var quizzes: Int
+    public var points: Double
+    /// What full marks on every counted quiz would have earned.
+    public var maxPoints: Int
+    /// Short answers still waiting for the teacher's mark; they earn nothing until marked.
+    public var pending: Int
+
+    public init(quizzes: Int, points: Double, maxPoints: Int, pending: Int) {
+        self.quizzes = quizzes
+        self.points = points
+        self.maxPoints = maxPoints
+        self.pending = pending
+    }
+
+    /// Points out of `maxPoints`, 0 to 100; `nil` while no quiz counts.
+    public var percentage: Double? {
+        maxPoints > 0 ? points * 100 / Double(maxPoints) : nil
+    }
+
+    /// How the score is made, in one sentence.
+    public var explanation: String {
+        guard quizzes > 0 else { return "Quizzes: none has counted yet; a quiz counts once it has stopped." }
+        var sentence =
+            "Quizzes: \(Gradebook.number(points)) of \(maxPoints) points over \(quizzes) \(quizzes == 1 ? "quiz" : "quizzes")"
+        if pending > 0 {
+            sentence += "; \(pending) \(pending == 1 ? "answer waits" : "answers wait") for the teacher's mark"
+        }
+        return sentence + "."
+    }
+}
+
+/// A course's figures per student: attendance from the `AttendanceSheet`, points from the stopped quizzes, and the
+/// course grade that weighs the two.
+public struct Gradebook: Sendable {
+    /// A quiz run as the gradebook sees it.
+    public struct QuizRun: Sendable, Equatable {
+        public var id: Int64
+        /// The class session it ran in: a student excused from that session is excused from the quiz.
+        public var sessionID: Int64
+        public var maxPoints: Int
+        public var startedAt: Date
+        /// Only a stopped run counts: points of a quiz still running would change under the student's eyes.
+        public var stopped: Bool
+
+        public init(id: Int64, sessionID: Int64, maxPoints: Int, startedAt: Date, stopped: Bool) {
+            self.id = id
+            self.sessionID = sessionID
+            self.maxPoints = maxPoints
+            self.startedAt = startedAt
+            self.stopped = stopped
+        }
+    }
+
+    /// A student's attempt at a run: its points and its answers still to mark.
+    public struct QuizResult: Sendable, Equatable {
+        public var points: Double
+        public var pending: Int
+
+        public init(points: Double, pending: Int) {
+            self.points = points
+            self.pending = pending
+        }
+    }
+
+    public var sheet: AttendanceSheet
+    public var runs: [QuizRun]
+    /// Results by run id, then student id.
+    public var results: [Int64: [Int64: QuizResult]]
+    public var weights: GradeWeights
+
+    public init(
+        sheet: AttendanceSheet, runs: [QuizRun], results: [Int64: [Int64: QuizResult]], weights: GradeWeights
+    ) {
+        self.sheet = sheet
+        self.runs = runs
+        self.results = results
+        self.weights = weights
+    }
+
+    /// A student's quiz points over the stopped runs that count for them.
+    ///
+    /// A run counts when the student made an attempt, or when they were on the roster as it started and were not
+    /// excused from its session: a missed quiz earns nothing, an excused one does not count.
+    public func quizScore(studentID: Int64) -> QuizScore {
+        let student = sheet.students.first { $0.id == studentID }
+        var score = QuizScore(quizzes: 0, points: 0, maxPoints: 0, pending: 0)
+        for run in runs where run.stopped {
+            if let result = results[run.id]?[studentID] {
+                score.points += result.points
+                score.pending += result.pending
+            } else {
+                guard let joinedAt = student?.joinedAt, joinedAt <= run.startedAt,
+                    sheet.statuses[run.sessionID]?[studentID] != .excused
+                else { continue }
+            }
+            score.quizzes += 1
+            score.maxPoints += run.maxPoints
+        }
+        return score
+    }
+
+    /// A student's figures: attendance, quizzes and the course grade.
+    public func figures(studentID: Int64) -> Figures {
+        Figures(
+            attendance: sheet.summary(studentID: studentID), quizzes: quizScore(studentID: studentID), weights: weights)
+    }
+
+    /// What a student's page and the teacher's reports show, each figure with the sentence that explains it.
+    public struct Figures: Equatable, Sendable {
+        public var attendance: AttendanceSummary
+        public var quizzes: QuizScore
+        public var weights: GradeWeights
+        /// The course grade, 0 to 100; `nil` while nothing with a weight counts.
+        public var courseGrade: Double?
+        public var courseGradeExplanation: String
+
+        public init(attendance: AttendanceSummary, quizzes: QuizScore, weights: GradeWeights) {
+            self.attendance = attendance
+            self.quizzes = quizzes
+            self.weights = weights
+            // A part with nothing counted yet gives its weight to the other, rather than counting as zero.
+            let parts = [
+                ("attendance grade", weights.attendance, attendance.grade),
+                ("quizzes", weights.quizzes, quizzes.percentage),
+            ].filter { $0.1 > 0 }
+            let counted = parts.compactMap { name, weight, value in value.map { (name, weight, $0) } }
+            let total = counted.reduce(0) { $0 + $1.1 }
+            if total == 0 {
+                courseGrade = nil
+                courseGradeExplanation = "Course grade: nothing counts yet."
+            } else if counted.count == 1 {
+                courseGrade = counted[0].2
+                let (name, _, value) = counted[0]
+                let missing = parts.count > 1 ? ", as nothing else with a weight has counted yet" : ""
+                courseGradeExplanation = "Course grade: the \(name) (\(Gradebook.percent(value)))\(missing)."
+            } else {
+                courseGrade = counted.reduce(0) { $0 + Double($1.1) * $1.2 } / Double(total)
+                courseGradeExplanation =
+                    "Course grade: "
+                    + counted.map { "\($0.1)% \($0.0) (\(Gradebook.percent($0.2)))" }.joined(separator: " + ") + "."
+            }
+        }
+
+        /// How the attendance percentage is made, in one sentence.
+        public var attendanceExplanation: String {
+            let attended = (attendance.counts[.present] ?? 0) + (attendance.counts[.late] ?? 0)
+            let excused = attendance.counts[.excused] ?? 0
+            let expected = attendance.sessions - excused
+            guard attendance.sessions > 0 else {
+                return "Attendance: no session counts yet; a session counts once it has closed or has a check-in."
+            }
+            guard expected > 0 else {
+                return "Attendance: no figure, as every session that counts so far was excused."
+            }
+            let sessions = "\(expected) \(expected == 1 ? "session" : "sessions")"
+            let unexcused = excused > 0 ? ", not counting \(excused) excused" : ""
+            return "Attendance: present or late at \(attended) of \(sessions)\(unexcused)."
+        }
+
+        /// How the attendance grade is made, in one sentence.
+        public func gradeExplanation(points: StatusPoints) -> String {
+            guard attendance.sessions > 0 else { return "Attendance grade: no session counts yet." }
+            return
+                "Attendance grade: \(attendance.points) of \(attendance.maxPoints) points over \(attendance.sessions) \(attendance.sessions == 1 ? "session" : "sessions") (present \(points.present), late \(points.late), excused \(points.excused), absent \(points.absent))."
+        }
+    }
+
+    /// A whole number as such, anything else to two decimals.
+    static func number(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(format: "%.2f", value)
+    }
+
+    /// A percentage rounded to a whole, as the pages show it.
+    static func percent(_ value: Double) -> String {
+        "\(Int(value.rounded()))%"
+    }
+}
