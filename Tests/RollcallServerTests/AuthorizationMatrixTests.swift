@@ -144,6 +144,15 @@ struct AuthorizationMatrixTests {
                 try await newSession(["scheduledAt": later]), try await newSession(["scheduledAt": later]),
             ]
             let closable = [try await newSession([:]), try await newSession([:])]
+            let cancellable = [
+                try await newSession(["scheduledAt": later]), try await newSession(["scheduledAt": later]),
+            ]
+            var reopenable: [Int64] = []
+            for _ in 0..<2 {
+                let id = try await newSession([:])
+                try made(try await api.call(.post, "/api/v1/sessions/\(id)/close", as: teacher), .ok, "closing")
+                reopenable.append(id)
+            }
             let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]
             try made(
                 try await api.call(.put, "/api/v1/me/picture", as: teacher, raw: png, contentType: "image/png"),
@@ -306,6 +315,15 @@ struct AuthorizationMatrixTests {
                 Row("POST /sessions/{sessionID}/close", [401, 403, 403, 403, 200, 200]) { asker in
                     Call(parameters: ["sessionID": target(asker, closable)])
                 },
+                Row("PATCH /sessions/{sessionID}", [401, 403, 403, 403, 200, 200], json: ["title": "Renamed"]),
+                Row("DELETE /sessions/{sessionID}", [401, 403, 403, 403, 204, 204]) { asker in
+                    Call(parameters: ["sessionID": target(asker, cancellable)])
+                },
+                Row("POST /sessions/{sessionID}/extend", [401, 403, 403, 403, 200, 200], json: ["minutes": 1]),
+                Row("POST /sessions/{sessionID}/reopen", [401, 403, 403, 403, 200, 200]) { asker in
+                    Call(parameters: ["sessionID": target(asker, reopenable)], json: ["minutes": 5])
+                },
+                Row("GET /courses/{courseID}/audit", [401, 403, 403, 403, 200, 200]),
                 Row("GET /sessions/{sessionID}/projector", [401, 403, 403, 403, 200, 200]),
                 // WebSocket routes, asked with a plain GET: an allowed one is told to upgrade (426).
                 Row("GET /sessions/{sessionID}/projector/live", [401, 403, 403, 403, 426, 426]),

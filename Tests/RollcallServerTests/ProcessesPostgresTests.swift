@@ -65,6 +65,30 @@ struct ProcessesPostgresTests {
         }
     }
 
+    @Test func a_session_edited_on_one_process_checks_in_by_its_new_settings_on_the_other() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await withServer(databaseURL: postgres.url, setup: .live) { first in
+            let room = try await Classroom.open(first)
+            try await withServer(databaseURL: postgres.url, setup: .live) { second in
+                let path = "/api/v1/sessions/\(room.sessionID)"
+                // B has read the session, so it holds its settings: no typed code.
+                #expect(try await room.projector(second).string("typedCode") == nil)
+                let edited = try await first.call(
+                    .patch, path, as: room.teacher, json: ["settings": ["allowTyping": true]])
+                #expect(edited.status == .ok, "\(edited.text)")
+                try await waitUntil("B shows the typed code allowed on A") {
+                    try await room.projector(second).string("typedCode") != nil
+                }
+                let deleted = try await first.call(.delete, path, as: room.teacher)
+                #expect(deleted.status == .noContent, "\(deleted.text)")
+                try await waitUntil("B forgets the session deleted on A") {
+                    try await second.call(.get, path, as: room.teacher).status == .notFound
+                }
+            }
+        }
+    }
+
     @Test func another_process_forgets_a_revoked_token_a_disabled_account_and_a_course_setting_at_once() async throws {
         let postgres = try PostgresServer.start()
         defer { postgres.stop() }

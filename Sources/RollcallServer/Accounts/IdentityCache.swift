@@ -53,7 +53,7 @@ final class IdentityCache: Sendable {
         case .user(let id)?: forget(userID: id)
         case .token(let hash)?: forget(tokenHash: hash)
         case nil: entries.withLockedValue { $0.removeAll() }
-        case .course?: break
+        case .course?, .session?: break
         }
     }
 }

@@ -98,6 +98,7 @@ func buildRouter(
     database.notices.observe { notice in
         identities.forget(notice)
         passkeys.forget(notice)
+        sessions.fixed.forget(notice)
     }
     let rooms = RoomStore(database: database)
     let counters = AttemptCounters(database: database)

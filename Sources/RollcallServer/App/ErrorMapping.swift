@@ -22,6 +22,7 @@ extension AppError {
                 self = .conflict("session_closed", "This session has closed; create a new session instead.")
             case .alreadyClosed: self = .conflict("session_closed", "This session is already closed.")
             }
+        case let refusal as SessionCorrectionRefusal: self = Self.correction(refusal)
         case let refusal as CheckInRefusal:
             var details: [String: Detail] = [:]
             if let distance = refusal.distance { details["distanceMeters"] = .number(distance.rounded()) }
@@ -48,6 +49,25 @@ extension AppError {
             self = AppError(
                 .internalServerError, "internal_error", "Something went wrong on our side. Try again in a moment.")
         default: return nil
+        }
+    }
+
+    /// The answers to refused corrections of a session.
+    static func correction(_ refusal: SessionCorrectionRefusal) -> AppError {
+        switch refusal {
+        case .closed:
+            .conflict("session_closed", "This session has closed; reopen it first to change it.")
+        case .notOpened:
+            .conflict("session_not_started", "This session has not opened yet; open it first.")
+        case .stillOpen:
+            .conflict("session_already_open", "This session is still open; there is nothing to reopen.")
+        case .alreadyOpened:
+            .conflict("session_started", "This session has opened already, so its start can no longer move.")
+        case .unconfirmedDelete(let records):
+            AppError(
+                .conflict, "confirm_delete",
+                "Deleting this session also deletes its \(records) attendance \(records == 1 ? "record" : "records"). Send records=\(records) to confirm.",
+                details: ["records": .number(Double(records))])
         }
     }
 

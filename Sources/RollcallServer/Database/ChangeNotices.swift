@@ -9,6 +9,8 @@ enum ChangeNotice: Sendable, Equatable {
     case token(hash: String)
     /// A course's passkey setting changed.
     case course(Int64)
+    /// A session's title or settings changed, or it was deleted.
+    case session(Int64)
 
     /// The payload of the PostgreSQL notification carrying it.
     var payload: String {
@@ -16,6 +18,7 @@ enum ChangeNotice: Sendable, Equatable {
         case .user(let id): "user \(id)"
         case .token(let hash): "token \(hash)"
         case .course(let id): "course \(id)"
+        case .session(let id): "session \(id)"
         }
     }
 
@@ -26,6 +29,7 @@ enum ChangeNotice: Sendable, Equatable {
         case ("user", let id?): self = .user(id)
         case ("token", _): self = .token(hash: String(parts[1]))
         case ("course", let id?): self = .course(id)
+        case ("session", let id?): self = .session(id)
         default: return nil
         }
     }

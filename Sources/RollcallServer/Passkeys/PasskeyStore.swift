@@ -247,7 +247,7 @@ struct PasskeyStore: Sendable {
         switch notice {
         case .course(let id)?: _ = policies.withLockedValue { $0.removeValue(forKey: id) }
         case nil: policies.withLockedValue { $0.removeAll() }
-        case .user?, .token?: break
+        case .user?, .token?, .session?: break
         }
     }
 

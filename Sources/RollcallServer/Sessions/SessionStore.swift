@@ -36,8 +36,9 @@ enum SessionTransitionRefusal: Error {
 /// Sessions and their attendance records.
 struct SessionStore: Sendable {
     let database: Database
-    /// Every scan and check-in needs a session's secret and settings; they never change once it exists, so they are
-    /// read once. Its times and course name can change, and are read afresh each time.
+    /// Every scan and check-in needs a session's secret and settings; they change only when a teacher edits the
+    /// session, which tells every process (`ChangeNotice.session`), so they are read once. Its times and course name
+    /// change more often, and are read afresh each time.
     let fixed = FixedSessions()
 
     private struct Row: Decodable {
@@ -179,7 +180,7 @@ struct SessionStore: Sendable {
         .from("sessions").join("courses", on: "courses.id = sessions.course_id")
     }
 
-    private static func find(id: Int64, sql: any SQLDatabase) async throws -> ClassSession? {
+    static func find(id: Int64, sql: any SQLDatabase) async throws -> ClassSession? {
         try await Self.select(sql).where(SQLColumn("id", table: "sessions"), .equal, SQLBind(id))
             .first(decoding: Row.self, with: .rollcall)?.session()
     }
@@ -280,5 +281,14 @@ final class FixedSessions: Sendable {
 
     func forget(id: Int64) {
         _ = sessions.withLockedValue { $0.removeValue(forKey: id) }
+    }
+
+    /// Forgets what a change notice names: one edited session, or all when anything may have changed.
+    func forget(_ notice: ChangeNotice?) {
+        switch notice {
+        case .session(let id)?: forget(id: id)
+        case nil: sessions.withLockedValue { $0.removeAll() }
+        case .user?, .token?, .course?: break
+        }
     }
 }

@@ -15,7 +15,27 @@ struct SessionsController: Sendable {
     }
     struct SessionEnvelope: Codable, ResponseEncodable {
         var session: SessionView
+        /// Said when another session of the course is open too, so that students may check in to the wrong one.
+        var warning: String?
     }
+    struct SessionChanges: Decodable {
+        var title: String?
+        var scheduledAt: String?
+        var settings: SessionSettingsDraft?
+    }
+    struct Extension: Decodable {
+        var minutes: Int
+    }
+    struct Reopening: Decodable {
+        var minutes: Int?
+        var late: Bool?
+    }
+    struct CourseAudit: Codable, ResponseEncodable {
+        var entries: [CourseAuditEntry]
+    }
+
+    /// Minutes a session may be extended or reopened by at once.
+    static let extraMinutes = 1...240
     struct SessionList: Codable, ResponseEncodable {
         var sessions: [SessionView]
     }
@@ -26,6 +46,11 @@ struct SessionsController: Sendable {
         router.get(SessionRoutes.session, use: show)
         router.post(SessionRoutes.open, use: open)
         router.post(SessionRoutes.close, use: close)
+        router.patch(SessionRoutes.session, use: edit)
+        router.delete(SessionRoutes.session, use: delete)
+        router.post(SessionRoutes.extend, use: extend)
+        router.post(SessionRoutes.reopen, use: reopen)
+        router.get(SessionRoutes.courseAudit, use: courseAudit)
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> SessionList {
@@ -42,27 +67,41 @@ struct SessionsController: Sendable {
             try (input.settings ?? SessionSettingsDraft()).validated()
         }
         let now = Date()
-        let scheduledAt = try input.scheduledAt.nonBlank.map { text in
-            guard let date = Date(isoText: text) else {
-                throw AppError(
-                    .badRequest, "invalid_scheduled_at",
-                    "“scheduledAt” must be a date and time such as 2026-09-01T09:00:00Z."
-                )
-            }
-            return date
-        }
-        let title =
-            try input.title.nonBlank.map { raw in
-                try check { () throws(RuleViolation) in try AccountRules.name(raw, field: "title") }
-            } ?? Self.defaultTitle(for: scheduledAt ?? now)
+        let scheduledAt = try input.scheduledAt.nonBlank.map(Self.date)
+        let title = try Self.title(input.title) ?? Self.defaultTitle(for: scheduledAt ?? now)
         let openNow = scheduledAt.map { $0 <= now } ?? true
         let session = try await sessions.create(
             courseID: course.id, title: title, settings: settings, scheduledAt: scheduledAt, openNow: openNow,
             now: now
         )
-        return try SessionEnvelope(session: SessionView(session, tally: .init(), access: .manage)).response(
-            from: request, context: context, status: .created
-        )
+        return try SessionEnvelope(
+            session: SessionView(session, tally: .init(), access: .manage), warning: try await warning(for: session)
+        ).response(from: request, context: context, status: .created)
+    }
+
+    static func date(_ text: String) throws -> Date {
+        guard let date = Date(isoText: text) else {
+            throw AppError(
+                .badRequest, "invalid_scheduled_at",
+                "“scheduledAt” must be a date and time such as 2026-09-01T09:00:00Z."
+            )
+        }
+        return date
+    }
+
+    static func title(_ text: String?) throws -> String? {
+        try text.nonBlank.map { raw in
+            try check { () throws(RuleViolation) in try AccountRules.name(raw, field: "title") }
+        }
+    }
+
+    /// A sentence when the session is open beside another of its course's.
+    func warning(for session: ClassSession) async throws -> String? {
+        guard session.phase(at: Date()) == .open,
+            let other = try await sessions.openSessions(courseID: session.courseId, except: session.id).first
+        else { return nil }
+        return
+            "“\(other.title)” is still open in this course too: students may check in to the wrong session. Close it if it is over."
     }
 
     static func defaultTitle(for date: Date) -> String {
@@ -88,7 +127,9 @@ struct SessionsController: Sendable {
         let (session, access, _) = try await session(context)
         guard access == .manage else { throw AppError.forbidden("Only the course's teacher can open a session.") }
         let opened = try await sessions.open(id: session.id)
-        return SessionEnvelope(session: SessionView(opened, tally: try await tally(opened), access: access))
+        return SessionEnvelope(
+            session: SessionView(opened, tally: try await tally(opened), access: access),
+            warning: try await warning(for: opened))
     }
 
     @Sendable func close(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
@@ -97,5 +138,74 @@ struct SessionsController: Sendable {
         let closed = try await sessions.close(
             id: session.id, markAbsentBy: course.markAbsentOnClose ? try context.requireUser().id : nil)
         return SessionEnvelope(session: SessionView(closed, tally: try await tally(closed), access: access))
+    }
+
+    /// The session named by the path, for the course's teacher.
+    func managed(_ context: AppRequestContext, _ doing: String) async throws -> (ClassSession, Course) {
+        let (session, access, course) = try await session(context)
+        guard access == .manage else { throw AppError.forbidden("Only the course's teacher can \(doing) a session.") }
+        return (session, course)
+    }
+
+    @Sendable func edit(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
+        let (session, _) = try await managed(context, "change")
+        let input = try await request.decodeJSON(as: SessionChanges.self, context: context)
+        let changes = SessionEdit(
+            title: try input.title.map { raw in
+                try check { () throws(RuleViolation) in try AccountRules.name(raw, field: "title") }
+            },
+            scheduledAt: try input.scheduledAt.map(Self.date),
+            settings: try input.settings.map { draft in
+                try check { () throws(RuleViolation) in try draft.validated() }
+            })
+        let edited = try await sessions.edit(id: session.id, changes)
+        return SessionEnvelope(session: SessionView(edited, tally: try await tally(edited), access: .manage))
+    }
+
+    static func minutes(_ value: Int?, field: String) throws -> Int? {
+        guard let value else { return nil }
+        guard extraMinutes.contains(value) else {
+            throw AppError(
+                .badRequest, "invalid_minutes",
+                "Give “\(field)” as \(extraMinutes.lowerBound) to \(extraMinutes.upperBound) minutes.")
+        }
+        return value
+    }
+
+    @Sendable func extend(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
+        let (session, _) = try await managed(context, "extend")
+        let input = try await request.decodeJSON(as: Extension.self, context: context)
+        let extended = try await sessions.extend(
+            id: session.id, minutes: try Self.minutes(input.minutes, field: "minutes") ?? 0)
+        return SessionEnvelope(session: SessionView(extended, tally: try await tally(extended), access: .manage))
+    }
+
+    @Sendable func reopen(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
+        let (session, _) = try await managed(context, "reopen")
+        let input = try await request.decodeJSON(as: Reopening.self, context: context)
+        let reopened = try await sessions.reopen(
+            id: session.id, minutes: try Self.minutes(input.minutes, field: "minutes") ?? 15, late: input.late ?? true)
+        return SessionEnvelope(
+            session: SessionView(reopened, tally: try await tally(reopened), access: .manage),
+            warning: try await warning(for: reopened))
+    }
+
+    @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (session, _) = try await managed(context, "delete")
+        let confirmed = try request.query("records").map { text in
+            guard let count = Int(text), count >= 0 else {
+                throw AppError(
+                    .badRequest, "invalid_records",
+                    "“records” must be the number of records the session holds, as a whole number.")
+            }
+            return count
+        }
+        try await sessions.delete(id: session.id, confirmedRecords: confirmed, by: try context.requireUser())
+        return Response(status: .noContent)
+    }
+
+    @Sendable func courseAudit(_ request: Request, context: AppRequestContext) async throws -> CourseAudit {
+        let course = try await access.course(in: context, needing: .manage).0
+        return CourseAudit(entries: try await sessions.courseAudit(courseID: course.id))
     }
 }

@@ -1,0 +1,161 @@
+import Foundation
+import RollcallCore
+import SQLKit
+
+/// What a teacher may change of a session after creating it; a field left `nil` stays as it is.
+struct SessionEdit: Sendable {
+    var title: String?
+    var scheduledAt: Date?
+    var settings: SessionSettings?
+}
+
+/// Why a correction of a session is refused.
+enum SessionCorrectionRefusal: Error, Equatable {
+    /// Editing or extending a session that has closed: reopen it first.
+    case closed
+    /// Reopening or extending a session that has not opened.
+    case notOpened
+    /// Reopening a session that is open.
+    case stillOpen
+    /// Moving the start of a session that has opened.
+    case alreadyOpened
+    /// Deleting a session with records, without saying how many go with it.
+    case unconfirmedDelete(records: Int)
+}
+
+/// A change to a course that is not one student's status: kept so that a teacher can see who did what.
+struct CourseAuditEntry: Codable, Sendable, Equatable {
+    var id: Int64
+    var courseId: Int64
+    var action: String
+    var detail: String
+    /// Absent once the account that did it is deleted; the name stays.
+    var actorId: Int64?
+    var actorName: String
+    var at: Date
+}
+
+extension SessionStore {
+    /// Changes a scheduled or open session's title, start or settings; an open session's closing time follows its
+    /// new open minutes. The secret stays, so a projected code keeps working.
+    func edit(id: Int64, _ edit: SessionEdit, now: Date = Date()) async throws -> ClassSession {
+        let edited = try await database.transaction { sql in
+            guard let session = try await Self.find(id: id, sql: sql) else { throw NotStored(what: "session") }
+            let phase = session.phase(at: now)
+            guard phase != .closed else { throw SessionCorrectionRefusal.closed }
+            if edit.scheduledAt != nil, phase != .scheduled { throw SessionCorrectionRefusal.alreadyOpened }
+            var update = sql.update("sessions").where("id", .equal, id)
+            if let title = edit.title { update = update.set("title", to: title) }
+            if let scheduledAt = edit.scheduledAt { update = update.set("scheduled_at", to: scheduledAt) }
+            if let settings = edit.settings {
+                update = update.set("settings", to: String(decoding: try JSONEncoder().encode(settings), as: UTF8.self))
+                if let openedAt = session.openedAt {
+                    update = update.set("closes_at", to: openedAt.addingTimeInterval(Double(settings.openMinutes) * 60))
+                }
+            }
+            if edit.title != nil || edit.scheduledAt != nil || edit.settings != nil { try await update.run() }
+            if phase == .open, edit.settings != nil {
+                try await SessionEvents.append(.phaseChanged(.init(phase: .open)), sessionID: id, in: sql)
+            }
+            return try await Self.find(id: id, sql: sql)!
+        }
+        await changed(id)
+        return edited
+    }
+
+    /// Keeps an open session open `minutes` longer than it would close.
+    func extend(id: Int64, minutes: Int, now: Date = Date()) async throws -> ClassSession {
+        try await database.transaction { sql in
+            guard let session = try await Self.find(id: id, sql: sql) else { throw NotStored(what: "session") }
+            switch session.phase(at: now) {
+            case .scheduled: throw SessionCorrectionRefusal.notOpened
+            case .closed: throw SessionCorrectionRefusal.closed
+            case .open: break
+            }
+            let closesAt = max(session.closesAt ?? now, now).addingTimeInterval(Double(minutes) * 60)
+            try await sql.update("sessions").set("closes_at", to: closesAt).where("id", .equal, id).run()
+            try await SessionEvents.append(.phaseChanged(.init(phase: .open)), sessionID: id, in: sql)
+            return try await Self.find(id: id, sql: sql)!
+        }
+    }
+
+    /// Opens a closed session again for `minutes`, for those who came late; their check-ins count as late when
+    /// `late`, else as present. The records made before stay as they are.
+    func reopen(id: Int64, minutes: Int, late: Bool, now: Date = Date()) async throws -> ClassSession {
+        let reopened = try await database.transaction { sql in
+            guard var session = try await Self.find(id: id, sql: sql) else { throw NotStored(what: "session") }
+            switch session.phase(at: now) {
+            case .scheduled: throw SessionCorrectionRefusal.notOpened
+            case .open: throw SessionCorrectionRefusal.stillOpen
+            case .closed: break
+            }
+            // Late is counted from the opening; 0 makes every check-in from now on late, none never.
+            session.settings.lateAfterMinutes = late ? 0 : nil
+            try await sql.update("sessions").set(SQLColumn("closed_at"), to: SQLLiteral.null)
+                .set("closes_at", to: now.addingTimeInterval(Double(minutes) * 60))
+                .set("settings", to: String(decoding: try JSONEncoder().encode(session.settings), as: UTF8.self))
+                .where("id", .equal, id).run()
+            try await SessionEvents.append(.phaseChanged(.init(phase: .open)), sessionID: id, in: sql)
+            return try await Self.find(id: id, sql: sql)!
+        }
+        await changed(id)
+        return reopened
+    }
+
+    /// How many attendance records a session holds.
+    func recordCount(id: Int64) async throws -> Int {
+        try await database.read { sql in
+            try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("attendance")
+                .where("session_id", .equal, id).first(decodingColumn: "n", as: Int.self) ?? 0
+        }
+    }
+
+    /// Deletes a session with everything recorded in it, once the teacher has said how many records go
+    /// (`confirmedRecords`); the course's audit log keeps what went and who deleted it.
+    func delete(id: Int64, confirmedRecords: Int?, by teacher: User, now: Date = Date()) async throws {
+        try await database.transaction { sql in
+            guard let session = try await Self.find(id: id, sql: sql) else { throw NotStored(what: "session") }
+            let records =
+                try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("attendance")
+                .where("session_id", .equal, id).first(decodingColumn: "n", as: Int.self) ?? 0
+            guard records == 0 || confirmedRecords == records else {
+                throw SessionCorrectionRefusal.unconfirmedDelete(records: records)
+            }
+            let when = session.openedAt.map { "opened \($0.pageText)" } ?? "scheduled, never opened"
+            let detail = "“\(session.title)” (\(when)) with \(records) \(records == 1 ? "record" : "records")"
+            try await sql.insert(into: "course_audit").columns(
+                "course_id", "action", "detail", "actor_id", "actor_name", "at"
+            )
+            .values(
+                SQLBind(session.courseId), SQLBind(session.openedAt == nil ? "session_cancelled" : "session_deleted"),
+                SQLBind(detail), SQLBind(teacher.id), SQLBind(teacher.name), SQLBind(now)
+            ).run()
+            try await sql.delete(from: "sessions").where("id", .equal, id).run()
+        }
+        await changed(id)
+    }
+
+    /// The course's other sessions open at `now`.
+    func openSessions(courseID: Int64, except id: Int64? = nil, now: Date = Date()) async throws -> [ClassSession] {
+        try await list(courseID: courseID).filter { $0.id != id && $0.phase(at: now) == .open }
+    }
+
+    /// The course's audit log of sessions deleted or cancelled, newest first.
+    func courseAudit(courseID: Int64) async throws -> [CourseAuditEntry] {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT id, course_id, action, detail, actor_id, actor_name, at FROM course_audit
+                WHERE course_id = \(bind: courseID) ORDER BY id DESC
+                """
+            ).all(decoding: CourseAuditEntry.self, with: .rollcall)
+        }
+    }
+
+    /// This process forgets the session's settings at once, and every other process on PostgreSQL as soon as the
+    /// notification reaches it.
+    private func changed(_ id: Int64) async {
+        fixed.forget(id: id)
+        await database.announce(.session(id))
+    }
+}
