@@ -43,8 +43,33 @@ struct SessionPage: Sendable {
             page.hasVerifications = !verifications.isEmpty
             page.auditLog = AuditLogView(try await records.audit(sessionID: session.id))
             page.room = RoomView(try await rooms.room(sessionID: session.id, courseID: course.id), phase: phase)
+            page.corrections = try await corrections(session, phase: phase)
         }
         return try pages.render(page, title: "\(session.title) · Rollcall", context: context)
+    }
+
+    /// What the teacher may correct now, and what deleting would take with it.
+    private func corrections(_ session: ClassSession, phase: SessionPhase) async throws
+        -> SessionPageModel.Corrections
+    {
+        let records = try await sessions.recordCount(id: session.id)
+        let other =
+            phase == .open ? try await sessions.openSessions(courseID: session.courseId, except: session.id).first : nil
+        let deleteQuestion =
+            records == 0
+            ? "Delete “\(session.title)”? Nothing was recorded in it."
+            : "Delete “\(session.title)” and its \(records) attendance \(records == 1 ? "record" : "records")? The course's audit log keeps a line of it; the records cannot be brought back."
+        return SessionPageModel.Corrections(
+            title: session.title, isClosed: phase == .closed, records: records,
+            recordsText: records == 0
+                ? "Nothing recorded goes with it."
+                : "\(records) attendance \(records == 1 ? "record goes" : "records go") with it.",
+            deleteQuestion: deleteQuestion,
+            deleteLabel: phase == .scheduled ? "Cancel this session" : "Delete this session",
+            otherOpen: other.map {
+                "“\($0.title)” is still open in this course too: students may check in to the wrong session."
+            },
+            otherOpenId: other?.id)
     }
 
     /// The student's own standing in the session: the status it counts with, how it came to be, and the changes
@@ -176,4 +201,18 @@ struct SessionPageModel: PageModel {
     var auditLog: AuditLogView?
     var room: RoomView?
     var mine: Mine?
+    var corrections: Corrections?
+
+    /// The teacher's ways to undo a mistake: rename, extend, reopen, delete.
+    struct Corrections: Sendable {
+        var title: String
+        var isClosed: Bool
+        var records: Int
+        var recordsText: String
+        var deleteQuestion: String
+        var deleteLabel: String
+        /// Another of the course's sessions open at the same time, in a sentence.
+        var otherOpen: String?
+        var otherOpenId: Int64?
+    }
 }
