@@ -76,7 +76,7 @@ struct PostgresTests {
             #expect(summary.value("summary.grade") as? Double == 25)
             let report = try await api.csv("/api/v1/courses/\(room.courseID)/report.csv", as: room.teacher)
             #expect(report.count == 2)
-            #expect(Array(report[1].suffix(6)) == ["0", "0", "1", "1", "0.0", "25.0"])
+            #expect(Array(report[1].suffix(10)) == ["0", "0", "1", "1", "0.0", "25.0", "0", "0", "", "25.0"])
             let log = try await api.call(.get, "/api/v1/sessions/\(room.sessionID)/audit", as: room.teacher)
             #expect(log.list("entries").count == 1)
         }
