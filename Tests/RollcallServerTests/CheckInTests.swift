@@ -432,4 +432,47 @@ struct NativeScanTests {
             #expect(page.headers[.contentType]?.hasPrefix("text/html") == true, "a browser still gets a page")
         }
     }
+
+    @Test func a_student_not_on_the_roster_joins_from_a_scan_with_the_same_ticket_where_the_course_allows_it()
+        async throws
+    {
+        try await withServer { api in
+            let room = try await Classroom.open(api, settings: ["allowTyping": true])
+            let newcomer = try await api.register("Nia Newcomer")
+            let ticket = try await room.scan(api, as: newcomer)
+            // Without asking to join: refused, told that joining is possible, and nothing stored.
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: newcomer, json: ["ticket": ticket], status: .forbidden,
+                code: "not_enrolled")
+            let refused = try await api.call(.post, "/api/v1/check-ins", as: newcomer, json: ["ticket": ticket])
+            #expect(refused.value("error.details.joinable") as? Bool == true, "\(refused.text)")
+            #expect(refused.errorMessage?.contains("Join it and check in at once") == true)
+            // Typing the code is no proof enough to join.
+            let code = try #require(try await room.projector(api).string("typedCode"))
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: newcomer,
+                json: ["sessionId": room.sessionID, "typedCode": code, "join": true], status: .forbidden,
+                code: "not_enrolled")
+            // Asking to join, with the same ticket: enrolled and checked in.
+            let joined = try await api.call(
+                .post, "/api/v1/check-ins", as: newcomer, json: ["ticket": ticket, "join": true])
+            #expect(joined.status == .created, "\(joined.text)")
+            let roster = try await api.call(.get, "/api/v1/courses/\(room.courseID)/students", as: room.teacher)
+            #expect(roster.list("students").contains { $0["name"] as? String == "Nia Newcomer" })
+
+            // A course that takes new students only from its teacher says so, and joining is refused.
+            let closed = try await api.call(
+                .patch, "/api/v1/courses/\(room.courseID)", as: room.teacher, json: ["joinFromScan": false])
+            #expect(closed.value("course.joinFromScan") as? Bool == false, "\(closed.text)")
+            let other = try await api.register("Otto Outsider")
+            let otherTicket = try await room.scan(api, as: other)
+            try await api.expectRefused(
+                .post, "/api/v1/check-ins", as: other, json: ["ticket": otherTicket, "join": true],
+                status: .forbidden, code: "not_enrolled")
+            let told = try await api.call(
+                .post, "/api/v1/check-ins", as: other, json: ["ticket": otherTicket, "join": true])
+            #expect(told.value("error.details.joinable") as? Bool == false)
+            #expect(told.errorMessage?.contains("Ask your teacher to add you") == true, "\(told.text)")
+        }
+    }
 }

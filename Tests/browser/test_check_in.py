@@ -116,7 +116,8 @@ def test_students_check_in_from_the_projected_code(server, browsers):
     wait_for_path(slow, "/check-in/")
     assert check_in_answer(slow) == ("present", "You're in")
 
-    # By now the first code is long past its 5 s period and one step of grace: a forwarded copy is refused.
+    # By now the first code is long past its 5 s period and one step of grace: a forwarded copy is refused, and
+    # trying again with it cannot help, so the page does not offer it.
     late = browsers()
     place_phone(late, server, INSIDE)
     sign_in(late, server, "late@school.test")
@@ -124,11 +125,41 @@ def test_students_check_in_from_the_projected_code(server, browsers):
     late.get(first_url)
     error = wait_for(late, "#check-in-error")
     assert error.text == "The code has changed — scan the code on the screen again."
+    assert not late.find_elements(By.ID, "check-in-retry") and "Try again" not in late.page_source
     screenshot(late, "check-in-expired", sizes=((390, 844),))
+    # Out of range can be mended by walking in: there, "Try again" is offered.
+    assert far.find_element(By.ID, "check-in-retry").is_displayed()
+
+    # First lecture: a student with no account and not on the roster scans, registers on the same ticket, and
+    # joins the course and checks in with one button.
+    new = browsers()
+    place_phone(new, server, INSIDE)
+    new.get(decode_projected_code(projector))
+    wait_for_path(new, "/sign-in")
+    new.find_element(By.ID, "register-link").click()
+    form = wait_for(new, "#register-form")
+    form.find_element(By.NAME, "name").send_keys("Nia Newcomer")
+    form.find_element(By.NAME, "email").send_keys("nia@school.test")
+    form.find_element(By.NAME, "password").send_keys(PASSWORD)
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait_for_path(new, "/check-in/")
+    assert "Your scan is good until" in wait_for(new, "#check-in-validity").text
+    result, message = check_in_answer(new)
+    assert result == "not_enrolled"
+    assert message == "You are not on this course's roster yet. Join it and check in at once, with this scan."
+    join = new.find_element(By.ID, "check-in-join")
+    assert join.text == "Join Physics 1 and check in"
+    assert not new.find_element(By.ID, "check-in-retry").is_displayed()
+    screenshot(new, "check-in-join", sizes=((390, 844),))
+    join.click()
+    WebDriverWait(new, 20).until(lambda b: b.find_element(By.ID, "check-in").get_attribute("data-result") == "present")
+    assert new.find_element(By.ID, "check-in-result").text == "You're in"
+    _, roster = server.api("GET", f"/api/v1/courses/{course['course']['id']}/students", token=teacher_token)
+    assert "Nia Newcomer" in [student["name"] for student in roster["students"]]
 
     # The projector moved on to new codes all along, pushed by the server.
     assert decode_projected_code(projector) != first_url
-    WebDriverWait(projector, 10).until(lambda b: b.find_element(By.ID, "projector-count").text == "2")
+    WebDriverWait(projector, 10).until(lambda b: b.find_element(By.ID, "projector-count").text == "3")
 
 
 def test_a_typed_code_inside_a_geofence_sends_the_location_and_a_wrong_one_says_to_type_again(server, browsers):

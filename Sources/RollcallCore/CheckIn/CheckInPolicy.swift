@@ -35,7 +35,7 @@ public enum CheckInError: String, Error, CaseIterable, Sendable {
 
     /// The sentence a student reads: what happened and what to do next, for the way they checked in (`via`: a code
     /// typed by hand is not scanned again). `distance` (metres from the teacher's point) is used by `outOfRange` only.
-    public func message(distance: Double? = nil, via: RecordSource? = nil) -> String {
+    public func message(distance: Double? = nil, via: RecordSource? = nil, joinable: Bool? = nil) -> String {
         switch (self, via) {
         case (.invalidCode, .typed):
             "That is not the code on the screen. Check the digits and type the code shown there now."
@@ -43,6 +43,10 @@ public enum CheckInError: String, Error, CaseIterable, Sendable {
             "The code has changed since you read it — type the code on the screen now."
         case (.notEnrolled, .typed):
             "You are not on this course's roster. Join the course with its join code, then type the code again."
+        case (.notEnrolled, .qr), (.notEnrolled, .api):
+            joinable == true
+                ? "You are not on this course's roster yet. Join it and check in at once, with this scan."
+                : "You are not on this course's roster, and it takes new students only from the teacher. Ask your teacher to add you."
         default: sentence(distance: distance)
         }
     }
@@ -101,6 +105,8 @@ public struct CheckInRefusal: Equatable, Sendable {
     public var step: String?
     /// How the student presented the code, when known: the sentence fits the path they used.
     public var via: RecordSource?
+    /// For `not_enrolled` from a scan: whether the course lets the student join with this very scan.
+    public var joinable: Bool?
 
     public init(_ error: CheckInError, distance: Double? = nil, radius: Double? = nil) {
         self.error = error
@@ -111,7 +117,7 @@ public struct CheckInRefusal: Equatable, Sendable {
     /// The stable code, as clients see it.
     public var code: String { error.code }
     /// The sentence for the student.
-    public var message: String { error.message(distance: distance, via: via) }
+    public var message: String { error.message(distance: distance, via: via, joinable: joinable) }
 }
 
 /// The outcome of the passkey step at check-in, as the server found it.

@@ -27,22 +27,26 @@ public struct AppError: Error, HTTPResponseError, Equatable {
         self.details = details
     }
 
-    /// One value of an error's details: a number or a word.
+    /// One value of an error's details: a number, a word, or yes or no.
     public enum Detail: Codable, Equatable, Sendable {
         case number(Double)
         case text(String)
+        case flag(Bool)
 
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             switch self {
             case .number(let value): try container.encode(value)
             case .text(let value): try container.encode(value)
+            case .flag(let value): try container.encode(value)
             }
         }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if let value = try? container.decode(Double.self) {
+            if let value = try? container.decode(Bool.self) {
+                self = .flag(value)
+            } else if let value = try? container.decode(Double.self) {
                 self = .number(value)
             } else {
                 self = .text(try container.decode(String.self))

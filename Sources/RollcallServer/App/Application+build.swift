@@ -112,7 +112,8 @@ func buildRouter(
         passkeys: passkeys, ceremony: ceremony, tickets: tickets, sessions: sessions, checkIns: checkIns,
         access: access)
     let desk = CheckInDesk(
-        sessions: sessions, tickets: tickets, checkIns: checkIns, verification: verification, counters: counters)
+        sessions: sessions, tickets: tickets, checkIns: checkIns, verification: verification, courses: courses,
+        counters: counters)
 
     let router = Router(context: AppRequestContext.self)
     _ = PrometheusMetrics.registry

@@ -28,6 +28,7 @@ extension AppError {
             if let distance = refusal.distance { details["distanceMeters"] = .number(distance.rounded()) }
             if let radius = refusal.radius { details["radiusMeters"] = .number(radius.rounded()) }
             if let step = refusal.step { details["step"] = .text(step) }
+            if let joinable = refusal.joinable { details["joinable"] = .flag(joinable) }
             self = AppError(
                 Self.status(for: refusal.error), refusal.code, refusal.message,
                 details: details.isEmpty ? nil : details)

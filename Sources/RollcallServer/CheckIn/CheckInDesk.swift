@@ -9,6 +9,8 @@ struct CheckInDesk: Sendable {
     let tickets: ScanTickets
     let checkIns: CheckInStore
     let verification: CheckInVerification
+    /// Where a student joins a course from a scan.
+    let courses: CourseStore
     /// Where wrong typed codes are counted, so that every process counts the same tries.
     let counters: AttemptCounters
 
@@ -26,6 +28,8 @@ struct CheckInDesk: Sendable {
         var deviceId: String?
         /// A passkey assertion, where the course asks for one.
         var passkey: CredentialInput?
+        /// Join the course with this scan when not on its roster yet, where the course allows it.
+        var join: Bool?
     }
 
     struct LocationInput: Codable, Sendable {
@@ -97,20 +101,26 @@ struct CheckInDesk: Sendable {
         let identity = try await verification.check(
             attempt.passkey, session: session, student: student, ticket: attempt.ticket, deviceID: deviceID, now: now
         )
-        let facts = Self.facts(
+        // Only a scan in the room proves presence enough to join: not a typed code, not a spot.
+        let scanned = presented.via == .qr || presented.via == .api
+        let joinable = scanned && standing.joinFromScan
+        var facts = Self.facts(
             presented.code, session: session, standing: standing, reading: reading, clientAddress: clientAddress,
             identity: identity, now: now)
+        facts.autoEnrol = joinable && attempt.join == true
         let receipt: Receipt
         switch CheckInPolicy.decide(facts) {
         case .refused(var refusal, let flagDevice):
             // The flag exists to record the refusal; nothing else of a refused check-in is kept.
             if flagDevice { try await flagSharedDevice(session: session, student: student) }
             if refusal.error == .verificationFailed { refusal.step = identity.failedStep }
+            if refusal.error == .notEnrolled, scanned { refusal.joinable = joinable }
             refusal.via = presented.via
             throw refusal
         case .alreadyCheckedIn(let status, let at):
             receipt = Receipt(status: status, at: at, session: session, new: false)
         case .checkedIn(let status, let at):
+            if !standing.enrolled { try await courses.enroll(courseID: session.courseId, studentID: student.id) }
             let distance = reading.flatMap { reading in session.settings.geofence?.center.distance(to: reading.point) }
             let evidence = CheckInEvidence(
                 reading: reading, distance: distance, deviceID: deviceID, clientAddress: clientAddress,

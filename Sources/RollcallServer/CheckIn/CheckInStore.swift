@@ -43,6 +43,7 @@ struct CheckInStore: Sendable {
                 let row = try await sql.raw(
                     """
                     SELECT sessions.opened_at, sessions.closes_at, sessions.closed_at, courses.name AS course_name,
+                      courses.join_from_scan,
                       (SELECT COUNT(*) FROM enrollments
                         WHERE enrollments.course_id = sessions.course_id AND enrollments.student_id = \(bind: studentID))
                         AS enrolled,
@@ -69,6 +70,7 @@ struct CheckInStore: Sendable {
                 try row.decodeNil(column: "ticket_owner") ? nil : try row.decode(column: "ticket_owner", as: Int64.self)
             return Standing(
                 moment: try SessionMoment(row), enrolled: try row.decode(column: "enrolled", as: Int.self) > 0,
+                joinFromScan: try row.decode(column: "join_from_scan", as: Bool.self),
                 existing: existing, deviceUsedByOther: owner.map { $0 != studentID } ?? false,
                 ticketUsedByOther: ticketOwner.map { $0 != studentID } ?? false
             )
@@ -80,6 +82,8 @@ struct CheckInStore: Sendable {
         /// The session's times now.
         var moment: SessionMoment
         var enrolled: Bool
+        /// The course lets a student not on its roster join from a scan.
+        var joinFromScan: Bool
         var existing: (status: AttendanceStatus, at: Date)?
         var deviceUsedByOther: Bool
         /// Another student already checked in with the ticket presented, which was scanned signed out.

@@ -99,7 +99,8 @@ struct CoursePages: Sendable {
             points: CoursePage.Points(
                 present: course.pointsPresent, late: course.pointsLate, excused: course.pointsExcused,
                 absent: course.pointsAbsent),
-            markAbsentOnClose: course.markAbsentOnClose, gradeWeights: course.gradeWeights,
+            markAbsentOnClose: course.markAbsentOnClose, joinFromScan: course.joinFromScan,
+            gradeWeights: course.gradeWeights,
             timeZones: CourseTimeZone.choices(selected: course.timeZone).map {
                 CoursePage.TimeZoneChoice(id: $0, selected: $0 == course.timeZone)
             },
@@ -171,6 +172,7 @@ struct CoursePage: PageModel {
         var absenteeThreshold: Int
         var points: Points
         var markAbsentOnClose: Bool
+        var joinFromScan: Bool
         var gradeWeights: GradeWeights
         /// Every zone the course may take, its own selected.
         var timeZones: [TimeZoneChoice]

@@ -24,6 +24,8 @@ struct Course: Codable, Sendable, Equatable {
     var timeZone: String
     /// The percentage of the course grade that quizzes make; attendance makes the rest.
     var quizWeight: Int
+    /// Whether a student not on the roster may join from a scan in the room, and check in with the same scan.
+    var joinFromScan: Bool
 
     /// How the course grade weighs attendance against quizzes.
     var gradeWeights: GradeWeights {
@@ -167,7 +169,7 @@ struct CourseStore: Sendable {
                 .set("points_excused", to: course.pointsExcused).set("points_absent", to: course.pointsAbsent)
                 .set("mark_absent_on_close", to: course.markAbsentOnClose)
                 .set("absentee_threshold", to: course.absenteeThreshold).set("time_zone", to: course.timeZone)
-                .set("quiz_weight", to: course.quizWeight)
+                .set("quiz_weight", to: course.quizWeight).set("join_from_scan", to: course.joinFromScan)
                 .where("id", .equal, course.id).run()
         }
     }

@@ -23,6 +23,7 @@ struct CourseView: Codable, Sendable, Equatable {
     var markAbsentOnClose: Bool?
     var absenteeThreshold: Int?
     var gradeWeights: GradeWeights?
+    var joinFromScan: Bool?
 
     init(_ summary: CourseSummary, manages: Bool) {
         let course = summary.course
@@ -41,6 +42,7 @@ struct CourseView: Codable, Sendable, Equatable {
             markAbsentOnClose = course.markAbsentOnClose
             absenteeThreshold = course.absenteeThreshold
             gradeWeights = course.gradeWeights
+            joinFromScan = course.joinFromScan
         }
     }
 }

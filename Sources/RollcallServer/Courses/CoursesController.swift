@@ -28,6 +28,7 @@ struct CoursesController: Sendable {
         var absenteeThreshold: Int?
         var timeZone: String?
         var gradeWeights: GradeWeights?
+        var joinFromScan: Bool?
     }
     struct Join: Decodable {
         var code: String
@@ -157,6 +158,7 @@ struct CoursesController: Sendable {
             course.points = try check { () throws(RuleViolation) in try points.validated() }
         }
         if let mark = input.markAbsentOnClose { course.markAbsentOnClose = mark }
+        if let join = input.joinFromScan { course.joinFromScan = join }
         if let weights = input.gradeWeights {
             course.gradeWeights = try check { () throws(RuleViolation) in try weights.validated() }
         }

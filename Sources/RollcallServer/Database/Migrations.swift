@@ -325,6 +325,13 @@ enum Migrations {
                 "CREATE INDEX course_audit_course ON course_audit(course_id, id)",
             ]
         ),
+        Step(
+            name: "015_join_from_scan",
+            statements: [
+                // A student not yet on the roster may join from a scan in the room, unless the teacher says no.
+                "ALTER TABLE courses ADD COLUMN join_from_scan {bool} NOT NULL DEFAULT TRUE"
+            ]
+        ),
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.

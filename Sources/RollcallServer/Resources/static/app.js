@@ -16,6 +16,7 @@ export async function api(method, path, body, contentType = "application/json") 
   if (!response.ok) {
     const error = new Error(data?.error?.message ?? `The server answered ${response.status}.`);
     error.code = data?.error?.code;
+    error.details = data?.error?.details;
     error.status = response.status;
     throw error;
   }

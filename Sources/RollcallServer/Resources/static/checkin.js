@@ -8,6 +8,18 @@ const show = (id) => {
   for (const state of root.querySelectorAll(".checkin-state")) state.hidden = state.id !== id;
 };
 const step = (text) => (document.getElementById("check-in-step").textContent = text);
+const expiresAt = new Date(root.dataset.expiresAt);
+const clock = (date) => date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+const retry = document.getElementById("check-in-retry");
+const join = document.getElementById("check-in-join");
+/** Refusals the student can mend on this phone and then try again with the same scan. */
+const MENDABLE = new Set([
+  "location_required", "location_inaccurate", "out_of_range", "network_not_allowed", "verification_required",
+  "verification_failed", "too_many_attempts",
+]);
+const SCAN_AGAIN = "Your scan has run out. Scan the code on the screen again.";
+const expired = () => Date.now() >= expiresAt.getTime();
+document.getElementById("check-in-validity").textContent = `Your scan is good until ${clock(expiresAt)}.`;
 
 /** The passkey part: nothing, a recent verification reused, a first passkey to add, or an assertion. */
 async function identity(device) {
@@ -19,11 +31,33 @@ async function identity(device) {
   return assertPasskey(options.publicKey);
 }
 
-async function checkIn() {
+/** What a failed attempt leaves the student to do: try again, join the course, or scan again. */
+function failed(error) {
+  const scanAgain = expired() && error.code !== "not_enrolled";
+  document.getElementById("check-in-error").textContent = scanAgain ? SCAN_AGAIN : error.message;
+  root.dataset.result = error.code ?? "error";
+  join.hidden = !(error.code === "not_enrolled" && error.details?.joinable === true) || expired();
+  // No code: the request never reached Rollcall (no network), so the same scan may still work.
+  retry.hidden = scanAgain || !(error.code === undefined || MENDABLE.has(error.code));
+  show("check-in-failed");
+}
+
+/** Past the ticket's end, a refusal on screen can only be mended by a new scan. */
+setInterval(() => {
+  if (!expired() || root.dataset.result === undefined || !document.getElementById("check-in-done").hidden) return;
+  if (document.getElementById("check-in-failed").hidden) return;
+  document.getElementById("check-in-error").textContent = SCAN_AGAIN;
+  retry.hidden = true;
+  join.hidden = true;
+  document.getElementById("check-in-validity").textContent = `Your scan ran out at ${clock(expiresAt)}.`;
+}, 1000);
+
+async function checkIn(options = {}) {
   delete root.dataset.result;
   show("check-in-working");
   try {
     const body = { ticket: root.dataset.ticket, deviceId: deviceId() };
+    if (options.join) body.join = true;
     if (root.dataset.needsLocation === "true") body.location = await locate();
     const passkey = await identity(body.deviceId);
     if (passkey === null) {
@@ -40,15 +74,15 @@ async function checkIn() {
     document.getElementById("check-in-time").textContent =
       `${answer.courseName} · ${new Date(answer.checkedInAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`;
     root.dataset.result = answer.status;
+    document.getElementById("check-in-validity").hidden = true;
     show("check-in-done");
   } catch (error) {
-    document.getElementById("check-in-error").textContent = error.message;
-    root.dataset.result = error.code ?? "error";
-    show("check-in-failed");
+    failed(error);
   }
 }
 
-document.getElementById("check-in-retry").addEventListener("click", checkIn);
+retry.addEventListener("click", () => checkIn());
+join.addEventListener("click", () => checkIn({ join: true }));
 document.getElementById("check-in-add-passkey")?.addEventListener("click", async (event) => {
   const button = event.currentTarget;
   const error = document.getElementById("check-in-register-error");
