@@ -25,25 +25,35 @@ public struct SessionSettings: Codable, Equatable, Sendable {
     public var lateAfterMinutes: Int?
     /// Whether a QR session also shows the short typed code.
     public var allowTyping: Bool
+    /// Seconds each typed code is shown, longer than a scanned code's so that it can be read and typed from the
+    /// back of the room; `nil` in settings saved before it existed, which take `standardTypedPeriod`.
+    public var typedPeriod: Int?
     /// Address ranges check-ins must come from; empty means any network.
     public var allowedNetworks: [NetworkRange]
     /// Where the class meets, as people name it ("B204"); reports show this, never coordinates.
     public var room: String?
 
     public static let openMinutesRange = 1...720
+    /// Seconds a typed code may be shown: long enough to type, short enough that a code sent to a friend dies soon.
+    public static let typedPeriods = 10...60
+    public static let standardTypedPeriod = 30
+
+    /// Seconds each typed code is shown.
+    public var typedCodePeriod: Int { typedPeriod ?? Self.standardTypedPeriod }
     public static let radiusRange = 5.0...5000.0
     public static let roomLength = 1...80
 
     public static let standard = SessionSettings(
         mode: .qr, period: 5, grace: 1, geofence: nil, classroomSize: nil, openMinutes: 60,
-        lateAfterMinutes: 10, allowTyping: false, allowedNetworks: []
+        lateAfterMinutes: 10, allowTyping: false, allowedNetworks: [], typedPeriod: standardTypedPeriod
     )
 
     public init(
         mode: CheckInMode, period: Int, grace: Int, geofence: Geofence?, classroomSize: ClassroomSize?,
         openMinutes: Int, lateAfterMinutes: Int?, allowTyping: Bool, allowedNetworks: [NetworkRange],
-        room: String? = nil
+        room: String? = nil, typedPeriod: Int? = nil
     ) {
+        self.typedPeriod = typedPeriod
         self.mode = mode
         self.period = period
         self.grace = grace
@@ -71,13 +81,15 @@ public struct SessionSettingsDraft: Codable, Equatable, Sendable {
     public var allowTyping: Bool?
     public var allowedNetworks: [String]?
     public var room: String?
+    public var typedPeriod: Int?
 
     public init(
         mode: CheckInMode? = nil, period: Int? = nil, grace: Int? = nil, latitude: Double? = nil,
         longitude: Double? = nil, radius: Double? = nil, classroomSize: ClassroomSize? = nil,
         openMinutes: Int? = nil, lateAfterMinutes: Int? = nil, allowTyping: Bool? = nil,
-        allowedNetworks: [String]? = nil, room: String? = nil
+        allowedNetworks: [String]? = nil, room: String? = nil, typedPeriod: Int? = nil
     ) {
+        self.typedPeriod = typedPeriod
         self.mode = mode
         self.period = period
         self.grace = grace
@@ -99,6 +111,10 @@ public struct SessionSettingsDraft: Codable, Equatable, Sendable {
         let period = self.period ?? standard.period
         guard RotatingCode.allowedPeriods.contains(period) else {
             throw RuleViolation(field: "period", message: "The code period must be 2 to 60 seconds.")
+        }
+        let typedPeriod = self.typedPeriod ?? SessionSettings.standardTypedPeriod
+        guard SessionSettings.typedPeriods.contains(typedPeriod) else {
+            throw RuleViolation(field: "typedPeriod", message: "The typed code's period must be 10 to 60 seconds.")
         }
         let grace = self.grace ?? standard.grace
         guard RotatingCode.allowedGrace.contains(grace) else {
@@ -140,7 +156,7 @@ public struct SessionSettingsDraft: Codable, Equatable, Sendable {
             mode: mode, period: period, grace: grace, geofence: geofence,
             classroomSize: geofence == nil ? nil : classroomSize, openMinutes: openMinutes,
             lateAfterMinutes: lateAfter, allowTyping: allowTyping ?? (mode == .typed), allowedNetworks: networks,
-            room: room?.isEmpty == false ? room : nil
+            room: room?.isEmpty == false ? room : nil, typedPeriod: typedPeriod
         )
     }
 

@@ -106,6 +106,25 @@ struct SignInThrottleTests {
 
 @Suite("Session settings")
 struct SessionSettingsTests {
+    @Test func the_typed_code_has_its_own_period_of_ten_to_sixty_seconds() throws {
+        #expect(try SessionSettingsDraft().validated().typedCodePeriod == 30)
+        #expect(try SessionSettingsDraft(typedPeriod: 45).validated().typedCodePeriod == 45)
+        for period in [9, 61, 0, -30] {
+            #expect(
+                throws: RuleViolation(
+                    field: "typedPeriod", message: "The typed code's period must be 10 to 60 seconds.")
+            ) {
+                try SessionSettingsDraft(typedPeriod: period).validated()
+            }
+        }
+        // Settings saved before the typed period existed read with the standard one.
+        var old =
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(SessionSettings.standard)) as! [String: Any]
+        old["typedPeriod"] = nil
+        let decoded = try JSONDecoder().decode(SessionSettings.self, from: JSONSerialization.data(withJSONObject: old))
+        #expect(decoded.typedPeriod == nil && decoded.typedCodePeriod == 30)
+    }
+
     @Test func an_empty_draft_gives_the_standard_settings() throws {
         #expect(try SessionSettingsDraft().validated() == .standard)
     }

@@ -219,7 +219,7 @@ struct CheckInDesk: Sendable {
             throw AppError(
                 .badRequest, CheckInError.invalidCode.code, "This session does not take typed codes. Scan the QR code.")
         }
-        let rotating = session.rotatingCode
+        let rotating = session.typedRotatingCode
         // Checked and counted in one step, so that tries sent at once cannot all pass the limit.
         let check = try await counters.update(.typedCode, key: "\(session.id) \(studentID)") { current in
             let wrong = current?.count ?? 0
@@ -269,6 +269,14 @@ extension ClassSession {
     var rotatingCode: RotatingCode {
         RotatingCode(
             secret: secret, sessionRef: id, openedAt: openedAt ?? createdAt, period: settings.period,
+            grace: settings.grace
+        )
+    }
+
+    /// The typed codes' rotation: the same secret and grace, on the typed codes' own period.
+    var typedRotatingCode: RotatingCode {
+        RotatingCode(
+            secret: secret, sessionRef: id, openedAt: openedAt ?? createdAt, period: settings.typedCodePeriod,
             grace: settings.grace
         )
     }

@@ -89,7 +89,9 @@ struct CheckInPages: Sendable {
 
     @Sendable func projector(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, course, _) = try await access.session(in: context, needing: .manage)
-        let page = ProjectorPage(id: session.id, title: session.title, courseName: course.name, courseId: course.id)
+        let page = ProjectorPage(
+            id: session.id, title: session.title, courseName: course.name, courseId: course.id,
+            joinCode: course.joinFromScan ? course.joinCode : nil, typedOnly: session.settings.mode == .typed)
         return try pages.render(page, title: "\(session.title) · Projector", context: context, layout: "bare")
     }
 }
@@ -121,4 +123,8 @@ struct ProjectorPage: PageModel {
     var title: String
     var courseName: String
     var courseId: Int64
+    /// Shown where the course takes students from class, for those not on the roster yet.
+    var joinCode: String?
+    /// A session without a QR code: the typed code is the centre of the screen.
+    var typedOnly: Bool
 }

@@ -13,6 +13,8 @@ struct ProjectorFrame: Codable, Sendable, ResponseEncodable {
     var url: String?
     var svg: String?
     var typedCode: String?
+    /// Milliseconds until the typed code changes.
+    var typedNextChangeIn: Int?
     /// Milliseconds until the next code, by the server's clock.
     var nextChangeIn: Int?
     var checkedIn: Int
@@ -75,7 +77,7 @@ struct ProjectorController: Sendable {
                 let frame = try await frame(for: session, at: now)
                 try await outbound.write(.text(String(decoding: try encoder.encode(frame), as: UTF8.self)))
                 // Wake at the next code, or as soon as a check-in (or anything else in the session) commits.
-                let wait = Double(frame.nextChangeIn ?? 10_000) / 1000
+                let wait = Double(min(frame.nextChangeIn ?? 10_000, frame.typedNextChangeIn ?? 10_000)) / 1000
                 await changes.next(timeout: .seconds(max(wait, 0.05)))
             }
         }
@@ -93,7 +95,12 @@ struct ProjectorController: Sendable {
         let step = rotating.step(at: now)
         frame.step = step
         frame.nextChangeIn = Int((rotating.start(of: step + 1).timeIntervalSince(now) * 1000).rounded(.up))
-        if session.settings.allowTyping { frame.typedCode = rotating.typedCode(forStep: step) }
+        if session.settings.allowTyping {
+            let typed = session.typedRotatingCode
+            let typedStep = typed.step(at: now)
+            frame.typedCode = typed.typedCode(forStep: typedStep)
+            frame.typedNextChangeIn = Int((typed.start(of: typedStep + 1).timeIntervalSince(now) * 1000).rounded(.up))
+        }
         if session.settings.mode == .qr {
             let url = checkInURL(code: rotating.code(forStep: step))
             frame.url = url

@@ -1,25 +1,33 @@
 // The projector: shows the code the server pushes (the browser's clock never picks it) and survives network blips.
+// The server sends a frame at every new code; when none has come for a code's period (and a little), the code on
+// screen would be refused when scanned, so it comes down and the screen says it is reconnecting until frames come
+// again, whether the connection dropped or went silent.
 const root = document.getElementById("projector");
 const session = root.dataset.session;
 const qr = document.getElementById("projector-qr");
 const message = document.getElementById("projector-message");
 const status = document.getElementById("projector-status");
-let socket;
+const typedOnly = root.classList.contains("typed-mode");
 let retry = 500;
 let lastStep = null;
 let animatedStep = null;
 let progressTimer;
+let staleTimer;
+/** Slack past the next expected frame before the code on screen counts as stale. */
+const STALE_AFTER_MS = 1500;
+
+const spaced = (code) => code.replace(/(\d{3})(\d{3})/, "$1 $2");
 
 function render(frame) {
+  clearTimeout(staleTimer);
+  root.classList.remove("reconnecting");
   document.getElementById("projector-count").textContent = frame.checkedIn;
   document.getElementById("projector-enrolled").textContent = `of ${frame.enrolled} checked in`;
   const typedWrap = document.getElementById("projector-typed-wrap");
-  typedWrap.hidden = !frame.typedCode;
-  if (frame.typedCode) document.getElementById("projector-typed").textContent = frame.typedCode.replace(/(\d{3})(\d{3})/, "$1 $2");
+  typedWrap.hidden = !frame.typedCode || typedOnly;
+  if (frame.typedCode) document.getElementById("projector-typed").textContent = spaced(frame.typedCode);
   if (frame.phase !== "open") {
-    qr.hidden = true;
-    message.hidden = false;
-    message.textContent = frame.phase === "closed" ? "This session is closed." : "This session has not opened yet.";
+    showMessage(frame.phase === "closed" ? "This session is closed." : "This session has not opened yet.");
     return;
   }
   message.hidden = true;
@@ -30,13 +38,32 @@ function render(frame) {
     qr.dataset.step = frame.step;
     lastStep = frame.step;
   } else if (!frame.svg && frame.typedCode) {
-    qr.innerHTML = `<div class="typed-only">${frame.typedCode.replace(/(\d{3})(\d{3})/, "$1 $2")}</div>`;
+    qr.innerHTML = `<div class="typed-only"><span class="typed-hint">Type this code on your course page</span><strong id="projector-typed-big">${spaced(frame.typedCode)}</strong></div>`;
   }
+  const remaining = frame.svg ? frame.nextChangeIn : frame.typedNextChangeIn ?? frame.nextChangeIn;
+  staleTimer = setTimeout(stale, Math.min(frame.nextChangeIn ?? 10000, remaining ?? 10000) + STALE_AFTER_MS);
   // A check-in also sends a frame; only a new code restarts the countdown bar.
-  if (frame.step !== animatedStep) {
-    animatedStep = frame.step;
-    animateProgress(frame.nextChangeIn);
+  const shownStep = frame.svg ? frame.step : frame.typedCode;
+  if (shownStep !== animatedStep) {
+    animatedStep = shownStep;
+    animateProgress(remaining);
   }
+}
+
+/** No frame when one was due: take the code down until the server is heard again. */
+function stale() {
+  lastStep = null;
+  animatedStep = null;
+  root.classList.add("reconnecting");
+  document.getElementById("projector-typed-wrap").hidden = true;
+  status.textContent = "reconnecting…";
+  showMessage("Reconnecting…");
+}
+
+function showMessage(text) {
+  qr.hidden = true;
+  message.hidden = false;
+  message.textContent = text;
 }
 
 function animateProgress(remaining) {
@@ -52,7 +79,7 @@ function animateProgress(remaining) {
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  socket = new WebSocket(`${scheme}://${location.host}/api/v1/sessions/${session}/projector/live`);
+  const socket = new WebSocket(`${scheme}://${location.host}/api/v1/sessions/${session}/projector/live`);
   socket.onopen = () => {
     retry = 500;
     status.textContent = "live";
@@ -60,12 +87,16 @@ function connect() {
   };
   socket.onmessage = (event) => render(JSON.parse(event.data));
   socket.onclose = () => {
-    // Keep the last code on screen and reconnect; a short blip costs at most one code period.
+    // A short blip keeps the code on screen; the stale timer takes it down once it has outlived its period.
     status.textContent = "reconnecting…";
     root.classList.add("offline");
     setTimeout(connect, retry);
     retry = Math.min(retry * 2, 5000);
   };
 }
+
+const fullscreen = document.getElementById("projector-fullscreen");
+fullscreen.addEventListener("click", () => document.documentElement.requestFullscreen?.());
+document.addEventListener("fullscreenchange", () => (fullscreen.hidden = Boolean(document.fullscreenElement)));
 
 connect();
