@@ -53,6 +53,12 @@ struct SessionCorrectionsTests {
                 .patch, path, as: teacher, json: ["settings": ["period": 1]], status: .badRequest,
                 code: "invalid_period")
             try await api.expectRefused(
+                .patch, path, as: teacher, json: ["settings": ["typedPeriod": 5]], status: .badRequest,
+                code: "invalid_typed_period")
+            try await api.expectRefused(
+                .post, "/api/v1/courses/\(room.courseID)/sessions", as: teacher,
+                json: ["settings": ["typedPeriod": 120]], status: .badRequest, code: "invalid_typed_period")
+            try await api.expectRefused(
                 .patch, path, as: teacher, json: ["scheduledAt": "tomorrow"], status: .badRequest,
                 code: "invalid_scheduled_at")
             try await api.expectRefused(
