@@ -258,6 +258,10 @@ struct CheckInTests {
             try await database.shutdown()
             #expect(flags.map(\.kind) == [.deviceAlreadyUsed])
             #expect(flags.first?.studentId == friend.id)
+            #expect(
+                flags.first?.detail
+                    == "Phone Borrower tried to check in from the phone Cass Checkin used in this session.",
+                "the flag names the phone's owner too")
             try await api.expectRefused(
                 .post, "/api/v1/check-ins", as: friend, json: ["ticket": try await room.scan(api), "deviceId": "x"],
                 status: .badRequest, code: "invalid_device_id"

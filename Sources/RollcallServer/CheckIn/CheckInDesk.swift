@@ -112,7 +112,7 @@ struct CheckInDesk: Sendable {
         switch CheckInPolicy.decide(facts) {
         case .refused(var refusal, let flagDevice):
             // The flag exists to record the refusal; nothing else of a refused check-in is kept.
-            if flagDevice { try await flagSharedDevice(session: session, student: student) }
+            if flagDevice { try await flagSharedDevice(session: session, student: student, deviceID: deviceID) }
             if refusal.error == .verificationFailed { refusal.step = identity.failedStep }
             if refusal.error == .notEnrolled, scanned { refusal.joinable = joinable }
             refusal.via = presented.via
@@ -163,17 +163,21 @@ struct CheckInDesk: Sendable {
         case .recorded(let status, let at): return Receipt(status: status, at: at, session: session, new: true)
         case .existing(let status, let at): return Receipt(status: status, at: at, session: session, new: false)
         case .deviceTaken:
-            try await flagSharedDevice(session: session, student: student)
+            try await flagSharedDevice(session: session, student: student, deviceID: evidence.deviceID)
             throw CheckInRefusal(.deviceAlreadyUsed)
         case .ticketTaken: throw Self.ticketTaken
         }
     }
 
-    private func flagSharedDevice(session: ClassSession, student: User) async throws {
-        try await checkIns.flag(
-            sessionID: session.id, studentID: student.id, kind: .deviceAlreadyUsed,
-            detail: "\(student.name) tried to check in from a phone another student already used in this session."
-        )
+    /// Flags a check-in tried from a phone another student used, naming both, so that the teacher can find the
+    /// one who lent the phone too.
+    private func flagSharedDevice(session: ClassSession, student: User, deviceID: String?) async throws {
+        var owner: String?
+        if let deviceID { owner = try await checkIns.deviceOwnerName(sessionID: session.id, deviceID: deviceID) }
+        let detail =
+            owner.map { "\(student.name) tried to check in from the phone \($0) used in this session." }
+            ?? "\(student.name) tried to check in from a phone another student already used in this session."
+        try await checkIns.flag(sessionID: session.id, studentID: student.id, kind: .deviceAlreadyUsed, detail: detail)
     }
 
     /// Finds the session and how fresh the presented proof is. A ticket's session comes from memory with times that

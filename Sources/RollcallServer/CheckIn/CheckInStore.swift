@@ -117,6 +117,18 @@ struct CheckInStore: Sendable {
         }
     }
 
+    /// The name of the student who checked in to the session from this device.
+    func deviceOwnerName(sessionID: Int64, deviceID: String) async throws -> String? {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT users.name FROM device_bindings JOIN users ON users.id = device_bindings.student_id
+                WHERE device_bindings.session_id = \(bind: sessionID) AND device_bindings.device_id = \(bind: deviceID)
+                """
+            ).first(decodingColumn: "name", as: String.self)
+        }
+    }
+
     /// The flags of a session, newest first.
     func flags(sessionID: Int64) async throws -> [Flag] {
         try await database.read { sql in
