@@ -147,6 +147,15 @@ struct AuthorizationMatrixTests {
             let cancellable = [
                 try await newSession(["scheduledAt": later]), try await newSession(["scheduledAt": later]),
             ]
+            // A bulk change in a session of its own for each allowed asker, so that each is its session's latest.
+            var batches: [Int64] = []
+            for _ in 0..<2 {
+                let id = try await newSession([:])
+                let marked = try await api.call(
+                    .post, "/api/v1/sessions/\(id)/attendance", as: teacher,
+                    json: ["filter": "not_checked_in", "status": "absent"])
+                batches.append(try #require(try made(marked, .created, "a bulk change").int("batch.id")))
+            }
             var reopenable: [Int64] = []
             for _ in 0..<2 {
                 let id = try await newSession([:])
@@ -370,6 +379,12 @@ struct AuthorizationMatrixTests {
                 Row(
                     "PUT /sessions/{sessionID}/attendance/{studentID}", [401, 403, 403, 403, 200, 200],
                     json: ["status": "excused", "reason": "A note from home"]),
+                Row(
+                    "POST /sessions/{sessionID}/attendance", [401, 403, 403, 403, 201, 201],
+                    json: ["filter": "not_checked_in", "status": "absent"]),
+                Row("POST /attendance-batches/{batchID}/undo", [401, 403, 403, 403, 200, 200]) { asker in
+                    Call(parameters: ["batchID": target(asker, batches)])
+                },
                 Row("GET /sessions/{sessionID}/audit", [401, 403, 403, 403, 200, 200]),
                 Row("GET /sessions/{sessionID}/report.csv", [401, 403, 403, 403, 200, 200]),
                 Row("GET /courses/{courseID}/report.csv", [401, 403, 403, 403, 200, 200]),

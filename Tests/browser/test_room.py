@@ -113,3 +113,56 @@ def test_a_teacher_finds_filters_sorts_and_marks_students_in_a_room_of_200(serve
     bar = teacher.find_element(By.CSS_SELECTOR, ".room-bar")
     assert teacher.execute_script("return arguments[0].getBoundingClientRect().top", bar) <= 1
     assert teacher.find_element(By.CSS_SELECTOR, ".room-bar button.danger").is_displayed()
+
+    # A note for the teacher only, beside the status: shown on the row, never to the student.
+    noted = students[151]
+    teacher.execute_script("arguments[0].click()", row(teacher, noted["id"]).find_element(By.CSS_SELECTOR, ".mark"))
+    WebDriverWait(teacher, 10).until(lambda _: dialog.is_displayed(), "the mark dialog opening again")
+    dialog.find_element(By.CSS_SELECTOR, 'input[value="late"]').click()
+    dialog.find_element(By.NAME, "note").send_keys("Came at 9:40, spoke to me after")
+    dialog.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    WebDriverWait(teacher, 20).until(
+        lambda b: row(b, noted["id"]).find_element(By.CSS_SELECTOR, ".note").text == "Note: Came at 9:40, spoke to me after",
+        "the note on the row, live")
+
+    # Everyone not yet checked in marked absent in one go; then undone in one go.
+    teacher.execute_script("window.scrollTo(0, 0)")
+    teacher.find_element(By.ID, "mark-rest-absent").click()
+    alert = teacher.switch_to.alert
+    assert "Mark the 78 students not yet checked in absent?" in alert.text
+    alert.accept()
+    WebDriverWait(teacher, 20).until(
+        lambda b: b.find_element(By.ID, "room-undo-text").text == "Marked 78 students absent who had not checked in.",
+        "the bulk change's answer")
+    Select(teacher.find_element(By.ID, "room-filter")).select_by_value("absent")
+    WebDriverWait(teacher, 20).until(lambda b: b.find_element(By.ID, "room-shown").text == "78 of 200 shown", "78 absent, live")
+    screenshot(teacher, "room-bulk-absent", sizes=(PHONE, LAPTOP))
+    teacher.find_element(By.ID, "room-undo-button").click()
+    WebDriverWait(teacher, 20).until(
+        lambda b: b.find_element(By.ID, "room-undo-text").text == "Undone: every record is back as it was.", "the undo")
+    Select(teacher.find_element(By.ID, "room-filter")).select_by_value("none")
+    WebDriverWait(teacher, 20).until(lambda b: b.find_element(By.ID, "room-shown").text == "78 of 200 shown", "78 not yet again")
+
+    # A selection: the students whose numbers start S0019 (ten, none checked in) excused with a reason.
+    search = teacher.find_element(By.ID, "room-search")
+    search.send_keys("S0019")
+    WebDriverWait(teacher, 10).until(lambda b: b.find_element(By.ID, "room-shown").text == "10 of 200 shown", "the ten found")
+    teacher.find_element(By.ID, "pick-shown").click()
+    assert teacher.find_element(By.ID, "picked-count").text == "10"
+    bulk = teacher.find_element(By.ID, "bulk-form")
+    Select(bulk.find_element(By.NAME, "status")).select_by_value("excused")
+    bulk.find_element(By.NAME, "reason").send_keys("Field trip")
+    screenshot(teacher, "room-bulk-selection", sizes=(PHONE, LAPTOP))
+    bulk.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    WebDriverWait(teacher, 20).until(
+        lambda b: b.find_element(By.ID, "room-undo-text").text == "Marked 10 students excused.", "the selection marked")
+    WebDriverWait(teacher, 20).until(lambda b: b.find_element(By.ID, "room-shown").text == "0 of 200 shown", "none of the ten is 'not yet' now")
+    assert teacher.find_element(By.ID, "picked").is_displayed() is False
+    _, noted_record = server.api(
+        "GET", f"/api/v1/courses/{row_course(server, teacher_token, session_id)}/students/{noted['id']}/attendance",
+        token=teacher_token)
+    assert "9:40" not in json.dumps(noted_record), "the note is not in the student's record"
+
+
+def row_course(server, token, session_id):
+    return server.api("GET", f"/api/v1/sessions/{session_id}", token=token)[1]["session"]["courseId"]

@@ -44,14 +44,17 @@ public enum SessionChange: Sendable, Equatable {
         /// `nil` when the record was removed, so the student is "not yet" again.
         public var status: AttendanceStatus?
         public var reason: String?
+        /// The teacher's own note; the live views that carry it are the teacher's.
+        public var note: String?
         /// The teacher (or admin) who made the change.
         public var changedBy: Int64
         public var at: Date
 
         public init(
             studentId: Int64, previous: AttendanceStatus?, status: AttendanceStatus?, reason: String?,
-            changedBy: Int64, at: Date
+            note: String? = nil, changedBy: Int64, at: Date
         ) {
+            self.note = note
             self.studentId = studentId
             self.previous = previous
             self.status = status

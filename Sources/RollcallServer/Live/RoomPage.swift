@@ -13,6 +13,8 @@ struct RoomView: Sendable {
         var label: String
         var at: String
         var time: String
+        /// The teacher's own note on the record.
+        var note: String?
     }
 
     /// The counters above the list.
@@ -38,7 +40,7 @@ struct RoomView: Sendable {
                 id: String(student.id), name: student.name, studentNumber: student.studentNumber,
                 status: student.status?.rawValue ?? "none", label: Self.label(student.status, phase: phase),
                 at: student.at?.millisecondText ?? "",
-                time: student.at?.formatted(date: .omitted, time: .shortened) ?? ""
+                time: student.at?.formatted(date: .omitted, time: .shortened) ?? "", note: student.note
             )
         }
         empty = students.isEmpty
@@ -48,8 +50,8 @@ struct RoomView: Sendable {
         away = room.counts.absent + room.counts.notYet
         awayLabel = phase == .closed ? "absent" : "absent or not yet"
         blankRow = Row(
-            id: "", name: "", studentNumber: nil, status: "none", label: Self.label(nil, phase: phase), at: "", time: ""
-        )
+            id: "", name: "", studentNumber: nil, status: "none", label: Self.label(nil, phase: phase), at: "", time: "",
+            note: nil)
     }
 
     /// The words beside a student's name; `live.js` uses the same.

@@ -14,6 +14,8 @@ struct Room: Codable, Sendable, Equatable {
         var at: Date?
         /// How the record came to be.
         var via: RecordSource?
+        /// The teacher's own note on the record, never shown to the student.
+        var note: String?
     }
 
     var sessionId: Int64
@@ -36,6 +38,7 @@ struct RoomStore: Sendable {
         var status: String?
         var recordedAt: Date?
         var source: String?
+        var note: String?
         var joinedAt: Date?
         /// When the session ended, if it has: then a student on its roster with no record counts as absent.
         var endedAt: Date?
@@ -52,6 +55,7 @@ struct RoomStore: Sendable {
                   (SELECT MAX(id) FROM flags WHERE session_id = \(bind: sessionID)) AS last_flag_id,
                   users.id AS id, users.name AS name, users.student_number AS student_number,
                   attendance.status AS status, attendance.recorded_at AS recorded_at, attendance.source AS source,
+                  attendance.note AS note,
                   enrollments.joined_at AS joined_at, ended.at AS ended_at
                 FROM (SELECT 1 AS one) AS one_row
                 \(Self.ended(sessionID: sessionID, now: now))
@@ -72,7 +76,8 @@ struct RoomStore: Sendable {
             return Room.Student(
                 id: id, name: name, studentNumber: row.studentNumber,
                 status: row.status.flatMap(AttendanceStatus.init(rawValue:)), at: row.recordedAt,
-                via: row.source.flatMap(RecordSource.init(rawValue:))
+                via: row.source.flatMap(RecordSource.init(rawValue:)),
+                note: row.note.flatMap { $0.isEmpty ? nil : $0 }
             )
         }
         let lastFlagId = rows.first?.lastFlagId ?? 0

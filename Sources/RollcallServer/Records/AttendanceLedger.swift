@@ -55,34 +55,74 @@ enum AttendanceLedger {
     /// Sets a student's status by hand, with its audit entry and `status_changed` event; nothing is written when the
     /// status already is the one asked for.
     static func setStatus(
-        _ status: AttendanceStatus, of seat: Seat, reason: String, by teacherID: Int64, at now: Date,
-        in sql: Transaction
+        _ status: AttendanceStatus, of seat: Seat, reason: String, note: String = "", batchID: Int64? = nil,
+        by teacherID: Int64, at now: Date, in sql: Transaction
     ) async throws -> (record: AttendanceRecord, auditID: Int64?) {
         let old = try await record(seat, in: sql)
-        if let old, old.status == status { return (old, nil) }
+        if let old, old.status == status {
+            // Only the note changes: the teacher's own, with nothing for the audit or the student.
+            if !note.isEmpty {
+                try await sql.update("attendance").set("note", to: note)
+                    .where("session_id", .equal, seat.sessionID).where("student_id", .equal, seat.studentID).run()
+                let event = SessionChange.StatusChanged(
+                    studentId: seat.studentID, previous: status, status: status, reason: nil, note: note,
+                    changedBy: teacherID, at: now)
+                try await SessionEvents.append(.statusChanged(event), sessionID: seat.sessionID, in: sql)
+            }
+            return (old, nil)
+        }
         // The time of the original check-in stays: it is still when the student arrived.
         let record = AttendanceRecord(
             sessionId: seat.sessionID, studentId: seat.studentID, status: status, recordedAt: old?.recordedAt ?? now,
             source: .manual)
         if old != nil {
             try await sql.update("attendance").set("status", to: status.rawValue)
-                .set("source", to: RecordSource.manual.rawValue)
+                .set("source", to: RecordSource.manual.rawValue).set("note", to: note)
                 .where("session_id", .equal, seat.sessionID).where("student_id", .equal, seat.studentID).run()
         } else {
-            try await insert(record, in: sql)
+            try await insert(record, note: note, in: sql)
         }
-        let auditID = try await sql.insert(into: "attendance_audit")
-            .columns("session_id", "student_id", "changed_by", "changed_at", "old_status", "new_status", "reason")
-            .values(
-                SQLBind(seat.sessionID), SQLBind(seat.studentID), SQLBind(teacherID), SQLBind(now),
-                SQLBind(old?.status.rawValue), SQLBind(status.rawValue), SQLBind(reason)
-            )
-            .returning("id").first(decodingColumn: "id", as: Int64.self)
+        let auditID = try await audit(
+            seat, old: old?.status, new: status, reason: reason, note: note, batchID: batchID, by: teacherID, at: now,
+            in: sql)
         let event = SessionChange.StatusChanged(
             studentId: seat.studentID, previous: old?.status, status: status, reason: reason.isEmpty ? nil : reason,
-            changedBy: teacherID, at: now)
+            note: note.isEmpty ? nil : note, changedBy: teacherID, at: now)
         try await SessionEvents.append(.statusChanged(event), sessionID: seat.sessionID, in: sql)
         return (record, auditID)
+    }
+
+    /// Removes a student's record, as undoing a change made to a student who had none does: the student is "not
+    /// yet" again. Audited with no new status, and told to the live views.
+    static func clear(
+        _ seat: Seat, reason: String, batchID: Int64?, by teacherID: Int64, at now: Date, in sql: Transaction
+    ) async throws {
+        guard let old = try await record(seat, in: sql) else { return }
+        try await sql.delete(from: "attendance").where("session_id", .equal, seat.sessionID)
+            .where("student_id", .equal, seat.studentID).run()
+        _ = try await audit(
+            seat, old: old.status, new: nil, reason: reason, note: "", batchID: batchID, by: teacherID, at: now, in: sql
+        )
+        let event = SessionChange.StatusChanged(
+            studentId: seat.studentID, previous: old.status, status: nil, reason: reason, changedBy: teacherID, at: now)
+        try await SessionEvents.append(.statusChanged(event), sessionID: seat.sessionID, in: sql)
+    }
+
+    /// Writes an audit entry; `new` is `nil` (stored empty) when the record was removed.
+    private static func audit(
+        _ seat: Seat, old: AttendanceStatus?, new: AttendanceStatus?, reason: String, note: String, batchID: Int64?,
+        by teacherID: Int64, at now: Date, in sql: Transaction
+    ) async throws -> Int64? {
+        try await sql.insert(into: "attendance_audit")
+            .columns(
+                "session_id", "student_id", "changed_by", "changed_at", "old_status", "new_status", "reason", "note",
+                "batch_id"
+            )
+            .values(
+                SQLBind(seat.sessionID), SQLBind(seat.studentID), SQLBind(teacherID), SQLBind(now),
+                SQLBind(old?.rawValue), SQLBind(new?.rawValue ?? ""), SQLBind(reason), SQLBind(note), SQLBind(batchID)
+            )
+            .returning("id").first(decodingColumn: "id", as: Int64.self)
     }
 
     /// The reason the live view shows for absences written by closing a session.
@@ -128,12 +168,12 @@ enum AttendanceLedger {
             .where("student_id", .equal, seat.studentID).first(decoding: AttendanceRecord.self, with: .rollcall)
     }
 
-    private static func insert(_ record: AttendanceRecord, in sql: any SQLDatabase) async throws {
+    private static func insert(_ record: AttendanceRecord, note: String = "", in sql: any SQLDatabase) async throws {
         try await sql.insert(into: "attendance")
-            .columns("session_id", "student_id", "status", "recorded_at", "source")
+            .columns("session_id", "student_id", "status", "recorded_at", "source", "note")
             .values(
                 SQLBind(record.sessionId), SQLBind(record.studentId), SQLBind(record.status.rawValue),
-                SQLBind(record.recordedAt), SQLBind(record.source.rawValue)
+                SQLBind(record.recordedAt), SQLBind(record.source.rawValue), SQLBind(note)
             ).run()
     }
 }

@@ -152,7 +152,7 @@ struct AuditLogView: Sendable {
         audit = entries.map { entry in
             Entry(
                 studentName: entry.studentName, sessionTitle: entry.sessionTitle,
-                oldText: entry.oldStatus?.rawValue ?? "no record", newStatus: entry.newStatus.rawValue,
+                oldText: entry.oldStatus?.rawValue ?? "no record", newStatus: entry.newStatus?.rawValue ?? "not yet",
                 reason: entry.reason, changedByName: entry.changedByName, when: entry.changedAt.pageText)
         }
         noAudit = entries.isEmpty

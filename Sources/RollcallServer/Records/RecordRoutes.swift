@@ -3,6 +3,8 @@ import Hummingbird
 /// Every path of attendance records: corrections, audit logs, reports and roster imports.
 enum RecordRoutes {
     static let attendance = APIPath.api("sessions/:sessionID/attendance/:studentID")
+    static let bulkAttendance = APIPath.api("sessions/:sessionID/attendance")
+    static let undoBatch = APIPath.api("attendance-batches/:batchID/undo")
     static let sessionAudit = APIPath.api("sessions/:sessionID/audit")
     static let sessionReport = APIPath.api("sessions/:sessionID/report.csv")
     static let courseReport = APIPath.api("courses/:courseID/report.csv")

@@ -14,8 +14,35 @@ struct AuditEntry: Codable, Sendable, Equatable {
     var changedAt: Date
     /// `nil` when the student had no record before.
     var oldStatus: AttendanceStatus?
-    var newStatus: AttendanceStatus
+    /// `nil` when the change removed the record (an undo), so the student was "not yet" again.
+    var newStatus: AttendanceStatus?
     var reason: String
+    /// The bulk change it was part of, if any.
+    var batchId: Int64?
+}
+
+extension AuditEntry {
+    private enum CodingKeys: String, CodingKey {
+        case id, sessionId, sessionTitle, studentId, studentName, changedBy, changedByName, changedAt, oldStatus
+        case newStatus, reason, batchId
+    }
+
+    /// Reads a row, where a removed record's new status is stored empty.
+    init(from decoder: any Decoder) throws {
+        let row = try decoder.container(keyedBy: CodingKeys.self)
+        id = try row.decode(Int64.self, forKey: .id)
+        sessionId = try row.decode(Int64.self, forKey: .sessionId)
+        sessionTitle = try row.decode(String.self, forKey: .sessionTitle)
+        studentId = try row.decode(Int64.self, forKey: .studentId)
+        studentName = try row.decode(String.self, forKey: .studentName)
+        changedBy = try row.decode(Int64.self, forKey: .changedBy)
+        changedByName = try row.decode(String.self, forKey: .changedByName)
+        changedAt = try row.decode(Date.self, forKey: .changedAt)
+        oldStatus = try row.decodeIfPresent(String.self, forKey: .oldStatus).flatMap(AttendanceStatus.init(rawValue:))
+        newStatus = try row.decodeIfPresent(String.self, forKey: .newStatus).flatMap(AttendanceStatus.init(rawValue:))
+        reason = try row.decode(String.self, forKey: .reason)
+        batchId = try row.decodeIfPresent(Int64.self, forKey: .batchId)
+    }
 }
 
 /// A student's attendance record in one session.
@@ -25,6 +52,20 @@ struct AttendanceRecord: Sendable, Equatable {
     var status: AttendanceStatus
     var recordedAt: Date
     var source: RecordSource
+}
+
+/// Many students' status set at once by a teacher, undone as one.
+struct AttendanceBatch: Codable, Sendable, Equatable {
+    var id: Int64
+    var sessionId: Int64
+    var createdBy: Int64
+    var createdAt: Date
+    var status: AttendanceStatus
+    var reason: String
+    /// Records the batch changed; students who already had the status are not counted.
+    var changed: Int
+    var undoneBy: Int64?
+    var undoneAt: Date?
 }
 
 /// What a manual status change came to.
@@ -117,19 +158,113 @@ struct RecordStore: Sendable {
 
     /// Sets a student's status in a session by hand, with the audit entry written in the same transaction.
     func setStatus(
-        session: ClassSession, studentID: Int64, status: AttendanceStatus, reason: String, by teacher: User,
-        now: Date = Date()
+        session: ClassSession, studentID: Int64, status: AttendanceStatus, reason: String, note: String = "",
+        by teacher: User, now: Date = Date()
     ) async throws -> StatusChange {
         try await database.transaction { sql in
             let seat = AttendanceLedger.Seat(sessionID: session.id, studentID: studentID)
             let (record, auditID) = try await AttendanceLedger.setStatus(
-                status, of: seat, reason: reason, by: teacher.id, at: now, in: sql)
+                status, of: seat, reason: reason, note: note, by: teacher.id, at: now, in: sql)
             guard let auditID else { return StatusChange(record: record, audit: nil) }
             let entry = try await Self.audit(sql).where(
                 SQLColumn("id", table: "attendance_audit"), .equal, SQLBind(auditID)
             ).first(decoding: AuditEntry.self, with: .rollcall)
             return StatusChange(record: record, audit: entry)
         }
+    }
+
+    /// Sets many students' status in one transaction, as one batch that can be undone; students who already have
+    /// the status are left as they are. Answers the batch with how many records changed.
+    func setStatus(
+        session: ClassSession, studentIDs: [Int64], status: AttendanceStatus, reason: String, note: String,
+        by teacher: User, now: Date = Date()
+    ) async throws -> AttendanceBatch {
+        try await database.transaction { sql in
+            guard
+                let batchID = try await sql.insert(into: "attendance_batches")
+                    .columns("session_id", "created_by", "created_at", "status", "reason")
+                    .values(
+                        SQLBind(session.id), SQLBind(teacher.id), SQLBind(now), SQLBind(status.rawValue),
+                        SQLBind(reason)
+                    )
+                    .returning("id").first(decodingColumn: "id", as: Int64.self)
+            else { throw NotSaved(what: "batch") }
+            var changed = 0
+            for studentID in studentIDs {
+                let seat = AttendanceLedger.Seat(sessionID: session.id, studentID: studentID)
+                let (_, auditID) = try await AttendanceLedger.setStatus(
+                    status, of: seat, reason: reason, note: note, batchID: batchID, by: teacher.id, at: now, in: sql)
+                if auditID != nil { changed += 1 }
+            }
+            try await sql.update("attendance_batches").set("changed", to: changed).where("id", .equal, batchID).run()
+            return try await Self.batch(id: batchID, in: sql)!
+        }
+    }
+
+    /// Why undoing a batch is refused.
+    enum UndoRefusal: Error, Equatable {
+        case alreadyUndone
+        /// A later batch in the session must be undone first.
+        case notLatest
+        /// Records of the batch were changed again since, by these many changes.
+        case changedSince(Int)
+    }
+
+    /// Puts every record a batch changed back as it was before, in one transaction, with audit entries; only the
+    /// session's latest batch, and only while nobody has changed those records since.
+    func undo(batchID: Int64, by teacher: User, now: Date = Date()) async throws -> AttendanceBatch {
+        try await database.transaction { sql in
+            guard let batch = try await Self.batch(id: batchID, in: sql) else { throw NotStored(what: "batch") }
+            guard batch.undoneAt == nil else { throw UndoRefusal.alreadyUndone }
+            let later = try await sql.select().column("id").from("attendance_batches")
+                .where("session_id", .equal, batch.sessionId).where("id", .greaterThan, batchID)
+                .where(SQLColumn("undone_at"), .is, SQLLiteral.null).first()
+            guard later == nil else { throw UndoRefusal.notLatest }
+            let entries = try await sql.raw(
+                """
+                SELECT id, student_id, old_status FROM attendance_audit
+                WHERE batch_id = \(bind: batchID) ORDER BY id
+                """
+            ).all(decoding: BatchEntry.self, with: .rollcall)
+            let since =
+                try await sql.raw(
+                    """
+                    SELECT COUNT(*) AS n FROM attendance_audit later
+                    JOIN attendance_audit mine ON mine.batch_id = \(bind: batchID)
+                      AND later.session_id = mine.session_id AND later.student_id = mine.student_id AND later.id > mine.id
+                    """
+                ).first(decodingColumn: "n", as: Int.self) ?? 0
+            guard since == 0 else { throw UndoRefusal.changedSince(since) }
+            let reason = "Undone: the change of \(batch.createdAt.pageText) to \(batch.status.rawValue)."
+            for entry in entries {
+                let seat = AttendanceLedger.Seat(sessionID: batch.sessionId, studentID: entry.studentId)
+                if let old = entry.oldStatus.flatMap(AttendanceStatus.init(rawValue:)) {
+                    _ = try await AttendanceLedger.setStatus(
+                        old, of: seat, reason: reason, by: teacher.id, at: now, in: sql)
+                } else {
+                    try await AttendanceLedger.clear(
+                        seat, reason: reason, batchID: nil, by: teacher.id, at: now, in: sql)
+                }
+            }
+            try await sql.update("attendance_batches").set("undone_by", to: teacher.id).set("undone_at", to: now)
+                .where("id", .equal, batchID).run()
+            return try await Self.batch(id: batchID, in: sql)!
+        }
+    }
+
+    private struct BatchEntry: Decodable {
+        var id: Int64
+        var studentId: Int64
+        var oldStatus: String?
+    }
+
+    func batch(id: Int64) async throws -> AttendanceBatch? {
+        try await database.read { sql in try await Self.batch(id: id, in: sql) }
+    }
+
+    private static func batch(id: Int64, in sql: any SQLDatabase) async throws -> AttendanceBatch? {
+        try await sql.select().column("*").from("attendance_batches").where("id", .equal, id)
+            .first(decoding: AttendanceBatch.self, with: .rollcall)
     }
 
     /// A session's audit log, newest first.

@@ -16,7 +16,23 @@ struct RecordsController: Sendable {
     struct StatusInput: Decodable {
         var status: String
         var reason: String?
+        /// For the teacher only; the student never sees it.
+        var note: String?
     }
+    struct BulkInput: Decodable {
+        var studentIds: [Int64]?
+        /// `not_checked_in`: everyone on the roster without a record yet.
+        var filter: String?
+        var status: String
+        var reason: String?
+        var note: String?
+    }
+    struct BatchEnvelope: Codable, ResponseEncodable {
+        var batch: AttendanceBatch
+    }
+
+    /// Students one bulk change may name: a lecture hall and then some.
+    static let bulkSize = 1...2000
     struct StatusAnswer: Codable, ResponseEncodable {
         var studentId: Int64
         var status: AttendanceStatus
@@ -120,6 +136,8 @@ struct RecordsController: Sendable {
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.put(RecordRoutes.attendance, use: setStatus)
+        router.post(RecordRoutes.bulkAttendance, use: setStatuses)
+        router.post(RecordRoutes.undoBatch, use: undo)
         router.get(RecordRoutes.sessionAudit, use: sessionAudit)
         router.get(RecordRoutes.sessionReport, use: sessionReport)
         router.get(RecordRoutes.courseReport, use: courseReport)
@@ -139,20 +157,9 @@ struct RecordsController: Sendable {
         let (session, course) = try await managedSession(context)
         let studentID = try context.id("studentID", "student")
         let input = try await request.decodeJSON(as: StatusInput.self, context: context)
-        guard let status = AttendanceStatus(rawValue: input.status.trimmingCharacters(in: .whitespaces).lowercased())
-        else {
-            throw AppError(
-                .badRequest, "invalid_status", "Choose present, late, excused or absent; “\(input.status)” is none.")
-        }
-        let reason = try check { () throws(RuleViolation) in
-            try TextRules.plain(
-                (input.reason ?? "").trimmingCharacters(in: .whitespacesAndNewlines), field: "reason", multiline: true)
-        }
-        guard RecordStore.reasonLength.contains(reason.count) else {
-            throw AppError(
-                .badRequest, "invalid_reason",
-                "Keep the reason under \(RecordStore.reasonLength.upperBound) characters.")
-        }
+        let status = try Self.status(input.status)
+        let reason = try Self.text(input.reason, field: "reason")
+        let note = try Self.text(input.note, field: "note")
         guard session.openedAt != nil else {
             throw AppError.conflict(
                 "session_not_started", "This session has not opened yet; mark attendance once it has.")
@@ -162,12 +169,101 @@ struct RecordsController: Sendable {
             throw AppError(.notFound, "student_not_found", "That student is not on this course's roster.")
         }
         let change = try await self.records.setStatus(
-            session: session, studentID: studentID, status: status, reason: reason, by: try context.requireUser()
+            session: session, studentID: studentID, status: status, reason: reason, note: note,
+            by: try context.requireUser()
         )
         return StatusAnswer(
             studentId: studentID, status: change.record.status, recordedAt: change.record.recordedAt,
             source: change.record.source, changed: change.audit != nil, audit: change.audit
         )
+    }
+
+    static func status(_ text: String) throws -> AttendanceStatus {
+        guard let status = AttendanceStatus(rawValue: text.trimmingCharacters(in: .whitespaces).lowercased()) else {
+            throw AppError(
+                .badRequest, "invalid_status", "Choose present, late, excused or absent; “\(text)” is none.")
+        }
+        return status
+    }
+
+    /// A reason or a note: plain text, at most `RecordStore.reasonLength` characters.
+    static func text(_ text: String?, field: String) throws -> String {
+        let text = try check { () throws(RuleViolation) in
+            try TextRules.plain(
+                (text ?? "").trimmingCharacters(in: .whitespacesAndNewlines), field: field, multiline: true)
+        }
+        guard RecordStore.reasonLength.contains(text.count) else {
+            throw AppError(
+                .badRequest, "invalid_\(field)",
+                "Keep the \(field) under \(RecordStore.reasonLength.upperBound) characters.")
+        }
+        return text
+    }
+
+    /// Marks many students at once: those named, or everyone on the roster not checked in yet.
+    @Sendable func setStatuses(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (session, course) = try await managedSession(context)
+        let input = try await request.decodeJSON(as: BulkInput.self, context: context)
+        let status = try Self.status(input.status)
+        let reason = try Self.text(input.reason, field: "reason")
+        let note = try Self.text(input.note, field: "note")
+        guard session.openedAt != nil else {
+            throw AppError.conflict(
+                "session_not_started", "This session has not opened yet; mark attendance once it has.")
+        }
+        let records = try await self.records.courseRecords(course, sessions: [session])
+        let roster = Set(records.students.filter(\.enrolled).map(\.id))
+        let students: [Int64]
+        switch (input.studentIds, input.filter) {
+        case (let ids?, nil):
+            guard Self.bulkSize.contains(ids.count), Set(ids).count == ids.count else {
+                throw AppError(
+                    .badRequest, "invalid_student_ids",
+                    "Name from 1 to \(Self.bulkSize.upperBound) different students in “studentIds”.")
+            }
+            if let stranger = ids.first(where: { !roster.contains($0) }) {
+                throw AppError(
+                    .notFound, "student_not_found",
+                    "Student \(stranger) is not on this course's roster; nothing was changed.")
+            }
+            students = ids
+        case (nil, "not_checked_in"?):
+            students = records.students.filter { $0.enrolled && records.records[session.id]?[$0.id] == nil }.map(\.id)
+        case (nil, let filter?):
+            throw AppError(
+                .badRequest, "invalid_filter", "The only filter is “not_checked_in”; “\(filter)” is not one.")
+        default:
+            throw AppError(
+                .badRequest, "missing_field", "Send either “studentIds” or “filter”, and not both.")
+        }
+        let batch = try await self.records.setStatus(
+            session: session, studentIDs: students, status: status, reason: reason, note: note,
+            by: try context.requireUser())
+        return try BatchEnvelope(batch: batch).response(from: request, context: context, status: .created)
+    }
+
+    @Sendable func undo(_ request: Request, context: AppRequestContext) async throws -> BatchEnvelope {
+        let user = try context.requireUser()
+        guard let batch = try await records.batch(id: try context.id("batchID", "batch")) else {
+            throw AppError.notFound("batch")
+        }
+        _ = try await access.session(batch.sessionId, for: user, needing: .manage)
+        do {
+            return BatchEnvelope(batch: try await records.undo(batchID: batch.id, by: user))
+        } catch let refusal as RecordStore.UndoRefusal {
+            switch refusal {
+            case .alreadyUndone:
+                throw AppError.conflict("already_undone", "This change has been undone already.")
+            case .notLatest:
+                throw AppError.conflict(
+                    "not_latest", "A later change to this session must be undone first; undo the newest change first.")
+            case .changedSince(let count):
+                throw AppError.conflict(
+                    "changed_since",
+                    "\(count == 1 ? "One of these records was" : "\(count) of these records were") changed again since, so the change cannot be undone as a whole. Mark those students one by one."
+                )
+            }
+        }
     }
 
     @Sendable func sessionAudit(_ request: Request, context: AppRequestContext) async throws -> AuditLog {

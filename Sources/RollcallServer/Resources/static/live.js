@@ -27,7 +27,10 @@ function row(student) {
   number.textContent = student.studentNumber ?? "";
   number.hidden = !student.studentNumber;
   item.querySelector(".mark").setAttribute("aria-label", `Mark ${student.name}`);
+  item.querySelector(".pick").setAttribute("aria-label", `Select ${student.name}`);
+  item.querySelector(".pick").checked = picked.has(String(student.id));
   setStatus(item, student.status ?? null, student.at ?? null, false);
+  setNote(item, student.note);
   return item;
 }
 
@@ -37,6 +40,8 @@ const filter = document.getElementById("room-filter");
 const sort = document.getElementById("room-sort");
 const shown = document.getElementById("room-shown");
 const flagged = new Set();
+/** Ids of the students selected for a bulk change; kept across redraws. */
+const picked = new Set();
 const STATUS_ORDER = { none: 0, absent: 1, late: 2, excused: 3, present: 4 };
 const folded = (text) => text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
 const collator = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
@@ -99,7 +104,10 @@ markForm.addEventListener("submit", async (event) => {
   const reason = markForm.elements.reason.value.trim();
   const error = markForm.querySelector(".form-error");
   try {
-    const body = reason ? { status, reason } : { status };
+    const note = markForm.elements.note.value.trim();
+    const body = { status };
+    if (reason) body.reason = reason;
+    if (note) body.note = note;
     await api("PUT", `/api/v1/sessions/${session}/attendance/${marking.dataset.student}`, body);
     dialog.close();
   } catch (failure) {
@@ -120,6 +128,12 @@ function setStatus(item, state, at, changed = true) {
     void item.offsetWidth;
     item.classList.add("changed");
   }
+}
+
+function setNote(item, note) {
+  const field = item.querySelector(".note");
+  field.textContent = note ? `Note: ${note}` : "";
+  field.hidden = !note;
 }
 
 function renderCounts(counts) {
@@ -196,6 +210,7 @@ function apply(event) {
         return false;
       }
       setStatus(item, data.status ?? null, data.at ?? null);
+      if (data.note !== undefined || data.status == null) setNote(item, data.note);
       recount();
       applyView();
       break;
@@ -256,6 +271,85 @@ function connect() {
     retry = Math.min(retry * 2, 5000);
   };
 }
+
+// Marking many at once: a selection, or everyone not yet checked in; the last change can be undone.
+const bulkForm = document.getElementById("bulk-form");
+const bulkError = document.getElementById("bulk-error");
+const undoBox = document.getElementById("room-undo");
+let lastBatch = null;
+
+function showPicked() {
+  document.getElementById("picked-count").textContent = picked.size;
+  document.getElementById("picked").hidden = picked.size === 0;
+  bulkForm.hidden = picked.size === 0;
+}
+
+list.addEventListener("change", (event) => {
+  if (!event.target.classList.contains("pick")) return;
+  const id = event.target.closest(".room-row").dataset.student;
+  if (event.target.checked) picked.add(id);
+  else picked.delete(id);
+  showPicked();
+});
+
+document.getElementById("pick-shown").addEventListener("click", () => {
+  for (const item of list.children) {
+    if (item.hidden) continue;
+    picked.add(item.dataset.student);
+    item.querySelector(".pick").checked = true;
+  }
+  showPicked();
+});
+
+document.getElementById("pick-none").addEventListener("click", () => {
+  picked.clear();
+  for (const box of list.querySelectorAll(".pick")) box.checked = false;
+  showPicked();
+});
+
+async function markMany(body, what) {
+  const { api } = await import("/assets/app.js");
+  bulkError.hidden = true;
+  try {
+    const { batch } = await api("POST", `/api/v1/sessions/${session}/attendance`, body);
+    lastBatch = batch.id;
+    const count = batch.changed === 1 ? "1 student" : `${batch.changed} students`;
+    document.getElementById("room-undo-text").textContent = `Marked ${count} ${batch.status}${what}.`;
+    document.getElementById("room-undo-button").hidden = batch.changed === 0;
+    undoBox.hidden = false;
+    document.getElementById("pick-none").click();
+  } catch (failure) {
+    bulkError.textContent = failure.message;
+    bulkError.hidden = false;
+  }
+}
+
+bulkForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const body = { studentIds: [...picked].map(Number), status: bulkForm.elements.status.value };
+  const reason = bulkForm.elements.reason.value.trim();
+  if (reason) body.reason = reason;
+  markMany(body, "");
+});
+
+document.getElementById("mark-rest-absent").addEventListener("click", () => {
+  const rest = [...list.children].filter((item) => item.dataset.status === "none").length;
+  if (!window.confirm(`Mark the ${rest} students not yet checked in absent? You can undo it.`)) return;
+  markMany({ filter: "not_checked_in", status: "absent" }, " who had not checked in");
+});
+
+document.getElementById("room-undo-button").addEventListener("click", async () => {
+  const { api } = await import("/assets/app.js");
+  bulkError.hidden = true;
+  try {
+    await api("POST", `/api/v1/attendance-batches/${lastBatch}/undo`);
+    document.getElementById("room-undo-text").textContent = "Undone: every record is back as it was.";
+    document.getElementById("room-undo-button").hidden = true;
+  } catch (failure) {
+    bulkError.textContent = failure.message;
+    bulkError.hidden = false;
+  }
+});
 
 applyView();
 connect();
