@@ -50,7 +50,8 @@ struct RoomView: Sendable {
         away = room.counts.absent + room.counts.notYet
         awayLabel = phase == .closed ? "absent" : "absent or not yet"
         blankRow = Row(
-            id: "", name: "", studentNumber: nil, status: "none", label: Self.label(nil, phase: phase), at: "", time: "",
+            id: "", name: "", studentNumber: nil, status: "none", label: Self.label(nil, phase: phase), at: "",
+            time: "",
             note: nil)
     }
 
