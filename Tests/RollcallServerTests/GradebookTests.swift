@@ -86,6 +86,14 @@ struct GradebookServerTests {
             let deeRow = try #require(csv.first { $0.first == "Dee Away" })
             #expect(deeRow.suffix(4) == ["0", "10", "0.0", "0.0"], "Dee's only figure yet is the missed quiz")
 
+            // The teacher's grid has the same figures at the end of each row; a student cannot open it.
+            let grid = try await api.call(.get, "/courses/\(course)/grid", as: teacher)
+            #expect(grid.status == .ok)
+            #expect(
+                grid.text.contains("<td class=\"figure quizzes\">70%</td><td class=\"figure course\">88%</td>"),
+                "\(grid.text)")
+            #expect(try await api.call(.get, "/courses/\(course)/grid", as: cass).status == .forbidden)
+
             // The student's page says the same, with each figure explained.
             let page = try await api.call(.get, "/courses/\(course)", as: cass)
             #expect(page.text.contains("id=\"course-grade\">88%"), "\(page.text)")

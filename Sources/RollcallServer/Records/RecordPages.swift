@@ -12,6 +12,54 @@ struct RecordPages: Sendable {
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get(RecordRoutes.studentPage, use: student)
+        router.get(RecordRoutes.gridPage, use: grid)
+    }
+
+    /// The course's students × sessions: every status as a colour, each student's figures at the end of the row.
+    @Sendable func grid(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let course = try await access.course(in: context, needing: .manage).0
+        let records = try await self.records.courseRecords(
+            course, sessions: try await sessions.list(courseID: course.id))
+        let gradebook = try await self.records.gradebook(records)
+        let columns = records.sessions.map { session in
+            GridPage.Column(
+                id: session.id, title: session.title,
+                day: session.openedAt.map { CourseTimeZone.day($0, in: course.zone) } ?? "")
+        }
+        let percent = { (value: Double?) in value.map { "\(Int($0.rounded()))%" } ?? "—" }
+        let rows = records.students.filter { $0.enrolled }.map { student in
+            let figures = gradebook.figures(studentID: student.id)
+            return GridPage.Row(
+                id: student.id, name: student.name, studentNumber: student.studentNumber ?? "",
+                cells: records.sessions.map { session in
+                    let status = records.countedStatus(session: session, studentID: student.id)
+                    return GridPage.Cell(
+                        status: status?.rawValue ?? "none", letter: status.map(Self.letter) ?? "",
+                        title: "\(student.name) · \(session.title): \(status?.rawValue ?? "does not count yet")")
+                },
+                attendance: percent(figures.attendance.percentage), grade: percent(figures.attendance.grade),
+                quizzes: percent(figures.quizzes.percentage), courseGrade: percent(figures.courseGrade))
+        }
+        let points = course.points
+        let page = GridPage(
+            courseId: course.id, courseName: course.name, columns: columns, rows: rows, empty: rows.isEmpty,
+            sessionCount: columns.count, studentCount: rows.count,
+            attendanceRule:
+                "Attendance: sessions present or late, out of those that count and are not excused. A session counts once it has closed, or once the student has a record in it.",
+            gradeRule:
+                "Grade: points earned out of a perfect record's (present \(points.present), late \(points.late), excused \(points.excused), absent \(points.absent)).",
+            courseRule:
+                "Course grade: \(course.gradeWeights.attendance)% attendance grade + \(course.gradeWeights.quizzes)% quizzes; a part with nothing counted yet gives its weight to the other.")
+        return try pages.render(page, title: "Grid · \(course.name) · Rollcall", context: context)
+    }
+
+    static func letter(_ status: AttendanceStatus) -> String {
+        switch status {
+        case .present: "P"
+        case .late: "L"
+        case .excused: "E"
+        case .absent: "A"
+        }
     }
 
     @Sendable func student(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -44,6 +92,44 @@ struct RecordPages: Sendable {
             auditLog: AuditLogView(try await self.records.audit(courseID: course.id, studentID: studentID)))
         return try pages.render(page, title: "\(student.name) · \(course.name) · Rollcall", context: context)
     }
+}
+
+/// A course's students × sessions, as the teacher reads a term at a glance.
+struct GridPage: PageModel {
+    static let template = "grid"
+
+    struct Column: Sendable {
+        var id: Int64
+        var title: String
+        var day: String
+    }
+    struct Cell: Sendable {
+        /// `present`, `late`, `excused`, `absent`, or `none` while the session does not count for the student.
+        var status: String
+        var letter: String
+        var title: String
+    }
+    struct Row: Sendable {
+        var id: Int64
+        var name: String
+        var studentNumber: String
+        var cells: [Cell]
+        var attendance: String
+        var grade: String
+        var quizzes: String
+        var courseGrade: String
+    }
+
+    var courseId: Int64
+    var courseName: String
+    var columns: [Column]
+    var rows: [Row]
+    var empty: Bool
+    var sessionCount: Int
+    var studentCount: Int
+    var attendanceRule: String
+    var gradeRule: String
+    var courseRule: String
 }
 
 /// A student's record in a course: their figures, every session with its status, and the changes by hand.

@@ -16,4 +16,5 @@ enum RecordRoutes {
 
 extension RecordRoutes {
     static let studentPage: RouterPath = "/courses/:courseID/students/:studentID"
+    static let gridPage: RouterPath = "/courses/:courseID/grid"
 }
