@@ -49,7 +49,8 @@ struct RecordPages: Sendable {
             gradeRule:
                 "Grade: points earned out of a perfect record's (present \(points.present), late \(points.late), excused \(points.excused), absent \(points.absent)).",
             courseRule:
-                "Course grade: \(course.gradeWeights.attendance)% attendance grade + \(course.gradeWeights.quizzes)% quizzes; a part with nothing counted yet gives its weight to the other.")
+                "Course grade: \(course.gradeWeights.attendance)% attendance grade + \(course.gradeWeights.quizzes)% quizzes; a part with nothing counted yet gives its weight to the other."
+        )
         return try pages.render(page, title: "Grid · \(course.name) · Rollcall", context: context)
     }
 
