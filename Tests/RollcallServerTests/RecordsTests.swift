@@ -255,12 +255,25 @@ struct RecordsTests {
             #expect(Array(trickyRow.suffix(10)) == ["0", "1", "1", "0", "100.0", "50.0", "0", "0", "", "50.0"])
 
             let session = try await api.csv("/api/v1/sessions/\(week1)/report.csv", as: room.teacher)
-            #expect(session.first == ["Name", "Email", "Student number", "Status", "Recorded at", "Source"])
+            #expect(session.first == ["Name", "Email", "Student number", "Status", "Recorded at", "Source", "Reason"])
             #expect(
                 Set(session.dropFirst().map { [$0[1], $0[3], $0[5]] }) == [
                     [room.student.email, "absent", ""], [grace.email, "present", "manual"],
                     [tricky.email, "excused", "manual"],
                 ])
+
+            // The file keeps the course's accents in its name, with a plain one for older browsers; the reason a
+            // student was told is in the session's file.
+            _ = try await api.call(
+                .patch, "/api/v1/courses/\(room.courseID)", as: room.teacher, json: ["name": "Géologie 210"])
+            _ = try await api.mark(room, session: week1, student: grace.id, "excused", reason: "Field trip, Ørsted")
+            let report = try await api.call(.get, "/api/v1/sessions/\(week1)/report.csv", as: room.teacher)
+            #expect(
+                report.headers[.contentDisposition]
+                    == "attachment; filename=\"geologie-210-week-1-intro-attendance.csv\"; filename*=UTF-8''g%C3%A9ologie-210-week-1-intro-attendance.csv"
+            )
+            let withReason = try await api.csv("/api/v1/sessions/\(week1)/report.csv", as: room.teacher)
+            #expect(withReason.first { $0[1] == grace.email }?.last == "Field trip, Ørsted")
             try await api.expectRefused(
                 .get, "/api/v1/courses/\(room.courseID)/report.csv", as: room.student, status: .forbidden,
                 code: "forbidden")

@@ -329,7 +329,12 @@ struct RecordsController: Sendable {
     @Sendable func sessionReport(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, course) = try await managedSession(context)
         let records = try await self.records.courseRecords(course, sessions: [session])
-        var csv = CSV.line(["Name", "Email", "Student number", "Status", "Recorded at", "Source"])
+        var csv = CSV.line(["Name", "Email", "Student number", "Status", "Recorded at", "Source", "Reason"])
+        // The reason of each student's latest change by hand: what the student was told.
+        var reasons: [Int64: String] = [:]
+        for entry in try await self.records.audit(sessionID: session.id) where reasons[entry.studentId] == nil {
+            reasons[entry.studentId] = entry.reason
+        }
         for student in records.students {
             let record = records.records[session.id]?[student.id]
             guard student.enrolled || record != nil else { continue }
@@ -337,7 +342,7 @@ struct RecordsController: Sendable {
             csv += CSV.line([
                 student.name, student.email, student.studentNumber ?? "", status?.rawValue ?? "not yet",
                 record.map { CourseTimeZone.timestamp($0.recordedAt, in: course.zone) } ?? "",
-                record?.source.rawValue ?? "",
+                record?.source.rawValue ?? "", record == nil ? "" : reasons[student.id] ?? "",
             ])
         }
         return Self.csvResponse(csv, name: "\(course.name) \(session.title)")
@@ -375,20 +380,29 @@ struct RecordsController: Sendable {
     }
 
     /// A CSV download named after what it holds, with a byte-order mark so that spreadsheets read it as UTF-8.
+    /// The name keeps its accents (`filename*`, RFC 6266), with a plain-letters one for older browsers.
     static func csvResponse(_ csv: String, name: String) -> Response {
         let slug = name.lowercased().map { $0.isLetter || $0.isNumber ? String($0) : "-" }.joined()
             .split(separator: "-").joined(separator: "-")
         let file = (slug.isEmpty ? "rollcall" : slug) + "-attendance.csv"
-        let filename = String(file.unicodeScalars.filter(\.isASCII).map(Character.init))
+        let plain = String(
+            file.folding(options: .diacriticInsensitive, locale: nil).unicodeScalars.filter(\.isASCII)
+                .map(Character.init))
+        let encoded = file.addingPercentEncoding(withAllowedCharacters: Self.fileNameCharacters) ?? plain
         return Response(
             status: .ok,
             headers: [
-                .contentType: "text/csv; charset=utf-8", .contentDisposition: "attachment; filename=\"\(filename)\"",
+                .contentType: "text/csv; charset=utf-8",
+                .contentDisposition: "attachment; filename=\"\(plain)\"; filename*=UTF-8''\(encoded)",
                 .cacheControl: "no-store",
             ],
             body: .init(byteBuffer: ByteBuffer(string: "\u{FEFF}" + csv))
         )
     }
+
+    /// Characters left as they are in an RFC 5987 file name: ASCII letters, digits and `-._~`.
+    static let fileNameCharacters = CharacterSet(
+        charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
 
     @Sendable func importRoster(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()

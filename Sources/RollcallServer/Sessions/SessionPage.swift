@@ -20,12 +20,11 @@ struct SessionPage: Sendable {
 
     @Sendable func session(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, course, access) = try await self.access.session(in: context)
-        let counts = (try await sessions.tallies(courseID: course.id)[session.id] ?? .init()).counted
         let phase = session.phase(at: Date())
         var page = SessionPageModel(
             id: session.id, title: session.title, courseId: course.id, courseName: course.name,
             phase: phase.rawValue, isOpen: phase == .open, isScheduled: phase == .scheduled,
-            timing: Self.timing(session, phase: phase), present: counts[.present] ?? 0, late: counts[.late] ?? 0,
+            timing: Self.timing(session, phase: phase),
             facts: Self.facts(session.settings, forTeacher: access == .manage))
         if access != .manage, let user = context.user, user.role == .student {
             page.mine = try await mine(session, course: course, studentID: user.id, phase: phase)
@@ -189,8 +188,6 @@ struct SessionPageModel: PageModel {
     var isScheduled: Bool
     /// When it opened and closes or closed, in words fitting its phase.
     var timing: String
-    var present: Int
-    var late: Int
     var facts: [Fact]
     var manage = false
     var projector = false
