@@ -107,6 +107,7 @@ let package = Package(
                 "RollcallClient",
                 "RollcallServer",
                 "PasskeyTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(

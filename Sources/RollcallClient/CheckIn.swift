@@ -157,14 +157,14 @@ extension Rollcall {
 }
 
 /// Base64url without padding, as WebAuthn values travel.
-public enum Base64URL {
-    public static func decode(_ text: String) -> [UInt8]? {
+enum Base64URL {
+    static func decode(_ text: String) -> [UInt8]? {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         return Data(base64Encoded: base64).map { Array($0) }
     }
 
-    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    static func encode(_ bytes: some Sequence<UInt8>) -> String {
         Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }

@@ -55,7 +55,7 @@ public struct Rollcall: Sendable {
         self.serverURL = serverURL
         self.token = token
         self.transport = transport
-        let middlewares: [any ClientMiddleware] = [Authorization(token: token), Refusals()]
+        let middlewares: [any ClientMiddleware] = [Authorization(token: token), Refusals(), RetryOnce()]
         let configuration = Configuration(dateTranscoder: .iso8601WithFractionalSeconds)
         api = Client(
             serverURL: serverURL.appendingPathComponent("api/v1"), configuration: configuration, transport: transport,
@@ -269,6 +269,31 @@ struct Authorization: ClientMiddleware {
         var request = request
         if let token { request.headerFields[.authorization] = "Bearer \(token)" }
         return try await next(request, body, baseURL)
+    }
+}
+
+/// Sends a request once more when it got no answer at all and sending it twice is harmless: reads, and the
+/// operations the server makes idempotent (a check-in answers its first result again). A keep-alive connection the
+/// server closed just as it was reused fails that way, and is not worth bothering a person with.
+struct RetryOnce: ClientMiddleware {
+    static let idempotentOperations: Set<String> = ["checkIn", "checkInPasskeyOptions"]
+
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let safe = [.get, .head, .options].contains(request.method) || Self.idempotentOperations.contains(operationID)
+        guard safe, body?.iterationBehavior ?? .multiple == .multiple else {
+            return try await next(request, body, baseURL)
+        }
+        do {
+            return try await next(request, body, baseURL)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            // Innermost middleware: what reaches here is the transport's failure, never an HTTP answer.
+            return try await next(request, body, baseURL)
+        }
     }
 }
 

@@ -7,7 +7,7 @@ public enum RoomMessage: Sendable, Equatable {
     /// A change that committed: a check-in, a status changed by hand, a flag, the session opening or closing.
     case event(RoomEvent)
     /// The counts after a run of events.
-    case counts(RoomCounts)
+    case counts(LiveCountsUpdate)
 
     /// Reads one WebSocket text message; `nil` for a type this client does not know (newer servers may add some).
     static func decode(_ text: String) throws -> RoomMessage? {
@@ -16,7 +16,7 @@ public enum RoomMessage: Sendable, Equatable {
         switch try LiveJSON.decoder.decode(Kind.self, from: data).type {
         case "snapshot": return .snapshot(try LiveJSON.decoder.decode(RoomSnapshot.self, from: data))
         case "event": return .event(try LiveJSON.decoder.decode(RoomEvent.self, from: data))
-        case "counts": return .counts(try LiveJSON.decoder.decode(RoomCounts.self, from: data))
+        case "counts": return .counts(try LiveJSON.decoder.decode(LiveCountsUpdate.self, from: data))
         default: return nil
         }
     }
@@ -69,7 +69,7 @@ public struct RoomEvent: Sendable, Equatable, Codable {
 }
 
 /// The room's counts as of an event.
-public struct RoomCounts: Sendable, Equatable, Codable {
+public struct LiveCountsUpdate: Sendable, Equatable, Codable {
     public var lastEventId: Int64
     public var counts: LiveCounts
 }

@@ -1,0 +1,67 @@
+import Foundation
+import PasskeyTestSupport
+import RollcallClient
+import Testing
+
+/// The native app's check-in: scanned link, ticket, the passkey answer the app supplies, the location, check-in.
+@Suite("RollcallClient check-in flow", .timeLimit(.minutes(2)))
+struct CheckInFlowTests {
+    @Test func a_passkey_and_a_location_from_the_app() async throws {
+        try await withServer(setup: .live) { api in
+            let verified = try await VerifiedClassroom.open(api)
+            let room = verified.room
+            let phone = Phone(verified.phone)
+            let student = try api.rollcall(room.student)
+            let link = try #require(try await api.rollcall(room.teacher).projectorFrame(sessionID: room.sessionID).url)
+            let scan = try await student.scan(link: link)
+            let step = try await student.passkeyStep(ticket: scan.ticket, deviceID: "phone-0001")
+            let challenge = try #require(
+                { if case .answer(let challenge) = step { challenge } else { nil } }(),
+                "the course asks for a passkey, the step said \(step)")
+            #expect(challenge.challengeBytes.count >= 16)
+            let asked = Asked()
+            let proof = CheckInProof(
+                deviceID: "phone-0001", location: { Location(latitude: 52.0001, longitude: 4.0, accuracy: 8) },
+                passkey: { challenge in
+                    asked.count()
+                    return try phone.answer(challenge)
+                })
+            let result = try await student.checkIn(scannedLink: link, proof: proof)
+            #expect(result.new && result.status == .present && result.sessionId == room.sessionID)
+            #expect(asked.times == 1, "the app was asked for the passkey once")
+            let again = try await student.checkIn(ticket: scan.ticket, proof: proof)
+            #expect(!again.new && again.checkedInAt == result.checkedInAt, "a repeat answers the first result")
+        }
+    }
+
+    @Test func a_bad_passkey_answer_is_refused_with_its_step() async throws {
+        try await withServer(setup: .live) { api in
+            let verified = try await VerifiedClassroom.open(api)
+            let room = verified.room
+            let stranger = Phone(SoftwareAuthenticator.of(room.teacher))
+            let student = try api.rollcall(room.student)
+            let link = try #require(try await api.rollcall(room.teacher).projectorFrame(sessionID: room.sessionID).url)
+            let before = try await api.snapshot()
+            do {
+                _ = try await student.checkIn(
+                    scannedLink: link,
+                    proof: CheckInProof(deviceID: "phone-0001", passkey: { try stranger.answer($0) }))
+                Issue.record("another person's passkey checked the student in")
+            } catch let error as RollcallError {
+                #expect(error.code == "verification_failed" && error.status == 403, "\(error)")
+                #expect(error.details["step"]?.string?.hasPrefix("passkey_") == true, "\(error.details)")
+            }
+            let after = try await api.snapshot()
+            #expect(after["attendance"] == before["attendance"], "no attendance recorded")
+            #expect(after["session_events"] == before["session_events"], "no event")
+        }
+    }
+}
+
+/// How often the app was asked for a passkey.
+final class Asked: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored = 0
+    func count() { lock.withLock { stored += 1 } }
+    var times: Int { lock.withLock { stored } }
+}
