@@ -1,13 +1,33 @@
 import Foundation
 
 /// One message of a session's live room, in the order the server sent it.
-public enum RoomMessage: Sendable, Equatable {
+public enum RoomMessage: Sendable, Equatable, Encodable {
     /// The room as it is: sent first on a fresh connection, never after a resume.
     case snapshot(RoomSnapshot)
     /// A change that committed: a check-in, a status changed by hand, a flag, the session opening or closing.
     case event(RoomEvent)
     /// The counts after a run of events.
     case counts(LiveCountsUpdate)
+
+    /// Writes the message as the server sent it, with its `type`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: TypeKey.self)
+        switch self {
+        case .snapshot(let snapshot):
+            try container.encode("snapshot", forKey: .type)
+            try snapshot.encode(to: encoder)
+        case .event(let event):
+            try container.encode("event", forKey: .type)
+            try event.encode(to: encoder)
+        case .counts(let counts):
+            try container.encode("counts", forKey: .type)
+            try counts.encode(to: encoder)
+        }
+    }
+
+    private enum TypeKey: String, CodingKey {
+        case type
+    }
 
     /// Reads one WebSocket text message; `nil` for a type this client does not know (newer servers may add some).
     static func decode(_ text: String) throws -> RoomMessage? {
