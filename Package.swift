@@ -106,9 +106,11 @@ let package = Package(
             dependencies: [
                 "RollcallClient",
                 "RollcallServer",
+                "QRCode",
                 "PasskeyTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
-            ]
+            ],
+            exclude: ["Golden"]
         ),
         .testTarget(
             name: "RollcallServerTests",

@@ -27,7 +27,7 @@ struct RosterCommand: AsyncParsableCommand {
                 throw CommandFailure(status: .refused, message: "Cannot read \(file).")
             }
             let progress = UploadProgress(data)
-            Terminal.standardError("Importing \(progress.rows) rows from \(file)…")
+            Terminal.standardError("Importing \(file): \(progress.rows) lines…")
             let result: RosterImportResult
             do {
                 result = try await options.rollcall().importRoster(
@@ -86,12 +86,12 @@ final class UploadProgress: @unchecked Sendable {
                 let width = 30
                 let filled = width * rowsSent / total
                 let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-                FileHandle.standardError.write(Data("\r\(bar) \(rowsSent)/\(rows) rows".utf8))
+                FileHandle.standardError.write(Data("\r\(bar) \(rowsSent)/\(rows) lines".utf8))
             } else {
                 let tenth = 10 * rowsSent / total
                 guard tenth > shownTenth else { return }
                 shownTenth = tenth
-                Terminal.standardError("Sent \(rowsSent)/\(rows) rows (\(tenth * 10)%)")
+                Terminal.standardError("Sent \(rowsSent)/\(rows) lines (\(tenth * 10)%)")
             }
         }
     }
