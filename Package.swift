@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "QRCode", targets: ["QRCode"]),
         .library(name: "RollcallServer", targets: ["RollcallServer"]),
         .library(name: "RollcallClient", targets: ["RollcallClient"]),
+        .library(name: "RollcallApp", targets: ["RollcallApp"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -80,6 +81,7 @@ let package = Package(
             ],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
+        .target(name: "RollcallApp", dependencies: ["RollcallClient", "QRCode"]),
         .executableTarget(
             name: "rollcall",
             dependencies: [
@@ -111,6 +113,17 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             exclude: ["Golden"]
+        ),
+        .testTarget(
+            name: "RollcallAppTests",
+            dependencies: [
+                "RollcallApp",
+                "RollcallClient",
+                "RollcallServer",
+                "QRCode",
+                "PasskeyTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
         ),
         .testTarget(
             name: "RollcallServerTests",

@@ -27,6 +27,8 @@ public typealias CheckInResult = Components.Schemas.CheckInResult
 public typealias AssertionCredential = Components.Schemas.AssertionCredential
 /// What the projector shows at one moment: the code's link, the typed code, the count.
 public typealias ProjectorFrame = Components.Schemas.ProjectorFrame
+/// One student's record in a course: the figures, every session with its status, and every change by hand.
+public typealias StudentRecord = Operations.StudentAttendance.Output.Ok.Body.JsonPayload
 /// A student invited by a roster import, who joins once registered.
 public typealias CourseInvitation = Components.Schemas.CourseInvitation
 
@@ -216,6 +218,18 @@ extension Rollcall {
             let body = try await api.courseReport(path: .init(courseID: courseID)).ok.body.csv
             return try await Data(collecting: body, upTo: 64 << 20)
         }
+    }
+
+    /// A student's record in a course (a student may read their own).
+    public func record(courseID: Int64, studentID: Int64) async throws -> StudentRecord {
+        try await perform {
+            try await api.studentAttendance(path: .init(courseID: courseID, studentID: studentID)).ok.body.json
+        }
+    }
+
+    /// Joins a course with the code its teacher gave.
+    public func joinCourse(code: String) async throws -> Course {
+        try await perform { try await api.joinCourse(body: .json(.init(code: code))).ok.body.json.course }
     }
 
     /// What the projector shows now.
