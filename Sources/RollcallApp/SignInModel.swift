@@ -93,6 +93,21 @@ public final class SignInModel {
         }
     }
 
+    /// Signs in with a passkey instead of the password: `answer` shows the platform's passkey prompt.
+    public func signInWithPasskey(
+        answer: @escaping @Sendable (PasskeyChallenge) async throws -> AssertionCredential
+    ) async {
+        guard state != .signingIn else { return }
+        state = .signingIn
+        do {
+            let (signedIn, user) = try await server.signIn(passkey: answer)
+            rollcall = signedIn
+            state = .signedIn(user)
+        } catch {
+            state = .failed(Problem(RollcallError.wrapping(error)))
+        }
+    }
+
     /// Back to editing after a failure, keeping what was typed.
     public func edit() {
         if case .failed = state { state = .editing }

@@ -111,6 +111,22 @@ extension Rollcall {
         return (signedIn(with: answer.token), answer.user)
     }
 
+    /// Signs in with a passkey: `answer` signs the server's challenge with one of this site's passkeys on the device
+    /// (user verification required; the assertion must carry its `userHandle`).
+    public func signIn(
+        passkey answer: @Sendable (PasskeyChallenge) async throws -> AssertionCredential
+    ) async throws -> (rollcall: Rollcall, user: User) {
+        let options = try await perform { try await api.passkeySignInOptions().ok.body.json.publicKey }
+        let challenge = PasskeyChallenge(
+            challenge: options.challenge, relyingPartyID: nil, allowedCredentialIDs: [],
+            options: (try? JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(options))) ?? .null)
+        let assertion = try await answer(challenge)
+        let signedIn = try await perform {
+            try await api.createAccessTokenWithPasskey(body: .json(.init(credential: assertion))).created.body.json
+        }
+        return (self.signedIn(with: signedIn.token), signedIn.user)
+    }
+
     /// Revokes this client's token on the server; the client is then signed out.
     public func signOut() async throws {
         _ = try await perform { try await api.revokeAccessToken().noContent }

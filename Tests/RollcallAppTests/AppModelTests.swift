@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyTestSupport
 import QRCode
 import RollcallApp
 import RollcallClient
@@ -26,6 +27,23 @@ struct AppModelTests {
         await model.signIn()
         #expect(model.state == .signedIn(try await api.rollcall(student).me()))
         #expect(model.password.isEmpty && model.rollcall?.token != nil)
+    }
+
+    @Test func signing_in_with_a_passkey() async throws {
+        try await withServer(setup: .live) { api in try await Self.signing_in_with_a_passkey(api) }
+    }
+
+    static func signing_in_with_a_passkey(_ api: API) async throws {
+        let student = try await api.register("Sam Student")
+        let authenticator = SoftwareAuthenticator.of(student)
+        try await api.addPasskey(student, authenticator)
+        let phone = Phone(authenticator)
+        let stranger = Phone(SoftwareAuthenticator.of(try await api.register("Other Student")))
+        let model = SignInModel(server: try api.rollcall())
+        await model.signInWithPasskey { try stranger.answer($0) }
+        #expect(model.state.problem?.code == "passkey_unknown", "a passkey never registered: \(model.state)")
+        await model.signInWithPasskey { try phone.answer($0) }
+        #expect(model.state == .signedIn(try await api.rollcall(student).me()))
     }
 
     @Test func joining_and_listing_courses() async throws {
