@@ -148,6 +148,45 @@ struct AppModelTests {
     }
 }
 
+extension AppModelTests {
+    @Test func a_lecture_through_the_app_screens() async throws {
+        try await withServer(setup: .live) { api in try await Self.a_lecture_through_the_app_screens(api) }
+    }
+
+    /// A teacher's room screen while 40 phones check in through their check-in screens, ten of them offline first.
+    static func a_lecture_through_the_app_screens(_ api: API) async throws {
+        let room = try await Classroom.open(api, settings: ["period": 60])
+        var students = [room.student]
+        for number in 2...40 { students.append(try await room.enrol(api, "Student \(number)")) }
+        let network = try await NetworkSwitch.start(to: try #require(api.client.port))
+        let teacher = try api.rollcall(room.teacher)
+        let roomModel = RoomModel(rollcall: teacher, sessionID: room.sessionID)
+        let following = Task { await roomModel.follow() }
+        defer { following.cancel() }
+        let link = try #require(try await teacher.projectorFrame(sessionID: room.sessionID).url)
+        let phones = try students.enumerated().map { index, student in
+            CheckInModel(
+                rollcall: try api.rollcall(student, through: index < 10 ? network : nil),
+                proof: CheckInProof(deviceID: "phone-\(1000 + index)"))
+        }
+
+        await network.goOffline()
+        for phone in phones { await phone.scanned(link) }
+        #expect(phones[..<10].allSatisfy { $0.state.isWaitingForNetwork })
+        #expect(phones[10...].allSatisfy { $0.state.result?.new == true })
+        network.goOnline()
+        for phone in phones[..<10] { await phone.networkReturned() }
+        #expect(phones.allSatisfy { $0.state.result?.status == .present }, "\(phones.map(\.state))")
+
+        try await eventually("all 40 in the room") {
+            await MainActor.run { roomModel.counts?.present == 40 && roomModel.latest.count == 40 }
+        }
+        #expect(Set(roomModel.latest) == Set(students.map(\.id)), "each student once among the latest")
+        #expect(roomModel.rows(withStatus: "present").count == 40 && roomModel.rows(withStatus: nil).isEmpty)
+        await network.stop()
+    }
+}
+
 /// Where the test's phone is.
 final class Place: @unchecked Sendable {
     private let lock = NSLock()
