@@ -32,6 +32,8 @@ public enum NextStep: Sendable, Equatable {
     case wait(seconds: Int)
     /// Sign in again (the token ran out or was revoked).
     case signIn
+    /// Join the course first (with the code its teacher gave), then scan again.
+    case joinCourse
     /// Nothing the person can do from here (the session closed, not enrolled, another student's phone).
     case none
 
@@ -44,6 +46,7 @@ public enum NextStep: Sendable, Equatable {
         case "verification_required": self = .registerPasskey
         case "too_many_attempts": self = .wait(seconds: error.retryAfter ?? 60)
         case "not_signed_in", "invalid_token": self = .signIn
+        case "not_enrolled": self = .joinCourse
         case "location_required", "location_inaccurate", "verification_failed", "check_in_interrupted",
             "network_not_allowed", RollcallError.networkUnavailableCode, "database_unavailable":
             self = .tryAgain

@@ -120,7 +120,15 @@ extension Rollcall {
     /// check-in itself. Repeating it answers the first result again (`new` false).
     public func checkIn(ticket: String, proof: CheckInProof) async throws -> CheckInResult {
         var assertion: AssertionCredential?
-        switch try await passkeyStep(ticket: ticket, deviceID: proof.deviceID) {
+        let step: PasskeyStep
+        do {
+            step = try await passkeyStep(ticket: ticket, deviceID: proof.deviceID)
+        } catch let error as RollcallError where error.code == "forbidden" {
+            // The passkey step refuses a student off the course with a plain `forbidden`; the check-in itself
+            // names the reason with the policy's own code (`not_enrolled`), which is what the app shows.
+            step = .notRequired
+        }
+        switch step {
         case .notRequired, .reused: break
         case .registerFirst:
             throw RollcallError(

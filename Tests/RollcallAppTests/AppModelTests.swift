@@ -75,6 +75,14 @@ struct AppModelTests {
             proof: CheckInProof(deviceID: "phone-0001", location: { place.now }))
         let link = try #require(try await api.rollcall(room.teacher).projectorFrame(sessionID: room.sessionID).url)
 
+        let outsider = CheckInModel(
+            rollcall: try api.rollcall(try await api.register("Olly Outsider")),
+            proof: CheckInProof(deviceID: "phone-0009"))
+        await outsider.scanned(link)
+        #expect(
+            outsider.state.problem?.code == "not_enrolled" && outsider.state.problem?.next == .joinCourse,
+            "\(outsider.state)")
+
         await model.scanned("https://example.com/menu")
         #expect(model.state.problem?.code == "invalid_code" && model.state.problem?.next == .scanAgain)
 

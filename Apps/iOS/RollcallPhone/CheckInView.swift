@@ -34,6 +34,7 @@ struct CheckInView: View {
                 case .registerPasskey: Text("Register a passkey on this phone in Settings, then scan again.")
                 case .wait(let seconds): Text("Try again in \(seconds) seconds.")
                 case .signIn: Text("Sign in again.")
+                case .joinCourse: Text("Join the course with the code your teacher gave, then scan again.")
                 case .none: Button("Done") { model.scanAgain() }
                 }
             }
