@@ -50,6 +50,18 @@ struct CommandLineTests {
             let listed = try await cli.run("session", "list", "1")
             #expect(listed.output.contains("1   closed  0        0     0       Week 1"), "\(listed.output)")
 
+            let spot = try await cli.run(
+                "session", "open", "1", "--mode", "spot", "--latitude", "52", "--longitude", "4", "--radius", "50",
+                "--room", "B204", "--json")
+            #expect(spot.status == 0, "\(spot)")
+            let settings = try #require(
+                (try JSONSerialization.jsonObject(with: Data(spot.output.utf8)) as? [String: Any])?["settings"]
+                    as? [String: Any])
+            #expect(settings["mode"] as? String == "spot" && settings["room"] as? String == "B204", "\(settings)")
+            #expect((settings["geofence"] as? [String: Any])?["radius"] as? Double == 50, "\(settings)")
+            let badMode = try await cli.run("session", "open", "1", "--mode", "bluetooth")
+            #expect(badMode.status == 2, "\(badMode)")
+
             let report = cli.configDirectory + "/report.csv"
             let exported = try await cli.run("export", "1", "--out", report)
             #expect(exported.status == 0 && exported.output == "Wrote 0 students to \(report).\n", "\(exported)")

@@ -50,7 +50,8 @@ enum ExitStatus: Int32 {
             return (.refused, error.message)
         default:
             let code = RollcallCommand.exitCode(for: error)
-            let message = RollcallCommand.fullMessage(for: error)
+            var message = RollcallCommand.fullMessage(for: error)
+            if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
             if code == .success { return (.ok, message) }
             return (code == .validationFailure ? .usage : .refused, message)
         }

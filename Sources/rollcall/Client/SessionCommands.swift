@@ -97,6 +97,8 @@ final class UploadProgress: @unchecked Sendable {
     }
 }
 
+extension Components.Schemas.CheckInMode: ExpressibleByArgument {}
+
 /// `rollcall session open|close|list`.
 struct SessionCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -117,12 +119,23 @@ struct SessionCommand: AsyncParsableCommand {
         var lateAfterMinutes: Int?
         @Flag(help: "Let students type the short code as well as scan it.")
         var allowTyping = false
+        @Option(help: "How students check in: qr (the rotating code), spot (location only) or typed.")
+        var mode: Components.Schemas.CheckInMode?
+        @Option(help: "The geofence's centre: latitude in degrees (with --longitude and --radius).")
+        var latitude: Double?
+        @Option(help: "The geofence's centre: longitude in degrees.")
+        var longitude: Double?
+        @Option(help: "The geofence's radius in metres (5 to 5000).")
+        var radius: Double?
+        @Option(help: "Where the class meets, such as B204.")
+        var room: String?
         @OptionGroup var options: ClientOptions
 
         func run() async throws {
             let settings = SessionSettings(
-                period: period, openMinutes: openMinutes, lateAfterMinutes: lateAfterMinutes,
-                allowTyping: allowTyping ? true : nil)
+                mode: mode, period: period, latitude: latitude, longitude: longitude, radius: radius,
+                openMinutes: openMinutes, lateAfterMinutes: lateAfterMinutes, allowTyping: allowTyping ? true : nil,
+                room: room)
             let session = try await options.rollcall().openSession(courseID: course, title: title, settings: settings)
             if options.json { return try Terminal.printJSON(session) }
             let closes = session.closesAt.map { ", open until \(Dates.clock($0))" } ?? ""
