@@ -22,8 +22,13 @@ public final class CheckInModel {
 
     public private(set) var state = State.scanning
     public let queue: CheckInQueue
-    /// The link of the last scan, for "try again" without scanning.
-    private var lastLink: String?
+    /// The last attempt, for "try again" without scanning or typing again.
+    private var last: Attempt?
+
+    private enum Attempt {
+        case scanned(String)
+        case direct(Rollcall.Presence)
+    }
 
     public init(queue: CheckInQueue) {
         self.queue = queue
@@ -37,21 +42,45 @@ public final class CheckInModel {
     /// The camera read a code.
     public func scanned(_ link: String) async {
         if state == .checkingIn { return }
-        lastLink = link
+        last = .scanned(link)
         state = .checkingIn
         show(await queue.checkIn(scannedLink: link))
     }
 
+    /// The student typed the short code on the projector (sessions that allow typing; needs the network).
+    public func typed(_ code: String, sessionID: Int64) async {
+        await checkIn(.typed(sessionID: sessionID, code: code))
+    }
+
+    /// The student checks in at a check-in spot: the location alone (needs the network).
+    public func checkInAtSpot(sessionID: Int64) async {
+        await checkIn(.spot(sessionID: sessionID))
+    }
+
+    private func checkIn(_ presence: Rollcall.Presence) async {
+        if state == .checkingIn { return }
+        last = .direct(presence)
+        state = .checkingIn
+        do {
+            state = .checkedIn(try await queue.rollcall.checkIn(presence, proof: queue.proof))
+        } catch {
+            state = .refused(Problem(RollcallError.wrapping(error)))
+        }
+    }
+
     /// Whether the screen offers "try again" without a new scan.
     public var canTryAgain: Bool {
-        if case .refused(let problem) = state, problem.next == .tryAgain, lastLink != nil { return true }
+        if case .refused(let problem) = state, problem.next == .tryAgain, last != nil { return true }
         return false
     }
 
-    /// Tries the last scan again, once its cause is fixed (location allowed, passkey retried).
+    /// Tries the last scan (or typed code) again, once its cause is fixed (location allowed, passkey retried).
     public func tryAgain() async {
-        guard canTryAgain, let lastLink else { return }
-        await scanned(lastLink)
+        guard canTryAgain, let last else { return }
+        switch last {
+        case .scanned(let link): await scanned(link)
+        case .direct(let presence): await checkIn(presence)
+        }
     }
 
     /// Sends what waits for the network; call it when the network comes back.

@@ -91,11 +91,29 @@ extension Rollcall {
         try await perform { try await root.scanCode(path: .init(code: code)).ok.body.json }
     }
 
+    /// What proves presence at a check-in.
+    public enum Presence: Sendable, Equatable {
+        /// A scan's ticket (from the projected QR code).
+        case ticket(String)
+        /// The short code on the projector, typed (sessions that allow typing).
+        case typed(sessionID: Int64, code: String)
+        /// A check-in spot: the location alone, inside the session's fence and time.
+        case spot(sessionID: Int64)
+    }
+
     /// What the passkey step asks for this ticket.
     public func passkeyStep(ticket: String, deviceID: String?) async throws -> PasskeyStep {
-        let answer = try await perform {
-            try await api.checkInPasskeyOptions(body: .json(.init(ticket: ticket, deviceId: deviceID))).ok.body.json
+        try await passkeyStep(for: .ticket(ticket), deviceID: deviceID)
+    }
+
+    /// What the passkey step asks for a check-in.
+    public func passkeyStep(for presence: Presence, deviceID: String?) async throws -> PasskeyStep {
+        var body = Operations.CheckInPasskeyOptions.Input.Body.JsonPayload(deviceId: deviceID)
+        switch presence {
+        case .ticket(let ticket): body.ticket = ticket
+        case .typed(let sessionID, _), .spot(let sessionID): body.sessionId = sessionID
         }
+        let answer = try await perform { try await api.checkInPasskeyOptions(body: .json(body)).ok.body.json }
         if !answer.required { return .notRequired }
         if answer.reuse == true { return .reused }
         if answer.hasPasskeys == false { return .registerFirst }
@@ -119,10 +137,16 @@ extension Rollcall {
     /// Checks in with a scan's ticket: the passkey step when the course asks for one, the location, then the
     /// check-in itself. Repeating it answers the first result again (`new` false).
     public func checkIn(ticket: String, proof: CheckInProof) async throws -> CheckInResult {
+        try await checkIn(.ticket(ticket), proof: proof)
+    }
+
+    /// Checks in with a ticket, a typed code or at a check-in spot: the passkey step when the course asks for one,
+    /// the location, then the check-in itself.
+    public func checkIn(_ presence: Presence, proof: CheckInProof) async throws -> CheckInResult {
         var assertion: AssertionCredential?
         let step: PasskeyStep
         do {
-            step = try await passkeyStep(ticket: ticket, deviceID: proof.deviceID)
+            step = try await passkeyStep(for: presence, deviceID: proof.deviceID)
         } catch let error as RollcallError where error.code == "forbidden" {
             // The passkey step refuses a student off the course with a plain `forbidden`; the check-in itself
             // names the reason with the policy's own code (`not_enrolled`), which is what the app shows.
@@ -137,17 +161,30 @@ extension Rollcall {
         case .answer(let challenge): assertion = try await proof.passkey(challenge)
         }
         let location = try await proof.location()
-        return try await checkIn(ticket: ticket, deviceID: proof.deviceID, location: location, passkey: assertion)
+        return try await checkIn(presence, deviceID: proof.deviceID, location: location, passkey: assertion)
     }
 
     /// Sends a check-in as it is, with a ticket and whatever proof the session needs.
     public func checkIn(
         ticket: String, deviceID: String? = nil, location: Location? = nil, passkey: AssertionCredential? = nil
     ) async throws -> CheckInResult {
-        let request = Components.Schemas.CheckInRequest(
-            ticket: ticket,
+        try await checkIn(.ticket(ticket), deviceID: deviceID, location: location, passkey: passkey)
+    }
+
+    /// Sends a check-in as it is, with whatever proof the session needs.
+    public func checkIn(
+        _ presence: Presence, deviceID: String? = nil, location: Location? = nil, passkey: AssertionCredential? = nil
+    ) async throws -> CheckInResult {
+        var request = Components.Schemas.CheckInRequest(
             location: location.map { .init(latitude: $0.latitude, longitude: $0.longitude, accuracy: $0.accuracy) },
             deviceId: deviceID, passkey: passkey)
+        switch presence {
+        case .ticket(let ticket): request.ticket = ticket
+        case .typed(let sessionID, let code):
+            request.sessionId = sessionID
+            request.typedCode = code
+        case .spot(let sessionID): request.sessionId = sessionID
+        }
         return try await perform {
             switch try await api.checkIn(body: .json(request)) {
             case .created(let created): return try created.body.json

@@ -157,6 +157,27 @@ struct AppModelTests {
 }
 
 extension AppModelTests {
+    @Test func typing_the_code_and_trying_again() async throws {
+        try await withServer(setup: .live) { api in try await Self.typing_the_code_and_trying_again(api) }
+    }
+
+    /// A typed code in a session with a fence: refused without a location, then taken once it is allowed.
+    static func typing_the_code_and_trying_again(_ api: API) async throws {
+        let room = try await Classroom.open(
+            api, settings: ["mode": "typed", "period": 60, "latitude": 52.0, "longitude": 4.0, "radius": 50])
+        let typed = try #require(
+            try await api.rollcall(room.teacher).projectorFrame(sessionID: room.sessionID).typedCode)
+        let place = Place()
+        let model = CheckInModel(
+            rollcall: try api.rollcall(room.student),
+            proof: CheckInProof(deviceID: "phone-0001", location: { place.now }))
+        await model.typed(typed, sessionID: room.sessionID)
+        #expect(model.state.problem?.code == "location_required" && model.canTryAgain, "\(model.state)")
+        place.now = Classroom.here.location
+        await model.tryAgain()
+        #expect(model.state.result?.new == true, "\(model.state)")
+    }
+
     @Test func a_lecture_through_the_app_screens() async throws {
         try await withServer(setup: .live) { api in try await Self.a_lecture_through_the_app_screens(api) }
     }

@@ -65,3 +65,39 @@ final class Asked: @unchecked Sendable {
     func count() { lock.withLock { stored += 1 } }
     var times: Int { lock.withLock { stored } }
 }
+
+/// A typed code, for a student whose camera fails, and a check-in spot, where the location alone counts.
+@Suite("RollcallClient typed codes and check-in spots", .timeLimit(.minutes(2)))
+struct TypedAndSpotTests {
+    @Test func a_typed_code() async throws {
+        try await withServer(setup: .live) { api in
+            let room = try await Classroom.open(api, settings: ["mode": "typed", "period": 60])
+            let student = try api.rollcall(room.student)
+            let typed = try #require(
+                try await api.rollcall(room.teacher).projectorFrame(sessionID: room.sessionID).typedCode)
+            try await RefusalTests.expectRefused(api, "invalid_code", status: 400) {
+                _ = try await student.checkIn(
+                    .typed(sessionID: room.sessionID, code: "000000"), proof: CheckInProof(deviceID: "phone-0001"))
+            }
+            let result = try await student.checkIn(
+                .typed(sessionID: room.sessionID, code: typed), proof: CheckInProof(deviceID: "phone-0001"))
+            #expect(result.new && result.status == .present)
+        }
+    }
+
+    @Test func a_check_in_spot() async throws {
+        try await withServer(setup: .live) { api in
+            let room = try await Classroom.open(
+                api, settings: ["mode": "spot", "latitude": 52.0, "longitude": 4.0, "radius": 50])
+            let student = try api.rollcall(room.student)
+            try await RefusalTests.expectRefused(api, "location_required", status: 400) {
+                _ = try await student.checkIn(
+                    .spot(sessionID: room.sessionID), proof: CheckInProof(deviceID: "phone-0001"))
+            }
+            let here = Location(latitude: 52.0001, longitude: 4.0, accuracy: 8)
+            let result = try await student.checkIn(
+                .spot(sessionID: room.sessionID), proof: CheckInProof(deviceID: "phone-0001", location: { here }))
+            #expect(result.new && result.status == .present)
+        }
+    }
+}
