@@ -17,6 +17,50 @@ struct LectureTests {
         try await withServer(databaseURL: postgres.url, setup: .live) { api in try await Self.lecture(api) }
     }
 
+    /// Two Rollcall processes on one PostgreSQL database behind a relay: the teacher's process goes away, the relay
+    /// sends the reconnection to the other, and the room resumes there without losing or repeating a check-in.
+    @Test func the_room_resumes_on_another_process() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await withServer(databaseURL: postgres.url, setup: .live) { first in
+            let room = try await Classroom.open(first, settings: ["period": 60])
+            var enrolled = [room.student]
+            for number in 2...10 { enrolled.append(try await room.enrol(first, "Student \(number)")) }
+            let students = enrolled
+            try await withServer(databaseURL: postgres.url, setup: .live) { second in
+                let balancer = try await NetworkSwitch.start(to: try #require(first.client.port))
+                let teacher = try first.rollcall(room.teacher, through: balancer)
+                let log = RoomLog()
+                let watching = Task {
+                    for try await message in teacher.room(sessionID: room.sessionID) {
+                        log.record(message)
+                        if Set(log.checkedIn).count == 10 { return }
+                    }
+                }
+                defer { watching.cancel() }
+                try await eventually("the snapshot") { !log.snapshots.isEmpty }
+                let link = try #require(try await teacher.projectorFrame(sessionID: room.sessionID).url)
+                for (index, student) in students[..<5].enumerated() {
+                    _ = try await first.rollcall(student).checkIn(
+                        scannedLink: link, proof: CheckInProof(deviceID: "phone-\(1000 + index)"))
+                }
+                try await eventually("five check-ins through the first process") { Set(log.checkedIn).count == 5 }
+
+                await balancer.goOffline()
+                balancer.retarget(to: try #require(second.client.port))
+                for (index, student) in students[5...].enumerated() {
+                    _ = try await second.rollcall(student).checkIn(
+                        scannedLink: link, proof: CheckInProof(deviceID: "phone-\(2000 + index)"))
+                }
+                balancer.goOnline()
+                try await eventually("the other five, through the second process") { Set(log.checkedIn).count == 10 }
+                try await watching.value
+                #expect(log.checkedIn.count == 10 && log.snapshots.count == 1, "each once, one snapshot")
+                await balancer.stop()
+            }
+        }
+    }
+
     static func lecture(_ api: API) async throws {
         // Setup: the teacher signs in through the client on a network of their own that the test can cut.
         let teacherNetwork = try await NetworkSwitch.start(to: try #require(api.client.port))

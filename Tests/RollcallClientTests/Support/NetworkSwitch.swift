@@ -11,9 +11,11 @@ final class NetworkSwitch: @unchecked Sendable {
     private let lock = NSLock()
     private var online = true
     private var connections: [any Channel] = []
+    private var target: Int
 
-    private init(listener: any Channel) {
+    private init(listener: any Channel, target: Int) {
         self.listener = listener
+        self.target = target
         port = listener.localAddress?.port ?? 0
     }
 
@@ -32,19 +34,25 @@ final class NetworkSwitch: @unchecked Sendable {
                             try outbound.pipeline.syncOperations.addHandler(Forward(to: inbound))
                         }
                     }
-                    .connect(host: "127.0.0.1", port: target)
+                    .connect(host: "127.0.0.1", port: relay.currentTarget)
                     .flatMapThrowing { outbound in
                         relay.track(outbound)
                         try inbound.pipeline.syncOperations.addHandler(Forward(to: outbound))
                     }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        let relay = NetworkSwitch(listener: listener)
+        let relay = NetworkSwitch(listener: listener, target: target)
         box.relay = relay
         return relay
     }
 
     var isOnline: Bool { lock.withLock { online } }
+    private var currentTarget: Int { lock.withLock { target } }
+
+    /// Sends new connections to another port from now on, as a load balancer does when a server goes away.
+    func retarget(to port: Int) {
+        lock.withLock { target = port }
+    }
 
     /// Cuts every connection through the relay and refuses new ones until `goOnline()`.
     func goOffline() async {
