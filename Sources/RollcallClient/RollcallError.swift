@@ -8,7 +8,8 @@ public struct RollcallError: Error, Sendable, Equatable, CustomStringConvertible
     public var message: String
     /// Data beside the sentence, such as `distanceMeters` for `out_of_range` or `step` for `verification_failed`.
     public var details: [String: JSONValue]
-    /// The HTTP status of the refusal; `nil` when no answer came (see `isNetworkFailure`).
+    /// The HTTP status of the refusal; `nil` when no answer came (see `isNetworkFailure`), or when this client
+    /// refused before sending (a link that is not a Rollcall code, a passkey the phone does not have).
     public var status: Int?
     /// The bad rows of a refused roster import (`invalid_rows`), each with its line and its own code.
     public var rows: [RowError]
@@ -35,7 +36,7 @@ public struct RollcallError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// True when the request got no answer (no network, server down, connection lost): trying again may help.
-    public var isNetworkFailure: Bool { status == nil }
+    public var isNetworkFailure: Bool { code == Self.networkUnavailableCode }
 
     public var description: String { message }
 

@@ -68,6 +68,26 @@ struct CheckInQueueTests {
     }
 }
 
+extension CheckInQueueTests {
+    /// A refusal the phone makes itself (no passkey on it for a course that asks for one) is not a lost network.
+    @Test func a_refusal_made_on_the_phone_is_not_queued() async throws {
+        try await withServer(setup: .live) { api in
+            let room = try await Classroom.open(api, settings: ["period": 60])
+            try await api.requireVerification(room.teacher, courseID: room.courseID)
+            let link = try #require(try await api.rollcall(room.teacher).projectorFrame(sessionID: room.sessionID).url)
+            let queue = CheckInQueue(
+                rollcall: try api.rollcall(room.student), proof: CheckInProof(deviceID: "phone-0001"))
+            let outcome = await queue.checkIn(scannedLink: link)
+            if case .refused(let error) = outcome {
+                #expect(error.code == "verification_required" && !error.isNetworkFailure, "\(error)")
+            } else {
+                Issue.record("a student with no passkey, for a course that asks for one: \(outcome)")
+            }
+            #expect(await queue.pending.isEmpty, "nothing left to send")
+        }
+    }
+}
+
 /// The phone's clock, moved by the test.
 final class PhoneClock: @unchecked Sendable {
     private let lock = NSLock()
