@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "RollcallCore", targets: ["RollcallCore"]),
         .library(name: "QRCode", targets: ["QRCode"]),
         .library(name: "RollcallServer", targets: ["RollcallServer"]),
+        .library(name: "RollcallClient", targets: ["RollcallClient"]),
+        .library(name: "RollcallApp", targets: ["RollcallApp"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -24,6 +26,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
     ],
     targets: [
         .target(
@@ -56,10 +62,31 @@ let package = Package(
             ],
             resources: [.copy("Resources")]
         ),
+        .target(
+            name: "RollcallClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(
+                    name: "OpenAPIAsyncHTTPClient",
+                    package: "swift-openapi-async-http-client",
+                    condition: .when(platforms: [.linux])
+                ),
+                .product(
+                    name: "OpenAPIURLSession",
+                    package: "swift-openapi-urlsession",
+                    condition: .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])
+                ),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+        .target(name: "RollcallApp", dependencies: ["RollcallClient", "QRCode"]),
         .executableTarget(
             name: "rollcall",
             dependencies: [
                 "RollcallServer",
+                "RollcallClient",
                 "QRCode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -76,6 +103,28 @@ let package = Package(
         ),
         .testTarget(name: "RollcallCoreTests", dependencies: ["RollcallCore", "PasskeyTestSupport"]),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "RollcallCore"]),
+        .testTarget(
+            name: "RollcallClientTests",
+            dependencies: [
+                "RollcallClient",
+                "RollcallServer",
+                "QRCode",
+                "PasskeyTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            exclude: ["Golden"]
+        ),
+        .testTarget(
+            name: "RollcallAppTests",
+            dependencies: [
+                "RollcallApp",
+                "RollcallClient",
+                "RollcallServer",
+                "QRCode",
+                "PasskeyTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
         .testTarget(
             name: "RollcallServerTests",
             dependencies: [

@@ -4,17 +4,34 @@ import Hummingbird
 import QRCode
 import RollcallServer
 
-/// The `rollcall` command: runs the server and its maintenance tasks.
+/// The `rollcall` command: runs the server and its maintenance tasks, and speaks to a server's API for teachers.
 @main
-struct Rollcall: AsyncParsableCommand {
+struct RollcallCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rollcall",
         abstract: "Rollcall: class attendance in seconds.",
+        discussion: ExitStatus.documentation,
         subcommands: [
             Serve.self, Migrate.self, DemoData.self, CreateAdmin.self, PrintQRCode.self, Bench.self, BenchLive.self,
+            Login.self, Logout.self, Courses.self, CourseCommand.self, RosterCommand.self, SessionCommand.self,
+            Export.self, Watch.self, Projector.self,
         ],
         defaultSubcommand: Serve.self
     )
+
+    /// Runs the command line, ending with one of the documented exit statuses (`ExitStatus`).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            ExitStatus.exit(with: error)
+        }
+    }
 }
 
 /// Where to listen and keep data; flags win over `ROLLCALL_*` variables.

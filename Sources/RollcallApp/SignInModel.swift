@@ -1,0 +1,162 @@
+import Foundation
+import Observation
+import RollcallClient
+
+/// What went wrong, as a screen shows it: the sentence, and what the person can do next.
+public struct Problem: Sendable, Equatable {
+    /// The server's stable code (`network_unavailable` when no answer came).
+    public var code: String
+    /// A sentence for the person.
+    public var message: String
+    /// What the screen offers next.
+    public var next: NextStep
+
+    public init(_ error: RollcallError) {
+        code = error.code
+        message = error.message
+        next = NextStep(for: error)
+    }
+}
+
+/// What a screen offers after a refusal: each refusal's "try again" rule.
+public enum NextStep: Sendable, Equatable {
+    /// Scan the code on the screen again (the code turned, or was not Rollcall's).
+    case scanAgain
+    /// The same again, once the cause is fixed (location allowed, passkey retried, network back).
+    case tryAgain
+    /// Come closer to the room: `distance` metres away where `radius` was allowed.
+    case moveCloser(distance: Double?, radius: Double?)
+    /// Register a passkey on this phone first.
+    case registerPasskey
+    /// Wait this many seconds before trying again.
+    case wait(seconds: Int)
+    /// Sign in again (the token ran out or was revoked).
+    case signIn
+    /// Join the course first (with the code its teacher gave), then scan again.
+    case joinCourse
+    /// Nothing the person can do from here (the session closed, not enrolled, another student's phone).
+    case none
+
+    init(for error: RollcallError) {
+        switch error.code {
+        case "code_expired", "invalid_code": self = .scanAgain
+        case "out_of_range":
+            self = .moveCloser(
+                distance: error.details["distanceMeters"]?.number, radius: error.details["radiusMeters"]?.number)
+        case "verification_required": self = .registerPasskey
+        case "too_many_attempts": self = .wait(seconds: error.retryAfter ?? 60)
+        case "not_signed_in", "invalid_token": self = .signIn
+        case "not_enrolled": self = .joinCourse
+        case "location_required", "location_inaccurate", "verification_failed", "check_in_interrupted",
+            "network_not_allowed", RollcallError.networkUnavailableCode, "database_unavailable":
+            self = .tryAgain
+        default: self = .none
+        }
+    }
+}
+
+/// The sign-in screen: email and password in, a signed-in client out.
+@MainActor @Observable
+public final class SignInModel {
+    /// Where the sign-in stands.
+    public enum State: Sendable, Equatable {
+        case editing
+        case signingIn
+        case signedIn(User)
+        case failed(Problem)
+    }
+
+    public var email = ""
+    public var password = ""
+    public private(set) var state = State.editing
+    /// The signed-in client, once signed in; keep its token in the keychain.
+    public private(set) var rollcall: Rollcall?
+    let server: Rollcall
+
+    public init(server: Rollcall) {
+        self.server = server
+    }
+
+    /// Whether the button may be pressed.
+    public var canSubmit: Bool {
+        state != .signingIn && email.contains("@") && !password.isEmpty
+    }
+
+    public func signIn() async {
+        guard canSubmit else { return }
+        state = .signingIn
+        do {
+            let (signedIn, user) = try await server.signIn(
+                email: email.trimmingCharacters(in: .whitespaces), password: password)
+            password = ""
+            rollcall = signedIn
+            state = .signedIn(user)
+        } catch {
+            state = .failed(Problem(RollcallError.wrapping(error)))
+        }
+    }
+
+    /// Signs in with a passkey instead of the password: `answer` shows the platform's passkey prompt.
+    public func signInWithPasskey(
+        answer: @escaping @Sendable (PasskeyChallenge) async throws -> AssertionCredential
+    ) async {
+        guard state != .signingIn else { return }
+        state = .signingIn
+        do {
+            let (signedIn, user) = try await server.signIn(passkey: answer)
+            rollcall = signedIn
+            state = .signedIn(user)
+        } catch {
+            state = .failed(Problem(RollcallError.wrapping(error)))
+        }
+    }
+
+    /// Back to editing after a failure, keeping what was typed.
+    public func edit() {
+        if case .failed = state { state = .editing }
+    }
+}
+
+/// The course list: a student's joined courses or a teacher's own.
+@MainActor @Observable
+public final class CourseListModel {
+    public enum State: Sendable, Equatable {
+        case loading
+        case loaded([Course])
+        case failed(Problem)
+    }
+
+    public private(set) var state = State.loading
+    let rollcall: Rollcall
+
+    public init(rollcall: Rollcall) {
+        self.rollcall = rollcall
+    }
+
+    public func load() async {
+        state = .loading
+        do {
+            state = .loaded(try await rollcall.courses())
+        } catch {
+            state = .failed(Problem(RollcallError.wrapping(error)))
+        }
+    }
+
+    /// Joins a course with its code, then reloads the list.
+    public func join(code: String) async {
+        do {
+            _ = try await rollcall.joinCourse(code: code)
+            await load()
+        } catch {
+            state = .failed(Problem(RollcallError.wrapping(error)))
+        }
+    }
+}
+
+extension RollcallError {
+    /// Any failure as a `RollcallError`, so that every screen shows one kind of problem.
+    static func wrapping(_ error: any Error) -> RollcallError {
+        (error as? RollcallError)
+            ?? RollcallError(code: "check_in_interrupted", message: "Something went wrong: \(error)", status: nil)
+    }
+}

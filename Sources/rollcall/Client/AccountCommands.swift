@@ -1,0 +1,159 @@
+import ArgumentParser
+import Foundation
+import RollcallClient
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `rollcall login URL`: signs in with a password and keeps the token for the other commands.
+struct Login: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Sign in to a Rollcall server; the other commands then use that sign-in.",
+        discussion: """
+            The token is kept in $ROLLCALL_CONFIG_DIR, else $XDG_CONFIG_HOME/rollcall, else ~/.config/rollcall \
+            (login.json, readable by you only). The password is asked for without echo, or read from standard \
+            input with --password-stdin.
+            """
+    )
+    @Argument(help: "The server's address, such as https://rollcall.school.edu.")
+    var url: String
+    @Option(help: "Your email address.")
+    var email: String
+    @Flag(help: "Read the password from the first line of standard input instead of asking for it.")
+    var passwordStdin = false
+    @Flag(help: "Print JSON for scripts instead of text for people.")
+    var json = false
+
+    var serverURL: URL? {
+        var text = url
+        while text.hasSuffix("/") { text.removeLast() }
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+            return nil
+        }
+        return url
+    }
+
+    func validate() throws {
+        guard serverURL != nil else {
+            throw ValidationError(
+                "The address must be an http:// or https:// URL, such as https://rollcall.school.edu.")
+        }
+    }
+
+    func run() async throws {
+        let server = serverURL!
+        let password = try readPassword()
+        let (signedIn, user) = try await Rollcall(serverURL: server).signIn(email: email, password: password)
+        try SavedLogin(server: server.absoluteString, token: signedIn.token ?? "", email: user.email, name: user.name)
+            .save()
+        if json {
+            try Terminal.printJSON(user)
+        } else {
+            print("Signed in to \(server.absoluteString) as \(user.name) (\(user.role.rawValue)).")
+        }
+    }
+
+    func readPassword() throws -> String {
+        if passwordStdin || !Terminal.inputIsTerminal {
+            guard let line = Swift.readLine(strippingNewline: true), !line.isEmpty else {
+                throw CommandFailure(status: .usage, message: "No password on standard input.")
+            }
+            return line
+        }
+        guard let typed = getpass("Password for \(email): ") else {
+            throw CommandFailure(status: .usage, message: "No password was typed.")
+        }
+        return String(cString: typed)
+    }
+}
+
+/// `rollcall logout`: revokes the saved token on the server and forgets it.
+struct Logout: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Sign out: revoke the saved token and forget it.")
+    @Flag(help: "Forget the token even when the server cannot be reached to revoke it.")
+    var forget = false
+
+    func run() async throws {
+        guard let login = try SavedLogin.load(), let url = URL(string: login.server) else {
+            print("You were not signed in.")
+            return
+        }
+        do {
+            try await Rollcall(serverURL: url, token: login.token).signOut()
+        } catch let error as RollcallError where ["invalid_token", "not_signed_in"].contains(error.code) {
+            // Already revoked or expired: only the local copy is left to forget.
+        } catch let error as RollcallError where error.isNetworkFailure && !forget {
+            throw CommandFailure(
+                status: .network,
+                message: "\(error.message) The token was kept; use --forget to drop it without revoking it.")
+        } catch let error as RollcallError where error.isNetworkFailure {
+            Terminal.standardError("rollcall: \(error.message) The token was forgotten here but not revoked.")
+        }
+        try SavedLogin.remove()
+        print("Signed out of \(login.server).")
+    }
+}
+
+/// `rollcall courses`: the courses one teaches (or has joined).
+struct Courses: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List your courses.")
+    @OptionGroup var options: ClientOptions
+
+    func run() async throws {
+        let courses = try await options.rollcall().courses()
+        if options.json { return try Terminal.printJSON(courses) }
+        if courses.isEmpty { return print("No courses yet: create one with `rollcall course create NAME`.") }
+        print(
+            Table.render(
+                ["ID", "NAME", "STUDENTS", "JOIN CODE", "TEACHER"],
+                courses.map { course in
+                    [
+                        String(course.id), course.name, String(course.studentCount), course.joinCode ?? "-",
+                        course.teacher.name,
+                    ]
+                }))
+    }
+}
+
+/// `rollcall course create NAME`.
+struct CourseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "course", abstract: "Create courses.", subcommands: [Create.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a course you teach.")
+        @Argument(help: "The course's name.")
+        var name: String
+        @Option(help: "A description.")
+        var description: String?
+        @Option(help: "How many sessions the course plans.")
+        var plannedSessions: Int?
+        @Option(help: "The IANA time zone its reports are written in, such as Europe/Berlin.")
+        var timeZone: String?
+        @OptionGroup var options: ClientOptions
+
+        func run() async throws {
+            let course = try await options.rollcall().createCourse(
+                name: name, description: description, plannedSessions: plannedSessions, timeZone: timeZone)
+            if options.json { return try Terminal.printJSON(course) }
+            print(
+                "Created course \(course.id), “\(course.name)”; students join with the code \(course.joinCode ?? "-").")
+        }
+    }
+}
+
+/// Columns of text aligned for people.
+enum Table {
+    static func render(_ header: [String], _ rows: [[String]]) -> String {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        return all.map { row in
+            row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,116 @@
+import ArgumentParser
+import Foundation
+import RollcallClient
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// How a `rollcall` command ended, as its exit status: scripts branch on these.
+enum ExitStatus: Int32 {
+    /// Done.
+    case ok = 0
+    /// The server refused the request (the message says why); or another failure.
+    case refused = 1
+    /// The command line was wrong: an unknown option, a missing argument, a bad value.
+    case usage = 2
+    /// The server could not be reached.
+    case network = 3
+    /// Not signed in, or the saved sign-in ran out or was revoked: run `rollcall login URL`.
+    case notSignedIn = 4
+
+    static let documentation = """
+        Exit status: 0 done; 1 refused by the server (or another failure); 2 wrong usage; 3 server not reachable; \
+        4 not signed in (run `rollcall login URL`).
+        """
+
+    /// Prints what went wrong in one sentence on standard error and exits with its status.
+    static func exit(with error: any Error) -> Never {
+        let (status, message) = describe(error)
+        if status == .ok {
+            print(message)
+        } else if !message.isEmpty {
+            Terminal.standardError("rollcall: " + message)
+        }
+        Foundation.exit(status.rawValue)
+    }
+
+    static func describe(_ error: any Error) -> (ExitStatus, String) {
+        switch error {
+        case let error as CommandFailure:
+            return (error.status, error.message)
+        case let error as RollcallError
+        where error.isNetworkFailure && error.code == RollcallError.networkUnavailableCode:
+            return (.network, error.message)
+        case let error as RollcallError where ["not_signed_in", "invalid_token"].contains(error.code):
+            return (.notSignedIn, "\(error.message) Sign in again with `rollcall login URL`.")
+        case let error as RollcallError:
+            return (.refused, error.message)
+        default:
+            let code = RollcallCommand.exitCode(for: error)
+            var message = RollcallCommand.fullMessage(for: error)
+            if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
+            if code == .success { return (.ok, message) }
+            return (code == .validationFailure ? .usage : .refused, message)
+        }
+    }
+}
+
+/// A failure the command line itself detects, with its exit status and sentence.
+struct CommandFailure: Error {
+    var status: ExitStatus
+    var message: String
+
+    static let notSignedIn = CommandFailure(
+        status: .notSignedIn, message: "You are not signed in: run `rollcall login URL` first.")
+}
+
+/// Where output goes, and whether a person is watching it.
+enum Terminal {
+    static func standardError(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// Whether standard output is a terminal (redraw in place) rather than a file or a pipe (plain lines).
+    static var outputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+    static var errorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+    static var inputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
+    /// Sends what `print` buffered, so that a line reaches a pipe as soon as it is printed.
+    static func flush() {
+        fflush(nil)
+    }
+
+    /// Clears the terminal and puts the cursor at its top left.
+    static let clearScreen = "\u{1B}[H\u{1B}[2J"
+
+    /// Prints a value as JSON for scripts: keys sorted, dates in UTC with milliseconds as the API writes them.
+    static func printJSON(_ value: some Encodable, pretty: Bool = true) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Dates.text(date))
+        }
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+        Terminal.flush()
+    }
+}
+
+/// Dates as the API writes them, and as people read them.
+enum Dates {
+    static func text(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
+    /// A local time of day, such as `09:01:02`.
+    static func clock(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss"
+        return formatter.string(from: date)
+    }
+}

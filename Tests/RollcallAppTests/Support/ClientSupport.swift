@@ -1,0 +1,1 @@
+../../RollcallClientTests/Support/ClientSupport.swift

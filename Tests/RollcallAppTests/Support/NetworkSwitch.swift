@@ -1,0 +1,1 @@
+../../RollcallClientTests/Support/NetworkSwitch.swift

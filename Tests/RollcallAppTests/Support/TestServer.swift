@@ -1,0 +1,1 @@
+../../RollcallServerTests/Support/TestServer.swift

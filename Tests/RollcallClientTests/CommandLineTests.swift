@@ -1,0 +1,204 @@
+import Foundation
+import QRCode
+import RollcallClient
+import Testing
+
+/// The `rollcall` binary as a teacher uses it, against a real server: golden `--json` output, the exit statuses,
+/// the saved sign-in, a 2,000-row roster import's progress, the live room and the projector.
+@Suite("rollcall command line", .serialized, .timeLimit(.minutes(3)))
+struct CommandLineTests {
+    @Test func a_teachers_term_from_the_command_line() async throws {
+        try await withServer(setup: .live) { api in
+            let cli = CommandLineRun()
+            defer { cli.remove() }
+            let server = try api.serverURL().absoluteString
+            let teacher = try await api.register("Tess Teacher", role: "teacher")
+
+            let signedOut = try await cli.run("courses")
+            #expect(signedOut.status == 4 && signedOut.errors.contains("rollcall login URL"), "\(signedOut)")
+
+            let wrong = try await cli.run(
+                "login", server, "--email", teacher.email, "--password-stdin", input: "nope\n")
+            #expect(wrong.status == 1, "\(wrong)")
+            #expect(wrong.errors.hasPrefix("rollcall: ") && wrong.errors.contains("password"), "\(wrong.errors)")
+
+            let login = try await cli.run(
+                "login", server + "/", "--email", teacher.email, "--password-stdin", input: API.password + "\n")
+            #expect(login.status == 0, "\(login)")
+            #expect(login.output == "Signed in to \(server) as Tess Teacher (teacher).\n")
+            let saved = cli.configDirectory + "/login.json"
+            let mode = try FileManager.default.attributesOfItem(atPath: saved)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "the token is readable by its owner only")
+
+            let created = try await cli.run("course", "create", "Biology 101", "--time-zone", "Europe/Berlin", "--json")
+            #expect(created.status == 0, "\(created)")
+            try expectGolden(created.output, "course-create.json")
+            let courses = try await cli.run("courses", "--json")
+            try expectGolden(courses.output, "courses.json")
+            let table = try await cli.run("courses")
+            #expect(
+                table.output.hasPrefix("ID  NAME         STUDENTS  JOIN CODE  TEACHER\n1   Biology 101  0   "),
+                "\(table)")
+
+            let opened = try await cli.run("session", "open", "1", "--title", "Week 1", "--period", "10", "--json")
+            #expect(opened.status == 0, "\(opened)")
+            try expectGolden(opened.output, "session-open.json")
+            let closed = try await cli.run("session", "close", "1", "--json")
+            try expectGolden(closed.output, "session-close.json")
+            let again = try await cli.run("session", "close", "1")
+            #expect(again.status == 1 && again.errors.hasPrefix("rollcall: "), "\(again)")
+            let listed = try await cli.run("session", "list", "1")
+            #expect(listed.output.contains("1   closed  0        0     0       Week 1"), "\(listed.output)")
+
+            let spot = try await cli.run(
+                "session", "open", "1", "--mode", "spot", "--latitude", "52", "--longitude", "4", "--radius", "50",
+                "--room", "B204", "--json")
+            #expect(spot.status == 0, "\(spot)")
+            let settings = try #require(
+                (try JSONSerialization.jsonObject(with: Data(spot.output.utf8)) as? [String: Any])?["settings"]
+                    as? [String: Any])
+            #expect(settings["mode"] as? String == "spot" && settings["room"] as? String == "B204", "\(settings)")
+            #expect((settings["geofence"] as? [String: Any])?["radius"] as? Double == 50, "\(settings)")
+            let badMode = try await cli.run("session", "open", "1", "--mode", "bluetooth")
+            #expect(badMode.status == 2, "\(badMode)")
+
+            let report = cli.configDirectory + "/report.csv"
+            let exported = try await cli.run("export", "1", "--out", report)
+            #expect(exported.status == 0 && exported.output == "Wrote 0 students to \(report).\n", "\(exported)")
+            let csv = try String(contentsOfFile: report, encoding: .utf8)
+            #expect(csv.contains("Name,Email,Student number,Week 1"), "\(csv)")
+
+            let blank = try await cli.run("course", "create", "  ")
+            #expect(blank.status == 1 && blank.output.isEmpty, "\(blank)")
+            #expect(blank.errors.split(separator: "\n").count == 1, "one sentence: \(blank.errors)")
+            let usage = try await cli.run("session", "close", "Monday")
+            #expect(usage.status == 2, "\(usage)")
+            let missing = try await cli.run("session", "close", "99")
+            #expect(missing.status == 1 && missing.errors.contains("session"), "\(missing)")
+
+            let logout = try await cli.run("logout")
+            #expect(logout.status == 0 && !FileManager.default.fileExists(atPath: saved), "\(logout)")
+            #expect(try await cli.run("courses").status == 4)
+
+            // Nothing listens at the address once the relay is offline.
+            let network = try await NetworkSwitch.start(to: 9)
+            await network.goOffline()
+            let unreachable = try await cli.run(
+                "login", "http://127.0.0.1:\(network.port)", "--email", teacher.email, "--password-stdin",
+                input: API.password + "\n")
+            await network.stop()
+            #expect(unreachable.status == 3 && unreachable.errors.contains("could not be reached"), "\(unreachable)")
+        }
+    }
+
+    @Test func a_roster_of_2000_rows_shows_its_progress() async throws {
+        try await withServer(setup: .live) { api in
+            let cli = CommandLineRun()
+            defer { cli.remove() }
+            let teacher = try await api.register("Tess Teacher", role: "teacher")
+            let course = try await api.rollcall(teacher).createCourse(name: "Biology 101")
+            _ = try await cli.run(
+                "login", try api.serverURL().absoluteString, "--email", teacher.email, "--password-stdin",
+                input: API.password + "\n")
+            let file = cli.configDirectory + "/roster.csv"
+            let rows = (1...2000).map { "Student \($0),student\($0)@school.test,S\(String(format: "%05d", $0))" }
+            try (["name,email,student number"] + rows).joined(separator: "\n").write(
+                toFile: file, atomically: true, encoding: .utf8)
+
+            let imported = try await cli.run("roster", "import", String(course.id), file)
+            #expect(imported.status == 0, "\(imported)")
+            #expect(imported.output == "Enrolled 0, already enrolled 0, invited by email 2000.\n", "\(imported.output)")
+            let lines = imported.errors.split(separator: "\n").map(String.init)
+            #expect(lines.first == "Importing \(file): 2001 lines…")
+            let sent = lines.compactMap { line -> Int? in
+                guard line.hasPrefix("Sent "), let slash = line.firstIndex(of: "/") else { return nil }
+                return Int(line[line.index(line.startIndex, offsetBy: 5)..<slash])
+            }
+            #expect(sent.count >= 5, "progress shown as the upload goes: \(lines)")
+            #expect(sent == sent.sorted() && sent.last == 2001, "\(sent)")
+            #expect(lines.contains("Sent 2001/2001 lines (100%)"))
+            #expect(lines.last == "Sent; waiting for the server to check every row…")
+
+            let bad = cli.configDirectory + "/bad.csv"
+            try "name,email\nAda,ada@school.test\nBen,not-an-email\n,blank@school.test\n".write(
+                toFile: bad, atomically: true, encoding: .utf8)
+            let refused = try await cli.run("roster", "import", String(course.id), bad)
+            #expect(refused.status == 1, "\(refused)")
+            #expect(
+                refused.errors.contains("line 3: ") && refused.errors.contains("(invalid_email)"), "\(refused.errors)")
+            #expect(
+                refused.errors.contains("line 4: ") && refused.errors.contains("(invalid_name)"), "\(refused.errors)")
+        }
+    }
+
+    @Test func watch_and_projector_follow_the_session_until_it_closes() async throws {
+        try await withServer(setup: .live) { api in
+            let cli = CommandLineRun()
+            defer { cli.remove() }
+            let room = try await Classroom.open(api, settings: ["period": 60])
+            let ben = try await room.enrol(api, "Ben Bright")
+            _ = try await cli.run(
+                "login", try api.serverURL().absoluteString, "--email", room.teacher.email, "--password-stdin",
+                input: API.password + "\n")
+            let session = String(room.sessionID)
+            let watch = try cli.start(["watch", session])
+            let watchJSON = try cli.start(["watch", session, "--json"])
+            let projector = try cli.start(["projector", session])
+            try await eventually("the room on screen") {
+                watch.output.contains("0 of 2 checked in") && watchJSON.output.contains("\"snapshot\"")
+                    && projector.output.contains("0 of 2 checked in")
+            }
+
+            let link = try #require(try await api.rollcall(room.teacher).projectorFrame(sessionID: room.sessionID).url)
+            for (index, student) in [room.student, ben].enumerated() {
+                _ = try await api.rollcall(student).checkIn(
+                    scannedLink: link, proof: CheckInProof(deviceID: "phone-000\(index)"))
+            }
+            try await eventually("both check-ins on screen") { watch.output.contains("2 of 2 checked in") }
+            _ = try await api.rollcall(room.teacher).closeSession(room.sessionID)
+
+            let watched = await watch.ended()
+            #expect(watched.status == 0, "\(watched)")
+            let lines = watched.output.split(separator: "\n").map(String.init)
+            #expect(lines.first?.hasSuffix(" (open)") == true, "the session's title and phase first: \(lines)")
+            #expect(lines.filter { $0.contains("checked in: Cass Checkin, present") }.count == 1, "\(lines)")
+            #expect(lines.filter { $0.contains("checked in: Ben Bright, present") }.count == 1, "\(lines)")
+            #expect(lines.last?.hasSuffix("the session is now closed") == true, "\(lines)")
+
+            let json = await watchJSON.ended()
+            #expect(json.status == 0)
+            let types = json.output.split(separator: "\n").compactMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["type"] as? String
+            }
+            #expect(types.first == "snapshot" && types.filter { $0 == "event" }.count == 3, "\(types)")
+
+            let projected = await projector.ended()
+            #expect(projected.status == 0, "\(projected)")
+            let screen = projected.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let urlLine = try #require(screen.firstIndex { $0.hasPrefix("HTTP") })
+            let url = screen[urlLine]
+            #expect(url == link)
+            let code = try QRCode(encoding: url, errorCorrection: .medium)
+            let rows = (code.size + 2 * 4 + 1) / 2
+            let drawn = Array(screen[(urlLine - rows)..<urlLine])
+            #expect(Self.modules(drawn, size: code.size) == Self.modules(code), "the terminal shows the code's QR")
+            #expect(projected.output.contains("The session is closed."))
+        }
+    }
+
+    /// The dark modules of a QR code drawn in half blocks with a quiet zone of 4.
+    static func modules(_ lines: [String], size: Int) -> [[Bool]] {
+        var grid = Array(repeating: Array(repeating: false, count: size + 8), count: lines.count * 2)
+        for (row, line) in lines.enumerated() {
+            for (column, character) in line.enumerated() where column < size + 8 {
+                grid[2 * row][column] = character == "█" || character == "▀"
+                grid[2 * row + 1][column] = character == "█" || character == "▄"
+            }
+        }
+        return (0..<size).map { y in (0..<size).map { x in grid[y + 4][x + 4] } }
+    }
+
+    static func modules(_ code: QRCode) -> [[Bool]] {
+        (0..<code.size).map { y in (0..<code.size).map { x in code[x, y] } }
+    }
+}

@@ -1,0 +1,1 @@
+../../../RollcallServerTests/Support/Classroom.swift

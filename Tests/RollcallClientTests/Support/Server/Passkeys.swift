@@ -1,0 +1,1 @@
+../../../RollcallServerTests/Support/Passkeys.swift
