@@ -346,12 +346,16 @@ struct RecordsTests {
             #expect(reply.status == .unprocessableContent, "\(reply.text)")
             #expect(reply.errorCode == "invalid_rows")
             #expect(reply.errorMessage?.contains("Nothing was imported") == true)
+            // Every problem at once, in line order: the file's own, and its rows that clash with accounts.
             let rows = reply.list("error.rows")
-            #expect(rows.map { $0["line"] as? Int } == [3, 6])
-            #expect(rows.map { $0["code"] as? String } == ["invalid_name", "duplicate_email"])
+            #expect(rows.map { $0["line"] as? Int } == [3, 4, 5, 6])
+            #expect(
+                rows.map { $0["code"] as? String } == [
+                    "invalid_name", "not_a_student", "student_number_taken", "duplicate_email",
+                ])
             #expect(try await api.snapshot() == before)
 
-            // Rows that are fine on their own but clash with accounts are found in the second pass.
+            // Rows that clash with accounts, in a file with nothing else wrong.
             let clashing = "Tina,tina@school.test,\nThief,thief@school.test,T-1\nFine,fine@school.test,\n"
             let clash = try await api.call(
                 .post, path, as: room.teacher, raw: Array(clashing.utf8), contentType: "text/csv")

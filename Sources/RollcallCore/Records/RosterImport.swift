@@ -40,9 +40,15 @@ public enum RosterImport {
     /// Checks every row: columns name, email and student number (optional), found by a header row when there is
     /// one, else in that order. Answers the entries, or every row's problem.
     public static func check(_ rows: [CSV.Row]) -> Result<[Entry], RowErrors> {
+        let (entries, errors) = read(rows)
+        return errors.isEmpty ? .success(entries) : .failure(RowErrors(errors))
+    }
+
+    /// The rows that read as students, and every row that does not, so that a caller can add its own checks of the
+    /// good rows and report every problem of a file at once.
+    public static func read(_ rows: [CSV.Row]) -> (entries: [Entry], errors: [RowError]) {
         guard !rows.isEmpty else {
-            return .failure(
-                RowErrors([RowError(line: 1, code: "empty_file", message: "The file has no students in it.")]))
+            return ([], [RowError(line: 1, code: "empty_file", message: "The file has no students in it.")])
         }
         var columns = (name: 0, email: 1, number: 2 as Int?)
         var body = rows[...]
@@ -51,12 +57,13 @@ public enum RosterImport {
             body = rows.dropFirst()
         }
         guard body.count <= maxRows else {
-            return .failure(
-                RowErrors([
+            return (
+                [],
+                [
                     RowError(
                         line: body.first?.line ?? 1, code: "too_many_rows",
                         message: "Import at most \(maxRows) students at a time; this file has \(body.count).")
-                ])
+                ]
             )
         }
         var entries: [Entry] = []
@@ -98,7 +105,7 @@ public enum RosterImport {
         if entries.isEmpty && errors.isEmpty {
             errors.append(RowError(line: 1, code: "empty_file", message: "The file has a header but no students."))
         }
-        return errors.isEmpty ? .success(entries) : .failure(RowErrors(errors))
+        return (entries, errors)
     }
 
     /// Every bad row of a file.

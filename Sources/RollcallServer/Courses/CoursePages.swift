@@ -43,7 +43,7 @@ struct CoursePages: Sendable {
             page.teacher = try await teacherPart(
                 course, records: records,
                 query: try check { () throws(RuleViolation) in try TextRules.search(request.query("q")) },
-                verification: verification)
+                page: max(1, Int(request.query("page") ?? "") ?? 1), verification: verification)
         } else {
             let figures = try await self.records.gradebook(records, studentID: user.id).figures(studentID: user.id)
             page.myAttendance = CoursePage.MyAttendance(
@@ -75,9 +75,19 @@ struct CoursePages: Sendable {
     /// What only the course's teacher sees: the join code, the roster (searched with `query`), the absentees and
     /// the settings.
     private func teacherPart(
-        _ course: Course, records: CourseRecords, query: String?, verification: CourseVerification
+        _ course: Course, records: CourseRecords, query: String?, page requested: Int,
+        verification: CourseVerification
     ) async throws -> CoursePage.TeacherPart {
-        let roster = try await courses.roster(courseID: course.id, query: query)
+        let everyone = try await courses.roster(courseID: course.id, query: query)
+        // A lecture hall's roster in pages, so that the rest of the page stays within reach.
+        let pages = max(1, (everyone.count + Self.rosterPage - 1) / Self.rosterPage)
+        let current = min(requested, pages)
+        let roster = everyone.dropFirst((current - 1) * Self.rosterPage).prefix(Self.rosterPage)
+        let link = { (page: Int) in
+            "/courses/\(course.id)?page=\(page)"
+                + (query.map { "&q=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? "")
+                + "#roster"
+        }
         let absentees = records.absentees(below: Double(course.absenteeThreshold)).map { student, summary in
             CoursePage.Absentee(
                 id: student.id, name: student.name, percentText: "\(Int((summary.percentage ?? 0).rounded()))%",
@@ -91,7 +101,16 @@ struct CoursePages: Sendable {
                     id: entry.id, name: entry.name, email: entry.email, studentNumber: entry.studentNumber ?? "",
                     joined: entry.joinedAt.pageText)
             },
-            rosterEmpty: roster.isEmpty, rosterCount: roster.count,
+            rosterEmpty: everyone.isEmpty, rosterCount: everyone.count,
+            rosterPages: pages > 1
+                ? CoursePage.Pages(
+                    text: "Page \(current) of \(pages)", previous: current > 1 ? link(current - 1) : nil,
+                    next: current < pages ? link(current + 1) : nil)
+                : nil,
+            absenteesShown: Array(absentees.prefix(Self.absenteesShown)),
+            absenteesMore: Array(absentees.dropFirst(Self.absenteesShown)),
+            absenteesMoreCount: max(0, absentees.count - Self.absenteesShown),
+            hasMoreAbsentees: absentees.count > Self.absenteesShown,
             sizes: ClassroomSize.allCases.map { CoursePage.Size(value: $0.rawValue, radius: Int($0.radius)) },
             verificationRequired: verification.required,
             reuseChoices: CourseVerification.reuseChoices(selected: verification.reuseSeconds),
@@ -107,6 +126,13 @@ struct CoursePages: Sendable {
             invitations: invitations.map { CoursePage.Invitation(name: $0.name, email: $0.email) },
             hasInvitations: !invitations.isEmpty)
     }
+}
+
+extension CoursePages {
+    /// Students on one page of the roster.
+    static let rosterPage = 25
+    /// Absentees listed before "Show all".
+    static let absenteesShown = 10
 }
 
 /// What the course list shows.
@@ -158,12 +184,24 @@ struct CoursePage: PageModel {
     }
 
     /// The part only the course's teacher sees; the template reads it inside `{{#teacher}}`.
+    /// Where a paged list is, and the links to its neighbours.
+    struct Pages: Sendable {
+        var text: String
+        var previous: String?
+        var next: String?
+    }
+
     struct TeacherPart: Sendable {
         var joinCode: String
         var q: String
         var roster: [RosterRow]
         var rosterEmpty: Bool
         var rosterCount: Int
+        var rosterPages: Pages?
+        var absenteesShown: [Absentee]
+        var absenteesMore: [Absentee]
+        var absenteesMoreCount: Int
+        var hasMoreAbsentees: Bool
         var sizes: [Size]
         var verificationRequired: Bool
         var reuseChoices: [CourseVerification.ReuseChoice]

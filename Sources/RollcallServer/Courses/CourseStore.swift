@@ -291,6 +291,11 @@ extension CourseStore {
         }
     }
 
+    /// The rows that clash with an account (a teacher's address, a student number taken), for the import's answer.
+    func rosterProblems(_ entries: [RosterImport.Entry]) async throws -> [RosterImport.RowError] {
+        try await database.read { sql in try await Self.sortRoster(entries, sql: sql).errors }
+    }
+
     /// A roster file's rows sorted against the accounts: students who have one, people to invite, and the rows
     /// that clash with another account.
     private struct SortedRoster {

@@ -420,7 +420,10 @@ struct RecordsController: Sendable {
             throw AppError(.badRequest, "invalid_csv", error.message)
         }
         do {
-            let entries = try RosterImport.check(rows).get()
+            // Every problem at once: the file's own, and those of its good rows against the accounts.
+            let (entries, formatErrors) = RosterImport.read(rows)
+            let problems = (formatErrors + (try await courses.rosterProblems(entries))).sorted { $0.line < $1.line }
+            guard problems.isEmpty else { throw RosterImport.RowErrors(problems) }
             let result = try await courses.importRoster(courseID: course.id, entries: entries, by: user)
             for invitation in result.invited { try await invite(invitation, to: course, by: user) }
             return try ImportAnswer(

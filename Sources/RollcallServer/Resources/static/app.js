@@ -102,6 +102,14 @@ async function submit(form) {
     else if (then.startsWith("show:")) {
       document.querySelector(then.slice(5)).hidden = false;
       form.reset();
+    } else if (then === "roster") {
+      // Adding someone already on the roster changes nothing: say so rather than reload as if it had worked.
+      if (data.added) window.location.reload();
+      else {
+        const answer = form.querySelector(".form-answer");
+        answer.textContent = `${data.student.name} is already on the roster.`;
+        answer.hidden = false;
+      }
     } else if (then === "answer") {
       const answer = form.querySelector(".form-answer");
       answer.textContent = data.status === "late" ? "You're in — marked late." : "You're in.";

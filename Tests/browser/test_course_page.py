@@ -1,0 +1,66 @@
+"""The teacher's course page with a term's worth in it (200 students, 40 sessions): the roster in pages, searchable,
+"Remove" behind a menu and a confirmation, the absentees folded, and a student added twice told so."""
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import LAPTOP, PHONE, screenshot, wait_for, wait_for_path
+from test_check_in import sign_in
+from test_grid import term
+
+
+def test_a_course_of_200_stays_within_reach(server, browsers):
+    teacher, course_id, _ = term(server)
+    browser = browsers(LAPTOP)
+    browser.get(f"{server.url}/sign-in?next=/courses/{course_id}")
+    sign_in(browser, server, "grid@school.test", then=True)
+    wait_for_path(browser, f"/courses/{course_id}")
+    roster = wait_for(browser, "#roster-table")
+    assert len(roster.find_elements(By.CSS_SELECTOR, "tbody tr")) == 25
+    assert browser.find_element(By.ID, "roster-pager").text.startswith("Page 1 of 8")
+    height = browser.execute_script("return document.documentElement.scrollHeight")
+    assert height < 9000, f"the course page is {height} px tall"
+    screenshot(browser, "course-200", sizes=(PHONE, LAPTOP))
+
+    # The next page, then a search that finds one student by number.
+    browser.find_element(By.CSS_SELECTOR, "#roster-pager a[rel=next]").click()
+    WebDriverWait(browser, 10).until(lambda b: "Page 2 of 8" in b.find_element(By.ID, "roster-pager").text)
+    assert browser.find_element(By.CSS_SELECTOR, "#roster-table tbody tr td").text == "Student 025"
+    search = browser.find_element(By.CSS_SELECTOR, '#roster input[name="q"]')
+    search.send_keys("G00137")
+    search.submit()
+    WebDriverWait(browser, 10).until(lambda b: len(b.find_elements(By.CSS_SELECTOR, "#roster-table tbody tr")) == 1)
+    assert not browser.find_elements(By.ID, "roster-pager")
+
+    # Remove is behind the row's menu, and asks first.
+    row = browser.find_element(By.CSS_SELECTOR, "#roster-table tbody tr")
+    remove = row.find_element(By.CSS_SELECTOR, ".row-menu form button")
+    assert not remove.is_displayed()
+    row.find_element(By.CSS_SELECTOR, ".row-menu summary").click()
+    assert remove.is_displayed()
+    remove.click()
+    alert = browser.switch_to.alert
+    assert "Remove Student 137 from this course?" in alert.text
+    alert.dismiss()
+    _, listed = server.api("GET", f"/api/v1/courses/{course_id}/students?q=G00137", token=teacher)
+    assert len(listed["students"]) == 1, "dismissing the question removes nobody"
+
+    # A student already on the roster, added again: told so, nothing else happens.
+    form = browser.find_element(By.ID, "add-student-form")
+    form.find_element(By.NAME, "identifier").send_keys("G00137")
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    answer = form.find_element(By.CSS_SELECTOR, ".form-answer")
+    WebDriverWait(browser, 10).until(lambda _: answer.is_displayed())
+    assert answer.text == "Student 137 is already on the roster."
+
+    # The absentees, with a threshold that puts nearly everyone under it: the first ten, the rest folded.
+    status, _ = server.api("PATCH", f"/api/v1/courses/{course_id}", {"absenteeThreshold": 100}, token=teacher)
+    assert status == 200
+    _, absentees = server.api("GET", f"/api/v1/courses/{course_id}/absentees", token=teacher)
+    under = len(absentees["students"])
+    assert under > 10
+    browser.get(f"{server.url}/courses/{course_id}")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#absentees li")) == 10
+    more = browser.find_element(By.ID, "more-absentees")
+    assert more.find_element(By.TAG_NAME, "summary").text == f"Show all ({under - 10} more)"
+    assert not more.find_element(By.CSS_SELECTOR, "li").is_displayed()
