@@ -123,6 +123,16 @@ struct AuthorizationMatrixTests {
                 try await api.call(.post, "/api/v1/courses", as: teacher, json: ["name": "Open to all"]), .created,
                 "a course to join"
             ).string("course.joinCode")
+            // A course of T's that S is on, for S to leave, and whose join code may be renewed.
+            let leavable = try made(
+                try await api.call(.post, "/api/v1/courses", as: teacher, json: ["name": "Leave me"]), .created,
+                "a course to leave")
+            try made(
+                try await api.call(
+                    .post, "/api/v1/courses/join", as: student, json: ["code": leavable.string("course.joinCode") ?? ""]
+                ),
+                .ok, "S joining the course to leave")
+            let leavableID = try #require(leavable.int("course.id"))
             let addable = [try await api.register("Ada Addable"), try await api.register("Abe Addable")]
             let removable = [try await api.register("Rita Removable"), try await api.register("Ron Removable")]
             for account in removable {
@@ -303,6 +313,12 @@ struct AuthorizationMatrixTests {
                 Row("POST /courses", [401, 403, 201, 403, 201, 201], json: ["name": "New course"]),
                 Row("POST /courses/join", [401, 200, 403, 200, 403, 403], json: ["code": joinable ?? ""]),
                 Row("GET /courses/{courseID}", [401, 403, 403, 200, 200, 200]),
+                Row("POST /courses/{courseID}/join-code", [401, 403, 403, 403, 200, 200]) { _ in
+                    Call(parameters: ["courseID": leavableID])
+                },
+                Row("POST /courses/{courseID}/leave", [401, 403, 403, 204, 403, 403]) { _ in
+                    Call(parameters: ["courseID": leavableID])
+                },
                 Row("PATCH /courses/{courseID}", [401, 403, 403, 403, 200, 200], json: ["plannedSessions": 10]),
                 Row("GET /courses/{courseID}/poster", [401, 403, 403, 200, 200, 200]),
                 Row(

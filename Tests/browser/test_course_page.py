@@ -1,11 +1,12 @@
 """The teacher's course page with a term's worth in it (200 students, 40 sessions): the roster in pages, searchable,
 "Remove" behind a menu and a confirmation, the absentees folded, and a student added twice told so."""
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import LAPTOP, PHONE, screenshot, wait_for, wait_for_path
-from test_check_in import sign_in
+from test_check_in import account, sign_in
 from test_grid import term
 
 
@@ -64,3 +65,44 @@ def test_a_course_of_200_stays_within_reach(server, browsers):
     more = browser.find_element(By.ID, "more-absentees")
     assert more.find_element(By.TAG_NAME, "summary").text == f"Show all ({under - 10} more)"
     assert not more.find_element(By.CSS_SELECTOR, "li").is_displayed()
+
+
+def test_a_new_join_code_an_archived_course_and_a_student_who_leaves(server, browsers):
+    teacher = account(server, "Kim Keeper", "kim@school.test", role="teacher")
+    student = account(server, "Lee Leaver", "lee@school.test")
+    _, course = server.api("POST", "/api/v1/courses", {"name": "Rhetoric"}, token=teacher)
+    course_id = course["course"]["id"]
+    old_code = course["course"]["joinCode"]
+    server.api("POST", "/api/v1/courses/join", {"code": old_code}, token=student)
+
+    browser = browsers(LAPTOP)
+    browser.get(f"{server.url}/sign-in?next=/courses/{course_id}")
+    sign_in(browser, server, "kim@school.test", then=True)
+    wait_for_path(browser, f"/courses/{course_id}")
+    browser.find_element(By.ID, "new-join-code").click()
+    alert = browser.switch_to.alert
+    assert "The old one stops working" in alert.text
+    alert.accept()
+    WebDriverWait(browser, 10, ignored_exceptions=[StaleElementReferenceException]).until(
+        lambda b: b.find_element(By.ID, "join-code").text not in ("", old_code))
+
+    # The student leaves, after a question; their attendance stays with the course.
+    phone = browsers(PHONE)
+    phone.get(f"{server.url}/sign-in?next=/courses/{course_id}")
+    sign_in(phone, server, "lee@school.test", then=True)
+    wait_for_path(phone, f"/courses/{course_id}")
+    phone.find_element(By.CSS_SELECTOR, "#leave-form button").click()
+    phone.switch_to.alert.accept()
+    wait_for(phone, "#no-courses")
+
+    # Archived at the end of term: the course page says so and the list folds it away.
+    browser.get(f"{server.url}/courses/{course_id}")
+    browser.find_element(By.CSS_SELECTOR, "#archive-form button").click()
+    browser.switch_to.alert.accept()
+    wait_for(browser, "#archived-notice")
+    browser.get(f"{server.url}/courses")
+    assert "Rhetoric" not in browser.find_element(By.ID, "course-list").text
+    archived = browser.find_element(By.ID, "archived-courses")
+    archived.find_element(By.TAG_NAME, "summary").click()
+    assert "Rhetoric" in archived.text
+    screenshot(browser, "courses-archived", sizes=(PHONE, LAPTOP))

@@ -18,13 +18,17 @@ struct CoursePages: Sendable {
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let cards = try await courses.list(for: user).map { summary in
+        let all = try await courses.list(for: user)
+        let card = { (summary: CourseSummary) in
             CourseListPage.Card(
                 id: summary.course.id, name: summary.course.name, teacher: summary.teacherName,
                 students: summary.studentCount, description: summary.course.description)
         }
+        // Archived courses go below, folded: last term's are kept, not in the way.
+        let cards = all.filter { $0.course.archivedAt == nil }.map(card)
+        let archived = all.filter { $0.course.archivedAt != nil }.map(card)
         let page = CourseListPage(
-            courses: cards, empty: cards.isEmpty, teaches: user.role != .student, mayTeach: user.mayTeach,
+            courses: cards, archived: archived, hasArchived: !archived.isEmpty, empty: cards.isEmpty, teaches: user.role != .student, mayTeach: user.mayTeach,
             isStudent: user.role == .student, unverified: user.emailVerifiedAt == nil)
         return try pages.render(page, title: "Courses · Rollcall", context: context)
     }
@@ -148,6 +152,8 @@ struct CourseListPage: PageModel {
     }
 
     var courses: [Card]
+    var archived: [Card]
+    var hasArchived: Bool
     var empty: Bool
     var teaches: Bool
     var mayTeach: Bool
@@ -183,7 +189,6 @@ struct CoursePage: PageModel {
         var courseId: Int64
     }
 
-    /// The part only the course's teacher sees; the template reads it inside `{{#teacher}}`.
     /// Where a paged list is, and the links to its neighbours.
     struct Pages: Sendable {
         var text: String
@@ -191,6 +196,7 @@ struct CoursePage: PageModel {
         var next: String?
     }
 
+    /// The part only the course's teacher sees; the template reads it inside `{{#teacher}}`.
     struct TeacherPart: Sendable {
         var joinCode: String
         var q: String
@@ -267,6 +273,9 @@ struct CoursePage: PageModel {
     var myAttendance: MyAttendance?
     var teacher: TeacherPart?
 
+    /// Archived: records kept, no new sessions nor students.
+    var archived = false
+
     init(course: Course) {
         id = course.id
         courseId = course.id
@@ -274,6 +283,7 @@ struct CoursePage: PageModel {
         description = course.description
         hasPoster = course.posterId != nil
         plannedSessions = course.plannedSessions.map(String.init) ?? ""
+        archived = course.archivedAt != nil
     }
 }
 

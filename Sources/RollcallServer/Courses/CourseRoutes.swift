@@ -8,6 +8,8 @@ enum CourseRoutes {
     static let poster = APIPath.api("courses/:courseID/poster")
     static let students = APIPath.api("courses/:courseID/students")
     static let student = APIPath.api("courses/:courseID/students/:studentID")
+    static let joinCode = APIPath.api("courses/:courseID/join-code")
+    static let leave = APIPath.api("courses/:courseID/leave")
 }
 
 extension CourseRoutes {

@@ -26,6 +26,8 @@ struct Course: Codable, Sendable, Equatable {
     var quizWeight: Int
     /// Whether a student not on the roster may join from a scan in the room, and check in with the same scan.
     var joinFromScan: Bool
+    /// When the course was archived: then it keeps its records and takes no new sessions nor students.
+    var archivedAt: Date?
 
     /// How the course grade weighs attendance against quizzes.
     var gradeWeights: GradeWeights {
@@ -94,6 +96,25 @@ struct CourseStore: Sendable {
                 .returning("*").first()
             guard let row else { throw NotSaved(what: "course") }
             return try row.decode(model: Course.self, with: .rollcall)
+        }
+    }
+
+    /// Gives the course a new join code; the old one stops working at once.
+    func newJoinCode(courseID: Int64) async throws -> Course {
+        try await database.transaction { sql in
+            var generator = SystemRandomNumberGenerator()
+            var code = JoinCode.random(using: &generator)
+            while try await sql.select().column("id").from("courses").where("join_code", .equal, code.description)
+                .first() != nil
+            {
+                code = JoinCode.random(using: &generator)
+            }
+            try await sql.update("courses").set("join_code", to: code.description).where("id", .equal, courseID).run()
+            guard
+                let course = try await sql.select().column("*").from("courses").where("id", .equal, courseID)
+                    .first(decoding: Course.self, with: .rollcall)
+            else { throw NotStored(what: "course") }
+            return course
         }
     }
 
@@ -170,6 +191,7 @@ struct CourseStore: Sendable {
                 .set("mark_absent_on_close", to: course.markAbsentOnClose)
                 .set("absentee_threshold", to: course.absenteeThreshold).set("time_zone", to: course.timeZone)
                 .set("quiz_weight", to: course.quizWeight).set("join_from_scan", to: course.joinFromScan)
+                .set("archived_at", to: course.archivedAt)
                 .where("id", .equal, course.id).run()
         }
     }

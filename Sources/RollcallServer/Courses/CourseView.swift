@@ -18,6 +18,8 @@ struct CourseView: Codable, Sendable, Equatable {
     var createdAt: Date
     /// The IANA time zone the course's reports are written in.
     var timeZone: String
+    /// An archived course keeps its records and takes no new sessions nor students.
+    var archived: Bool
     /// The record settings, shown to those who manage the course.
     var points: StatusPoints?
     var markAbsentOnClose: Bool?
@@ -37,6 +39,7 @@ struct CourseView: Codable, Sendable, Equatable {
         hasPoster = course.posterId != nil
         createdAt = course.createdAt
         timeZone = course.timeZone
+        archived = course.archivedAt != nil
         if manages {
             points = course.points
             markAbsentOnClose = course.markAbsentOnClose

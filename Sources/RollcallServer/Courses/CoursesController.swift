@@ -29,6 +29,8 @@ struct CoursesController: Sendable {
         var timeZone: String?
         var gradeWeights: GradeWeights?
         var joinFromScan: Bool?
+        /// Archive (`true`) or restore (`false`) the course.
+        var archived: Bool?
     }
     struct Join: Decodable {
         var code: String
@@ -69,7 +71,27 @@ struct CoursesController: Sendable {
         router.get(CourseRoutes.students, use: roster)
         router.post(CourseRoutes.students, use: addStudent)
         router.delete(CourseRoutes.student, use: removeStudent)
+        router.post(CourseRoutes.joinCode, use: newJoinCode)
+        router.post(CourseRoutes.leave, use: leave)
     }
+
+    /// A new join code, for when the old one went round further than it should.
+    @Sendable func newJoinCode(_ request: Request, context: AppRequestContext) async throws -> CourseEnvelope {
+        let course = try await access.course(in: context, needing: .manage).0
+        let renewed = try await courses.newJoinCode(courseID: course.id)
+        return CourseEnvelope(course: CourseView(try await courses.summary(of: renewed), manages: true))
+    }
+
+    /// A student leaves the course; their records stay with it.
+    @Sendable func leave(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let user = try context.requireRole(.student, message: "Only students leave a course; a teacher archives it.")
+        let course = try await access.course(in: context).0
+        _ = try await courses.unenroll(courseID: course.id, studentID: user.id)
+        return Response(status: .noContent)
+    }
+
+    static let archived = AppError.conflict(
+        "course_archived", "This course is archived: it keeps its records and takes no new sessions nor students.")
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> CourseList {
         let user = try context.requireUser()
@@ -139,6 +161,7 @@ struct CoursesController: Sendable {
                 .notFound, "course_not_found", "No course has the join code \(code). Check it with your teacher."
             )
         }
+        guard course.archivedAt == nil else { throw Self.archived }
         let joined = try await courses.enroll(courseID: course.id, studentID: user.id)
         return Joined(course: CourseView(try await courses.summary(of: course), manages: false), joined: joined)
     }
@@ -159,6 +182,9 @@ struct CoursesController: Sendable {
         }
         if let mark = input.markAbsentOnClose { course.markAbsentOnClose = mark }
         if let join = input.joinFromScan { course.joinFromScan = join }
+        if let archived = input.archived, archived != (course.archivedAt != nil) {
+            course.archivedAt = archived ? Date() : nil
+        }
         if let weights = input.gradeWeights {
             course.gradeWeights = try check { () throws(RuleViolation) in try weights.validated() }
         }

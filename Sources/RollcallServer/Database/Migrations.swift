@@ -350,6 +350,13 @@ enum Migrations {
                 "ALTER TABLE attendance_audit ADD COLUMN batch_id BIGINT REFERENCES attendance_batches(id)",
             ]
         ),
+        Step(
+            name: "017_course_archive",
+            statements: [
+                // An archived course keeps its records and takes no new sessions nor students.
+                "ALTER TABLE courses ADD COLUMN archived_at {time}"
+            ]
+        ),
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.

@@ -62,6 +62,7 @@ struct SessionsController: Sendable {
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
         let course = try await access.course(in: context, needing: .manage).0
+        guard course.archivedAt == nil else { throw CoursesController.archived }
         let input = try await request.decodeJSON(as: NewSession.self, context: context)
         let settings = try check { () throws(RuleViolation) in
             try (input.settings ?? SessionSettingsDraft()).validated()
