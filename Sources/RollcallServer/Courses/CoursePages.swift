@@ -28,7 +28,8 @@ struct CoursePages: Sendable {
         let cards = all.filter { $0.course.archivedAt == nil }.map(card)
         let archived = all.filter { $0.course.archivedAt != nil }.map(card)
         let page = CourseListPage(
-            courses: cards, archived: archived, hasArchived: !archived.isEmpty, empty: cards.isEmpty, teaches: user.role != .student, mayTeach: user.mayTeach,
+            courses: cards, archived: archived, hasArchived: !archived.isEmpty, empty: cards.isEmpty,
+            teaches: user.role != .student, mayTeach: user.mayTeach,
             isStudent: user.role == .student, unverified: user.emailVerifiedAt == nil)
         return try pages.render(page, title: "Courses · Rollcall", context: context)
     }
