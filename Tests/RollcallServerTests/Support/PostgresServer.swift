@@ -13,7 +13,19 @@ struct PostgresServer {
         var description: String
     }
 
+    /// Starts a server, on another random port when the first one was taken meanwhile.
     static func start() throws -> PostgresServer {
+        var attempt = 0
+        while true {
+            do {
+                return try startOnce()
+            } catch let error as Missing where attempt < 2 && error.description.contains("pg_ctl") {
+                attempt += 1
+            }
+        }
+    }
+
+    private static func startOnce() throws -> PostgresServer {
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         guard let version = versions.sorted(by: { Int($0) ?? 0 < Int($1) ?? 0 }).last,
             FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/\(version)/bin/initdb")
@@ -30,14 +42,20 @@ struct PostgresServer {
             owner: owner
         )
         try run("\(server.binaries)/initdb", ["-D", "\(directory)/data", "-A", "trust", "-U", "rollcall"], as: owner)
-        try run(
-            "\(server.binaries)/pg_ctl",
-            [
-                "-D", "\(directory)/data", "-w", "-l", "\(directory)/log",
-                "-o", "-p \(server.port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off", "start",
-            ],
-            as: owner
-        )
+        do {
+            try run(
+                "\(server.binaries)/pg_ctl",
+                [
+                    "-D", "\(directory)/data", "-w", "-l", "\(directory)/log",
+                    "-o", "-p \(server.port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off", "start",
+                ],
+                as: owner
+            )
+        } catch {
+            // Seen once on a busy machine: the random port was taken. The caller tries another.
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
+        }
         return server
     }
 
