@@ -166,6 +166,13 @@ struct AuthorizationMatrixTests {
                     json: ["filter": "not_checked_in", "status": "absent"])
                 batches.append(try #require(try made(marked, .created, "a bulk change").int("batch.id")))
             }
+            var slots: [Int64] = []
+            for _ in 0..<2 {
+                let added = try await api.call(
+                    .post, "/api/v1/courses/\(course)/timetable", as: teacher,
+                    json: ["weekday": 2, "time": "23:50", "minutes": 5, "from": "2030-01-01", "until": "2030-01-07"])
+                slots.append(try #require(try made(added, .created, "a timetable slot").int("slot.id")))
+            }
             var reopenable: [Int64] = []
             for _ in 0..<2 {
                 let id = try await newSession([:])
@@ -349,6 +356,13 @@ struct AuthorizationMatrixTests {
                     Call(parameters: ["sessionID": target(asker, reopenable)], json: ["minutes": 5])
                 },
                 Row("GET /courses/{courseID}/audit", [401, 403, 403, 403, 200, 200]),
+                Row("GET /courses/{courseID}/timetable", [401, 403, 403, 403, 200, 200]),
+                Row(
+                    "POST /courses/{courseID}/timetable", [401, 403, 403, 403, 201, 201],
+                    json: ["weekday": 3, "time": "23:55", "minutes": 5, "from": "2030-01-01", "until": "2030-01-14"]),
+                Row("DELETE /courses/{courseID}/timetable/{slotID}", [401, 403, 403, 403, 204, 204]) { asker in
+                    Call(parameters: ["slotID": target(asker, slots)])
+                },
                 Row("GET /sessions/{sessionID}/projector", [401, 403, 403, 403, 200, 200]),
                 // WebSocket routes, asked with a plain GET: an allowed one is told to upgrade (426).
                 Row("GET /sessions/{sessionID}/projector/live", [401, 403, 403, 403, 426, 426]),

@@ -106,3 +106,27 @@ def test_a_new_join_code_an_archived_course_and_a_student_who_leaves(server, bro
     archived.find_element(By.TAG_NAME, "summary").click()
     assert "Rhetoric" in archived.text
     screenshot(browser, "courses-archived", sizes=(PHONE, LAPTOP))
+
+
+def test_a_weekly_class_from_the_timetable_form_schedules_the_term(server, browsers):
+    teacher = account(server, "Tia Timetable", "tia@school.test", role="teacher")
+    _, course = server.api("POST", "/api/v1/courses", {"name": "Music", "timeZone": "Europe/Berlin"}, token=teacher)
+    course_id = course["course"]["id"]
+    browser = browsers(LAPTOP)
+    browser.get(f"{server.url}/sign-in?next=/courses/{course_id}")
+    sign_in(browser, server, "tia@school.test", then=True)
+    wait_for_path(browser, f"/courses/{course_id}")
+    form = wait_for(browser, "#timetable-form")
+    form.find_element(By.NAME, "title").send_keys("Choir")
+    form.find_element(By.CSS_SELECTOR, 'select[name="weekday"] option[value="3"]').click()
+    for name, value in (("time", "16:30"), ("from", "2030-09-02"), ("until", "2030-12-20")):
+        browser.execute_script("arguments[0].value = arguments[1]", form.find_element(By.NAME, name), value)
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    slots = wait_for(browser, "#timetable-slots")
+    assert "Choir · Wednesdays at 16:30, 90 minutes" in slots.text
+    assert "2030-09-02 to 2030-12-20" in slots.text
+    _, listed = server.api("GET", f"/api/v1/courses/{course_id}/sessions", token=teacher)
+    assert len(listed["sessions"]) == 16, "the Wednesdays from 4 September to 18 December"
+    assert all(session["phase"] == "scheduled" for session in listed["sessions"])
+    browser.execute_script("document.getElementById('timetable').scrollIntoView()")
+    screenshot(browser, "course-timetable", sizes=(PHONE, LAPTOP))

@@ -24,13 +24,16 @@ public func buildApplication(
         database: database, days: configuration.evidenceDays, logger: logger, ready: migrated)
     let (sweepMigrated, sweepReady) = AsyncStream<Void>.makeStream()
     let sweep = QuizSweep(quizzes: QuizStore(database: database), interval: .seconds(2), ready: sweepMigrated)
+    let (openerMigrated, openerReady) = AsyncStream<Void>.makeStream()
+    let opener = TimetableOpener(
+        timetable: TimetableStore(database: database), interval: .seconds(10), ready: openerMigrated)
     let server = try serverBuilder(configuration, router: router)
     var app = Application(
         router: router,
         server: server,
         configuration: .init(
             address: .hostname(configuration.hostname, port: configuration.port), serverName: "Rollcall"),
-        services: [database] + database.liveServices + [retention, sweep],
+        services: [database] + database.liveServices + [retention, sweep, opener],
         logger: logger
     )
     app.beforeServerStarts {
@@ -39,6 +42,8 @@ public func buildApplication(
         schemaReady.finish()
         sweepReady.yield()
         sweepReady.finish()
+        openerReady.yield()
+        openerReady.finish()
         logger.info("database ready", metadata: ["engine": "\(database.engine.rawValue)"])
     }
     return app
@@ -142,9 +147,12 @@ func buildRouter(
     CoursesController(courses: courses, users: users, images: images, access: access, counters: counters)
         .addRoutes(to: router)
     CoursePages(
-        courses: courses, sessions: sessions, passkeys: passkeys, records: records, access: access, pages: pages
+        courses: courses, sessions: sessions, passkeys: passkeys, records: records,
+        timetable: TimetableStore(database: database), access: access, pages: pages
     ).addRoutes(to: router)
-    SessionsController(sessions: sessions, access: access).addRoutes(to: router)
+    SessionsController(
+        sessions: sessions, timetable: TimetableStore(database: database), access: access
+    ).addRoutes(to: router)
     SessionPage(
         sessions: sessions, checkIns: checkIns, passkeys: passkeys, records: records, rooms: rooms, access: access,
         pages: pages

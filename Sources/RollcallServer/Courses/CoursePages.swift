@@ -8,6 +8,7 @@ struct CoursePages: Sendable {
     let sessions: SessionStore
     let passkeys: PasskeyStore
     let records: RecordStore
+    let timetable: TimetableStore
     let access: AccessRule
     let pages: PageRenderer
 
@@ -99,6 +100,14 @@ struct CoursePages: Sendable {
                 absent: summary.counts[.absent] ?? 0, sessions: summary.sessions)
         }
         let invitations = try await courses.invitations(courseID: course.id)
+        let slots = try await timetable.list(courseID: course.id).map { slot in
+            CoursePage.Slot(
+                id: slot.id, title: slot.title,
+                when: "\(Self.weekdays[(slot.weekday - 1) % 7])s at \(slot.time), \(slot.minutes) minutes",
+                term:
+                    "\(CourseTimeZone.day(slot.startsOn, in: course.zone)) to \(CourseTimeZone.day(slot.endsOn, in: course.zone))"
+            )
+        }
         return CoursePage.TeacherPart(
             joinCode: course.joinCode, q: query ?? "",
             roster: roster.map { entry in
@@ -129,11 +138,12 @@ struct CoursePages: Sendable {
                 CoursePage.TimeZoneChoice(id: $0, selected: $0 == course.timeZone)
             },
             invitations: invitations.map { CoursePage.Invitation(name: $0.name, email: $0.email) },
-            hasInvitations: !invitations.isEmpty)
+            hasInvitations: !invitations.isEmpty, slots: slots, hasSlots: !slots.isEmpty)
     }
 }
 
 extension CoursePages {
+    static let weekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
     /// Students on one page of the roster.
     static let rosterPage = 25
     /// Absentees listed before "Show all".
@@ -190,6 +200,14 @@ struct CoursePage: PageModel {
         var courseId: Int64
     }
 
+    /// A weekly class of the timetable, in words.
+    struct Slot: Sendable {
+        var id: Int64
+        var title: String
+        var when: String
+        var term: String
+    }
+
     /// Where a paged list is, and the links to its neighbours.
     struct Pages: Sendable {
         var text: String
@@ -223,6 +241,8 @@ struct CoursePage: PageModel {
         var timeZones: [TimeZoneChoice]
         var invitations: [Invitation]
         var hasInvitations: Bool
+        var slots: [Slot]
+        var hasSlots: Bool
     }
 
     struct RosterRow: Sendable {

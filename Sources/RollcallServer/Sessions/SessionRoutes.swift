@@ -9,6 +9,8 @@ enum SessionRoutes {
     static let extend = APIPath.api("sessions/:sessionID/extend")
     static let reopen = APIPath.api("sessions/:sessionID/reopen")
     static let courseAudit = APIPath.api("courses/:courseID/audit")
+    static let timetable = APIPath.api("courses/:courseID/timetable")
+    static let timetableSlot = APIPath.api("courses/:courseID/timetable/:slotID")
 }
 
 extension SessionRoutes {

@@ -5,6 +5,7 @@ import RollcallCore
 /// Sessions of a course: scheduling or opening one with its check-in settings, and closing it.
 struct SessionsController: Sendable {
     let sessions: SessionStore
+    let timetable: TimetableStore
     let access: AccessRule
 
     struct NewSession: Decodable {
@@ -33,6 +34,24 @@ struct SessionsController: Sendable {
     struct CourseAudit: Codable, ResponseEncodable {
         var entries: [CourseAuditEntry]
     }
+    struct NewSlot: Decodable {
+        var weekday: Int
+        var time: String
+        var minutes: Int
+        var title: String?
+        /// The term's first and last days, `YYYY-MM-DD` in the course's time zone.
+        var from: String
+        var until: String
+        var settings: SessionSettingsDraft?
+    }
+    struct SlotAnswer: Codable, ResponseEncodable {
+        var slot: TimetableEntry
+        /// Sessions scheduled for the term.
+        var sessions: Int
+    }
+    struct Timetable: Codable, ResponseEncodable {
+        var slots: [TimetableEntry]
+    }
 
     /// Minutes a session may be extended or reopened by at once.
     static let extraMinutes = 1...240
@@ -51,6 +70,60 @@ struct SessionsController: Sendable {
         router.post(SessionRoutes.extend, use: extend)
         router.post(SessionRoutes.reopen, use: reopen)
         router.get(SessionRoutes.courseAudit, use: courseAudit)
+        router.get(SessionRoutes.timetable, use: listTimetable)
+        router.post(SessionRoutes.timetable, use: addSlot)
+        router.delete(SessionRoutes.timetableSlot, use: removeSlot)
+    }
+
+    @Sendable func listTimetable(_ request: Request, context: AppRequestContext) async throws -> Timetable {
+        let course = try await access.course(in: context, needing: .manage).0
+        return Timetable(slots: try await timetable.list(courseID: course.id))
+    }
+
+    /// A weekly slot: the term's sessions are scheduled at once, each opening by itself at its time.
+    @Sendable func addSlot(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let course = try await access.course(in: context, needing: .manage).0
+        guard course.archivedAt == nil else { throw CoursesController.archived }
+        let input = try await request.decodeJSON(as: NewSlot.self, context: context)
+        let slot = TimetableSlot(weekday: input.weekday, time: input.time, minutes: input.minutes)
+        let from = try Self.day(input.from, field: "from", in: course.zone)
+        let until = try Self.day(input.until, field: "until", in: course.zone)
+        let starts = try check { () throws(RuleViolation) in try slot.starts(from: from, until: until, in: course.zone)
+        }
+        let settings = try check { () throws(RuleViolation) in
+            var draft = input.settings ?? SessionSettingsDraft()
+            draft.openMinutes = input.minutes
+            draft.lateAfterMinutes = draft.lateAfterMinutes.map { min($0, input.minutes) }
+            return try draft.validated()
+        }
+        let title = try Self.title(input.title) ?? "Class"
+        let added = try await timetable.add(
+            courseID: course.id, slot: slot, title: title, starts: starts, from: from, until: until,
+            settings: settings)
+        return try SlotAnswer(slot: added.entry, sessions: added.sessions).response(
+            from: request, context: context, status: .created)
+    }
+
+    @Sendable func removeSlot(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let course = try await access.course(in: context, needing: .manage).0
+        guard try await timetable.remove(courseID: course.id, slotID: try context.id("slotID", "timetable slot"))
+        else { throw AppError.notFound("timetable slot") }
+        return Response(status: .noContent)
+    }
+
+    /// A calendar day, `YYYY-MM-DD`, as its first instant in `zone`.
+    static func day(_ text: String, field: String, in zone: TimeZone) throws -> Date {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        guard parts.count == 3, text.count == 10, let year = parts[0], let month = parts[1], let day = parts[2],
+            let date = calendar.date(from: DateComponents(year: year, month: month, day: day)),
+            calendar.component(.day, from: date) == day, calendar.component(.month, from: date) == month
+        else {
+            throw AppError(
+                .badRequest, "invalid_\(field)", "Give “\(field)” as a date such as 2026-09-01.")
+        }
+        return date
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> SessionList {

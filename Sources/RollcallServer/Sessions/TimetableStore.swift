@@ -1,0 +1,136 @@
+import Foundation
+import RollcallCore
+import SQLKit
+import ServiceLifecycle
+
+/// A course's weekly meetings, each with the term's sessions it scheduled.
+struct TimetableEntry: Codable, Sendable, Equatable {
+    var id: Int64
+    var courseId: Int64
+    var weekday: Int
+    var time: String
+    var minutes: Int
+    var title: String
+    var startsOn: Date
+    var endsOn: Date
+    var createdAt: Date
+}
+
+/// Timetables: adding a weekly slot schedules the term's sessions; the opener opens them on time.
+struct TimetableStore: Sendable {
+    let database: Database
+
+    /// Adds a slot and schedules a session at each of its starts, with `settings` (open for the slot's minutes).
+    func add(
+        courseID: Int64, slot: TimetableSlot, title: String, starts: [Date], from: Date, until: Date,
+        settings: SessionSettings, now: Date = Date()
+    ) async throws -> (entry: TimetableEntry, sessions: Int) {
+        var settings = settings
+        settings.openMinutes = slot.minutes
+        let settingsJSON = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
+        return try await database.transaction { sql in
+            guard
+                let entry = try await sql.insert(into: "timetable_slots")
+                    .columns(
+                        "course_id", "weekday", "time", "minutes", "title", "starts_on", "ends_on", "created_at"
+                    )
+                    .values(
+                        SQLBind(courseID), SQLBind(slot.weekday), SQLBind(slot.time), SQLBind(slot.minutes),
+                        SQLBind(title), SQLBind(from), SQLBind(until), SQLBind(now)
+                    )
+                    .returning("*").first(decoding: TimetableEntry.self, with: .rollcall)
+            else { throw NotSaved(what: "timetable slot") }
+            var generator = SystemRandomNumberGenerator()
+            for (index, start) in starts.enumerated() {
+                try await sql.insert(into: "sessions")
+                    .columns("course_id", "title", "scheduled_at", "settings", "secret", "created_at", "slot_id")
+                    .values(
+                        SQLBind(courseID), SQLBind("\(title) \(index + 1)"), SQLBind(start), SQLBind(settingsJSON),
+                        SQLBind(Data(RotatingCode.makeSecret(using: &generator))), SQLBind(now), SQLBind(entry.id)
+                    ).run()
+            }
+            return (entry, starts.count)
+        }
+    }
+
+    func list(courseID: Int64) async throws -> [TimetableEntry] {
+        try await database.read { sql in
+            try await sql.select().column("*").from("timetable_slots").where("course_id", .equal, courseID)
+                .orderBy("weekday").orderBy("time").all(decoding: TimetableEntry.self, with: .rollcall)
+        }
+    }
+
+    /// Removes a slot with the sessions it scheduled that have not opened; those held stay, with their records.
+    /// Answers `false` when the course has no such slot.
+    func remove(courseID: Int64, slotID: Int64) async throws -> Bool {
+        try await database.transaction { sql in
+            guard
+                try await sql.select().column("id").from("timetable_slots").where("id", .equal, slotID)
+                    .where("course_id", .equal, courseID).first() != nil
+            else { return false }
+            try await sql.delete(from: "sessions").where("slot_id", .equal, slotID)
+                .where(SQLColumn("opened_at"), .is, SQLLiteral.null).run()
+            try await sql.delete(from: "timetable_slots").where("id", .equal, slotID).run()
+            return true
+        }
+    }
+
+    private struct DueRow: Decodable {
+        var id: Int64
+        var scheduledAt: Date
+        var settings: String
+    }
+
+    /// Opens every timetabled session whose time has come and whose class is not over, at its scheduled time, so
+    /// that its late rule counts from the start of the class. Safe from several processes: a session is opened by
+    /// one conditional update, which a second process finds already done.
+    @discardableResult
+    func openDue(now: Date = Date()) async throws -> [Int64] {
+        let due = try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT id, scheduled_at, settings FROM sessions
+                WHERE slot_id IS NOT NULL AND opened_at IS NULL AND closed_at IS NULL
+                  AND scheduled_at <= \(bind: now)
+                """
+            ).all(decoding: DueRow.self, with: .rollcall)
+        }
+        var opened: [Int64] = []
+        for row in due {
+            let settings = try JSONDecoder().decode(SessionSettings.self, from: Data(row.settings.utf8))
+            let closesAt = row.scheduledAt.addingTimeInterval(Double(settings.openMinutes) * 60)
+            // A class that is over while nobody was there to open it stays unopened: it did not take place here.
+            guard closesAt > now else { continue }
+            let done = try await database.transaction { sql in
+                let updated = try await sql.raw(
+                    """
+                    UPDATE sessions SET opened_at = \(bind: row.scheduledAt), closes_at = \(bind: closesAt)
+                    WHERE id = \(bind: row.id) AND opened_at IS NULL RETURNING id
+                    """
+                ).all()
+                guard !updated.isEmpty else { return false }
+                try await SessionEvents.append(.phaseChanged(.init(phase: .open)), sessionID: row.id, in: sql)
+                return true
+            }
+            if done { opened.append(row.id) }
+        }
+        return opened
+    }
+}
+
+/// Opens timetabled sessions on time, checking every `interval`.
+struct TimetableOpener: Service {
+    let timetable: TimetableStore
+    let interval: Duration
+    let ready: AsyncStream<Void>
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            for await _ in ready { break }
+            while !Task.isCancelled {
+                _ = try? await timetable.openDue()
+                try await Task.sleep(for: interval)
+            }
+        }
+    }
+}

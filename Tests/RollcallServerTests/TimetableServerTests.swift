@@ -1,0 +1,88 @@
+import Foundation
+import HTTPTypes
+import RollcallCore
+import Testing
+
+@testable import RollcallServer
+
+@Suite("Timetables", .timeLimit(.minutes(2)))
+struct TimetableServerTests {
+    @Test func a_weekly_slot_schedules_the_term_and_its_sessions_open_on_time() async throws {
+        try await withServer { api in
+            let (teacher, courseID, _) = try await api.teacherWithCourse()
+            _ = try await api.call(.patch, "/api/v1/courses/\(courseID)", as: teacher, json: ["timeZone": "UTC"])
+            // Today's class began a minute ago; the term is today and the next fortnight.
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC")!
+            let start = Date().addingTimeInterval(-60)
+            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .weekday], from: start)
+            let day = { (date: Date) in
+                let p = calendar.dateComponents([.year, .month, .day], from: date)
+                return String(format: "%04d-%02d-%02d", p.year!, p.month!, p.day!)
+            }
+            let body: [String: Any] = [
+                "weekday": (parts.weekday! + 5) % 7 + 1,
+                "time": String(format: "%02d:%02d", parts.hour!, parts.minute!),
+                "minutes": 50, "title": "Lecture", "from": day(start),
+                "until": day(start.addingTimeInterval(14 * 86_400)), "settings": ["room": "B204"],
+            ]
+            let added = try await api.call(.post, "/api/v1/courses/\(courseID)/timetable", as: teacher, json: body)
+            #expect(added.status == .created, "\(added.text)")
+            #expect(added.int("sessions") == 3)
+            let listed = try await api.call(.get, "/api/v1/courses/\(courseID)/sessions", as: teacher)
+            let sessions = listed.list("sessions")
+            #expect(sessions.count == 3 && sessions.allSatisfy { $0["phase"] as? String == "scheduled" })
+            #expect(Set(sessions.compactMap { $0["title"] as? String }) == ["Lecture 1", "Lecture 2", "Lecture 3"])
+
+            // The opener's turn: the class that began a minute ago opens, at its own start; the next two wait.
+            let database = try Database.sqlite(path: api.databasePath, logger: .init(label: "test"))
+            let opened = try await database.closing { try await TimetableStore(database: $0).openDue() }
+            #expect(opened.count == 1)
+            let first = try await api.call(.get, "/api/v1/sessions/\(try #require(opened.first))", as: teacher)
+            #expect(first.string("session.phase") == "open", "\(first.text)")
+            #expect(first.string("session.title") == "Lecture 1")
+            #expect(first.int("session.settings.openMinutes") == 50)
+            let openedAt = try #require(Date(isoText: first.string("session.openedAt") ?? ""))
+            #expect(abs(openedAt.timeIntervalSince(start)) < 61, "opened at the class's start, not when noticed")
+            // Run again, or from a second process: nothing more opens.
+            let again = try Database.sqlite(path: api.databasePath, logger: .init(label: "test"))
+            #expect(try await again.closing { try await TimetableStore(database: $0).openDue() }.isEmpty)
+
+            // Removing the slot removes the sessions not held yet; the one held stays.
+            let slot = try #require(added.int("slot.id"))
+            let removed = try await api.call(.delete, "/api/v1/courses/\(courseID)/timetable/\(slot)", as: teacher)
+            #expect(removed.status == .noContent)
+            let left = try await api.call(.get, "/api/v1/courses/\(courseID)/sessions", as: teacher)
+            #expect(left.list("sessions").count == 1)
+        }
+    }
+
+    @Test func bad_slots_are_refused_and_schedule_nothing() async throws {
+        try await withServer { api in
+            let (teacher, courseID, _) = try await api.teacherWithCourse()
+            let path = "/api/v1/courses/\(courseID)/timetable"
+            let good: [String: Any] = [
+                "weekday": 1, "time": "09:00", "minutes": 60, "from": "2026-09-01", "until": "2026-12-20",
+            ]
+            let cases: [(String, Any, String)] = [
+                ("weekday", 9, "invalid_weekday"), ("time", "9am", "invalid_time"), ("time", "25:00", "invalid_time"),
+                ("minutes", 2, "invalid_minutes"), ("from", "2026-02-30", "invalid_from"),
+                ("from", "01/09/2026", "invalid_from"), ("until", "2026-08-01", "invalid_until"),
+                ("until", "2028-09-01", "invalid_until"), ("settings", ["period": 99], "invalid_period"),
+            ]
+            for (field, value, code) in cases {
+                var body = good
+                body[field] = value
+                try await api.expectRefused(.post, path, as: teacher, json: body, status: .badRequest, code: code)
+            }
+            var missing = good
+            missing["time"] = nil
+            try await api.expectRefused(
+                .post, path, as: teacher, json: missing, status: .badRequest, code: "missing_field")
+            let student = try await api.register("Sam Student")
+            try await api.expectRefused(.post, path, as: student, json: good, status: .forbidden, code: "forbidden")
+            try await api.expectRefused(
+                .delete, "\(path)/999", as: teacher, status: .notFound, code: "timetable_slot_not_found")
+        }
+    }
+}
