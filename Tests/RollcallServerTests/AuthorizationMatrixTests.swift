@@ -166,6 +166,15 @@ struct AuthorizationMatrixTests {
                     json: ["filter": "not_checked_in", "status": "absent"])
                 batches.append(try #require(try made(marked, .created, "a bulk change").int("batch.id")))
             }
+            // Assistants to add (one for each allowed asker) and to remove.
+            let assistants = [try await api.register("Ann Assist"), try await api.register("Art Assist")]
+            let leaving = [try await api.register("Lea Leaving"), try await api.register("Leo Leaving")]
+            for account in leaving {
+                try made(
+                    try await api.call(
+                        .post, "/api/v1/courses/\(course)/staff", as: teacher,
+                        json: ["email": account.email, "role": "assistant"]), .created, "an assistant")
+            }
             var slots: [Int64] = []
             for _ in 0..<2 {
                 let added = try await api.call(
@@ -322,6 +331,13 @@ struct AuthorizationMatrixTests {
                 Row("GET /courses/{courseID}", [401, 403, 403, 200, 200, 200]),
                 Row("POST /courses/{courseID}/join-code", [401, 403, 403, 403, 200, 200]) { _ in
                     Call(parameters: ["courseID": leavableID])
+                },
+                Row("GET /courses/{courseID}/staff", [401, 403, 403, 403, 200, 200]),
+                Row("POST /courses/{courseID}/staff", [401, 403, 403, 403, 201, 201]) { asker in
+                    Call(json: ["email": target(asker, assistants).email, "role": "assistant"])
+                },
+                Row("DELETE /courses/{courseID}/staff/{userID}", [401, 403, 403, 403, 204, 204]) { asker in
+                    Call(parameters: ["userID": target(asker, leaving).id])
                 },
                 Row("POST /courses/{courseID}/leave", [401, 403, 403, 204, 403, 403]) { _ in
                     Call(parameters: ["courseID": leavableID])

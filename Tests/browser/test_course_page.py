@@ -130,3 +130,41 @@ def test_a_weekly_class_from_the_timetable_form_schedules_the_term(server, brows
     assert all(session["phase"] == "scheduled" for session in listed["sessions"])
     browser.execute_script("document.getElementById('timetable').scrollIntoView()")
     screenshot(browser, "course-timetable", sizes=(PHONE, LAPTOP))
+
+
+def test_an_assistant_added_on_the_course_page_marks_attendance_in_the_room(server, browsers):
+    teacher = account(server, "Ola Owner", "ola@school.test", role="teacher")
+    account(server, "Tai Assistant", "tai@school.test")
+    student = account(server, "Stu Dent", "stu@school.test")
+    _, course = server.api("POST", "/api/v1/courses", {"name": "Chemistry Lab"}, token=teacher)
+    course_id = course["course"]["id"]
+    server.api("POST", "/api/v1/courses/join", {"code": course["course"]["joinCode"]}, token=student)
+    _, session = server.api("POST", f"/api/v1/courses/{course_id}/sessions", {"title": "Lab 1"}, token=teacher)
+    session_id = session["session"]["id"]
+
+    owner = browsers(LAPTOP)
+    owner.get(f"{server.url}/sign-in?next=/courses/{course_id}")
+    sign_in(owner, server, "ola@school.test", then=True)
+    wait_for_path(owner, f"/courses/{course_id}")
+    form = wait_for(owner, "#staff-form")
+    form.find_element(By.NAME, "email").send_keys("tai@school.test")
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    assert "Tai Assistant" in wait_for(owner, "#staff-list").text
+    assert "teaching assistant" in owner.find_element(By.ID, "staff-list").text
+
+    assistant = browsers(PHONE)
+    assistant.get(f"{server.url}/sign-in?next=/sessions/{session_id}")
+    sign_in(assistant, server, "tai@school.test", then=True)
+    wait_for_path(assistant, f"/sessions/{session_id}")
+    WebDriverWait(assistant, 15).until(lambda b: b.find_element(By.ID, "live-status").text == "live")
+    assert not assistant.find_element(By.CSS_SELECTOR, ".room-actions").is_displayed(), "no close, no projector"
+    assert not assistant.find_elements(By.ID, "corrections")
+    mark = assistant.find_element(By.CSS_SELECTOR, "#room-list .room-row .mark")
+    assistant.execute_script("arguments[0].click()", mark)
+    dialog = assistant.find_element(By.ID, "mark-dialog")
+    WebDriverWait(assistant, 10).until(lambda _: dialog.is_displayed())
+    dialog.find_element(By.CSS_SELECTOR, 'input[value="present"]').click()
+    dialog.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    WebDriverWait(assistant, 15).until(
+        lambda b: b.find_element(By.CSS_SELECTOR, "#room-list .room-row").get_attribute("data-status") == "present")
+    screenshot(assistant, "room-assistant", sizes=(PHONE,))

@@ -2,10 +2,21 @@ import RollcallCore
 
 /// What a person may do with a course.
 enum CourseAccess: Sendable {
-    /// Its teacher, or an admin: everything.
+    /// Its teacher, a co-teacher, or an admin: everything.
     case manage
+    /// A teaching assistant: sees the course and its rooms and marks attendance; changes nothing else.
+    case assist
     /// An enrolled student: see it and its sessions.
     case attend
+
+    /// Whether this access covers what `needed` asks.
+    func covers(_ needed: CourseAccess) -> Bool {
+        switch needed {
+        case .manage: self == .manage
+        case .assist: self != .attend
+        case .attend: true
+        }
+    }
 }
 
 /// The one access rule of courses and their sessions, role × ownership × enrolment, which every route, page and
@@ -21,8 +32,11 @@ struct AccessRule: Sendable {
     {
         guard let course = try await courses.find(id: id) else { throw AppError.notFound("course") }
         let access = try await access(to: course, for: user)
-        if needed == .manage && access != .manage {
-            throw AppError.forbidden("Only the course's teacher can do this.")
+        guard access.covers(needed) else {
+            throw AppError.forbidden(
+                needed == .manage
+                    ? "Only the course's teacher can do this."
+                    : "Only the course's teachers and teaching assistants can do this.")
         }
         return (course, access)
     }
@@ -39,7 +53,7 @@ struct AccessRule: Sendable {
     /// A student's records in a course: their own, or anyone's for those who manage the course.
     func studentRecords(courseID: Int64, studentID: Int64, for user: User) async throws -> (Course, CourseAccess) {
         let (course, access) = try await course(courseID, for: user)
-        guard access == .manage || user.id == studentID else {
+        guard access != .attend || user.id == studentID else {
             throw AppError.forbidden("You can see only your own attendance.")
         }
         return (course, access)
@@ -47,6 +61,11 @@ struct AccessRule: Sendable {
 
     private func access(to course: Course, for user: User) async throws -> CourseAccess {
         if user.role == .admin || course.teacherId == user.id { return .manage }
+        switch try await courses.staffRole(courseID: course.id, userID: user.id) {
+        case .teacher?: return .manage
+        case .assistant?: return .assist
+        case nil: break
+        }
         if user.role == .student, try await courses.isEnrolled(courseID: course.id, studentID: user.id) {
             return .attend
         }

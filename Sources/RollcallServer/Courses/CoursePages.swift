@@ -44,13 +44,14 @@ struct CoursePages: Sendable {
         var page = CoursePage(course: course)
         page.sessions = try await sessionRows(
             sessions, records: records, student: access == .attend ? user.id : nil, verification: verification)
+        page.assisting = access == .assist
         page.noSessions = sessions.isEmpty
         if access == .manage {
             page.teacher = try await teacherPart(
                 course, records: records,
                 query: try check { () throws(RuleViolation) in try TextRules.search(request.query("q")) },
                 page: max(1, Int(request.query("page") ?? "") ?? 1), verification: verification)
-        } else {
+        } else if access == .attend {
             let figures = try await self.records.gradebook(records, studentID: user.id).figures(studentID: user.id)
             page.myAttendance = CoursePage.MyAttendance(
                 summary: SummaryView(figures, points: course.points), studentId: user.id, courseId: course.id)
@@ -100,6 +101,11 @@ struct CoursePages: Sendable {
                 absent: summary.counts[.absent] ?? 0, sessions: summary.sessions)
         }
         let invitations = try await courses.invitations(courseID: course.id)
+        let staff = try await courses.staff(courseID: course.id).map { member in
+            CoursePage.Staff(
+                id: member.id, name: member.name, email: member.email,
+                roleText: member.role == .teacher ? "co-teacher" : "teaching assistant")
+        }
         let slots = try await timetable.list(courseID: course.id).map { slot in
             CoursePage.Slot(
                 id: slot.id, title: slot.title,
@@ -138,7 +144,8 @@ struct CoursePages: Sendable {
                 CoursePage.TimeZoneChoice(id: $0, selected: $0 == course.timeZone)
             },
             invitations: invitations.map { CoursePage.Invitation(name: $0.name, email: $0.email) },
-            hasInvitations: !invitations.isEmpty, slots: slots, hasSlots: !slots.isEmpty)
+            hasInvitations: !invitations.isEmpty, slots: slots, hasSlots: !slots.isEmpty, staff: staff,
+            hasStaff: !staff.isEmpty)
     }
 }
 
@@ -200,6 +207,14 @@ struct CoursePage: PageModel {
         var courseId: Int64
     }
 
+    /// A co-teacher or assistant, as the staff card lists them.
+    struct Staff: Sendable {
+        var id: Int64
+        var name: String
+        var email: String
+        var roleText: String
+    }
+
     /// A weekly class of the timetable, in words.
     struct Slot: Sendable {
         var id: Int64
@@ -243,6 +258,8 @@ struct CoursePage: PageModel {
         var hasInvitations: Bool
         var slots: [Slot]
         var hasSlots: Bool
+        var staff: [Staff]
+        var hasStaff: Bool
     }
 
     struct RosterRow: Sendable {
@@ -296,6 +313,8 @@ struct CoursePage: PageModel {
 
     /// Archived: records kept, no new sessions nor students.
     var archived = false
+    /// A teaching assistant's view: the sessions, to open their rooms and mark attendance.
+    var assisting = false
 
     init(course: Course) {
         id = course.id

@@ -69,6 +69,23 @@ struct RosterEntry: Codable, Sendable, Equatable {
 }
 
 /// Courses, their join codes and their rosters.
+/// A part in teaching a course besides its own teacher's.
+enum StaffRole: String, Codable, Sendable, CaseIterable {
+    /// Everything the course's teacher may do.
+    case teacher
+    /// Sees the course's rooms and marks attendance.
+    case assistant
+}
+
+/// A co-teacher or assistant of a course.
+struct StaffMember: Codable, Sendable, Equatable {
+    var id: Int64
+    var name: String
+    var email: String
+    var role: StaffRole
+    var addedAt: Date
+}
+
 struct CourseStore: Sendable {
     let database: Database
 
@@ -96,6 +113,58 @@ struct CourseStore: Sendable {
                 .returning("*").first()
             guard let row else { throw NotSaved(what: "course") }
             return try row.decode(model: Course.self, with: .rollcall)
+        }
+    }
+
+    /// A person's part in teaching a course, if any besides its own teacher's.
+    func staffRole(courseID: Int64, userID: Int64) async throws -> StaffRole? {
+        try await database.read { sql in
+            try await sql.select().column("role").from("course_staff").where("course_id", .equal, courseID)
+                .where("user_id", .equal, userID).first(decodingColumn: "role", as: String.self)
+        }.flatMap(StaffRole.init(rawValue:))
+    }
+
+    /// The course's co-teachers and assistants, by name.
+    func staff(courseID: Int64) async throws -> [StaffMember] {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT users.id, users.name, users.email, course_staff.role, course_staff.added_at
+                FROM course_staff JOIN users ON users.id = course_staff.user_id
+                WHERE course_staff.course_id = \(bind: courseID) ORDER BY users.name, users.id
+                """
+            ).all(decoding: StaffMember.self, with: .rollcall)
+        }
+    }
+
+    /// Adds or changes a member of staff; answers `false` when they already had that role.
+    @discardableResult
+    func setStaff(courseID: Int64, userID: Int64, role: StaffRole, now: Date = Date()) async throws -> Bool {
+        try await database.transaction { sql in
+            let current = try await sql.select().column("role").from("course_staff")
+                .where("course_id", .equal, courseID).where("user_id", .equal, userID)
+                .first(decodingColumn: "role", as: String.self)
+            if current == role.rawValue { return false }
+            if current != nil {
+                try await sql.update("course_staff").set("role", to: role.rawValue)
+                    .where("course_id", .equal, courseID).where("user_id", .equal, userID).run()
+            } else {
+                try await sql.insert(into: "course_staff").columns("course_id", "user_id", "role", "added_at")
+                    .values(SQLBind(courseID), SQLBind(userID), SQLBind(role.rawValue), SQLBind(now)).run()
+            }
+            return true
+        }
+    }
+
+    /// Removes a member of staff; answers `false` when they were not one.
+    func removeStaff(courseID: Int64, userID: Int64) async throws -> Bool {
+        try await database.transaction { sql in
+            let current = try await sql.select().column("role").from("course_staff")
+                .where("course_id", .equal, courseID).where("user_id", .equal, userID).first()
+            guard current != nil else { return false }
+            try await sql.delete(from: "course_staff").where("course_id", .equal, courseID)
+                .where("user_id", .equal, userID).run()
+            return true
         }
     }
 
@@ -139,12 +208,17 @@ struct CourseStore: Sendable {
             switch user.role {
             case .admin: break
             case .healthOfficer: return []
-            case .teacher: select = select.where(SQLColumn("teacher_id", table: "courses"), .equal, SQLBind(user.id))
-            case .student:
+            case .teacher:
                 select = select.where(
-                    SQLColumn("id", table: "courses"), .in,
-                    SQLQueryString("(SELECT course_id FROM enrollments WHERE student_id = \(bind: user.id))")
-                )
+                    SQLQueryString(
+                        "(courses.teacher_id = \(bind: user.id) OR courses.id IN (SELECT course_id FROM course_staff WHERE user_id = \(bind: user.id)))"
+                    ))
+            case .student:
+                // A student may assist in another course: it is on their list too.
+                select = select.where(
+                    SQLQueryString(
+                        "(courses.id IN (SELECT course_id FROM enrollments WHERE student_id = \(bind: user.id)) OR courses.id IN (SELECT course_id FROM course_staff WHERE user_id = \(bind: user.id)))"
+                    ))
             }
             return try await select.orderBy(SQLColumn("name", table: "courses")).all().map(Self.summary(row:))
         }

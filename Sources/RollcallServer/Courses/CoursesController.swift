@@ -73,6 +73,64 @@ struct CoursesController: Sendable {
         router.delete(CourseRoutes.student, use: removeStudent)
         router.post(CourseRoutes.joinCode, use: newJoinCode)
         router.post(CourseRoutes.leave, use: leave)
+        router.get(CourseRoutes.staff, use: staff)
+        router.post(CourseRoutes.staff, use: addStaff)
+        router.delete(CourseRoutes.staffMember, use: removeStaff)
+    }
+
+    struct StaffList: Codable, ResponseEncodable {
+        var staff: [StaffMember]
+    }
+    struct NewStaff: Decodable {
+        var email: String
+        var role: String
+    }
+    struct StaffEnvelope: Codable, ResponseEncodable {
+        var member: StaffMember
+        /// `false` when they already had this role.
+        var changed: Bool
+    }
+
+    @Sendable func staff(_ request: Request, context: AppRequestContext) async throws -> StaffList {
+        let course = try await access.course(in: context, needing: .assist).0
+        return StaffList(staff: try await courses.staff(courseID: course.id))
+    }
+
+    /// Adds a co-teacher (a teacher's account) or a teaching assistant (anyone's), by email address.
+    @Sendable func addStaff(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let course = try await access.course(in: context, needing: .manage).0
+        let input = try await request.decodeJSON(as: NewStaff.self, context: context)
+        guard let role = StaffRole(rawValue: input.role) else {
+            throw AppError(
+                .badRequest, "invalid_role", "Choose teacher or assistant; “\(input.role)” is neither.")
+        }
+        let email = try check { () throws(RuleViolation) in try AccountRules.email(input.email) }
+        guard let person = try await users.find(email: email) else {
+            throw AppError(
+                .notFound, "user_not_found", "Nobody has an account with that address. Ask them to register first.")
+        }
+        guard person.id != course.teacherId else {
+            throw AppError.conflict("already_teacher", "\(person.name) is this course's own teacher.")
+        }
+        if role == .teacher && !person.mayTeach {
+            throw AppError(
+                .badRequest, "not_a_teacher",
+                "\(person.name) has no approved teacher account: add them as an assistant instead.")
+        }
+        let changed = try await courses.setStaff(courseID: course.id, userID: person.id, role: role)
+        guard let member = try await courses.staff(courseID: course.id).first(where: { $0.id == person.id }) else {
+            throw NotStored(what: "staff member")
+        }
+        return try StaffEnvelope(member: member, changed: changed).response(
+            from: request, context: context, status: changed ? .created : .ok)
+    }
+
+    @Sendable func removeStaff(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let course = try await access.course(in: context, needing: .manage).0
+        guard try await courses.removeStaff(courseID: course.id, userID: try context.id("userID", "user")) else {
+            throw AppError(.notFound, "staff_not_found", "That person does not teach or assist in this course.")
+        }
+        return Response(status: .noContent)
     }
 
     /// A new join code, for when the old one went round further than it should.
@@ -217,7 +275,7 @@ struct CoursesController: Sendable {
     }
 
     @Sendable func roster(_ request: Request, context: AppRequestContext) async throws -> Roster {
-        let course = try await access.course(in: context, needing: .manage).0
+        let course = try await access.course(in: context, needing: .assist).0
         return Roster(
             students: try await courses.roster(
                 courseID: course.id,

@@ -34,13 +34,13 @@ struct LiveController: Sendable {
                 guard !pageOrigin.crossSite(request, context) else {
                     throw AppError.forbidden("The live view opens only from Rollcall's own pages.")
                 }
-                let session = try await access.session(in: context, needing: .manage).session
+                let session = try await access.session(in: context, needing: .assist).session
                 _ = try await resumePoint(request, sessionID: session.id)
                 try request.requireWebSocketUpgrade()
                 return .upgrade([:])
             },
             onUpgrade: { inbound, outbound, context in
-                let session = try await access.session(in: context.requestContext, needing: .manage).session
+                let session = try await access.session(in: context.requestContext, needing: .assist).session
                 let after = try await resumePoint(context.request, sessionID: session.id)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     // The client closing ends the inbound stream, and with it the view.

@@ -147,9 +147,9 @@ struct RecordsController: Sendable {
         router.get(RecordRoutes.invitations, use: invitations)
     }
 
-    /// The session and its course, for the course's teacher only.
+    /// The session and its course, for the course's teachers and its assistants, who mark attendance too.
     func managedSession(_ context: AppRequestContext) async throws -> (ClassSession, Course) {
-        let found = try await access.session(in: context, needing: .manage)
+        let found = try await access.session(in: context, needing: .assist)
         return (found.session, found.course)
     }
 
@@ -247,7 +247,7 @@ struct RecordsController: Sendable {
         guard let batch = try await records.batch(id: try context.id("batchID", "batch")) else {
             throw AppError.notFound("batch")
         }
-        _ = try await access.session(batch.sessionId, for: user, needing: .manage)
+        _ = try await access.session(batch.sessionId, for: user, needing: .assist)
         do {
             return BatchEnvelope(batch: try await records.undo(batchID: batch.id, by: user))
         } catch let refusal as RecordStore.UndoRefusal {

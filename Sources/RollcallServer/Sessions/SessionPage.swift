@@ -26,10 +26,10 @@ struct SessionPage: Sendable {
             phase: phase.rawValue, isOpen: phase == .open, isScheduled: phase == .scheduled,
             timing: Self.timing(session, phase: phase),
             facts: Self.facts(session.settings, forTeacher: access == .manage))
-        if access != .manage, let user = context.user, user.role == .student {
+        if access == .attend, let user = context.user, user.role == .student {
             page.mine = try await mine(session, course: course, studentID: user.id, phase: phase)
         }
-        if access == .manage {
+        if access != .attend {
             let flags = try await checkIns.flags(sessionID: session.id).map { flag in
                 SessionPageModel.FlagRow(detail: flag.detail, when: flag.createdAt.pageText)
             }
@@ -42,7 +42,9 @@ struct SessionPage: Sendable {
             page.hasVerifications = !verifications.isEmpty
             page.auditLog = AuditLogView(try await records.audit(sessionID: session.id))
             page.room = RoomView(try await rooms.room(sessionID: session.id, courseID: course.id), phase: phase)
-            page.corrections = try await corrections(session, phase: phase)
+            // An assistant marks attendance in the room; correcting the session is the teachers'.
+            if access == .manage { page.corrections = try await corrections(session, phase: phase) }
+            page.assistant = access == .assist
         }
         return try pages.render(page, title: "\(session.title) · Rollcall", context: context)
     }
@@ -199,6 +201,8 @@ struct SessionPageModel: PageModel {
     var room: RoomView?
     var mine: Mine?
     var corrections: Corrections?
+    /// A teaching assistant: the room and marking, without the session's own actions.
+    var assistant = false
 
     /// The teacher's ways to undo a mistake: rename, extend, reopen, delete.
     struct Corrections: Sendable {
