@@ -217,13 +217,19 @@ def wait_for_path(browser, prefix, timeout=15):
     WebDriverWait(browser, timeout).until(lambda b: b.current_url.split("localhost:")[1].split("/", 1)[1].startswith(prefix.lstrip("/")))
 
 
-def screenshot(browser, name, sizes=(PHONE, LAPTOP)):
-    """Saves the page at phone and laptop sizes when ROLLCALL_SCREENSHOTS names a folder, for people to look at."""
+def screenshot(browser, name, sizes=(PHONE, LAPTOP), dark=False):
+    """Saves the page at phone and laptop sizes when ROLLCALL_SCREENSHOTS names a folder, for people to look at;
+    with `dark`, once more in the system's dark mode."""
     if not SCREENSHOTS:
         return
     Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
     original = browser.get_window_size()
-    for width, height in sizes:
-        browser.set_window_size(width, height)
-        browser.save_screenshot(str(Path(SCREENSHOTS) / f"{name}-{width}x{height}.png"))
+    for scheme in ("light", "dark") if dark else ("light",):
+        browser.execute_cdp_cmd(
+            "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+        for width, height in sizes:
+            browser.set_window_size(width, height)
+            suffix = "-dark" if scheme == "dark" else ""
+            browser.save_screenshot(str(Path(SCREENSHOTS) / f"{name}-{width}x{height}{suffix}.png"))
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
     browser.set_window_size(original["width"], original["height"])
