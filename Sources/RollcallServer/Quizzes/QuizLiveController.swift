@@ -146,12 +146,6 @@ struct QuizSweep: Service {
     let ready: AsyncStream<Void>
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            for await _ in ready { break }
-            while !Task.isCancelled {
-                _ = try? await quizzes.closeOverdue()
-                try await Task.sleep(for: interval)
-            }
-        }
+        try await Periodically(interval: interval, ready: ready) { _ = try await quizzes.closeOverdue() }.run()
     }
 }

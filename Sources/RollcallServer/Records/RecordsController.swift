@@ -157,13 +157,8 @@ struct RecordsController: Sendable {
         let (session, course) = try await managedSession(context)
         let studentID = try context.id("studentID", "student")
         let input = try await request.decodeJSON(as: StatusInput.self, context: context)
-        let status = try Self.status(input.status)
-        let reason = try Self.text(input.reason, field: "reason")
-        let note = try Self.text(input.note, field: "note")
-        guard session.openedAt != nil else {
-            throw AppError.conflict(
-                "session_not_started", "This session has not opened yet; mark attendance once it has.")
-        }
+        let (status, reason, note) = try Self.mark(
+            status: input.status, reason: input.reason, note: input.note, in: session)
         let records = try await self.records.courseRecords(course, sessions: [session])
         guard records.students.contains(where: { $0.id == studentID }) else {
             throw AppError(.notFound, "student_not_found", "That student is not on this course's roster.")
@@ -176,6 +171,20 @@ struct RecordsController: Sendable {
             studentId: studentID, status: change.record.status, recordedAt: change.record.recordedAt,
             source: change.record.source, changed: change.audit != nil, audit: change.audit
         )
+    }
+
+    /// A mark by hand, one or many, checked: the status, the reason, the note, and a session that has opened.
+    static func mark(status: String, reason: String?, note: String?, in session: ClassSession) throws
+        -> (AttendanceStatus, reason: String, note: String)
+    {
+        let checked = (
+            try Self.status(status), try Self.text(reason, field: "reason"), try Self.text(note, field: "note")
+        )
+        guard session.openedAt != nil else {
+            throw AppError.conflict(
+                "session_not_started", "This session has not opened yet; mark attendance once it has.")
+        }
+        return checked
     }
 
     static func status(_ text: String) throws -> AttendanceStatus {
@@ -204,13 +213,8 @@ struct RecordsController: Sendable {
     @Sendable func setStatuses(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, course) = try await managedSession(context)
         let input = try await request.decodeJSON(as: BulkInput.self, context: context)
-        let status = try Self.status(input.status)
-        let reason = try Self.text(input.reason, field: "reason")
-        let note = try Self.text(input.note, field: "note")
-        guard session.openedAt != nil else {
-            throw AppError.conflict(
-                "session_not_started", "This session has not opened yet; mark attendance once it has.")
-        }
+        let (status, reason, note) = try Self.mark(
+            status: input.status, reason: input.reason, note: input.note, in: session)
         let records = try await self.records.courseRecords(course, sessions: [session])
         let roster = Set(records.students.filter(\.enrolled).map(\.id))
         let students: [Int64]

@@ -125,12 +125,6 @@ struct TimetableOpener: Service {
     let ready: AsyncStream<Void>
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            for await _ in ready { break }
-            while !Task.isCancelled {
-                _ = try? await timetable.openDue()
-                try await Task.sleep(for: interval)
-            }
-        }
+        try await Periodically(interval: interval, ready: ready) { try await timetable.openDue() }.run()
     }
 }

@@ -15,7 +15,7 @@ const join = document.getElementById("check-in-join");
 /** Refusals the student can mend on this phone and then try again with the same scan. */
 const MENDABLE = new Set([
   "location_required", "location_inaccurate", "out_of_range", "network_not_allowed", "verification_required",
-  "verification_failed", "too_many_attempts",
+  "verification_failed", "verification_cancelled", "passkey_failed", "too_many_attempts",
 ]);
 const SCAN_AGAIN = "Your scan has run out. Scan the code on the screen again.";
 const expired = () => Date.now() >= expiresAt.getTime();
