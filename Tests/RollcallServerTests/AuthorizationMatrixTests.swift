@@ -310,6 +310,20 @@ struct AuthorizationMatrixTests {
                 },
                 // The admin's address was confirmed when the admin was made.
                 Row("POST /auth/resend-verification", [401, 202, 202, 202, 202, 409]),
+                // The same answer for everyone, and for an address without an account.
+                Row("POST /auth/password-reset", [202, 202, 202, 202, 202, 202]) { asker in
+                    Call(json: ["email": asker == .admin ? "nobody.here@school.test" : signer.email])
+                },
+                Row("POST /auth/password-reset/complete", [204, 204, 204, 204, 204, 204]) { asker in
+                    let forgetful = try await api.register("Fay Forgetful \(asker.rawValue)")
+                    try made(
+                        try await api.call(.post, "/api/v1/auth/password-reset", json: ["email": forgetful.email]),
+                        .accepted, "asking for a link")
+                    let mail = try #require(
+                        try await api.outbox().first { $0.recipient == forgetful.email && $0.body.contains("reset") })
+                    let token = try #require(mail.body.firstMatch(of: /token=([\w-]+)/)?.1)
+                    return Call(json: ["token": String(token), "newPassword": "a new password"])
+                },
                 Row("POST /auth/session", [200, 200, 200, 200, 200, 200], json: credentials),
                 // Without a cookie there is no session to end, and the answer is the same for everyone.
                 Row("DELETE /auth/session", [204, 204, 204, 204, 204, 204]),
@@ -450,6 +464,9 @@ struct AuthorizationMatrixTests {
                     parameters: ["userID": managed.id]),
                 Row(
                     "POST /admin/users/{userID}/enable", [401, 403, 403, 403, 403, 200],
+                    parameters: ["userID": managed.id]),
+                Row(
+                    "POST /admin/users/{userID}/password-reset", [401, 403, 403, 403, 403, 202],
                     parameters: ["userID": managed.id]),
                 Row("GET /admin/outbox", [401, 403, 403, 403, 403, 200]),
                 // Only a health officer runs reports; an admin sees their audit, not their contents.

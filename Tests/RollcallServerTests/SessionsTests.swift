@@ -170,7 +170,7 @@ struct OutboxTests {
         do {
             for number in 1...75 {
                 let recipient = number % 3 == 0 ? "Pat@School.test" : "someone\(number)@school.test"
-                try await outbox.send(channel: "email", to: recipient, subject: "Message \(number)", body: "Hello")
+                try await outbox.send(channel: .email, to: recipient, subject: "Message \(number)", body: "Hello")
             }
         } catch {
             try? await database.shutdown()

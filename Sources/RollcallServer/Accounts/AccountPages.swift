@@ -15,6 +15,20 @@ struct AccountPages: Sendable {
         router.get(AccountRoutes.registerPage, use: register)
         router.get(AccountRoutes.verifyEmailPage, use: verifyEmail)
         router.get(AccountRoutes.profilePage, use: profile)
+        router.get(AccountRoutes.forgotPasswordPage, use: forgotPassword)
+        router.get(AccountRoutes.resetPasswordPage, use: resetPassword)
+    }
+
+    @Sendable func forgotPassword(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try pages.render(
+            ForgotPasswordPage(email: request.query("email") ?? ""), title: "Forgot your password? · Rollcall",
+            context: context)
+    }
+
+    @Sendable func resetPassword(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try pages.render(
+            ResetPasswordPage(token: request.query("token") ?? ""), title: "Set a new password · Rollcall",
+            context: context)
     }
 
     @Sendable func home(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -73,6 +87,16 @@ struct RegisterPage: PageModel {
     var nextQuery: String
     /// Filled in from an invitation's link.
     var email: String
+}
+
+struct ForgotPasswordPage: PageModel {
+    static let template = "forgot-password"
+    var email: String
+}
+
+struct ResetPasswordPage: PageModel {
+    static let template = "reset-password"
+    var token: String
 }
 
 struct VerifyEmailPage: PageModel {

@@ -13,6 +13,9 @@ enum AccountRoutes {
     static let password = APIPath.api("me/password")
     static let picture = APIPath.api("me/picture")
     static let userPicture = APIPath.api("users/:userID/picture")
+    static let passwordReset = APIPath.api("auth/password-reset")
+    static let passwordResetCompletion = APIPath.api("auth/password-reset/complete")
+    static let adminPasswordReset = APIPath.api("admin/users/:userID/password-reset")
 }
 
 extension AccountRoutes {
@@ -21,6 +24,8 @@ extension AccountRoutes {
     static let registerPage: RouterPath = "/register"
     static let verifyEmailPage: RouterPath = "/verify-email"
     static let profilePage: RouterPath = "/profile"
+    static let forgotPasswordPage: RouterPath = "/forgot-password"
+    static let resetPasswordPage: RouterPath = "/reset-password"
 
     /// The sign-in page, coming back to `next` afterwards.
     static func signIn(next: String) -> String {

@@ -89,10 +89,8 @@ struct AccountsController: Sendable {
         let token = try await tokens.issueVerification(userID: user.id)
         let link = "\(configuration.publicURL)/verify-email?token=\(token)"
         try await mail.send(
-            channel: "email", to: user.email, subject: "Confirm your email address for Rollcall",
-            body:
-                "Hello \(user.name),\n\nopen this link to confirm your email address:\n\(link)\n\nIt works for 48 hours."
-        )
+            Letters(school: configuration.schoolName).emailConfirmation(name: user.name, link: link)
+                .email(to: user.email, name: user.name))
     }
 
     @Sendable func verifyEmail(_ request: Request, context: AppRequestContext) async throws -> UserEnvelope {

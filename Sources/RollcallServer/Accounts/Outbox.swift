@@ -2,32 +2,78 @@ import Foundation
 import Logging
 import SQLKit
 
-/// One email or text message Rollcall sent.
+/// One email or text message Rollcall sent, with where its delivery stands.
 struct OutboxMessage: Codable, Sendable, Equatable {
     var id: Int64
     var channel: String
     var recipient: String
+    var recipientName: String?
     var subject: String
+    /// The plain text; for email, the HTML part is `html`.
     var body: String
+    var html: String?
+    /// `stored` (kept here only: no courier for its channel), `queued`, `sending`, `sent` or `failed`.
+    var status: String
+    var attempts: Int
+    var lastError: String?
+    var nextAttemptAt: Date?
+    var sentAt: Date?
     var createdAt: Date
+}
+
+/// Where a message goes.
+enum MessageChannel: String, Sendable {
+    case email, sms
+}
+
+/// A message to send: for email, a subject, a text and an HTML part; for SMS, the text alone.
+struct OutgoingMessage: Sendable, Equatable {
+    var channel: MessageChannel
+    var recipient: String
+    var recipientName: String?
+    var subject: String
+    var text: String
+    var html: String?
 }
 
 /// Where outgoing email and SMS go; a real provider implements this, the embedded default is the outbox.
 protocol MessageSender: Sendable {
-    func send(channel: String, to recipient: String, subject: String, body: String) async throws
+    func send(_ message: OutgoingMessage) async throws
 }
 
-/// The embedded provider: every message is stored for the admin pages and tests to read, and printed in the log.
+/// The embedded provider and the delivery queue in one table: every message is stored for the admin pages and tests
+/// to read; a message of a channel with a courier (SMTP for email, a webhook for SMS) is queued for
+/// `OutboxDelivery`, and one without is printed in the log.
 struct Outbox: MessageSender {
     let database: Database
     let logger: Logger
+    /// The channels a courier delivers.
+    var delivered: Set<MessageChannel> = []
+    /// Wakes the delivery as soon as a message is queued.
+    var bell: DeliveryBell?
 
-    func send(channel: String, to recipient: String, subject: String, body: String) async throws {
+    func send(_ message: OutgoingMessage) async throws {
+        let queued = delivered.contains(message.channel)
+        let now = Date()
         try await database.write { sql in
-            try await sql.insert(into: "outbox").columns("channel", "recipient", "subject", "body", "created_at")
-                .values(SQLBind(channel), SQLBind(recipient), SQLBind(subject), SQLBind(body), SQLBind(Date())).run()
+            try await sql.insert(into: "outbox")
+                .columns(
+                    "channel", "recipient", "recipient_name", "subject", "body", "html", "status", "next_attempt_at",
+                    "created_at"
+                )
+                .values(
+                    SQLBind(message.channel.rawValue), SQLBind(message.recipient), SQLBind(message.recipientName),
+                    SQLBind(message.subject), SQLBind(message.text), SQLBind(message.html),
+                    SQLBind(queued ? "queued" : "stored"), SQLBind(queued ? now : nil), SQLBind(now)
+                ).run()
         }
-        logger.info("outbox: \(channel) to \(recipient): \(subject)\n\(body)")
+        if queued {
+            logger.info("outbox: \(message.channel.rawValue) to \(message.recipient) queued: \(message.subject)")
+            bell?.ring()
+        } else {
+            logger.info(
+                "outbox: \(message.channel.rawValue) to \(message.recipient): \(message.subject)\n\(message.text)")
+        }
     }
 
     /// The newest messages first.
@@ -51,6 +97,14 @@ struct Outbox: MessageSender {
         }
         let messages = Array(rows.prefix(limit))
         return OutboxPage(messages: messages, nextCursor: rows.count > limit ? messages.last?.id : nil)
+    }
+}
+
+extension MessageSender {
+    /// A message of plain text alone.
+    func send(channel: MessageChannel, to recipient: String, subject: String, body: String) async throws {
+        try await send(
+            OutgoingMessage(channel: channel, recipient: recipient, subject: subject, text: body, html: nil))
     }
 }
 

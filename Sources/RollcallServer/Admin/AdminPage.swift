@@ -7,6 +7,8 @@ struct AdminPage: Sendable {
     let users: UserStore
     let outbox: Outbox
     let exposure: ExposureStore
+    /// For the audit of password resets.
+    let resets: PasswordResets
     let pages: PageRenderer
 
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -21,7 +23,8 @@ struct AdminPage: Sendable {
         let messages = outboxPage.messages.map { message in
             AdminPageModel.Message(
                 recipient: message.recipient, subject: message.subject, body: message.body,
-                when: message.createdAt.pageText, channel: message.channel)
+                when: message.createdAt.pageText, channel: message.channel, status: message.status,
+                delivery: Self.delivery(message))
         }
         let page = AdminPageModel(
             users: users.map { user in
@@ -39,8 +42,41 @@ struct AdminPage: Sendable {
                     requestedByName: entry.requestedByName, personName: entry.personName, reason: entry.reason,
                     window: "\(entry.windowFrom.dayText) – \(entry.windowUntil.dayText)", when: entry.createdAt.pageText
                 )
-            })
+            },
+            accountChanges: try await accountChanges(users))
         return try pages.render(page, title: "Admin · Rollcall", context: context)
+    }
+
+    /// The latest password resets, in words.
+    func accountChanges(_ shown: [User]) async throws -> [String] {
+        let entries = try await resets.auditEntries()
+        var names = Dictionary(shown.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        for entry in entries where names[entry.userId] == nil {
+            names[entry.userId] = try await users.find(id: entry.userId)?.name ?? "someone"
+        }
+        return entries.map { entry in
+            let person = names[entry.userId] ?? "someone"
+            let what =
+                entry.action == "password_reset_link_sent"
+                ? "\(entry.actorName) sent \(person) a link to set a new password"
+                : "\(person) set a new password from an emailed link"
+            return "\(what) · \(entry.at.pageText)"
+        }
+    }
+
+    /// Where a message's delivery stands, in words.
+    static func delivery(_ message: OutboxMessage) -> String {
+        let tries = "\(message.attempts) attempt\(message.attempts == 1 ? "" : "s")"
+        switch message.status {
+        case "stored": return "kept in the outbox: no provider is configured for \(message.channel)"
+        case "sent": return "sent \(message.sentAt?.pageText ?? "") after \(tries)"
+        case "failed": return "failed after \(tries): \(message.lastError ?? "")"
+        case "sending": return "being sent (\(tries))"
+        default:
+            guard message.attempts > 0 else { return "waiting to be sent" }
+            return
+                "waiting: \(tries) failed, next \(message.nextAttemptAt?.pageText ?? "soon"): \(message.lastError ?? "")"
+        }
     }
 
     /// The admin page with the search kept, at the outbox page that starts before `before` (the newest when `nil`).
@@ -88,6 +124,9 @@ struct AdminPageModel: PageModel {
         var body: String
         var when: String
         var channel: String
+        /// `stored`, `queued`, `sending`, `sent` or `failed`.
+        var status: String
+        var delivery: String
     }
 
     var users: [Person]
@@ -101,10 +140,13 @@ struct AdminPageModel: PageModel {
     var newestMessages: String?
     var exposureReports: [Report]
     var noExposureReports: Bool
+    /// Password resets: links sent by admins, new passwords set from links.
+    var accountChanges: [String]
+    var noAccountChanges: Bool
 
     init(
         users: [Person], q: String, messages: [Message], noMessages: Bool, olderMessages: String?,
-        newestMessages: String?, exposureReports: [Report]
+        newestMessages: String?, exposureReports: [Report], accountChanges: [String]
     ) {
         self.users = users
         self.q = q
@@ -114,5 +156,7 @@ struct AdminPageModel: PageModel {
         self.newestMessages = newestMessages
         self.exposureReports = exposureReports
         noExposureReports = exposureReports.isEmpty
+        self.accountChanges = accountChanges
+        noAccountChanges = accountChanges.isEmpty
     }
 }

@@ -16,9 +16,12 @@ public func buildApplication(
         return logger
     }()
     let database = try openDatabase(configuration, logger: logger)
+    let bell = DeliveryBell()
+    let couriers = configuredCouriers(configuration)
+    let outbox = Outbox(database: database, logger: logger, delivered: Set(couriers.keys), bell: bell)
     let router = try await buildRouter(
         configuration: configuration, database: database, logger: logger,
-        passwordCost: passwordCost ?? UInt8(configuration.bcryptCost))
+        passwordCost: passwordCost ?? UInt8(configuration.bcryptCost), outbox: outbox)
     let (migrated, schemaReady) = AsyncStream<Void>.makeStream()
     let retention = EvidenceRetention(
         database: database, days: configuration.evidenceDays, logger: logger, ready: migrated)
@@ -27,13 +30,18 @@ public func buildApplication(
     let (openerMigrated, openerReady) = AsyncStream<Void>.makeStream()
     let opener = TimetableOpener(
         timetable: TimetableStore(database: database), interval: .seconds(10), ready: openerMigrated)
+    let (deliveryMigrated, deliveryReady) = AsyncStream<Void>.makeStream()
+    let delivery = OutboxDelivery(
+        queue: OutboxQueue(database: database), couriers: couriers, bell: bell, ready: deliveryMigrated,
+        logger: logger, retry: configuration.mailRetry, poll: configuration.mailPoll)
     let server = try serverBuilder(configuration, router: router)
     var app = Application(
         router: router,
         server: server,
         configuration: .init(
             address: .hostname(configuration.hostname, port: configuration.port), serverName: "Rollcall"),
-        services: [database] + database.liveServices + [retention, sweep, opener],
+        services: [database] + database.liveServices + [retention, sweep, opener]
+            + (couriers.isEmpty ? [] : [delivery]),
         logger: logger
     )
     app.beforeServerStarts {
@@ -44,6 +52,8 @@ public func buildApplication(
         sweepReady.finish()
         openerReady.yield()
         openerReady.finish()
+        deliveryReady.yield()
+        deliveryReady.finish()
         logger.info("database ready", metadata: ["engine": "\(database.engine.rawValue)"])
     }
     return app
@@ -75,6 +85,19 @@ func serverBuilder(_ configuration: Configuration, router: Router<AppRequestCont
     }
 }
 
+/// The couriers of the configured providers, by channel: SMTP for email when a mail server is set.
+func configuredCouriers(_ configuration: Configuration) -> [MessageChannel: any Courier] {
+    var couriers: [MessageChannel: any Courier] = [:]
+    if let server = configuration.mailServer, let from = configuration.mailFrom {
+        let client = SMTPClient(
+            server: server, trustRoots: configuration.mailTrustFile.map { .file($0) },
+            localName: URL(string: configuration.publicURL)?.host ?? "rollcall.invalid",
+            timeout: configuration.smtpTimeout)
+        couriers[.email] = MailCourier(client: client, from: from)
+    }
+    return couriers
+}
+
 /// The configured database: PostgreSQL when a URL is given, else the embedded SQLite file.
 public func openDatabase(_ configuration: Configuration, logger: Logger) throws -> Database {
     if let url = configuration.databaseURL {
@@ -86,7 +109,7 @@ public func openDatabase(_ configuration: Configuration, logger: Logger) throws 
 /// Wires the application: each store is made once, and each controller and page is handed exactly the stores and
 /// services it uses.
 func buildRouter(
-    configuration: Configuration, database: Database, logger: Logger, passwordCost: UInt8
+    configuration: Configuration, database: Database, logger: Logger, passwordCost: UInt8, outbox: Outbox? = nil
 ) async throws -> Router<AppRequestContext> {
     let pages = try await PageRenderer.load()
     let identities = IdentityCache()
@@ -96,7 +119,7 @@ func buildRouter(
     let sessions = SessionStore(database: database)
     let images = ImageStore(database: database)
     let checkIns = CheckInStore(database: database)
-    let outbox = Outbox(database: database, logger: logger)
+    let outbox = outbox ?? Outbox(database: database, logger: logger)
     let quizzes = QuizStore(database: database)
     let records = RecordStore(database: database, quizzes: quizzes)
     let passkeys = PasskeyStore(database: database)
@@ -138,6 +161,10 @@ func buildRouter(
         users: users, tokens: tokens, images: images, courses: courses, signIns: signIns,
         configuration: configuration, passwords: PasswordHasher(cost: passwordCost), mail: outbox, counters: counters
     ).addRoutes(to: router)
+    PasswordResetController(
+        users: users, tokens: tokens, resets: PasswordResets(database: database),
+        passwords: PasswordHasher(cost: passwordCost), mail: outbox, counters: counters, configuration: configuration
+    ).addRoutes(to: router)
     AccountPages(pages: pages, exposure: exposure, personal: personal).addRoutes(to: router)
     PasskeysController(
         passkeys: passkeys, users: users, ceremony: ceremony, signIns: signIns, access: access,
@@ -174,7 +201,9 @@ func buildRouter(
     ).addRoutes(to: router)
     RecordPages(records: records, sessions: sessions, access: access, pages: pages).addRoutes(to: router)
     AdminController(users: users, outbox: outbox).addRoutes(to: router)
-    AdminPage(users: users, outbox: outbox, exposure: exposure, pages: pages).addRoutes(to: router)
+    AdminPage(
+        users: users, outbox: outbox, exposure: exposure, resets: PasswordResets(database: database), pages: pages
+    ).addRoutes(to: router)
     let reports = ExposureReports(exposure: exposure, retentionDays: configuration.evidenceDays)
     ExposureController(exposure: exposure, reports: reports, users: users, configuration: configuration)
         .addRoutes(to: router)

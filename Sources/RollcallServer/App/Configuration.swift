@@ -39,6 +39,21 @@ public struct Configuration: Sendable {
     public var bcryptCost: Int = Configuration.bcryptCosts.lowerBound
     /// The costs accepted: below 10 a stolen hash is cheap to crack; above 16 one sign-in takes many seconds.
     public static let bcryptCosts = 10...16
+    /// The SMTP server email is delivered through (`ROLLCALL_SMTP_URL`); without one, email stays in the outbox.
+    public var mailServer: MailServer?
+    /// The sender of every email (`ROLLCALL_MAIL_FROM`, `Name <address>` or an address).
+    public var mailFrom: Mailbox?
+    /// A PEM file of certificates the SMTP server's may be signed by, for a school's own authority
+    /// (`ROLLCALL_SMTP_CA_FILE`); the system's otherwise.
+    public var mailTrustFile: String?
+    /// The school's name in every letter (`ROLLCALL_SCHOOL_NAME`).
+    public var schoolName: String = "Rollcall"
+    /// Waits between attempts at a message whose delivery failed.
+    var mailRetry = RetryPolicy()
+    /// How often the delivery reads the queue when nothing wakes it.
+    var mailPoll: Duration = .seconds(5)
+    /// How long the SMTP server may take to answer each command.
+    var smtpTimeout: TimeAmount = .seconds(30)
 
     public init(
         hostname: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "data", databaseURL: String? = nil,
@@ -139,6 +154,31 @@ public struct Configuration: Sendable {
             }
             return cost
         }
+        let mailServer = try value("ROLLCALL_SMTP_URL").map { text in
+            do throws(RuleViolation) {
+                return try MailServer(url: text)
+            } catch {
+                throw ConfigurationError(variable: "ROLLCALL_SMTP_URL", problem: error.message)
+            }
+        }
+        let mailFrom = try value("ROLLCALL_MAIL_FROM").map { text in
+            guard let mailbox = Self.mailbox(text) else {
+                throw ConfigurationError(
+                    variable: "ROLLCALL_MAIL_FROM",
+                    problem: "must be an address such as rollcall@school.edu or Rollcall <rollcall@school.edu>")
+            }
+            return mailbox
+        }
+        if mailServer != nil, mailFrom == nil {
+            throw ConfigurationError(
+                variable: "ROLLCALL_MAIL_FROM",
+                problem: "must name the sender of Rollcall's email when ROLLCALL_SMTP_URL is set")
+        }
+        let mailTrustFile = value("ROLLCALL_SMTP_CA_FILE")
+        if let mailTrustFile, !FileManager.default.isReadableFile(atPath: mailTrustFile) {
+            throw ConfigurationError(
+                variable: "ROLLCALL_SMTP_CA_FILE", problem: "names no readable file: \(mailTrustFile)")
+        }
         var configuration = Configuration(
             hostname: hostname ?? value("ROLLCALL_HOSTNAME") ?? "127.0.0.1",
             port: port ?? 8080,
@@ -155,7 +195,24 @@ public struct Configuration: Sendable {
         )
         if let maxConnections { configuration.maxConnections = maxConnections }
         if let bcryptCost { configuration.bcryptCost = bcryptCost }
+        configuration.mailServer = mailServer
+        configuration.mailFrom = mailFrom
+        configuration.mailTrustFile = mailTrustFile
+        if let school = value("ROLLCALL_SCHOOL_NAME") { configuration.schoolName = MailHeader.singleLine(school) }
         return configuration
+    }
+
+    /// `Name <address>` or a bare address.
+    static func mailbox(_ text: String) -> Mailbox? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let open = trimmed.lastIndex(of: "<"), trimmed.hasSuffix(">") {
+            let address = String(trimmed[trimmed.index(after: open)..<trimmed.index(before: trimmed.endIndex)])
+            let name = trimmed[..<open].trimmingCharacters(in: .whitespaces)
+                .trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            guard let email = try? AccountRules.email(address) else { return nil }
+            return Mailbox(address: email, name: name.isEmpty ? nil : name)
+        }
+        return (try? AccountRules.email(trimmed)).map { Mailbox(address: $0) }
     }
 
     /// The embedded database file.

@@ -16,6 +16,8 @@ struct AttemptCounters: Sendable {
         case registration
         case join
         case passkeyOptions = "passkey_options"
+        case passwordResetAddress = "password_reset_address"
+        case passwordResetEmail = "password_reset_email"
     }
 
     /// A counter as stored.

@@ -385,6 +385,44 @@ enum Migrations {
                 "CREATE INDEX course_staff_user ON course_staff(user_id)",
             ]
         ),
+        Step(
+            name: "020_mail_queue",
+            statements: [
+                // The outbox is also the delivery queue: a message waits as `queued` until a courier takes it
+                // (`sending`, claimed until a time so that a crashed process's claim runs out), then is `sent`, or
+                // `failed` after its last attempt; without a courier for its channel it is only `stored`.
+                "ALTER TABLE outbox ADD COLUMN recipient_name TEXT",
+                "ALTER TABLE outbox ADD COLUMN html TEXT",
+                "ALTER TABLE outbox ADD COLUMN status TEXT NOT NULL DEFAULT 'stored'",
+                "ALTER TABLE outbox ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0",
+                "ALTER TABLE outbox ADD COLUMN last_error TEXT",
+                "ALTER TABLE outbox ADD COLUMN next_attempt_at {time}",
+                "ALTER TABLE outbox ADD COLUMN claimed_until {time}",
+                "ALTER TABLE outbox ADD COLUMN sent_at {time}",
+                "CREATE INDEX outbox_queue ON outbox(status, next_attempt_at)",
+            ]
+        ),
+        Step(
+            name: "021_password_resets",
+            statements: [
+                // A link to set a new password: single use, 30 minutes, kept as a digest like every bearer secret.
+                """
+                CREATE TABLE password_resets (
+                    token_hash TEXT PRIMARY KEY, user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    requested_by BIGINT REFERENCES users(id) ON DELETE SET NULL, expires_at {time} NOT NULL,
+                    created_at {time} NOT NULL)
+                """,
+                "CREATE INDEX password_resets_user ON password_resets(user_id)",
+                // Changes to a person's sign-in made other than by themselves in their profile: resets, by whom.
+                """
+                CREATE TABLE account_audit (
+                    id {id}, user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE, action TEXT NOT NULL,
+                    actor_id BIGINT REFERENCES users(id) ON DELETE SET NULL, actor_name TEXT NOT NULL,
+                    at {time} NOT NULL)
+                """,
+                "CREATE INDEX account_audit_user ON account_audit(user_id, id)",
+            ]
+        ),
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.

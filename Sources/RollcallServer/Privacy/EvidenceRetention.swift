@@ -22,7 +22,7 @@ struct EvidenceRetention: Service {
     /// Every table that holds evidence, and the column its age is read from.
     static let evidence: [(table: String, column: String)] = [
         ("check_in_evidence", "created_at"), ("device_bindings", "created_at"),
-        ("passkey_verifications", "created_at"), ("flags", "created_at"), ("outbox", "created_at"),
+        ("passkey_verifications", "created_at"), ("flags", "created_at"),
         ("attempt_counters", "last_at"), ("quiz_flags", "received_at"),
     ]
 
@@ -52,6 +52,11 @@ struct EvidenceRetention: Service {
                 try await sql.delete(from: table).where(SQLColumn(column), .lessThan, SQLBind(cutoff)).run()
             }
         }
+        // A message still waiting for delivery is not old evidence but work to do.
+        try await database.write { sql in
+            try await sql.delete(from: "outbox").where("created_at", .lessThan, SQLBind(cutoff))
+                .where("status", .notIn, SQLBind.group(["queued", "sending"])).run()
+        }
         // A flag's live event repeats its detail.
         try await database.write { sql in
             try await sql.delete(from: "session_events").where("kind", .equal, SessionEventKind.flagged.rawValue)
@@ -61,7 +66,7 @@ struct EvidenceRetention: Service {
             try await sql.delete(from: "quiz_events").where("kind", .equal, QuizEventKind.flagged.rawValue)
                 .where("created_at", .lessThan, SQLBind(cutoff)).run()
         }
-        for table in ["passkey_challenges", "access_tokens", "email_verifications"] {
+        for table in ["passkey_challenges", "access_tokens", "email_verifications", "password_resets"] {
             try await database.write { sql in
                 try await sql.delete(from: table).where("expires_at", .lessThan, SQLBind(now)).run()
             }

@@ -194,7 +194,8 @@ struct PersonalData: Sendable {
         try await database.transaction { sql in
             let id = user.id
             for (table, column) in [
-                ("access_tokens", "user_id"), ("email_verifications", "user_id"), ("passkey_challenges", "user_id"),
+                ("access_tokens", "user_id"), ("email_verifications", "user_id"), ("password_resets", "user_id"),
+                ("passkey_challenges", "user_id"),
                 ("passkey_verifications", "user_id"), ("passkeys", "user_id"), ("check_in_evidence", "student_id"),
                 ("device_bindings", "student_id"), ("flags", "student_id"), ("enrollments", "student_id"),
             ] {

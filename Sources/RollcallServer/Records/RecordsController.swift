@@ -461,16 +461,9 @@ struct RecordsController: Sendable {
         let link =
             "\(configuration.publicURL)/register?email=\(invitation.email.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? "")"
         try await outbox.send(
-            channel: "email", to: invitation.email, subject: "You're on the roster of \(course.name)",
-            body: """
-                Hello \(invitation.name),
-
-                \(teacher.name) added you to \(course.name) on Rollcall, where you will check in to class.
-                Create your account with this email address and confirm it, and the course is yours:
-
-                \(link)
-                """
-        )
+            Letters(school: configuration.schoolName).invitation(
+                name: invitation.name, teacher: teacher.name, course: course.name, link: link
+            ).email(to: invitation.email, name: invitation.name))
     }
 
     /// Characters left as they are in a query value; `@`, `+` and `&` are encoded.

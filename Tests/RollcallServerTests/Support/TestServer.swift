@@ -8,15 +8,18 @@ import Testing
 
 @testable import RollcallServer
 
-/// Runs `body` against a Rollcall server in process: on a fresh SQLite file, or on PostgreSQL at `databaseURL`;
-/// `setup: .live` listens on a port, for WebSockets; `configure` changes any other setting.
+/// Runs `body` against a Rollcall server in process: on a fresh SQLite file (or the one in `dataDirectory`, which the
+/// caller removes), or on PostgreSQL at `databaseURL`; `setup: .live` listens on a port, for WebSockets; `configure`
+/// changes any other setting.
 func withServer(
-    teacherApproval: Bool = false, databaseURL: String? = nil, setup: TestingSetup = .router,
-    configure: (inout Configuration) -> Void = { _ in }, _ body: @Sendable (API) async throws -> Void
+    teacherApproval: Bool = false, databaseURL: String? = nil, dataDirectory: String? = nil,
+    setup: TestingSetup = .router, configure: (inout Configuration) -> Void = { _ in },
+    _ body: @Sendable (API) async throws -> Void
 ) async throws {
-    let directory = FileManager.default.temporaryDirectory
-        .appendingPathComponent("rollcall-test-\(UUID().uuidString)").path
-    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let directory =
+        dataDirectory
+        ?? FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-test-\(UUID().uuidString)").path
+    defer { if dataDirectory == nil { try? FileManager.default.removeItem(atPath: directory) } }
     var configured = Configuration(
         dataDirectory: directory, databaseURL: databaseURL, teacherApproval: teacherApproval, logLevel: .error
     )

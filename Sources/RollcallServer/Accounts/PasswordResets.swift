@@ -1,0 +1,65 @@
+import Foundation
+import SQLKit
+
+/// Links to set a new password, and the audit of every reset: a link is single use, lives 30 minutes, and only its
+/// digest is stored.
+struct PasswordResets: Sendable {
+    let database: Database
+    static let lifetime: TimeInterval = 30 * 60
+
+    /// A new link token for `userID`, asked by `requestedBy` (an admin) or by the person (`nil`).
+    func issue(userID: Int64, requestedBy: Int64?, now: Date = Date()) async throws -> String {
+        let token = OpaqueToken.make()
+        try await database.write { sql in
+            try await sql.insert(into: "password_resets")
+                .columns("token_hash", "user_id", "requested_by", "expires_at", "created_at")
+                .values(
+                    SQLBind(OpaqueToken.digest(token)), SQLBind(userID), SQLBind(requestedBy),
+                    SQLBind(now.addingTimeInterval(Self.lifetime)), SQLBind(now)
+                ).run()
+        }
+        return token
+    }
+
+    /// Uses up a link, answering whose it was when it is known and unexpired; every other link of that person is
+    /// used up with it, so an older email cannot set the password again.
+    func redeem(token: String, now: Date = Date()) async throws -> Int64? {
+        let digest = OpaqueToken.digest(token)
+        return try await database.transaction { sql in
+            guard
+                let row = try await sql.select().columns("user_id", "expires_at").from("password_resets")
+                    .where("token_hash", .equal, digest).first()
+            else { return nil }
+            let userID = try row.decode(column: "user_id", as: Int64.self)
+            try await sql.delete(from: "password_resets").where("user_id", .equal, userID).run()
+            guard try row.decode(column: "expires_at", as: Date.self) > now else { return nil }
+            return userID
+        }
+    }
+
+    /// Records a change to a person's sign-in: `action` on `userID`, by `actor` (themselves when they used a link).
+    func audit(userID: Int64, action: String, actor: User, now: Date = Date()) async throws {
+        try await database.write { sql in
+            try await sql.insert(into: "account_audit").columns("user_id", "action", "actor_id", "actor_name", "at")
+                .values(SQLBind(userID), SQLBind(action), SQLBind(actor.id), SQLBind(actor.name), SQLBind(now)).run()
+        }
+    }
+
+    /// One audit entry.
+    struct AuditEntry: Codable, Sendable, Equatable {
+        var id: Int64
+        var userId: Int64
+        var action: String
+        var actorId: Int64?
+        var actorName: String
+        var at: Date
+    }
+
+    /// The newest entries first.
+    func auditEntries(limit: Int = 50) async throws -> [AuditEntry] {
+        try await database.read { sql in
+            try await sql.select().column("*").from("account_audit").orderBy("id", .descending).limit(limit)
+                .all(decoding: AuditEntry.self, with: .rollcall)
+        }
+    }
+}
