@@ -209,11 +209,15 @@ class Certificate:
         self.spki_hash = base64.b64encode(hashlib.sha256(spki).digest()).decode()
 
 
-def wait_for(browser, css, timeout=15):
+# Generous: CI shares two cores with other work, and a page after a bcrypt hash can take seconds there.
+PAGE_WAIT = 40
+
+
+def wait_for(browser, css, timeout=PAGE_WAIT):
     return WebDriverWait(browser, timeout).until(expected_conditions.visibility_of_element_located((By.CSS_SELECTOR, css)))
 
 
-def wait_for_path(browser, prefix, timeout=15):
+def wait_for_path(browser, prefix, timeout=PAGE_WAIT):
     WebDriverWait(browser, timeout).until(lambda b: b.current_url.split("localhost:")[1].split("/", 1)[1].startswith(prefix.lstrip("/")))
 
 
