@@ -146,15 +146,15 @@ struct PhoneSignInTests {
     @Test func a_second_code_within_thirty_seconds_is_refused_saying_when_for_any_number() async throws {
         try await withServer(configure: { $0.defaultRegion = "GB" }) { api in
             let pat = try await api.register("Pat Patient")
-            let first = try await api.call(.post, "/api/v1/me/phone", as: pat, json: ["phone": "+447700900128"])
-            #expect(first.int("nextCodeIn") == 30)
-            for phone in ["+447700900128", "+447700900998"] {
-                if phone != "+447700900128" {
-                    #expect(
-                        try await api.call(.post, "/api/v1/auth/phone-code", json: ["phone": phone]).status == .accepted
-                    )
-                }
-                let soon = try await api.call(.post, "/api/v1/auth/phone-code", json: ["phone": phone])
+            let asks: [(path: String, phone: String, account: Account?)] = [
+                ("/api/v1/me/phone", "+447700900128", pat), ("/api/v1/auth/phone-code", "+447700900128", nil),
+                ("/api/v1/auth/phone-code", "+447700900998", nil),
+            ]
+            for ask in asks {
+                let first = try await api.call(.post, ask.path, as: ask.account, json: ["phone": ask.phone])
+                #expect(first.status == .accepted, "\(ask.path): \(first.text)")
+                #expect(first.int("nextCodeIn") == 30)
+                let soon = try await api.call(.post, ask.path, as: ask.account, json: ["phone": ask.phone])
                 #expect(soon.status == .tooManyRequests)
                 #expect(soon.errorCode == "too_many_attempts")
                 let wait = Int(soon.headers[.retryAfter] ?? "") ?? 0

@@ -51,12 +51,14 @@ struct PhoneController: Sendable {
     /// Applies the limits on texting `phone` from `address`: one code per 30 s (`phoneCodeInterval`) and five per hour
     /// per number, sixty
     /// per hour per address. Counted whether or not the number has an account, so the limits reveal nothing.
-    func admitCode(to phone: String, from address: String?) async throws {
+    func admitCode(to phone: String, for purpose: PhoneCodePurpose, from address: String?) async throws {
         try await counters.admit(
             .phoneCodeAddress, key: address ?? "-", under: Self.perAddress,
             refusal: "Too many codes were asked from this network. Try again in an hour.")
         let now = Date()
-        let wait: TimeInterval? = try await counters.update(.phoneCodeInterval, key: phone) { current in
+        // The wait is per purpose: confirming a number on the profile does not hold up signing in with it.
+        let wait: TimeInterval? = try await counters.update(.phoneCodeInterval, key: "\(purpose.rawValue) \(phone)") {
+            current in
             if let current, now.timeIntervalSince(current.last) < configuration.phoneCodeInterval {
                 return (current, configuration.phoneCodeInterval - now.timeIntervalSince(current.last))
             }
@@ -96,7 +98,7 @@ struct PhoneController: Sendable {
 
     @Sendable func sendSignInCode(_ request: Request, context: AppRequestContext) async throws -> Response {
         let phone = try phone(try await request.decodeJSON(as: CodeRequest.self, context: context).phone)
-        try await admitCode(to: phone, from: context.clientAddress)
+        try await admitCode(to: phone, for: .signIn, from: context.clientAddress)
         if let user = try await users.find(confirmedPhone: phone), !user.disabled, user.deletedAt == nil {
             let code = try await codes.issue(.signIn, phone: phone, userID: user.id)
             try await text(code, to: phone, purpose: .signIn)
@@ -140,7 +142,7 @@ struct PhoneController: Sendable {
         if let holder = try await users.find(confirmedPhone: phone), holder.id != user.id {
             throw AppError.conflict("phone_taken", "Another account has confirmed this number already.")
         }
-        try await admitCode(to: phone, from: context.clientAddress)
+        try await admitCode(to: phone, for: .confirm, from: context.clientAddress)
         let code = try await codes.issue(.confirm, phone: phone, userID: user.id)
         try await text(code, to: phone, purpose: .confirm)
         var answer = sent(phone)
