@@ -233,6 +233,25 @@ struct PhoneSignInTests {
         }
     }
 
+    @Test func the_profile_shows_the_number_and_whether_it_signs_in() async throws {
+        try await withServer(configure: Self.quick) { api in
+            let web = { (account: Account) async throws -> String in
+                try await api.call(.get, "/profile", as: account).text
+            }
+            let none = try await api.register("Noa None")
+            let empty = try await web(none)
+            #expect(empty.contains("Add your mobile number"))
+            #expect(!empty.contains("Remove this number"), "nothing to remove without a number")
+            let typed = try await api.register("Ty Typed")
+            _ = try await api.call(.patch, "/api/v1/me", as: typed, json: ["phone": "07700 900140"])
+            #expect(try await web(typed).contains("not confirmed"))
+            let proved = try await Self.confirmedAccount(api, "Pru Proved", phone: "07700 900141")
+            let page = try await web(proved)
+            #expect(page.contains("<strong>+447700900141</strong>"))
+            #expect(page.contains("you can sign in with it and a texted code"))
+        }
+    }
+
     @Test func a_national_number_needs_the_default_region() async throws {
         try await withServer { api in
             let nia = try await api.register("Nia National")

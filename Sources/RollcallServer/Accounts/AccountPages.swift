@@ -111,6 +111,8 @@ struct ProfilePage: PageModel {
     var name: String
     var email: String
     var phone: String
+    /// Stored, as templates see stored properties only: an empty string would count as present.
+    var hasPhone: Bool
     var phoneConfirmed: Bool
     var about: String
     var role: String
@@ -132,6 +134,7 @@ struct ProfilePage: PageModel {
         self.name = name
         self.email = email
         self.phone = phone
+        hasPhone = !phone.isEmpty
         self.phoneConfirmed = phoneConfirmed
         self.about = about
         self.role = role

@@ -61,7 +61,8 @@ struct WebhookCourier: Courier {
             timer.cancel()
             channel.close(promise: nil)
         }
-        var head = "POST \(path) HTTP/1.1\r\nHost: \(host)\r\nContent-Type: application/json\r\n"
+        let authority = url.port.map { "\(host):\($0)" } ?? host
+        var head = "POST \(path) HTTP/1.1\r\nHost: \(authority)\r\nContent-Type: application/json\r\n"
         head += "X-Rollcall-Secret: \(secret)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
         var buffer = channel.allocator.buffer(capacity: head.utf8.count + body.count)
         buffer.writeString(head)
