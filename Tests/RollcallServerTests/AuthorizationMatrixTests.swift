@@ -324,6 +324,18 @@ struct AuthorizationMatrixTests {
                     let token = try #require(mail.body.firstMatch(of: /token=([\w-]+)/)?.1)
                     return Call(json: ["token": String(token), "newPassword": "a new password"])
                 },
+                // The same answer for any number, with an account or without.
+                Row("POST /auth/phone-code", [202, 202, 202, 202, 202, 202]) { asker in
+                    Call(json: ["phone": "+44770090010\(Asker.allCases.firstIndex(of: asker)!)"])
+                },
+                Row("POST /auth/phone-session", [200, 200, 200, 200, 200, 200]) { asker in
+                    let phone = "+44770090020\(Asker.allCases.firstIndex(of: asker)!)"
+                    return Call(json: ["phone": phone, "code": try await api.phoneSignInCode("Pia \(asker)", phone)])
+                },
+                Row("POST /auth/phone-tokens", [201, 201, 201, 201, 201, 201]) { asker in
+                    let phone = "+44770090030\(Asker.allCases.firstIndex(of: asker)!)"
+                    return Call(json: ["phone": phone, "code": try await api.phoneSignInCode("Tom \(asker)", phone)])
+                },
                 Row("POST /auth/session", [200, 200, 200, 200, 200, 200], json: credentials),
                 // Without a cookie there is no session to end, and the answer is the same for everyone.
                 Row("DELETE /auth/session", [204, 204, 204, 204, 204, 204]),
@@ -338,6 +350,18 @@ struct AuthorizationMatrixTests {
                     "PUT /me/password", [401, 204, 204, 204, 204, 204],
                     json: ["currentPassword": API.password, "newPassword": API.password]),
                 Row("PUT /me/picture", [401, 204, 204, 204, 204, 204], raw: png, contentType: "image/png"),
+                Row("POST /me/phone", [401, 202, 202, 202, 202, 202]) { asker in
+                    Call(json: ["phone": "+44770090040\(Asker.allCases.firstIndex(of: asker)!)"])
+                },
+                Row("POST /me/phone/confirm", [401, 200, 200, 200, 200, 200]) { asker in
+                    let phone = "+44770090050\(Asker.allCases.firstIndex(of: asker)!)"
+                    guard let account = accounts[asker] else { return Call(json: ["phone": phone, "code": "123456"]) }
+                    try made(
+                        try await api.call(.post, "/api/v1/me/phone", as: account, json: ["phone": phone]), .accepted,
+                        "a confirmation code")
+                    return Call(json: ["phone": phone, "code": try await api.textedCode(to: phone)])
+                },
+                Row("DELETE /me/phone", [401, 204, 204, 204, 204, 204]),
                 Row("GET /users/{userID}/picture", [401, 200, 200, 200, 200, 200]),
                 Row("GET /courses", [401, 200, 200, 200, 200, 200]),
                 Row("POST /courses", [401, 403, 201, 403, 201, 201], json: ["name": "New course"]),

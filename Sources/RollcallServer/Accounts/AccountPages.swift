@@ -62,6 +62,7 @@ struct AccountPages: Sendable {
         let user = try context.requireUser()
         let page = ProfilePage(
             id: user.id, name: user.name, email: user.email, phone: user.phone ?? "", about: user.about,
+            phoneConfirmed: user.phone != nil && user.phoneConfirmedAt != nil,
             role: user.role.rawValue, studentNumber: user.studentNumber ?? "", hasPicture: user.pictureId != nil,
             verified: user.emailVerifiedAt != nil,
             reports: try await exposure.list(about: user.id).map { $0.createdAt.pageText },
@@ -110,6 +111,9 @@ struct ProfilePage: PageModel {
     var name: String
     var email: String
     var phone: String
+    /// Stored, as templates see stored properties only: an empty string would count as present.
+    var hasPhone: Bool
+    var phoneConfirmed: Bool
     var about: String
     var role: String
     var studentNumber: String
@@ -122,13 +126,16 @@ struct ProfilePage: PageModel {
     var deleteRule: String
 
     init(
-        id: Int64, name: String, email: String, phone: String, about: String, role: String, studentNumber: String,
+        id: Int64, name: String, email: String, phone: String, about: String, phoneConfirmed: Bool, role: String,
+        studentNumber: String,
         hasPicture: Bool, verified: Bool, reports: [String], refusal: DeletionRefusal?
     ) {
         self.id = id
         self.name = name
         self.email = email
         self.phone = phone
+        hasPhone = !phone.isEmpty
+        self.phoneConfirmed = phoneConfirmed
         self.about = about
         self.role = role
         self.studentNumber = studentNumber

@@ -16,6 +16,11 @@ enum AccountRoutes {
     static let passwordReset = APIPath.api("auth/password-reset")
     static let passwordResetCompletion = APIPath.api("auth/password-reset/complete")
     static let adminPasswordReset = APIPath.api("admin/users/:userID/password-reset")
+    static let phoneCode = APIPath.api("auth/phone-code")
+    static let phoneSession = APIPath.api("auth/phone-session")
+    static let phoneTokens = APIPath.api("auth/phone-tokens")
+    static let myPhone = APIPath.api("me/phone")
+    static let myPhoneConfirmation = APIPath.api("me/phone/confirm")
 }
 
 extension AccountRoutes {

@@ -210,7 +210,9 @@ struct AccountsController: Sendable {
         if let phone = input.phone {
             change.phone = .some(
                 try phone.nonBlankOrNil.map { raw in
-                    try check { () throws(RuleViolation) in try AccountRules.phone(raw) }
+                    try check { () throws(RuleViolation) in
+                        try PhoneNumber.normalized(raw, defaultRegion: configuration.defaultRegion)
+                    }
                 }
             )
         }

@@ -21,6 +21,8 @@ struct User: Codable, Sendable, Equatable {
     var healthOfficer: Bool
     /// When the person's account was deleted: the row stays, emptied, so that their attendance still counts.
     var deletedAt: Date?
+    /// When the person proved with a code that `phone` is theirs; only a confirmed number signs in.
+    var phoneConfirmedAt: Date? = nil
 
     /// Whether the person holds `role`, as their own or granted.
     func has(_ role: Role) -> Bool { role == self.role || (role == .healthOfficer && healthOfficer) }
@@ -50,10 +52,14 @@ extension User {
             disabled: try row.decode(column: "disabled", as: Bool.self),
             createdAt: try row.decode(column: "created_at", as: Date.self),
             healthOfficer: try row.decode(column: "health_officer", as: Bool.self),
-            deletedAt: try optional("deleted_at", Date.self)
+            deletedAt: try optional("deleted_at", Date.self),
+            phoneConfirmedAt: try optional("phone_confirmed_at", Date.self)
         )
     }
 }
+
+/// Another account has confirmed this phone number.
+struct PhoneTaken: Error {}
 
 /// What a new account starts with.
 struct NewUser: Sendable {
@@ -121,6 +127,43 @@ struct UserStore: Sendable {
         }
     }
 
+    /// The person who confirmed `phone` (E.164), who may sign in with it.
+    func find(confirmedPhone phone: String) async throws -> User? {
+        try await database.read { sql in
+            try await sql.select().column("*").from("users").where("phone", .equal, phone)
+                .where("phone_confirmed_at", .isNot, SQLLiteral.null).first(decoding: User.self, with: .rollcall)
+        }
+    }
+
+    /// Makes `phone` the person's confirmed number; throws `PhoneTaken` when another account confirmed it first.
+    func confirmPhone(id: Int64, phone: String, at now: Date = Date()) async throws {
+        defer { identities.forget(userID: id) }
+        do {
+            try await database.transaction { sql in
+                let holder = try await sql.select().column("id").from("users").where("phone", .equal, phone)
+                    .where("phone_confirmed_at", .isNot, SQLLiteral.null).where("id", .notEqual, id).first()
+                if holder != nil { throw PhoneTaken() }
+                try await sql.update("users").set("phone", to: phone).set("phone_confirmed_at", to: SQLBind(now))
+                    .where("id", .equal, id).run()
+            }
+        } catch  where database.isUniqueViolation(error, index: "users_confirmed_phone") {
+            throw PhoneTaken()
+        }
+        await database.announce(.user(id))
+    }
+
+    /// Removes the person's number, and with it signing in by phone.
+    func clearPhone(id: Int64) async throws {
+        defer { identities.forget(userID: id) }
+        try await database.write { sql in
+            try await sql.update("users").set("phone", to: SQLLiteral.null).set(
+                "phone_confirmed_at", to: SQLLiteral.null
+            )
+            .where("id", .equal, id).run()
+        }
+        await database.announce(.user(id))
+    }
+
     func find(studentNumber: String) async throws -> User? {
         try await database.read { sql in
             try await sql.select().column("*").from("users").where("student_number", .equal, studentNumber)
@@ -159,6 +202,13 @@ struct UserStore: Sendable {
                 changed = true
             }
             if let phone = change.phone {
+                // A number typed into the profile is not confirmed: it signs in only after a code proves it.
+                try await sql.raw(
+                    """
+                    UPDATE users SET phone_confirmed_at = NULL
+                    WHERE id = \(bind: id) AND (phone IS NULL OR phone <> \(bind: phone ?? ""))
+                    """
+                ).run()
                 update = update.set("phone", to: phone)
                 changed = true
             }

@@ -9,6 +9,8 @@ struct UserView: Codable, Sendable, Equatable {
     var role: Role
     var studentNumber: String?
     var phone: String?
+    /// Whether a code proved the phone number, so that it signs in.
+    var phoneConfirmed: Bool
     var about: String
     var emailVerified: Bool
     var approved: Bool
@@ -25,6 +27,7 @@ struct UserView: Codable, Sendable, Equatable {
         role = user.role
         studentNumber = user.studentNumber
         phone = user.phone
+        phoneConfirmed = user.phone != nil && user.phoneConfirmedAt != nil
         about = user.about
         emailVerified = user.emailVerifiedAt != nil
         approved = user.approved

@@ -85,7 +85,8 @@ func serverBuilder(_ configuration: Configuration, router: Router<AppRequestCont
     }
 }
 
-/// The couriers of the configured providers, by channel: SMTP for email when a mail server is set.
+/// The couriers of the configured providers, by channel: SMTP for email when a mail server is set, a webhook for SMS
+/// when a gateway is.
 func configuredCouriers(_ configuration: Configuration) -> [MessageChannel: any Courier] {
     var couriers: [MessageChannel: any Courier] = [:]
     if let server = configuration.mailServer, let from = configuration.mailFrom {
@@ -94,6 +95,9 @@ func configuredCouriers(_ configuration: Configuration) -> [MessageChannel: any 
             localName: URL(string: configuration.publicURL)?.host ?? "rollcall.invalid",
             timeout: configuration.smtpTimeout)
         couriers[.email] = MailCourier(client: client, from: from)
+    }
+    if let url = configuration.smsWebhook, let secret = configuration.smsWebhookSecret {
+        couriers[.sms] = WebhookCourier(url: url, secret: secret)
     }
     return couriers
 }
@@ -164,6 +168,10 @@ func buildRouter(
     PasswordResetController(
         users: users, tokens: tokens, resets: PasswordResets(database: database),
         passwords: PasswordHasher(cost: passwordCost), mail: outbox, counters: counters, configuration: configuration
+    ).addRoutes(to: router)
+    PhoneController(
+        users: users, codes: PhoneCodes(database: database, keys: ServerKeys(database: database)), signIns: signIns,
+        texts: outbox, counters: counters, configuration: configuration
     ).addRoutes(to: router)
     AccountPages(pages: pages, exposure: exposure, personal: personal).addRoutes(to: router)
     PasskeysController(

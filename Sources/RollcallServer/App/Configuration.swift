@@ -46,12 +46,20 @@ public struct Configuration: Sendable {
     /// A PEM file of certificates the SMTP server's may be signed by, for a school's own authority
     /// (`ROLLCALL_SMTP_CA_FILE`); the system's otherwise.
     public var mailTrustFile: String?
+    /// The country of phone numbers written without `+` (`ROLLCALL_DEFAULT_REGION`, such as GB).
+    public var defaultRegion: String?
+    /// Where text messages are posted as JSON (`ROLLCALL_SMS_WEBHOOK_URL`); without it, they stay in the outbox.
+    public var smsWebhook: URL?
+    /// Sent in the `X-Rollcall-Secret` header of every post, for the gateway to check (`ROLLCALL_SMS_WEBHOOK_SECRET`).
+    public var smsWebhookSecret: String?
     /// The school's name in every letter (`ROLLCALL_SCHOOL_NAME`).
     public var schoolName: String = "Rollcall"
     /// Waits between attempts at a message whose delivery failed.
     var mailRetry = RetryPolicy()
     /// How often the delivery reads the queue when nothing wakes it.
     var mailPoll: Duration = .seconds(5)
+    /// Seconds between two texted codes to one number.
+    var phoneCodeInterval: TimeInterval = 30
     /// How long the SMTP server may take to answer each command.
     var smtpTimeout: TimeAmount = .seconds(30)
 
@@ -174,6 +182,30 @@ public struct Configuration: Sendable {
                 variable: "ROLLCALL_MAIL_FROM",
                 problem: "must name the sender of Rollcall's email when ROLLCALL_SMTP_URL is set")
         }
+        let defaultRegion = try value("ROLLCALL_DEFAULT_REGION").map { text in
+            guard PhoneNumber.regions[text.uppercased()] != nil else {
+                throw ConfigurationError(
+                    variable: "ROLLCALL_DEFAULT_REGION",
+                    problem:
+                        "must be one of \(PhoneNumber.regions.keys.sorted().joined(separator: ", ")), got “\(text)”")
+            }
+            return text.uppercased()
+        }
+        let smsWebhook = try value("ROLLCALL_SMS_WEBHOOK_URL").map { text in
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+                scheme == "https" || scheme == "http", url.host != nil
+            else {
+                throw ConfigurationError(
+                    variable: "ROLLCALL_SMS_WEBHOOK_URL", problem: "must be a URL such as https://sms.school.edu/send")
+            }
+            return url
+        }
+        let smsWebhookSecret = value("ROLLCALL_SMS_WEBHOOK_SECRET")
+        if smsWebhook != nil, (smsWebhookSecret ?? "").count < 16 {
+            throw ConfigurationError(
+                variable: "ROLLCALL_SMS_WEBHOOK_SECRET",
+                problem: "must be at least 16 characters when ROLLCALL_SMS_WEBHOOK_URL is set: the gateway checks it")
+        }
         let mailTrustFile = value("ROLLCALL_SMTP_CA_FILE")
         if let mailTrustFile, !FileManager.default.isReadableFile(atPath: mailTrustFile) {
             throw ConfigurationError(
@@ -198,6 +230,9 @@ public struct Configuration: Sendable {
         configuration.mailServer = mailServer
         configuration.mailFrom = mailFrom
         configuration.mailTrustFile = mailTrustFile
+        configuration.defaultRegion = defaultRegion
+        configuration.smsWebhook = smsWebhook
+        configuration.smsWebhookSecret = smsWebhookSecret
         if let school = value("ROLLCALL_SCHOOL_NAME") { configuration.schoolName = MailHeader.singleLine(school) }
         return configuration
     }

@@ -18,6 +18,10 @@ struct AttemptCounters: Sendable {
         case passkeyOptions = "passkey_options"
         case passwordResetAddress = "password_reset_address"
         case passwordResetEmail = "password_reset_email"
+        case phoneCodeInterval = "phone_code_interval"
+        case phoneCodeNumber = "phone_code_number"
+        case phoneCodeAddress = "phone_code_address"
+        case phoneCodeCheck = "phone_code_check"
     }
 
     /// A counter as stored.

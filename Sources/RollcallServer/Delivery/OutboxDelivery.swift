@@ -5,7 +5,7 @@ import ServiceLifecycle
 
 /// Hands one stored message to the world: an SMTP server, an SMS gateway.
 protocol Courier: Sendable {
-    /// Delivers `message` or throws; an `SMTPFailure` that is permanent is not tried again.
+    /// Delivers `message` or throws; an `DeliveryFailure` that is permanent is not tried again.
     func deliver(_ message: OutboxMessage) async throws
 }
 
@@ -70,7 +70,7 @@ struct OutboxDelivery: Service {
             try await queue.markSent(id: message.id)
             logger.info("delivered \(message.channel) \(message.id) to \(message.recipient)")
         } catch {
-            let permanent = (error as? SMTPFailure)?.permanent ?? false
+            let permanent = (error as? DeliveryFailure)?.permanent ?? false
             let wait = permanent ? nil : retry.wait(after: message.attempts)
             logger.warning(
                 "delivering \(message.channel) \(message.id) to \(message.recipient) failed (attempt \(message.attempts))\(wait == nil ? ", given up" : ""): \(error)"

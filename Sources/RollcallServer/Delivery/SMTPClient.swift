@@ -5,8 +5,8 @@ import NIOPosix
 import NIOSSL
 import RollcallCore
 
-/// Why a message could not be handed to the mail server.
-struct SMTPFailure: Error, CustomStringConvertible {
+/// Why a message could not be handed to the mail server or the SMS gateway.
+struct DeliveryFailure: Error, CustomStringConvertible {
     /// The server refused the message itself (a 5xx answer to MAIL, RCPT or DATA): trying again cannot help.
     var permanent: Bool
     var description: String
@@ -22,7 +22,7 @@ struct SMTPClient: Sendable {
     var localName: String = "rollcall.invalid"
     var timeout: TimeAmount = .seconds(30)
 
-    /// Hands `data` (a rendered message) over for `recipient`, from `sender`; throws `SMTPFailure`.
+    /// Hands `data` (a rendered message) over for `recipient`, from `sender`; throws `DeliveryFailure`.
     func send(from sender: String, to recipient: String, data: String) async throws {
         let tls = try makeTLSContext()
         let (replies, continuation) = AsyncThrowingStream<SMTPReply, any Error>.makeStream()
@@ -43,7 +43,7 @@ struct SMTPClient: Sendable {
                 }
                 .connect(host: server.host, port: server.port).get()
         } catch {
-            throw SMTPFailure(
+            throw DeliveryFailure(
                 permanent: false, description: "cannot connect to \(server.host):\(server.port): \(error)")
         }
         let conversation = SMTPConversation(channel: channel, replies: replies.makeAsyncIterator(), timeout: timeout)
@@ -65,7 +65,7 @@ struct SMTPClient: Sendable {
         var capabilities = try await smtp.expect("EHLO \(localName)", 250, "EHLO").lines
         if server.security == .startTLS {
             guard capabilities.contains(where: { $0.uppercased() == "STARTTLS" }) else {
-                throw SMTPFailure(permanent: false, description: "the server does not offer STARTTLS")
+                throw DeliveryFailure(permanent: false, description: "the server does not offer STARTTLS")
             }
             try await smtp.expect("STARTTLS", 220, "STARTTLS")
             try await smtp.startTLS(context: tls, hostname: hostname)
@@ -84,7 +84,8 @@ struct SMTPClient: Sendable {
                 try await smtp.expect(Data(username.utf8).base64EncodedString(), 334, "AUTH LOGIN user name")
                 try await smtp.expect(Data(password.utf8).base64EncodedString(), 235, "AUTH LOGIN password")
             } else {
-                throw SMTPFailure(permanent: false, description: "the server offers neither AUTH PLAIN nor AUTH LOGIN")
+                throw DeliveryFailure(
+                    permanent: false, description: "the server offers neither AUTH PLAIN nor AUTH LOGIN")
             }
         }
         try await smtp.expect("MAIL FROM:<\(sender)>", 250, "MAIL FROM", refusalIsPermanent: true)
@@ -152,16 +153,16 @@ final class SMTPConversation: @unchecked Sendable {
             reply = try await replies.next()
         } catch {
             if timedOut.withLockedValue({ $0 }) {
-                throw SMTPFailure(permanent: false, description: "no answer to \(step) within \(timeout)")
+                throw DeliveryFailure(permanent: false, description: "no answer to \(step) within \(timeout)")
             }
-            throw SMTPFailure(permanent: false, description: "the connection failed during \(step): \(error)")
+            throw DeliveryFailure(permanent: false, description: "the connection failed during \(step): \(error)")
         }
         guard let reply else {
             let reason = timedOut.withLockedValue({ $0 }) ? "no answer within \(timeout)" : "the server hung up"
-            throw SMTPFailure(permanent: false, description: "\(reason) during \(step)")
+            throw DeliveryFailure(permanent: false, description: "\(reason) during \(step)")
         }
         guard reply.code == code || also.contains(reply.code) else {
-            throw SMTPFailure(
+            throw DeliveryFailure(
                 permanent: refusalIsPermanent && (500..<600).contains(reply.code),
                 description: "\(step) refused: \(reply.code) \(reply.lines.joined(separator: " "))")
         }
@@ -199,7 +200,7 @@ final class SMTPReplyReader: ChannelInboundHandler {
             if line.last == UInt8(ascii: "\r") { line.removeLast() }
             let text = String(decoding: line, as: UTF8.self)
             guard text.count >= 3, let code = Int(text.prefix(3)) else {
-                continuation.finish(throwing: SMTPFailure(permanent: false, description: "not SMTP: \(text)"))
+                continuation.finish(throwing: DeliveryFailure(permanent: false, description: "not SMTP: \(text)"))
                 return
             }
             lines.append(String(text.dropFirst(4)))
@@ -209,7 +210,7 @@ final class SMTPReplyReader: ChannelInboundHandler {
             }
         }
         if pending.count > 64 * 1024 {
-            continuation.finish(throwing: SMTPFailure(permanent: false, description: "a reply line is too long"))
+            continuation.finish(throwing: DeliveryFailure(permanent: false, description: "a reply line is too long"))
             context.close(promise: nil)
         }
     }

@@ -195,7 +195,7 @@ struct PersonalData: Sendable {
             let id = user.id
             for (table, column) in [
                 ("access_tokens", "user_id"), ("email_verifications", "user_id"), ("password_resets", "user_id"),
-                ("passkey_challenges", "user_id"),
+                ("phone_codes", "user_id"), ("passkey_challenges", "user_id"),
                 ("passkey_verifications", "user_id"), ("passkeys", "user_id"), ("check_in_evidence", "student_id"),
                 ("device_bindings", "student_id"), ("flags", "student_id"), ("enrollments", "student_id"),
             ] {
@@ -223,7 +223,8 @@ struct PersonalData: Sendable {
             try await sql.update("users")
                 .set("name", to: "Deleted person").set("email", to: "deleted-\(id)@deleted.invalid")
                 .set("password_hash", to: "").set("student_number", to: SQLLiteral.null)
-                .set("phone", to: SQLLiteral.null).set("about", to: "").set("picture_id", to: SQLLiteral.null)
+                .set("phone", to: SQLLiteral.null).set("phone_confirmed_at", to: SQLLiteral.null).set("about", to: "")
+                .set("picture_id", to: SQLLiteral.null)
                 .set("email_verified_at", to: SQLLiteral.null).set("approved", to: false).set("disabled", to: true)
                 .set("health_officer", to: false).set("deleted_at", to: SQLBind(now))
                 .where("id", .equal, id).run()

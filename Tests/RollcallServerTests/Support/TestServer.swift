@@ -148,6 +148,24 @@ struct API: Sendable {
         }
     }
 
+    /// The code of the newest text message to `phone`.
+    func textedCode(to phone: String) async throws -> String {
+        let text = try #require(
+            try await outbox().first { $0.channel == "sms" && $0.recipient == phone }, "a text message to \(phone)")
+        return String(try #require(text.body.firstMatch(of: /^(\d{6}) is your/)?.1, "a code in “\(text.body)”"))
+    }
+
+    /// Registers `name` with `phone` confirmed (straight in the database), asks for a sign-in code, and answers it.
+    func phoneSignInCode(_ name: String, _ phone: String) async throws -> String {
+        let account = try await register(name)
+        try await Database.sqlite(path: databasePath, logger: .init(label: "test")).closing { database in
+            try await UserStore(database: database).confirmPhone(id: account.id, phone: phone)
+        }
+        let asked = try await call(.post, "/api/v1/auth/phone-code", json: ["phone": phone])
+        #expect(asked.status == .accepted, "\(asked.text)")
+        return try await textedCode(to: phone)
+    }
+
     /// Messages in the outbox, newest first, read from the database.
     func outbox() async throws -> [OutboxMessage] {
         let database = try Database.sqlite(path: databasePath, logger: .init(label: "test"))

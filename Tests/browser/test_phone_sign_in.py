@@ -1,0 +1,94 @@
+"""A student confirms a phone number on the profile and signs in with it and a texted code (read from the outbox)."""
+
+import shutil
+import subprocess
+import tempfile
+import time
+import urllib.parse
+
+import pytest
+from selenium.webdriver.common.by import By
+
+from conftest import Server, server_binary, wait_for, wait_for_path
+
+PASSWORD = "a long enough password"
+
+
+@pytest.fixture
+def gb_server():
+    data_dir = tempfile.mkdtemp(prefix="rollcall-browser-")
+    running = Server(data_dir, env={"ROLLCALL_DEFAULT_REGION": "GB"})
+    yield running
+    running.stop()
+    shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def admin_token(server):
+    subprocess.run(
+        [str(server_binary()), "create-admin", "--data-dir", server.data_dir, "--name", "Ada Admin",
+         "--email", "ada@school.test", "--password", PASSWORD],
+        check=True, capture_output=True,
+    )
+    status, body = server.api("POST", "/api/v1/auth/tokens", {"email": "ada@school.test", "password": PASSWORD})
+    assert status == 201
+    return body["token"]
+
+
+def texted_code(server, token, phone, after=0, seconds=30):
+    """The code of the newest text to `phone` with an id above `after`, from the admin's outbox; and that id."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        status, body = server.api(
+            "GET", f"/api/v1/admin/outbox?recipient={urllib.parse.quote(phone)}", token=token)
+        assert status == 200
+        texts = [m for m in body["messages"] if m["channel"] == "sms" and m["id"] > after]
+        if texts:
+            return texts[0]["body"][:6], texts[0]["id"]
+        time.sleep(0.1)
+    pytest.fail(f"no text message to {phone} in the outbox")
+
+
+def test_a_confirmed_phone_signs_in_with_a_texted_code(gb_server, browsers):
+    server = gb_server
+    token = admin_token(server)
+    status, _ = server.api(
+        "POST", "/api/v1/auth/register", {"name": "Pia Phone", "email": "pia@school.test", "password": PASSWORD})
+    assert status == 201
+
+    browser = browsers()
+    browser.get(f"{server.url}/sign-in?next=/profile")
+    form = wait_for(browser, "#sign-in-form")
+    form.find_element(By.NAME, "email").send_keys("pia@school.test")
+    form.find_element(By.NAME, "password").send_keys(PASSWORD)
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait_for_path(browser, "/profile")
+
+    ask = wait_for(browser, "#phone-add-form")
+    ask.find_element(By.NAME, "phone").send_keys("07700 900123")
+    ask.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    check = wait_for(browser, "#phone-confirm-form")
+    assert "+447700900123" in check.find_element(By.CSS_SELECTOR, ".phone-sent").text
+    code, last = texted_code(server, token, "+447700900123")
+    check.find_element(By.NAME, "code").send_keys(code)
+    check.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    number = wait_for(browser, "#phone-number")
+    assert "+447700900123" in number.text and "sign in with it" in number.text
+
+    browser.delete_all_cookies()
+    browser.get(f"{server.url}/sign-in")
+    ask = wait_for(browser, "#phone-code-form")
+    ask.find_element(By.NAME, "phone").send_keys("07700 900123")
+    ask.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    check = wait_for(browser, "#phone-check-form")
+    assert "5 minutes" in check.find_element(By.CSS_SELECTOR, ".phone-sent").text
+    code, _ = texted_code(server, token, "+447700900123", after=last)
+
+    wrong = "000000" if code != "000000" else "111111"
+    field = check.find_element(By.NAME, "code")
+    field.send_keys(wrong)
+    check.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    assert "wrong" in wait_for(browser, "#phone-check-form .form-error").text
+    field.clear()
+    field.send_keys(code)
+    check.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait_for_path(browser, "/courses")
