@@ -424,7 +424,7 @@ enum Migrations {
             ]
         ),
         Step(
-            name: "017_phone_sign_in",
+            name: "022_phone_sign_in",
             statements: [
                 // Only a number proved by a code signs in, and one person at most has proved each number.
                 "ALTER TABLE users ADD COLUMN phone_confirmed_at {time}",
