@@ -111,6 +111,39 @@ public final class SignInModel {
         }
     }
 
+    /// The confirmed phone number, for signing in with a texted code instead.
+    public var phone = ""
+    public var code = ""
+    /// Whether a code was asked for, so that the screen shows the field to type it.
+    public private(set) var codeSent = false
+
+    /// Asks the server to text a sign-in code to `phone`; the answer is the same for any number.
+    public func sendCode() async {
+        guard state != .signingIn, !phone.trimmingCharacters(in: .whitespaces).isEmpty else { return }
+        state = .signingIn
+        do {
+            try await server.sendSignInCode(phone: phone)
+            codeSent = true
+            state = .editing
+        } catch {
+            state = .failed(Problem(RollcallError.wrapping(error)))
+        }
+    }
+
+    /// Signs in with the phone number and the code texted to it.
+    public func signInWithCode() async {
+        guard state != .signingIn, codeSent, !code.isEmpty else { return }
+        state = .signingIn
+        do {
+            let (signedIn, user) = try await server.signIn(phone: phone, code: code)
+            code = ""
+            rollcall = signedIn
+            state = .signedIn(user)
+        } catch {
+            state = .failed(Problem(RollcallError.wrapping(error)))
+        }
+    }
+
     /// Back to editing after a failure, keeping what was typed.
     public func edit() {
         if case .failed = state { state = .editing }

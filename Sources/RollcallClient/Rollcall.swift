@@ -111,6 +111,21 @@ extension Rollcall {
         return (signedIn(with: answer.token), answer.user)
     }
 
+    /// Asks the server to text a sign-in code to `phone`; the answer is the same whether or not the number belongs to
+    /// an account, so nothing here says whether a text went out.
+    public func sendSignInCode(phone: String) async throws {
+        _ = try await perform { try await api.sendPhoneSignInCode(body: .json(.init(phone: phone))).accepted }
+    }
+
+    /// Signs in with a confirmed phone number and the code texted to it.
+    public func signIn(phone: String, code: String) async throws -> (rollcall: Rollcall, user: User) {
+        let answer = try await perform {
+            try await api.createAccessTokenWithPhoneCode(body: .json(.init(phone: phone, code: code))).created.body
+                .json
+        }
+        return (signedIn(with: answer.token), answer.user)
+    }
+
     /// Signs in with a passkey: `answer` signs the server's challenge with one of this site's passkeys on the device
     /// (user verification required; the assertion must carry its `userHandle`).
     public func signIn(

@@ -46,6 +46,36 @@ struct AppModelTests {
         #expect(model.state == .signedIn(try await api.rollcall(student).me()))
     }
 
+    @Test func signing_in_with_a_texted_code() async throws {
+        try await withServer(setup: .live) { api in try await Self.signing_in_with_a_texted_code(api) }
+    }
+
+    static func signing_in_with_a_texted_code(_ api: API) async throws {
+        let student = try await api.register("Pia Phone")
+        let asked = try await api.call(.post, "/api/v1/me/phone", as: student, json: ["phone": "+447700900777"])
+        #expect(asked.status == .accepted, "\(asked.text)")
+        let confirmed = try await api.call(
+            .post, "/api/v1/me/phone/confirm", as: student,
+            json: ["phone": "+447700900777", "code": try await api.textedCode(to: "+447700900777")])
+        #expect(confirmed.status == .ok, "\(confirmed.text)")
+        let model = SignInModel(server: try api.rollcall())
+        model.phone = "+44 7700 900777"
+        model.code = "123456"
+        await model.signInWithCode()
+        #expect(model.state == .editing && !model.codeSent, "no code asked for yet: nothing is sent")
+        await model.sendCode()
+        #expect(model.codeSent && model.state == .editing, "\(model.state)")
+        let texted = try await api.textedCode(to: "+447700900777")
+        model.code = texted == "000000" ? "111111" : "000000"
+        await model.signInWithCode()
+        #expect(model.state.problem?.code == "invalid_code", "\(model.state)")
+        model.edit()
+        model.code = texted
+        await model.signInWithCode()
+        #expect(model.state == .signedIn(try await api.rollcall(student).me()))
+        #expect(model.code.isEmpty && model.rollcall?.token != nil)
+    }
+
     @Test func joining_and_listing_courses() async throws {
         try await withServer(setup: .live) { api in try await Self.joining_and_listing_courses(api) }
     }

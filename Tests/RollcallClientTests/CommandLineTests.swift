@@ -3,6 +3,8 @@ import QRCode
 import RollcallClient
 import Testing
 
+@testable import RollcallServer
+
 /// The `rollcall` binary as a teacher uses it, against a real server: golden `--json` output, the exit statuses,
 /// the saved sign-in, a 2,000-row roster import's progress, the live room and the projector.
 @Suite("rollcall command line", .serialized, .timeLimit(.minutes(3)))
@@ -200,5 +202,43 @@ struct CommandLineTests {
 
     static func modules(_ code: QRCode) -> [[Bool]] {
         (0..<code.size).map { y in (0..<code.size).map { x in code[x, y] } }
+    }
+
+    @Test func a_student_signs_in_with_a_code_texted_to_their_phone() async throws {
+        try await withServer(setup: .live) { api in
+            let cli = CommandLineRun()
+            defer { cli.remove() }
+            let server = try api.serverURL().absoluteString
+            let student = try await api.register("Pia Phone")
+            let asked = try await api.call(.post, "/api/v1/me/phone", as: student, json: ["phone": "+44 7700 900555"])
+            #expect(asked.status == .accepted, "\(asked.text)")
+            let confirmed = try await api.call(
+                .post, "/api/v1/me/phone/confirm", as: student,
+                json: ["phone": "+447700900555", "code": try await api.textedCode(to: "+447700900555")])
+            #expect(confirmed.status == .ok, "\(confirmed.text)")
+
+            // The command asks the server to text a code, then reads it: typed here once the text is in the outbox.
+            let (running, keyboard) = try cli.startTyping(["login", server, "--phone", "+44 7700 900555"])
+            var code: String?
+            let deadline = Date().addingTimeInterval(60)
+            while code == nil, Date() < deadline {
+                let texts = try await api.outbox().filter { $0.channel == "sms" && $0.recipient == "+447700900555" }
+                if texts.count == 2 { code = texts.first?.body.firstMatch(of: /^(\d{6}) is your/).map { String($0.1) } }
+                if code == nil { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            keyboard.write(Data((try #require(code) + "\n").utf8))
+            try keyboard.close()
+            let ended = try await running.ended()
+            #expect(ended.status == 0, "\(ended)")
+            #expect(ended.output == "Signed in to \(server) as Pia Phone (student).\n")
+            let courses = try await cli.run("courses", "--json")
+            #expect(courses.status == 0, "the saved sign-in works: \(courses)")
+
+            // A wrong code is refused in a sentence, with the refused status.
+            let wrong = try await cli.run("login", server, "--phone", "+44 7700 900555", input: "000000\n")
+            #expect(wrong.status == 1 && wrong.errors.hasPrefix("rollcall: "), "\(wrong)")
+            let both = try await cli.run("login", server, "--phone", "+44 7700 900555", "--email", "x@school.test")
+            #expect(both.status == 2, "\(both)")
+        }
     }
 }

@@ -15,13 +15,16 @@ struct Login: AsyncParsableCommand {
         discussion: """
             The token is kept in $ROLLCALL_CONFIG_DIR, else $XDG_CONFIG_HOME/rollcall, else ~/.config/rollcall \
             (login.json, readable by you only). The password is asked for without echo, or read from standard \
-            input with --password-stdin.
+            input with --password-stdin. With --phone instead of --email, the server texts a code to your \
+            confirmed phone and the code is asked for, or read from standard input.
             """
     )
     @Argument(help: "The server's address, such as https://rollcall.school.edu.")
     var url: String
     @Option(help: "Your email address.")
-    var email: String
+    var email: String?
+    @Option(help: "Your confirmed phone number, to sign in with a texted code instead of a password.")
+    var phone: String?
     @Flag(help: "Read the password from the first line of standard input instead of asking for it.")
     var passwordStdin = false
     @Flag(help: "Print JSON for scripts instead of text for people.")
@@ -41,12 +44,24 @@ struct Login: AsyncParsableCommand {
             throw ValidationError(
                 "The address must be an http:// or https:// URL, such as https://rollcall.school.edu.")
         }
+        guard (email == nil) != (phone == nil) else {
+            throw ValidationError("Give --email (and a password) or --phone (and a texted code), one of them.")
+        }
     }
 
     func run() async throws {
         let server = serverURL!
-        let password = try readPassword()
-        let (signedIn, user) = try await Rollcall(serverURL: server).signIn(email: email, password: password)
+        let signedIn: Rollcall
+        let user: User
+        if let phone {
+            let client = Rollcall(serverURL: server)
+            try await client.sendSignInCode(phone: phone)
+            (signedIn, user) = try await client.signIn(
+                phone: phone, code: try readLine(prompt: "Code texted to \(phone): "))
+        } else {
+            (signedIn, user) = try await Rollcall(serverURL: server).signIn(
+                email: email ?? "", password: try readPassword())
+        }
         try SavedLogin(server: server.absoluteString, token: signedIn.token ?? "", email: user.email, name: user.name)
             .save()
         if json {
@@ -56,6 +71,15 @@ struct Login: AsyncParsableCommand {
         }
     }
 
+    /// A code from standard input, after a prompt when a person is typing.
+    func readLine(prompt: String) throws -> String {
+        if Terminal.inputIsTerminal && !passwordStdin { FileHandle.standardError.write(Data(prompt.utf8)) }
+        guard let line = Swift.readLine(strippingNewline: true), !line.isEmpty else {
+            throw CommandFailure(status: .usage, message: "No code on standard input.")
+        }
+        return line
+    }
+
     func readPassword() throws -> String {
         if passwordStdin || !Terminal.inputIsTerminal {
             guard let line = Swift.readLine(strippingNewline: true), !line.isEmpty else {
@@ -63,7 +87,7 @@ struct Login: AsyncParsableCommand {
             }
             return line
         }
-        guard let typed = getpass("Password for \(email): ") else {
+        guard let typed = getpass("Password for \(email ?? ""): ") else {
             throw CommandFailure(status: .usage, message: "No password was typed.")
         }
         return String(cString: typed)

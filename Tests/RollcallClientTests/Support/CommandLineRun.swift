@@ -68,6 +68,15 @@ struct CommandLineRun: Sendable {
 
     /// Starts `rollcall arguments…` with `input` on its standard input.
     func start(_ arguments: [String], input: String = "") throws -> Running {
+        let (running, stdin) = try startTyping(arguments)
+        stdin.write(Data(input.utf8))
+        try stdin.close()
+        return running
+    }
+
+    /// Starts `rollcall arguments…` with its standard input open, for what the test types once it knows it (a code
+    /// texted meanwhile); the caller closes it.
+    func startTyping(_ arguments: [String]) throws -> (Running, FileHandle) {
         let directory = FileManager.default.temporaryDirectory
         let outputFile = directory.appendingPathComponent("rollcall-out-\(UUID().uuidString)").path
         let errorFile = directory.appendingPathComponent("rollcall-err-\(UUID().uuidString)").path
@@ -91,9 +100,7 @@ struct CommandLineRun: Sendable {
             exited.finish()
         }
         try process.run()
-        inputPipe.fileHandleForWriting.write(Data(input.utf8))
-        try inputPipe.fileHandleForWriting.close()
-        return running
+        return (running, inputPipe.fileHandleForWriting)
     }
 
     /// Runs `rollcall arguments…` to its end.
