@@ -33,9 +33,7 @@ struct RecordPages: Sendable {
                 id: student.id, name: student.name, studentNumber: student.studentNumber ?? "",
                 cells: records.sessions.map { session in
                     let status = records.countedStatus(session: session, studentID: student.id)
-                    return GridPage.Cell(
-                        status: status?.rawValue ?? "none", letter: status.map(Self.letter) ?? "",
-                        title: "\(student.name) · \(session.title): \(status?.rawValue ?? "does not count yet")")
+                    return GridPage.Cell(status: status?.rawValue ?? "none", letter: status.map(Self.letter) ?? "")
                 },
                 attendance: percent(figures.attendance.percentage), grade: percent(figures.attendance.grade),
                 quizzes: percent(figures.quizzes.percentage), courseGrade: percent(figures.courseGrade))
@@ -108,7 +106,6 @@ struct GridPage: PageModel {
         /// `present`, `late`, `excused`, `absent`, or `none` while the session does not count for the student.
         var status: String
         var letter: String
-        var title: String
     }
     struct Row: Sendable {
         var id: Int64
