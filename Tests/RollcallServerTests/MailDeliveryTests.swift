@@ -214,6 +214,14 @@ struct MailDeliveryTests {
         }
     }
 
+    @Test func failed_attempts_wait_twice_as_long_each_time_up_to_an_hour_and_stop_after_twelve() {
+        let retry = RetryPolicy()
+        #expect((1...6).map { retry.wait(after: $0) } == [30, 60, 120, 240, 480, 960])
+        #expect(retry.wait(after: 8) == 3600)
+        #expect(retry.wait(after: 11) == 3600)
+        #expect(retry.wait(after: 12) == nil, "the twelfth failure is the last")
+    }
+
     @Test func without_a_mail_server_messages_stay_in_the_outbox_as_stored() async throws {
         try await withServer { api in
             _ = try await api.register("Olga Outbox")
