@@ -94,14 +94,7 @@ struct CourseStore: Sendable {
         timeZone: String = CourseTimeZone.serverDefault
     ) async throws -> Course {
         try await database.transaction { sql in
-            var generator = SystemRandomNumberGenerator()
-            var code = JoinCode.random(using: &generator)
-            // 23^7 codes make a collision rare; drawing again keeps the unique index from ever refusing.
-            while try await sql.select().column("id").from("courses").where("join_code", .equal, code.description)
-                .first() != nil
-            {
-                code = JoinCode.random(using: &generator)
-            }
+            let code = try await Self.unusedJoinCode(sql)
             let row = try await sql.insert(into: "courses")
                 .columns(
                     "teacher_id", "name", "description", "planned_sessions", "join_code", "created_at", "time_zone"
@@ -171,13 +164,7 @@ struct CourseStore: Sendable {
     /// Gives the course a new join code; the old one stops working at once.
     func newJoinCode(courseID: Int64) async throws -> Course {
         try await database.transaction { sql in
-            var generator = SystemRandomNumberGenerator()
-            var code = JoinCode.random(using: &generator)
-            while try await sql.select().column("id").from("courses").where("join_code", .equal, code.description)
-                .first() != nil
-            {
-                code = JoinCode.random(using: &generator)
-            }
+            let code = try await Self.unusedJoinCode(sql)
             try await sql.update("courses").set("join_code", to: code.description).where("id", .equal, courseID).run()
             guard
                 let course = try await sql.select().column("*").from("courses").where("id", .equal, courseID)
@@ -185,6 +172,19 @@ struct CourseStore: Sendable {
             else { throw NotStored(what: "course") }
             return course
         }
+    }
+
+    /// A random join code no course has: 23^7 codes make a collision rare, and drawing again keeps the unique index
+    /// from ever refusing.
+    private static func unusedJoinCode(_ sql: any SQLDatabase) async throws -> JoinCode {
+        var generator = SystemRandomNumberGenerator()
+        var code = JoinCode.random(using: &generator)
+        while try await sql.select().column("id").from("courses").where("join_code", .equal, code.description)
+            .first() != nil
+        {
+            code = JoinCode.random(using: &generator)
+        }
+        return code
     }
 
     func find(id: Int64) async throws -> Course? {

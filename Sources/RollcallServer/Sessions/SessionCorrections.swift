@@ -104,10 +104,12 @@ extension SessionStore {
 
     /// How many attendance records a session holds.
     func recordCount(id: Int64) async throws -> Int {
-        try await database.read { sql in
-            try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("attendance")
-                .where("session_id", .equal, id).first(decodingColumn: "n", as: Int.self) ?? 0
-        }
+        try await database.read { sql in try await Self.recordCount(id: id, sql: sql) }
+    }
+
+    private static func recordCount(id: Int64, sql: any SQLDatabase) async throws -> Int {
+        try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("attendance")
+            .where("session_id", .equal, id).first(decodingColumn: "n", as: Int.self) ?? 0
     }
 
     /// Deletes a session with everything recorded in it, once the teacher has said how many records go
@@ -115,9 +117,7 @@ extension SessionStore {
     func delete(id: Int64, confirmedRecords: Int?, by teacher: User, now: Date = Date()) async throws {
         try await database.transaction { sql in
             guard let session = try await Self.find(id: id, sql: sql) else { throw NotStored(what: "session") }
-            let records =
-                try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("attendance")
-                .where("session_id", .equal, id).first(decodingColumn: "n", as: Int.self) ?? 0
+            let records = try await Self.recordCount(id: id, sql: sql)
             guard records == 0 || confirmedRecords == records else {
                 throw SessionCorrectionRefusal.unconfirmedDelete(records: records)
             }
