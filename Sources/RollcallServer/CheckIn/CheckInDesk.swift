@@ -120,7 +120,6 @@ struct CheckInDesk: Sendable {
         case .alreadyCheckedIn(let status, let at):
             receipt = Receipt(status: status, at: at, session: session, new: false)
         case .checkedIn(let status, let at):
-            if !standing.enrolled { try await courses.enroll(courseID: session.courseId, studentID: student.id) }
             let distance = reading.flatMap { reading in session.settings.geofence?.center.distance(to: reading.point) }
             let evidence = CheckInEvidence(
                 reading: reading, distance: distance, deviceID: deviceID, clientAddress: clientAddress,
@@ -128,6 +127,8 @@ struct CheckInDesk: Sendable {
             receipt = try await record(
                 status, at: at, session: session, student: student, evidence: evidence,
                 unboundTicket: presented.unboundTicket)
+            // Joined only once the check-in is in: a check-in refused at the last step (another's phone) joins nobody.
+            if !standing.enrolled { try await courses.enroll(courseID: session.courseId, studentID: student.id) }
         }
         // Accepted, new or repeated: now, and only now, the passkey's evidence is kept.
         try await verification.record(identity, session: session, student: student, deviceID: deviceID, now: now)
