@@ -24,6 +24,8 @@ struct AuthorizationMatrixTests {
         var contentType: String?
         /// Another token of the asker's account, for a call that uses its token up.
         var token: Account?
+        /// A `Cookie` header, for a call a browser's cookie answers for.
+        var cookie: String?
     }
 
     /// One operation, as the API description names it (`POST /courses/{courseID}/sessions`), and the status each
@@ -285,6 +287,15 @@ struct AuthorizationMatrixTests {
                 default: return accounts[asker]
                 }
             }
+            /// A browser remembered for S, made on first need: the matrix changes S's password and number.
+            @Sendable func studentsDevice() async throws -> Int64 {
+                let listed = try await api.call(.get, "/api/v1/me/remembered-devices", as: student)
+                if let known = listed.list("devices").first?["id"] as? Int { return Int64(known) }
+                try await api.confirmPhone(student, "+447700900700")
+                _ = try await api.rememberedDevice(student, "+447700900700")
+                let made = try await api.call(.get, "/api/v1/me/remembered-devices", as: student)
+                return Int64(try #require(made.list("devices").first?["id"] as? Int, "S's remembered device"))
+            }
             let fixture: [String: Int64] = [
                 "courseID": course, "sessionID": session, "studentID": student.id, "userID": teacher.id,
                 "passkeyID": renamed, "reportID": report, "quizID": quiz, "runID": run, "attemptID": attempt,
@@ -336,6 +347,15 @@ struct AuthorizationMatrixTests {
                     let phone = "+44770090030\(Asker.allCases.firstIndex(of: asker)!)"
                     return Call(json: ["phone": phone, "code": try await api.phoneSignInCode("Tom \(asker)", phone)])
                 },
+                // A remembered browser signs its own person in, whoever else's token comes along.
+                Row("POST /auth/device-session", [200, 200, 200, 200, 200, 200]) { asker in
+                    let phone = "+44770090060\(Asker.allCases.firstIndex(of: asker)!)"
+                    let holder = try await api.register("Dee \(asker)")
+                    try await api.confirmPhone(holder, phone)
+                    return Call(cookie: try await api.rememberedDevice(holder, phone))
+                },
+                // Without a cookie there is nothing to forget, and the answer is the same for everyone.
+                Row("DELETE /auth/device", [204, 204, 204, 204, 204, 204]),
                 Row("POST /auth/session", [200, 200, 200, 200, 200, 200], json: credentials),
                 // Without a cookie there is no session to end, and the answer is the same for everyone.
                 Row("DELETE /auth/session", [204, 204, 204, 204, 204, 204]),
@@ -362,6 +382,11 @@ struct AuthorizationMatrixTests {
                     return Call(json: ["phone": phone, "code": try await api.textedCode(to: phone)])
                 },
                 Row("DELETE /me/phone", [401, 204, 204, 204, 204, 204]),
+                Row("GET /me/remembered-devices", [401, 200, 200, 200, 200, 200]),
+                // S's own device: nobody else may forget it, and an admin neither.
+                Row("DELETE /me/remembered-devices/{deviceID}", [401, 404, 404, 204, 404, 404]) { _ in
+                    Call(parameters: ["deviceID": try await studentsDevice()])
+                },
                 Row("GET /users/{userID}/picture", [401, 200, 200, 200, 200, 200]),
                 Row("GET /courses", [401, 200, 200, 200, 200, 200]),
                 Row("POST /courses", [401, 403, 201, 403, 201, 201], json: ["name": "New course"]),
@@ -595,7 +620,7 @@ struct AuthorizationMatrixTests {
                     }
                     let reply = try await api.call(
                         method, path, as: call.token ?? accounts[asker], json: call.json, raw: call.raw,
-                        contentType: call.contentType
+                        contentType: call.contentType, headers: call.cookie.map { [.cookie: $0] } ?? [:]
                     )
                     #expect(
                         Int(reply.status.code) == row.expected(asker),

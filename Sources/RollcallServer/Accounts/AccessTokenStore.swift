@@ -15,18 +15,19 @@ struct AccessTokenStore: Sendable {
     static let apiLifetime: TimeInterval = 90 * 24 * 3600
     static let verificationLifetime: TimeInterval = 48 * 3600
 
-    /// Issues a token for `userID`; the clear token is returned once and never stored.
-    func issue(userID: Int64, kind: TokenKind) async throws -> (token: String, csrf: String) {
+    /// Issues a token for `userID`, started by a remembered `device` if any; the clear token is returned once and
+    /// never stored.
+    func issue(userID: Int64, kind: TokenKind, device: Int64? = nil) async throws -> (token: String, csrf: String) {
         let token = OpaqueToken.make()
         let csrf = OpaqueToken.make()
         let now = Date()
         let lifetime = kind == .web ? Self.webLifetime : Self.apiLifetime
         try await database.write { sql in
             try await sql.insert(into: "access_tokens")
-                .columns("token_hash", "user_id", "kind", "csrf", "created_at", "expires_at")
+                .columns("token_hash", "user_id", "kind", "csrf", "created_at", "expires_at", "device_id")
                 .values(
                     SQLBind(OpaqueToken.digest(token)), SQLBind(userID), SQLBind(kind.rawValue), SQLBind(csrf),
-                    SQLBind(now), SQLBind(now.addingTimeInterval(lifetime))
+                    SQLBind(now), SQLBind(now.addingTimeInterval(lifetime)), SQLBind(device)
                 ).run()
         }
         return (token, csrf)
@@ -65,13 +66,26 @@ struct AccessTokenStore: Sendable {
         await database.announce(.token(hash: tokenHash))
     }
 
-    /// Signs a person out everywhere but here, as after a password change.
+    /// Signs out every session a remembered device started, as when it is forgotten.
+    func revoke(deviceID: Int64) async throws {
+        let hashes = try await database.write { sql in
+            try await sql.delete(from: "access_tokens").where("device_id", .equal, deviceID).returning("token_hash")
+                .all(decodingColumn: "token_hash", as: String.self)
+        }
+        for hash in hashes {
+            identities.forget(tokenHash: hash)
+            await database.announce(.token(hash: hash))
+        }
+    }
+
+    /// Signs a person out everywhere but here, and forgets their remembered devices, as after a password change.
     func revokeAll(userID: Int64, except tokenHash: String?) async throws {
         identities.forget(userID: userID)
-        try await database.write { sql in
+        try await database.transaction { sql in
             var delete = sql.delete(from: "access_tokens").where("user_id", .equal, userID)
             if let tokenHash { delete = delete.where("token_hash", .notEqual, tokenHash) }
             try await delete.run()
+            try await sql.delete(from: "remembered_devices").where("user_id", .equal, userID).run()
         }
         identities.forget(userID: userID)
         await database.announce(.user(userID))

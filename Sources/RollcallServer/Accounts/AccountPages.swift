@@ -8,6 +8,9 @@ struct AccountPages: Sendable {
     /// For the profile: whether exposure reports about the person were made.
     let exposure: ExposureStore
     let personal: PersonalData
+    /// For the sign-in page: whom a remembered browser may continue as.
+    let devices: RememberedDevices
+    let users: UserStore
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get(AccountRoutes.home, use: home)
@@ -42,8 +45,13 @@ struct AccountPages: Sendable {
 
     @Sendable func signIn(_ request: Request, context: AppRequestContext) async throws -> Response {
         let next = Self.next(request)
-        return try pages.render(
-            SignInPage(next: next, nextQuery: Self.queryValue(next)), title: "Sign in · Rollcall", context: context)
+        var page = SignInPage(next: next, nextQuery: Self.queryValue(next))
+        if let (device, user) = try await devices.recognised(request, users: users) {
+            page.remembered = true
+            page.rememberedName = user.name
+            page.rememberedPhone = PhoneNumber.masked(device.phone)
+        }
+        return try pages.render(page, title: "Sign in · Rollcall", context: context)
     }
 
     @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -80,6 +88,10 @@ struct SignInPage: PageModel {
     /// Where to go after signing in.
     var next: String
     var nextQuery: String
+    /// This browser was remembered after a texted-code sign-in: it may continue as the person without a code.
+    var remembered = false
+    var rememberedName = ""
+    var rememberedPhone = ""
 }
 
 struct RegisterPage: PageModel {

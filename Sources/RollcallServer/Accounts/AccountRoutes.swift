@@ -21,6 +21,10 @@ enum AccountRoutes {
     static let phoneTokens = APIPath.api("auth/phone-tokens")
     static let myPhone = APIPath.api("me/phone")
     static let myPhoneConfirmation = APIPath.api("me/phone/confirm")
+    static let deviceSession = APIPath.api("auth/device-session")
+    static let thisDevice = APIPath.api("auth/device")
+    static let myDevices = APIPath.api("me/remembered-devices")
+    static let myDevice = APIPath.api("me/remembered-devices/:deviceID")
 }
 
 extension AccountRoutes {

@@ -7,6 +7,7 @@ struct PhoneController: Sendable {
     let users: UserStore
     let codes: PhoneCodes
     let signIns: SignIns
+    let devices: RememberedDevices
     let texts: any MessageSender
     let counters: AttemptCounters
     let configuration: Configuration
@@ -24,6 +25,8 @@ struct PhoneController: Sendable {
     struct CodeCheck: Decodable {
         var phone: String
         var code: String
+        /// On the web: remember this browser for 30 days, so that this phone is not asked for a code again.
+        var rememberDevice: Bool?
     }
     /// The answer to asking for a code, the same whether or not the number has an account.
     struct CodeSent: Codable, ResponseEncodable {
@@ -106,8 +109,9 @@ struct PhoneController: Sendable {
         return try sent(phone).response(from: request, context: context, status: .accepted)
     }
 
-    /// The person whose code this is, or the same refusal for a wrong, used, expired or unknown code or number.
-    func authenticate(_ request: Request, context: AppRequestContext) async throws -> User {
+    /// The person whose code this is, and what they asked, or the same refusal for a wrong, used, expired or unknown
+    /// code or number.
+    func authenticate(_ request: Request, context: AppRequestContext) async throws -> (User, CodeCheck) {
         let input = try await request.decodeJSON(as: CodeCheck.self, context: context)
         let phone = try phone(input.phone)
         try await counters.admit(
@@ -123,16 +127,24 @@ struct PhoneController: Sendable {
                 "The code is wrong, used or expired. Check the last text message, or ask for a new code.")
         }
         guard !user.disabled, user.deletedAt == nil else { throw AppError.accountDisabled }
-        return user
+        return (user, input)
     }
 
     @Sendable func signInWeb(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let user = try await authenticate(request, context: context)
-        return try await signIns.startWebSession(for: user, request: request, context: context)
+        let (user, input) = try await authenticate(request, context: context)
+        guard input.rememberDevice == true, let phone = user.phone else {
+            return try await signIns.startWebSession(for: user, request: request, context: context)
+        }
+        let remembered = try await devices.remember(
+            userID: user.id, phone: phone, name: DeviceName.describe(userAgent: request.headers[.userAgent]))
+        var response = try await signIns.startWebSession(
+            for: user, device: remembered.device.id, request: request, context: context)
+        response.setCookie(signIns.deviceCookie(remembered.cookie, maxAge: Int(RememberedDevices.lifetime)))
+        return response
     }
 
     @Sendable func signInAPI(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let user = try await authenticate(request, context: context)
+        let (user, _) = try await authenticate(request, context: context)
         return try await signIns.issueAPIToken(for: user, request: request, context: context)
     }
 
@@ -165,6 +177,8 @@ struct PhoneController: Sendable {
                 .badRequest, "invalid_code",
                 "The code is wrong, used or expired. Check the last text message, or ask for a new code.")
         }
+        // A browser remembered for the old number no longer signs in.
+        if user.phone != phone { try await devices.forgetAll(userID: user.id) }
         do {
             try await users.confirmPhone(id: user.id, phone: phone)
         } catch is PhoneTaken {
@@ -177,6 +191,7 @@ struct PhoneController: Sendable {
     @Sendable func remove(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         try await users.clearPhone(id: user.id)
+        try await devices.forgetAll(userID: user.id)
         return Response(status: .noContent)
     }
 }

@@ -15,9 +15,12 @@ struct SignIns: Sendable {
         var user: UserView
     }
 
-    /// Signs `user` in on this browser: a session cookie, and the CSRF token in the answer.
-    func startWebSession(for user: User, request: Request, context: AppRequestContext) async throws -> Response {
-        let issued = try await tokens.issue(userID: user.id, kind: .web)
+    /// Signs `user` in on this browser: a session cookie, and the CSRF token in the answer; the session belongs to a
+    /// remembered `device` when one started it.
+    func startWebSession(
+        for user: User, device: Int64? = nil, request: Request, context: AppRequestContext
+    ) async throws -> Response {
+        let issued = try await tokens.issue(userID: user.id, kind: .web, device: device)
         var response = try WebSession(user: UserView(user), csrfToken: issued.csrf).response(
             from: request, context: context
         )
@@ -30,6 +33,14 @@ struct SignIns: Sendable {
         let issued = try await tokens.issue(userID: user.id, kind: .api)
         return try APIToken(token: issued.token, user: UserView(user)).response(
             from: request, context: context, status: .created
+        )
+    }
+
+    /// The remembered-device cookie; an empty value with age 0 forgets it on this browser.
+    func deviceCookie(_ value: String, maxAge: Int) -> Cookie {
+        Cookie(
+            name: RememberedDevices.cookieName, value: value, maxAge: maxAge, path: "/",
+            secure: configuration.secureCookies, httpOnly: true, sameSite: .lax
         )
     }
 

@@ -169,16 +169,20 @@ func buildRouter(
         users: users, tokens: tokens, resets: PasswordResets(database: database),
         passwords: PasswordHasher(cost: passwordCost), mail: outbox, counters: counters, configuration: configuration
     ).addRoutes(to: router)
+    let keys = ServerKeys(database: database)
+    let devices = RememberedDevices(database: database, keys: keys, tokens: tokens)
     PhoneController(
-        users: users, codes: PhoneCodes(database: database, keys: ServerKeys(database: database)), signIns: signIns,
+        users: users, codes: PhoneCodes(database: database, keys: keys), signIns: signIns, devices: devices,
         texts: outbox, counters: counters, configuration: configuration
     ).addRoutes(to: router)
-    AccountPages(pages: pages, exposure: exposure, personal: personal).addRoutes(to: router)
+    RememberedDevicesController(devices: devices, users: users, signIns: signIns).addRoutes(to: router)
+    AccountPages(pages: pages, exposure: exposure, personal: personal, devices: devices, users: users)
+        .addRoutes(to: router)
     PasskeysController(
         passkeys: passkeys, users: users, ceremony: ceremony, signIns: signIns, access: access,
         counters: counters, configuration: configuration
     ).addRoutes(to: router)
-    DevicesPage(passkeys: passkeys, pages: pages).addRoutes(to: router)
+    DevicesPage(passkeys: passkeys, remembered: devices, pages: pages).addRoutes(to: router)
     CoursesController(courses: courses, users: users, images: images, access: access, counters: counters)
         .addRoutes(to: router)
     CoursePages(

@@ -441,6 +441,22 @@ enum Migrations {
                 "CREATE TABLE server_keys (name TEXT PRIMARY KEY, secret {blob} NOT NULL, created_at {time} NOT NULL)",
             ]
         ),
+        Step(
+            name: "023_remembered_devices",
+            statements: [
+                // A browser remembered after a texted-code sign-in: the cookie's secret is kept as a digest, and the
+                // sessions it starts name it, so that forgetting it signs them out too.
+                """
+                CREATE TABLE remembered_devices (
+                    id {id}, user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    token_hash TEXT NOT NULL UNIQUE, phone TEXT NOT NULL, name TEXT NOT NULL,
+                    created_at {time} NOT NULL, last_used_at {time}, expires_at {time} NOT NULL)
+                """,
+                "CREATE INDEX remembered_devices_user ON remembered_devices(user_id)",
+                "ALTER TABLE access_tokens ADD COLUMN device_id BIGINT",
+                "CREATE INDEX access_tokens_device ON access_tokens(device_id)",
+            ]
+        ),
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.

@@ -2,9 +2,11 @@ import Foundation
 import Hummingbird
 import RollcallCore
 
-/// The Devices page: a person's passkeys, to add, rename and remove.
+/// The Devices page: a person's passkeys, to add, rename and remove, and the browsers remembered after a texted
+/// code, to forget.
 struct DevicesPage: Sendable {
     let passkeys: PasskeyStore
+    let remembered: RememberedDevices
     let pages: PageRenderer
 
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -19,9 +21,21 @@ struct DevicesPage: Sendable {
                 id: passkey.id, name: passkey.name, kind: passkey.kindText, created: passkey.createdAt.pageText,
                 lastUsed: passkey.lastUsedAt.map { "last used \($0.pageText)" } ?? "not used yet")
         }
+        var here: Int64?
+        if let cookie = request.cookies[RememberedDevices.cookieName] {
+            here = try await remembered.device(cookie: cookie.value)?.id
+        }
+        let browsers = try await remembered.list(userID: user.id).map { device in
+            DevicesPageModel.Browser(
+                id: device.id, name: device.name, phone: PhoneNumber.masked(device.phone),
+                remembered: device.createdAt.pageText, until: device.expiresAt.pageText,
+                lastUsed: device.lastUsedAt.map { "signed in without a code \($0.pageText)" } ?? "not used since",
+                current: device.id == here)
+        }
         let page = DevicesPageModel(
             passkeys: rows, empty: rows.isEmpty, count: rows.count,
-            suggestedName: rows.isEmpty ? "My phone" : "Passkey \(rows.count + 1)")
+            suggestedName: rows.isEmpty ? "My phone" : "Passkey \(rows.count + 1)", browsers: browsers,
+            hasBrowsers: !browsers.isEmpty)
         return try pages.render(page, title: "Devices · Rollcall", context: context)
     }
 }
@@ -38,10 +52,24 @@ struct DevicesPageModel: PageModel {
         var lastUsed: String
     }
 
+    /// A browser remembered after a texted-code sign-in.
+    struct Browser: Sendable {
+        var id: Int64
+        var name: String
+        var phone: String
+        var remembered: String
+        var until: String
+        var lastUsed: String
+        /// The browser showing this page.
+        var current: Bool
+    }
+
     var passkeys: [Row]
     var empty: Bool
     var count: Int
     var suggestedName: String
+    var browsers: [Browser]
+    var hasBrowsers: Bool
 }
 
 extension Passkey {

@@ -157,13 +157,32 @@ struct API: Sendable {
 
     /// Registers `name` with `phone` confirmed (straight in the database), asks for a sign-in code, and answers it.
     func phoneSignInCode(_ name: String, _ phone: String) async throws -> String {
-        let account = try await register(name)
-        try await Database.sqlite(path: databasePath, logger: .init(label: "test")).closing { database in
-            try await UserStore(database: database).confirmPhone(id: account.id, phone: phone)
-        }
+        try await confirmPhone(try await register(name), phone)
         let asked = try await call(.post, "/api/v1/auth/phone-code", json: ["phone": phone])
         #expect(asked.status == .accepted, "\(asked.text)")
         return try await textedCode(to: phone)
+    }
+
+    /// Makes `phone` the account's confirmed number, straight in the database.
+    func confirmPhone(_ account: Account, _ phone: String) async throws {
+        try await Database.sqlite(path: databasePath, logger: .init(label: "test")).closing { database in
+            try await UserStore(database: database).confirmPhone(id: account.id, phone: phone)
+        }
+    }
+
+    /// Signs `account` in by a code texted to its confirmed `phone`, asking the browser to be remembered; answers
+    /// the remembered device's cookie, as a `Cookie` header's value.
+    func rememberedDevice(_ account: Account, _ phone: String) async throws -> String {
+        let asked = try await call(.post, "/api/v1/auth/phone-code", json: ["phone": phone])
+        #expect(asked.status == .accepted, "\(asked.text)")
+        let signedIn = try await call(
+            .post, "/api/v1/auth/phone-session",
+            json: ["phone": phone, "code": try await textedCode(to: phone), "rememberDevice": true],
+            headers: [.userAgent: "Mozilla/5.0 (Linux; Android 14; Pixel 8) Chrome/131.0.0.0 Mobile Safari/537.36"])
+        #expect(signedIn.status == .ok, "\(signedIn.text)")
+        let cookies = signedIn.headers[values: .setCookie].compactMap { $0.firstMatch(of: /^rollcall_device=([^;]+)/) }
+        let cookie = try #require(cookies.first, "a device cookie").1
+        return "rollcall_device=\(cookie)"
     }
 
     /// Messages in the outbox, newest first, read from the database.

@@ -1,5 +1,25 @@
 // A phone number and a texted code, in two steps: on the sign-in page to sign in, on the profile to confirm the number.
+// On the sign-in page, a browser remembered after such a sign-in continues as its person without a code.
 import { api } from "/assets/app.js";
+
+const remembered = document.getElementById("remembered-device");
+if (remembered) {
+  const error = remembered.querySelector(".form-error");
+  document.getElementById("continue-remembered").addEventListener("click", async () => {
+    error.hidden = true;
+    try {
+      await api("POST", "/api/v1/auth/device-session");
+      window.location.assign(remembered.dataset.next || "/courses");
+    } catch (problem) {
+      error.textContent = problem.message;
+      error.hidden = false;
+    }
+  });
+  document.getElementById("forget-remembered").addEventListener("click", async () => {
+    await api("DELETE", "/api/v1/auth/device");
+    window.location.reload();
+  });
+}
 
 for (const flow of document.querySelectorAll("[data-phone-flow]")) {
   const ask = flow.querySelector(".phone-ask");
@@ -39,7 +59,10 @@ for (const flow of document.querySelectorAll("[data-phone-flow]")) {
     check.querySelector(".form-error").hidden = true;
     const [method, path] = flow.dataset.check.split(" ");
     try {
-      await api(method, path, { phone, code: check.querySelector('[name="code"]').value });
+      const body = { phone, code: check.querySelector('[name="code"]').value };
+      const remember = check.querySelector('[name="rememberDevice"]');
+      if (remember) body.rememberDevice = remember.checked;
+      await api(method, path, body);
       const then = flow.dataset.then ?? "reload";
       if (then.startsWith("go:")) window.location.assign(then.slice(3));
       else window.location.reload();

@@ -1,0 +1,117 @@
+import Crypto
+import Foundation
+import Hummingbird
+import SQLKit
+
+/// A browser remembered after a texted-code sign-in, so that the phone is not asked for a code again for 30 days.
+struct RememberedDevice: Codable, Sendable, Equatable {
+    var id: Int64
+    var userId: Int64
+    /// The confirmed number the code went to; the device stops working when the person's number changes.
+    var phone: String
+    /// The browser and system, as the Devices page shows them.
+    var name: String
+    var createdAt: Date
+    var lastUsedAt: Date?
+    var expiresAt: Date
+}
+
+/// Remembered browsers: the cookie holds a random secret and its HMAC under a server key, so a made-up or altered
+/// cookie is refused before the database is asked; the database keeps only the secret's digest, so forgetting a
+/// device (deleting its row) ends it at once, with every session it started.
+struct RememberedDevices: Sendable {
+    let database: Database
+    let keys: ServerKeys
+    let tokens: AccessTokenStore
+
+    static let lifetime: TimeInterval = 30 * 24 * 3600
+    static let cookieName = "rollcall_device"
+
+    /// Remembers this browser for `userID` at `phone`; answers the device and the cookie value, shown only once.
+    func remember(userID: Int64, phone: String, name: String, now: Date = Date()) async throws -> (
+        device: RememberedDevice, cookie: String
+    ) {
+        let secret = OpaqueToken.make()
+        let cookie = "\(secret).\(try await signature(of: secret))"
+        let device = try await database.write { sql in
+            let id = try await sql.insert(into: "remembered_devices")
+                .columns("user_id", "token_hash", "phone", "name", "created_at", "expires_at")
+                .values(
+                    SQLBind(userID), SQLBind(OpaqueToken.digest(secret)), SQLBind(phone),
+                    SQLBind(String(name.prefix(80))), SQLBind(now), SQLBind(now.addingTimeInterval(Self.lifetime))
+                )
+                .returning("id").first(decodingColumn: "id", as: Int64.self)
+            guard let id else { throw NotStored(what: "remembered device") }
+            return RememberedDevice(
+                id: id, userId: userID, phone: phone,
+                name: String(name.prefix(80)), createdAt: now, lastUsedAt: nil,
+                expiresAt: now.addingTimeInterval(Self.lifetime))
+        }
+        return (device, cookie)
+    }
+
+    /// The unexpired device a cookie stands for, if its signature holds and it was not forgotten.
+    func device(cookie: String, now: Date = Date()) async throws -> RememberedDevice? {
+        let parts = cookie.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 43, parts[1].count == 43 else { return nil }
+        let secret = String(parts[0])
+        guard PhoneCodes.constantTimeEqual(try await signature(of: secret), String(parts[1])) else { return nil }
+        return try await database.read { sql in
+            try await sql.select().column("*").from("remembered_devices")
+                .where("token_hash", .equal, OpaqueToken.digest(secret)).where("expires_at", .greaterThan, now)
+                .first(decoding: RememberedDevice.self, with: .rollcall)
+        }
+    }
+
+    /// The device and its person when this browser's cookie still stands for someone who may sign in with it: the
+    /// device unexpired and not forgotten, the account active, and the number still theirs and confirmed.
+    func recognised(_ request: Request, users: UserStore) async throws -> (device: RememberedDevice, user: User)? {
+        guard let cookie = request.cookies[Self.cookieName]?.value, let device = try await device(cookie: cookie),
+            let user = try await users.find(id: device.userId),
+            !user.disabled, user.deletedAt == nil, user.phoneConfirmedAt != nil, user.phone == device.phone
+        else { return nil }
+        return (device, user)
+    }
+
+    func markUsed(id: Int64, at now: Date = Date()) async throws {
+        try await database.write { sql in
+            try await sql.update("remembered_devices").set("last_used_at", to: SQLBind(now)).where("id", .equal, id)
+                .run()
+        }
+    }
+
+    /// The person's remembered devices that have not run out, the newest first.
+    func list(userID: Int64, now: Date = Date()) async throws -> [RememberedDevice] {
+        try await database.read { sql in
+            try await sql.select().column("*").from("remembered_devices").where("user_id", .equal, userID)
+                .where("expires_at", .greaterThan, now).orderBy("id", .descending)
+                .all(decoding: RememberedDevice.self, with: .rollcall)
+        }
+    }
+
+    /// Forgets one of the person's devices and signs out every session it started; `false` when it is not theirs.
+    func forget(id: Int64, userID: Int64) async throws -> Bool {
+        let deleted = try await database.write { sql in
+            try await sql.delete(from: "remembered_devices").where("id", .equal, id).where("user_id", .equal, userID)
+                .returning("id").first() != nil
+        }
+        if deleted { try await tokens.revoke(deviceID: id) }
+        return deleted
+    }
+
+    /// Forgets every device of the person, as when their number changes.
+    func forgetAll(userID: Int64) async throws {
+        let ids = try await database.write { sql in
+            try await sql.delete(from: "remembered_devices").where("user_id", .equal, userID).returning("id")
+                .all(decodingColumn: "id", as: Int64.self)
+        }
+        for id in ids { try await tokens.revoke(deviceID: id) }
+    }
+
+    private func signature(of secret: String) async throws -> String {
+        let mac = HMAC<SHA256>.authenticationCode(
+            for: Data(secret.utf8), using: try await keys.key(named: "remembered_devices"))
+        return Data(mac).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+}
