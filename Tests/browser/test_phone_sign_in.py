@@ -9,7 +9,7 @@ import urllib.parse
 import pytest
 from selenium.webdriver.common.by import By
 
-from conftest import Server, server_binary, wait_for, wait_for_path
+from conftest import Server, screenshot, server_binary, wait_for, wait_for_path
 
 PASSWORD = "a long enough password"
 
@@ -92,3 +92,65 @@ def test_a_confirmed_phone_signs_in_with_a_texted_code(gb_server, browsers):
     field.send_keys(code)
     check.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     wait_for_path(browser, "/courses")
+
+
+def sms_count(server, token):
+    status, body = server.api("GET", "/api/v1/admin/outbox?limit=100", token=token)
+    assert status == 200
+    return sum(1 for m in body["messages"] if m["channel"] == "sms")
+
+
+def test_a_remembered_browser_continues_without_a_code_until_it_is_forgotten(gb_server, browsers):
+    server = gb_server
+    token = admin_token(server)
+    status, _ = server.api(
+        "POST", "/api/v1/auth/register", {"name": "Rory Remember", "email": "rory@school.test", "password": PASSWORD})
+    assert status == 201
+    status, signed_in = server.api("POST", "/api/v1/auth/tokens", {"email": "rory@school.test", "password": PASSWORD})
+    rory = signed_in["token"]
+    status, _ = server.api("POST", "/api/v1/me/phone", {"phone": "07700 900456"}, token=rory)
+    assert status == 202
+    code, last = texted_code(server, token, "+447700900456")
+    status, _ = server.api("POST", "/api/v1/me/phone/confirm", {"phone": "+447700900456", "code": code}, token=rory)
+    assert status == 200
+
+    browser = browsers()
+    browser.get(f"{server.url}/sign-in")
+    ask = wait_for(browser, "#phone-code-form")
+    ask.find_element(By.NAME, "phone").send_keys("07700 900456")
+    ask.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    check = wait_for(browser, "#phone-check-form")
+    code, last = texted_code(server, token, "+447700900456", after=last)
+    check.find_element(By.NAME, "code").send_keys(code)
+    check.find_element(By.NAME, "rememberDevice").click()
+    screenshot(browser, "phone-remember-this-browser", dark=True)
+    check.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait_for_path(browser, "/courses")
+
+    # The session ends (signed out, or its 14 days are up); the browser still remembers the phone.
+    browser.delete_cookie("rollcall_session")
+    texts = sms_count(server, token)
+    browser.get(f"{server.url}/sign-in?next=/devices")
+    card = wait_for(browser, "#remembered-device")
+    assert "Rory Remember" in card.text and "••• 0456" in card.text
+    assert "+447700900456" not in browser.page_source
+    screenshot(browser, "phone-continue-as", dark=True)
+    browser.find_element(By.ID, "continue-remembered").click()
+    wait_for_path(browser, "/devices")
+    assert sms_count(server, token) == texts, "no code was texted"
+
+    row = wait_for(browser, "#remembered-browsers .remembered-browser")
+    assert "Chrome on Linux" in row.text and "this browser" in row.text.lower() and "••• 0456" in row.text
+    browser.execute_script("document.getElementById('remembered-browsers').scrollIntoView()")
+    screenshot(browser, "devices-remembered-browsers", dark=True)
+    row.find_element(By.CSS_SELECTOR, ".remembered-forget button[type=submit]").click()
+    alert = browser.switch_to.alert
+    assert "Forget “Chrome on Linux”?" in alert.text
+    alert.accept()
+
+    # Forgetting it signed this very session out at once, and the browser is asked for a code again.
+    wait_for_path(browser, "/sign-in")
+    wait_for(browser, "#phone-code-form")
+    assert not browser.find_elements(By.ID, "remembered-device")
+    status, body = server.api("GET", "/api/v1/me/remembered-devices", token=rory)
+    assert status == 200 and body["devices"] == []
