@@ -53,27 +53,44 @@ struct Outbox: MessageSender {
     var bell: DeliveryBell?
 
     func send(_ message: OutgoingMessage) async throws {
-        let queued = delivered.contains(message.channel)
+        _ = try await send([message]) { _ in true }
+    }
+
+    /// Stores `messages` in the transaction of `claim`, when it answers `true`: the messages are queued together
+    /// with what the claim writes, or not at all. Answers the claim's answer.
+    func send(_ messages: [OutgoingMessage], once claim: @Sendable (any SQLDatabase) async throws -> Bool)
+        async throws -> Bool
+    {
         let now = Date()
-        try await database.write { sql in
-            try await sql.insert(into: "outbox")
-                .columns(
-                    "channel", "recipient", "recipient_name", "subject", "body", "html", "status", "next_attempt_at",
-                    "created_at"
-                )
-                .values(
-                    SQLBind(message.channel.rawValue), SQLBind(message.recipient), SQLBind(message.recipientName),
-                    SQLBind(message.subject), SQLBind(message.text), SQLBind(message.html),
-                    SQLBind(queued ? "queued" : "stored"), SQLBind(queued ? now : nil), SQLBind(now)
-                ).run()
+        let delivered = self.delivered
+        let claimed = try await database.transaction { sql in
+            guard try await claim(sql) else { return false }
+            for message in messages {
+                let queued = delivered.contains(message.channel)
+                try await sql.insert(into: "outbox")
+                    .columns(
+                        "channel", "recipient", "recipient_name", "subject", "body", "html", "status",
+                        "next_attempt_at", "created_at"
+                    )
+                    .values(
+                        SQLBind(message.channel.rawValue), SQLBind(message.recipient), SQLBind(message.recipientName),
+                        SQLBind(message.subject), SQLBind(message.text), SQLBind(message.html),
+                        SQLBind(queued ? "queued" : "stored"), SQLBind(queued ? now : nil), SQLBind(now)
+                    ).run()
+            }
+            return true
         }
-        if queued {
-            logger.info("outbox: \(message.channel.rawValue) to \(message.recipient) queued: \(message.subject)")
-            bell?.ring()
-        } else {
-            logger.info(
-                "outbox: \(message.channel.rawValue) to \(message.recipient): \(message.subject)\n\(message.text)")
+        guard claimed else { return false }
+        for message in messages {
+            if delivered.contains(message.channel) {
+                logger.info("outbox: \(message.channel.rawValue) to \(message.recipient) queued: \(message.subject)")
+            } else {
+                logger.info(
+                    "outbox: \(message.channel.rawValue) to \(message.recipient): \(message.subject)\n\(message.text)")
+            }
         }
+        if messages.contains(where: { delivered.contains($0.channel) }) { bell?.ring() }
+        return true
     }
 
     /// The newest messages first.

@@ -34,13 +34,18 @@ public func buildApplication(
     let delivery = OutboxDelivery(
         queue: OutboxQueue(database: database), couriers: couriers, bell: bell, ready: deliveryMigrated,
         logger: logger, retry: configuration.mailRetry, poll: configuration.mailPoll)
+    let (noticesMigrated, noticesReady) = AsyncStream<Void>.makeStream()
+    let notices = AbsenceNoticeSender(
+        notices: AbsenceNotices(
+            database: database, outbox: outbox, school: configuration.schoolName, publicURL: configuration.publicURL),
+        interval: .seconds(300), ready: noticesMigrated, logger: logger)
     let server = try serverBuilder(configuration, router: router)
     var app = Application(
         router: router,
         server: server,
         configuration: .init(
             address: .hostname(configuration.hostname, port: configuration.port), serverName: "Rollcall"),
-        services: [database] + database.liveServices + [retention, sweep, opener]
+        services: [database] + database.liveServices + [retention, sweep, opener, notices]
             + (couriers.isEmpty ? [] : [delivery]),
         logger: logger
     )
@@ -54,6 +59,8 @@ public func buildApplication(
         openerReady.finish()
         deliveryReady.yield()
         deliveryReady.finish()
+        noticesReady.yield()
+        noticesReady.finish()
         logger.info("database ready", metadata: ["engine": "\(database.engine.rawValue)"])
     }
     return app

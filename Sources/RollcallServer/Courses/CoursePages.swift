@@ -54,7 +54,10 @@ struct CoursePages: Sendable {
         } else if access == .attend {
             let figures = try await self.records.gradebook(records, studentID: user.id).figures(studentID: user.id)
             page.myAttendance = CoursePage.MyAttendance(
-                summary: SummaryView(figures, points: course.points), studentId: user.id, courseId: course.id)
+                summary: SummaryView(figures, points: course.points), studentId: user.id, courseId: course.id,
+                noticesOn: course.absenceNoticesSince != nil,
+                receivesNotices: try await courses.receivesAbsenceNotices(courseID: course.id, studentID: user.id),
+                threshold: course.absenteeThreshold)
         }
         return try pages.render(page, title: "\(course.name) · Rollcall", context: context)
     }
@@ -139,6 +142,8 @@ struct CoursePages: Sendable {
                 present: course.pointsPresent, late: course.pointsLate, excused: course.pointsExcused,
                 absent: course.pointsAbsent),
             markAbsentOnClose: course.markAbsentOnClose, joinFromScan: course.joinFromScan,
+            absenceNotices: course.absenceNoticesSince != nil,
+            absenceNoticesLast: try await absenceNoticesText(course),
             gradeWeights: course.gradeWeights,
             timeZones: CourseTimeZone.choices(selected: course.timeZone).map {
                 CoursePage.TimeZoneChoice(id: $0, selected: $0 == course.timeZone)
@@ -155,6 +160,15 @@ extension CoursePages {
     static let rosterPage = 25
     /// Absentees listed before "Show all".
     static let absenteesShown = 10
+
+    private func absenceNoticesText(_ course: Course) async throws -> String {
+        guard course.absenceNoticesSince != nil else { return "" }
+        guard let last = try await courses.latestAbsenceNotices(courseID: course.id) else {
+            return "The first go out next Monday at 8:00."
+        }
+        let students = last.students == 1 ? "1 student" : "\(last.students) students"
+        return "Last sent \(last.dueAt.pageText), to \(students)."
+    }
 }
 
 /// What the course list shows.
@@ -205,6 +219,10 @@ struct CoursePage: PageModel {
         var summary: SummaryView
         var studentId: Int64
         var courseId: Int64
+        /// The course sends weekly absence notes, and whether this student gets them.
+        var noticesOn: Bool
+        var receivesNotices: Bool
+        var threshold: Int
     }
 
     /// A co-teacher or assistant, as the staff card lists them.
@@ -251,6 +269,9 @@ struct CoursePage: PageModel {
         var points: Points
         var markAbsentOnClose: Bool
         var joinFromScan: Bool
+        var absenceNotices: Bool
+        /// When the last notices went out, or when the first will.
+        var absenceNoticesLast: String
         var gradeWeights: GradeWeights
         /// Every zone the course may take, its own selected.
         var timeZones: [TimeZoneChoice]

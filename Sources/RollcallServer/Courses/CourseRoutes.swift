@@ -10,6 +10,7 @@ enum CourseRoutes {
     static let student = APIPath.api("courses/:courseID/students/:studentID")
     static let joinCode = APIPath.api("courses/:courseID/join-code")
     static let leave = APIPath.api("courses/:courseID/leave")
+    static let absenceNotices = APIPath.api("courses/:courseID/absence-notices")
     static let staff = APIPath.api("courses/:courseID/staff")
     static let staffMember = APIPath.api("courses/:courseID/staff/:userID")
 }

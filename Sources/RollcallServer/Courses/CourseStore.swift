@@ -28,6 +28,8 @@ struct Course: Codable, Sendable, Equatable {
     var joinFromScan: Bool
     /// When the course was archived: then it keeps its records and takes no new sessions nor students.
     var archivedAt: Date?
+    /// Since when the weekly absence notices go out; `nil` while they are off, as they are unless a teacher asks.
+    var absenceNoticesSince: Date?
 
     /// How the course grade weighs attendance against quizzes.
     var gradeWeights: GradeWeights {
@@ -266,6 +268,7 @@ struct CourseStore: Sendable {
                 .set("absentee_threshold", to: course.absenteeThreshold).set("time_zone", to: course.timeZone)
                 .set("quiz_weight", to: course.quizWeight).set("join_from_scan", to: course.joinFromScan)
                 .set("archived_at", to: course.archivedAt)
+                .set("absence_notices_since", to: course.absenceNoticesSince)
                 .where("id", .equal, course.id).run()
         }
     }
@@ -292,6 +295,33 @@ struct CourseStore: Sendable {
             try await sql.delete(from: "enrollments").where("course_id", .equal, courseID)
                 .where("student_id", .equal, studentID).run()
             return true
+        }
+    }
+
+    /// Whether a student on the roster gets the course's weekly absence notes (they do unless they said no).
+    func setAbsenceNotices(courseID: Int64, studentID: Int64, receive: Bool) async throws {
+        try await database.write { sql in
+            try await sql.update("enrollments").set("absence_notices_off", to: !receive)
+                .where("course_id", .equal, courseID).where("student_id", .equal, studentID).run()
+        }
+    }
+
+    /// The latest week the course's absence notices were queued, and to how many students.
+    func latestAbsenceNotices(courseID: Int64) async throws -> (dueAt: Date, students: Int)? {
+        try await database.read { sql in
+            guard
+                let row = try await sql.select().columns("due_at", "students").from("absence_notice_weeks")
+                    .where("course_id", .equal, courseID).orderBy("due_at", .descending).limit(1).first()
+            else { return nil }
+            return (try row.decode(column: "due_at", as: Date.self), try row.decode(column: "students", as: Int.self))
+        }
+    }
+
+    func receivesAbsenceNotices(courseID: Int64, studentID: Int64) async throws -> Bool {
+        try await database.read { sql in
+            let row = try await sql.select().column("absence_notices_off").from("enrollments")
+                .where("course_id", .equal, courseID).where("student_id", .equal, studentID).first()
+            return try !(row?.decode(column: "absence_notices_off", as: Bool.self) ?? false)
         }
     }
 

@@ -26,6 +26,8 @@ struct CourseView: Codable, Sendable, Equatable {
     var absenteeThreshold: Int?
     var gradeWeights: GradeWeights?
     var joinFromScan: Bool?
+    /// Whether students below the absentee threshold get a note each Monday, and the teacher the list.
+    var absenceNotices: Bool?
 
     init(_ summary: CourseSummary, manages: Bool) {
         let course = summary.course
@@ -46,6 +48,7 @@ struct CourseView: Codable, Sendable, Equatable {
             absenteeThreshold = course.absenteeThreshold
             gradeWeights = course.gradeWeights
             joinFromScan = course.joinFromScan
+            absenceNotices = course.absenceNoticesSince != nil
         }
     }
 }

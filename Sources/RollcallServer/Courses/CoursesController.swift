@@ -29,6 +29,7 @@ struct CoursesController: Sendable {
         var timeZone: String?
         var gradeWeights: GradeWeights?
         var joinFromScan: Bool?
+        var absenceNotices: Bool?
         /// Archive (`true`) or restore (`false`) the course.
         var archived: Bool?
     }
@@ -73,6 +74,7 @@ struct CoursesController: Sendable {
         router.delete(CourseRoutes.student, use: removeStudent)
         router.post(CourseRoutes.joinCode, use: newJoinCode)
         router.post(CourseRoutes.leave, use: leave)
+        router.put(CourseRoutes.absenceNotices, use: chooseAbsenceNotices)
         router.get(CourseRoutes.staff, use: staff)
         router.post(CourseRoutes.staff, use: addStaff)
         router.delete(CourseRoutes.staffMember, use: removeStaff)
@@ -146,6 +148,25 @@ struct CoursesController: Sendable {
         let course = try await access.course(in: context).0
         _ = try await courses.unenroll(courseID: course.id, studentID: user.id)
         return Response(status: .noContent)
+    }
+
+    /// A student's choice whether to get the course's weekly absence notes.
+    struct AbsenceNoticeChoice: Codable, ResponseEncodable {
+        var receive: Bool
+    }
+
+    @Sendable func chooseAbsenceNotices(_ request: Request, context: AppRequestContext) async throws
+        -> AbsenceNoticeChoice
+    {
+        let user = try context.requireRole(
+            .student, message: "Only students on the roster choose whether they get absence notes.")
+        let (course, access) = try await self.access.course(in: context)
+        guard access == .attend else {
+            throw AppError.forbidden("Only students on the roster choose whether they get absence notes.")
+        }
+        let choice = try await request.decodeJSON(as: AbsenceNoticeChoice.self, context: context)
+        try await courses.setAbsenceNotices(courseID: course.id, studentID: user.id, receive: choice.receive)
+        return choice
     }
 
     static let archived = AppError.conflict(
@@ -240,6 +261,10 @@ struct CoursesController: Sendable {
         }
         if let mark = input.markAbsentOnClose { course.markAbsentOnClose = mark }
         if let join = input.joinFromScan { course.joinFromScan = join }
+        // Turned on now, the first notices go out next Monday: a week already under way is not summed up at once.
+        if let notices = input.absenceNotices, notices != (course.absenceNoticesSince != nil) {
+            course.absenceNoticesSince = notices ? Date() : nil
+        }
         if let archived = input.archived, archived != (course.archivedAt != nil) {
             course.archivedAt = archived ? Date() : nil
         }

@@ -1,4 +1,5 @@
 import Foundation
+import RollcallCore
 
 /// A message in plain words, as text and as HTML: every email Rollcall writes is one of these.
 struct Letter: Sendable, Equatable {
@@ -12,16 +13,21 @@ struct Letter: Sendable, Equatable {
             channel: .email, recipient: recipient, recipientName: name, subject: subject, text: text, html: html)
     }
 
-    /// Builds a letter from paragraphs; a paragraph that is a link becomes a button-like link in the HTML.
+    /// Builds a letter from paragraphs, a list after them if any, and a link that becomes a button in the HTML;
+    /// `closing` paragraphs come after the link.
     init(
-        subject: String, greeting: String, paragraphs: [String], link: (label: String, url: String)?, signature: String
+        subject: String, greeting: String, paragraphs: [String], list: [String] = [],
+        link: (label: String, url: String)?, closing: [String] = [], signature: String
     ) {
         self.subject = subject
         var text = [greeting] + paragraphs
+        if !list.isEmpty { text.append(list.map { "- \($0)" }.joined(separator: "\n")) }
         if let link { text.append(link.url) }
+        text += closing
         text.append(signature)
         self.text = text.joined(separator: "\n\n") + "\n"
         var body = ["<p>\(Self.escape(greeting))</p>"] + paragraphs.map { "<p>\(Self.escape($0))</p>" }
+        if !list.isEmpty { body.append("<ul>\n" + list.map { "<li>\(Self.escape($0))</li>\n" }.joined() + "</ul>") }
         if let link {
             body.append(
                 "<p><a href=\"\(Self.escape(link.url))\" style=\"display:inline-block;padding:10px 16px;background:#1f6feb;color:#ffffff;border-radius:6px;text-decoration:none\">\(Self.escape(link.label))</a></p>"
@@ -30,6 +36,7 @@ struct Letter: Sendable, Equatable {
                 "<p style=\"color:#555555;font-size:13px\">If the button does not work, copy this address into your browser: \(Self.escape(link.url))</p>"
             )
         }
+        body += closing.map { "<p style=\"color:#555555;font-size:13px\">\(Self.escape($0))</p>" }
         body.append("<p style=\"color:#555555\">\(Self.escape(signature))</p>")
         html =
             "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>\(Self.escape(subject))</title></head>\n"
@@ -94,5 +101,43 @@ struct Letters: Sendable {
                 "If you did not ask for this, ignore this message: your password stays as it is.",
             ],
             link: ("Set a new password", link), signature: signature)
+    }
+
+    /// A student's weekly note while their attendance is below the course's threshold.
+    func absenceNotice(
+        name: String, course: String, teacher: String, summary: AttendanceSummary, threshold: Int, link: String
+    ) -> Letter {
+        let percent = "\(Int((summary.percentage ?? 0).rounded()))%"
+        let counts = [
+            (AttendanceStatus.present, "present"), (.late, "late"), (.excused, "excused"), (.absent, "absent"),
+        ].map { "\(summary.counts[$0.0] ?? 0) \($0.1)" }.joined(separator: ", ")
+        return Letter(
+            subject: "Your attendance in \(course): \(percent)", greeting: "Hello \(name),",
+            paragraphs: [
+                "You have attended \(percent) of the sessions of \(course) at \(school) so far "
+                    + "(\(summary.sessions) session\(summary.sessions == 1 ? "" : "s"): \(counts)). "
+                    + "The course asks for at least \(threshold)%.",
+                "If an absence should be excused or a record is wrong, tell \(teacher): they can correct it.",
+            ],
+            link: ("See my attendance", link),
+            closing: [
+                "You get this note on Mondays while your attendance is below \(threshold)%. To stop it, turn off "
+                    + "“Weekly absence notes” on the course's page."
+            ],
+            signature: signature)
+    }
+
+    /// The teacher's weekly list of the course's students below the threshold.
+    func absenceList(name: String, course: String, threshold: Int, students: [String], link: String) -> Letter {
+        let count = students.count == 1 ? "1 student" : "\(students.count) students"
+        return Letter(
+            subject: "\(course): \(count) below \(threshold)% attendance", greeting: "Hello \(name),",
+            paragraphs: ["\(count) of \(course) at \(school) attended less than \(threshold)% of the sessions so far:"],
+            list: students, link: ("Open the course", link),
+            closing: [
+                "Each of them got a note of their own, unless they turned the notes off. You get this list on Mondays "
+                    + "while the course's weekly absence notices are on; turn them off in the course's settings."
+            ],
+            signature: signature)
     }
 }

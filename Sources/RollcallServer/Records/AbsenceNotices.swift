@@ -1,0 +1,156 @@
+import Foundation
+import Logging
+import RollcallCore
+import SQLKit
+import ServiceLifecycle
+
+/// The weekly absence notices: on Mondays at 08:00 in a course's time zone, for each course that has them on, a note
+/// to every student on the roster below the absentee threshold (unless they turned the notes off) and the list of
+/// them to the course's teachers, all queued in the outbox in one transaction with the week's claim, so that a week
+/// is sent once whatever the number of processes and restarts.
+struct AbsenceNotices: Sendable {
+    let database: Database
+    let sessions: SessionStore
+    let records: RecordStore
+    let outbox: Outbox
+    let letters: Letters
+    let publicURL: String
+
+    init(database: Database, outbox: Outbox, school: String, publicURL: String) {
+        self.database = database
+        sessions = SessionStore(database: database)
+        records = RecordStore(database: database, quizzes: QuizStore(database: database))
+        self.outbox = outbox
+        letters = Letters(school: school)
+        self.publicURL = publicURL
+    }
+
+    /// What one course's week came to.
+    struct Week: Sendable, Equatable {
+        var courseID: Int64
+        var dueAt: Date
+        var students: Int
+        var teachers: Int
+    }
+
+    /// Queues the notices due at `now` that no process has queued yet; answers the weeks it queued.
+    @discardableResult
+    func sendDue(now: Date = Date()) async throws -> [Week] {
+        var queued: [Week] = []
+        for course in try await coursesWithNotices() {
+            let zone = TimeZone(identifier: course.timeZone) ?? TimeZone(identifier: "UTC")!
+            let due = AbsenceNoticeSchedule.latestDue(atOrBefore: now, timeZone: zone)
+            // A course that turned the notices on after this week's Monday morning starts next Monday.
+            guard let since = course.absenceNoticesSince, due > since, try await !isQueued(course.id, due: due)
+            else { continue }
+            if let week = try await send(course, due: due, now: now) { queued.append(week) }
+        }
+        return queued
+    }
+
+    private func coursesWithNotices() async throws -> [Course] {
+        try await database.read { sql in
+            try await sql.select().column("*").from("courses").where("absence_notices_since", .isNot, SQLLiteral.null)
+                .where("archived_at", .is, SQLLiteral.null).orderBy("id")
+                .all(decoding: Course.self, with: .rollcall)
+        }
+    }
+
+    private func isQueued(_ courseID: Int64, due: Date) async throws -> Bool {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT course_id FROM absence_notice_weeks WHERE course_id = \(bind: courseID) AND due_at = \(bind: due)
+                """
+            ).first() != nil
+        }
+    }
+
+    /// Queues the course's notices for the week due at `due`, unless another process queued them first.
+    func send(_ course: Course, due: Date, now: Date) async throws -> Week? {
+        let sheet = try await records.courseRecords(
+            course, sessions: try await sessions.list(courseID: course.id), now: now)
+        let below = sheet.absentees(below: Double(course.absenteeThreshold))
+        let (silent, teachers) = try await recipients(course)
+        let teacherName = teachers.first?.name ?? "your teacher"
+        var messages = below.filter { !silent.contains($0.student.id) }.map { student, summary in
+            letters.absenceNotice(
+                name: student.name, course: course.name, teacher: teacherName, summary: summary,
+                threshold: course.absenteeThreshold, link: "\(publicURL)/courses/\(course.id)#my-attendance"
+            ).email(to: student.email, name: student.name)
+        }
+        let students = messages.count
+        if !below.isEmpty {
+            let lines = below.map { student, summary in
+                let absent = summary.counts[.absent] ?? 0
+                return "\(student.name): \(Int((summary.percentage ?? 0).rounded()))%, "
+                    + "\(absent) absence\(absent == 1 ? "" : "s") in \(summary.sessions) session\(summary.sessions == 1 ? "" : "s")"
+            }
+            messages += teachers.map { teacher in
+                letters.absenceList(
+                    name: teacher.name, course: course.name, threshold: course.absenteeThreshold, students: lines,
+                    link: "\(publicURL)/courses/\(course.id)#absentees"
+                ).email(to: teacher.email, name: teacher.name)
+            }
+        }
+        let claimed = try await outbox.send(messages) { sql in
+            try await sql.raw(
+                """
+                INSERT INTO absence_notice_weeks (course_id, due_at, queued_at, students)
+                VALUES (\(bind: course.id), \(bind: due), \(bind: now), \(bind: students))
+                ON CONFLICT (course_id, due_at) DO NOTHING RETURNING course_id
+                """
+            ).first() != nil
+        }
+        guard claimed else { return nil }
+        return Week(courseID: course.id, dueAt: due, students: students, teachers: messages.count - students)
+    }
+
+    /// The students on the roster who get no note (they turned it off, or their account is disabled or deleted),
+    /// and the course's teachers with an active account, the owner first.
+    private func recipients(_ course: Course) async throws -> (silent: Set<Int64>, teachers: [(name: String, email: String)])
+    {
+        try await database.read { sql in
+            let silent = try await sql.raw(
+                """
+                SELECT enrollments.student_id FROM enrollments JOIN users ON users.id = enrollments.student_id
+                WHERE enrollments.course_id = \(bind: course.id)
+                  AND (enrollments.absence_notices_off OR users.disabled OR users.deleted_at IS NOT NULL)
+                """
+            ).all(decodingColumn: "student_id", as: Int64.self)
+            let teachers = try await sql.raw(
+                """
+                SELECT users.name, users.email FROM users
+                WHERE (users.id = \(bind: course.teacherId)
+                    OR users.id IN (SELECT user_id FROM course_staff
+                                    WHERE course_id = \(bind: course.id) AND role = 'teacher'))
+                  AND NOT users.disabled AND users.deleted_at IS NULL
+                ORDER BY users.id = \(bind: course.teacherId) DESC, users.name
+                """
+            ).all().map { row in
+                (try row.decode(column: "name", as: String.self), try row.decode(column: "email", as: String.self))
+            }
+            return (Set(silent), teachers)
+        }
+    }
+}
+
+/// Looks for due absence notices every few minutes in each process; the week's claim keeps them to one sending.
+struct AbsenceNoticeSender: Service {
+    let notices: AbsenceNotices
+    let interval: Duration
+    let ready: AsyncStream<Void>
+    let logger: Logger
+
+    func run() async throws {
+        try await Periodically(interval: interval, ready: ready) {
+            for week in try await notices.sendDue() {
+                logger.info(
+                    "absence notices queued",
+                    metadata: [
+                        "course": "\(week.courseID)", "students": "\(week.students)", "teachers": "\(week.teachers)",
+                    ])
+            }
+        }.run()
+    }
+}
