@@ -1,79 +1,10 @@
 """A student who forgot a password gets back in through a link that a real mail server delivered."""
 
-import email
-import email.policy
-import json
 import re
-import shutil
-import subprocess
-import sys
-import tempfile
-import time
-from pathlib import Path
 
-import pytest
 from selenium.webdriver.common.by import By
 
-from conftest import ROOT, Server, screenshot, wait_for, wait_for_path
-
-SMTP_USER, SMTP_PASSWORD = "rollcall", "mail pass"
-
-
-class MailServer:
-    """Tests/mail/smtp_server.py (aiosmtpd) with STARTTLS and AUTH, on loopback; keeps what it receives."""
-
-    def __init__(self, directory):
-        self.directory = Path(directory)
-        self.process = subprocess.Popen(
-            [sys.executable, str(ROOT / "Tests" / "mail" / "smtp_server.py"), "--dir", str(self.directory),
-             "--tls", "starttls", "--auth", f"{SMTP_USER}:{SMTP_PASSWORD}"],
-            stdout=subprocess.DEVNULL,
-            stderr=open(self.directory / "server.log", "a"),
-        )
-        ready = self.directory / "ready"
-        deadline = time.time() + 60
-        while not ready.exists():
-            assert self.process.poll() is None, (self.directory / "server.log").read_text()
-            assert time.time() < deadline, "the mail server did not start within a minute"
-            time.sleep(0.05)
-        self.port = int(ready.read_text())
-
-    def settings(self):
-        return {
-            "ROLLCALL_SMTP_URL": f"smtp+starttls://{SMTP_USER}:{SMTP_PASSWORD.replace(' ', '%20')}@localhost:{self.port}",
-            "ROLLCALL_MAIL_FROM": "Rollcall at Hill School <rollcall@school.test>",
-            "ROLLCALL_SMTP_CA_FILE": str(self.directory / "cert.pem"),
-            "ROLLCALL_SCHOOL_NAME": "Hill School",
-        }
-
-    def wait_for_message(self, recipient, subject, seconds=60):
-        """The first delivered message to `recipient` with `subject`, parsed, and its envelope."""
-        deadline = time.time() + seconds
-        while time.time() < deadline:
-            for path in sorted((self.directory / "messages").glob("*.eml")):
-                envelope = json.loads(path.with_suffix(".json").read_text())
-                message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
-                if envelope["rcpt_tos"] == [recipient] and message["Subject"] == subject:
-                    return message, envelope
-            time.sleep(0.1)
-        pytest.fail(f"no message “{subject}” to {recipient} arrived within {seconds} s")
-
-    def stop(self):
-        self.process.kill()
-        self.process.wait()
-
-
-@pytest.fixture
-def mail_and_server():
-    mail_dir = tempfile.mkdtemp(prefix="rollcall-smtp-")
-    data_dir = tempfile.mkdtemp(prefix="rollcall-browser-")
-    mail = MailServer(mail_dir)
-    server = Server(data_dir, env=mail.settings())
-    yield mail, server
-    server.stop()
-    mail.stop()
-    shutil.rmtree(mail_dir, ignore_errors=True)
-    shutil.rmtree(data_dir, ignore_errors=True)
+from conftest import SMTP_USER, screenshot, wait_for, wait_for_path
 
 
 def test_a_forgotten_password_is_replaced_through_the_delivered_link(mail_and_server, browsers):
