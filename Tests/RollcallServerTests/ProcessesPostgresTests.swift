@@ -152,6 +152,37 @@ struct ProcessesPostgresTests {
             throw error
         }
     }
+
+    @Test func a_counter_counts_every_attempt_of_a_crowd_across_two_processes() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        let first = try Database.postgres(url: postgres.url, logger: .init(label: "process-a"))
+        let second = try Database.postgres(url: postgres.url, logger: .init(label: "process-b"))
+        do {
+            try await Migrations.apply(to: first)
+            let counters = [AttemptCounters(database: first), AttemptCounters(database: second)]
+            // A lecture hall registering at once behind one address: sixty attempts at one counter, none lost and
+            // none refused by the database itself.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for attempt in 0..<60 {
+                    group.addTask {
+                        try await counters[attempt % 2].admit(
+                            .registration, key: "10.0.0.1", under: RateLimit(limit: 1000, window: 3600),
+                            refusal: "Too many.")
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let count = try await counters[0].update(.registration, key: "10.0.0.1") { ($0, $0?.count) }
+            #expect(count == 60)
+        } catch {
+            try? await first.shutdown()
+            try? await second.shutdown()
+            throw error
+        }
+        try await first.shutdown()
+        try await second.shutdown()
+    }
 }
 
 /// Waits for `condition` with a generous deadline, for what another process does in its own time.

@@ -62,14 +62,20 @@ struct AttemptCounters: Sendable {
             }
             let (new, result) = next(current.flatMap { $0.count > 0 ? $0 : nil })
             if new != current {
-                try await sql.delete(from: "attempt_counters").where("scope", .equal, scope.rawValue)
-                    .where("key", .equal, key).run()
                 if let new {
-                    try await sql.insert(into: "attempt_counters").columns("scope", "key", "count", "since", "last_at")
-                        .values(
-                            SQLBind(scope.rawValue), SQLBind(key), SQLBind(new.count), SQLBind(new.since),
-                            SQLBind(new.last)
-                        ).run()
+                    // In place, never deleted and inserted again: on PostgreSQL a transaction waiting for this row's
+                    // lock follows an update, but skips a deleted row and would then insert a second one.
+                    try await sql.raw(
+                        """
+                        INSERT INTO attempt_counters (scope, key, count, since, last_at)
+                        VALUES (\(bind: scope.rawValue), \(bind: key), \(bind: new.count), \(bind: new.since), \(bind: new.last))
+                        ON CONFLICT (scope, key) DO UPDATE
+                        SET count = excluded.count, since = excluded.since, last_at = excluded.last_at
+                        """
+                    ).run()
+                } else {
+                    try await sql.delete(from: "attempt_counters").where("scope", .equal, scope.rawValue)
+                        .where("key", .equal, key).run()
                 }
             }
             return result
