@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+@testable import RollcallServer
+
+/// The outbox queue and the weekly notices with two server processes on one PostgreSQL database: each message is
+/// delivered once, and each week's notices are queued once.
+@Suite("Queue on PostgreSQL", .serialized, .timeLimit(.minutes(3)))
+struct QueuePostgresTests {
+    @Test func two_processes_deliver_every_queued_message_once() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        let mail = try MailServerProcess(tls: "starttls")
+        defer { mail.stop() }
+        try await withServer(databaseURL: postgres.url, configure: { $0.deliver(to: mail) }) { first in
+            try await withServer(databaseURL: postgres.url, configure: { $0.deliver(to: mail) }) { second in
+                // Thirty confirmations queued at once, half by each process; both senders take from the one queue.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for number in 0..<30 {
+                        group.addTask {
+                            _ = try await (number.isMultiple(of: 2) ? first : second).register("Pat Person\(number)")
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                let delivered = try await mail.waitForMessages(30)
+                let recipients = delivered.compactMap { ($0.envelope["rcpt_tos"] as? [String])?.first }
+                #expect(Set(recipients).count == 30, "thirty different people")
+                try await Database.postgres(url: postgres.url, logger: .init(label: "test")).closing { database in
+                    try await eventually("every message is marked sent") {
+                        try await Outbox(database: database, logger: .init(label: "test")).list()
+                            .allSatisfy { $0.status == "sent" }
+                    }
+                    let messages = try await Outbox(database: database, logger: .init(label: "test")).list()
+                    #expect(messages.count == 30)
+                    #expect(messages.allSatisfy { $0.attempts == 1 }, "no message was claimed twice")
+                }
+                // A last message behind them: by the time it arrives, a second copy of any other would have too.
+                _ = try await first.register("Lou Last")
+                _ = try await mail.waitForMessages(31)
+                #expect(try mail.messages().count == 31)
+            }
+        }
+    }
+
+    @Test func two_processes_looking_at_once_queue_a_weeks_absence_notices_once() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await withServer(databaseURL: postgres.url) { api in
+            let term = try await AbsenceNoticeTests.term(api)
+            _ = try await api.call(
+                .patch, "/api/v1/courses/\(term.room.courseID)", as: term.room.teacher, json: ["absenceNotices": true])
+            let nextWeek = Date().addingTimeInterval(AbsenceNoticeTests.week)
+            let first = try Database.postgres(url: postgres.url, logger: .init(label: "process-a"))
+            let second = try Database.postgres(url: postgres.url, logger: .init(label: "process-b"))
+            do {
+                let notices = [first, second].map { database in
+                    AbsenceNotices(
+                        database: database, outbox: Outbox(database: database, logger: .init(label: "test")),
+                        school: "Rollcall", publicURL: "https://rollcall.school.test")
+                }
+                async let onA = notices[0].sendDue(now: nextWeek)
+                async let onB = notices[1].sendDue(now: nextWeek)
+                let weeks = try await onA + onB
+                #expect(weeks.count == 1, "one process queued the week: \(weeks)")
+                let messages = try await Outbox(database: first, logger: .init(label: "test")).list()
+                #expect(messages.filter { $0.subject.hasPrefix("Your attendance") }.count == 3, "Ben, Cat and Dan")
+                #expect(messages.filter { $0.subject.contains("below 80% attendance") }.count == 1)
+                // Each process, looking again, finds the week queued.
+                for notice in notices { #expect(try await notice.sendDue(now: nextWeek).isEmpty) }
+            } catch {
+                try? await first.shutdown()
+                try? await second.shutdown()
+                throw error
+            }
+            try await first.shutdown()
+            try await second.shutdown()
+        }
+    }
+}
