@@ -397,7 +397,8 @@ struct AuthorizationMatrixTests {
                 },
                 Row("GET /courses/{courseID}/staff", [401, 403, 403, 403, 200, 200]),
                 // A student's own choice; the teacher turns the course's notices on and off with PATCH.
-                Row("PUT /courses/{courseID}/absence-notices", [401, 403, 403, 200, 403, 403], json: ["receive": false]),
+                Row(
+                    "PUT /courses/{courseID}/absence-notices", [401, 403, 403, 200, 403, 403], json: ["receive": false]),
                 Row("POST /courses/{courseID}/staff", [401, 403, 403, 403, 201, 201]) { asker in
                     Call(json: ["email": target(asker, assistants).email, "role": "assistant"])
                 },

@@ -57,7 +57,8 @@ struct RememberedDeviceTests {
             let again = try await api.call(.post, "/api/v1/auth/device-session", headers: [.cookie: cookie])
             #expect(again.status == .ok, "\(again.text)")
             #expect(again.string("user.email") == pia.email)
-            #expect(try await api.call(.get, "/api/v1/me", headers: [.cookie: try Self.sessionCookie(again)]).status == .ok)
+            #expect(
+                try await api.call(.get, "/api/v1/me", headers: [.cookie: try Self.sessionCookie(again)]).status == .ok)
             #expect(try await api.outbox().count == texts, "no code was texted")
 
             let listed = try await api.call(.get, "/api/v1/me/remembered-devices", as: pia)
@@ -178,8 +179,10 @@ struct RememberedDeviceTests {
 
             try await Database.sqlite(path: api.databasePath, logger: .init(label: "test")).closing { database in
                 try await database.write { sql in
-                    try await sql.update("remembered_devices").set("expires_at", to: SQLBind(Date().addingTimeInterval(-1)))
-                        .run()
+                    try await sql.update("remembered_devices").set(
+                        "expires_at", to: SQLBind(Date().addingTimeInterval(-1))
+                    )
+                    .run()
                 }
             }
             try await api.expectRefused(
@@ -208,7 +211,8 @@ struct RememberedDeviceTests {
             _ = try await api.call(.post, "/api/v1/auth/phone-code", json: ["phone": Self.phone])
             let code = try await api.textedCode(to: Self.phone)
             try await api.expectRefused(
-                .post, "/api/v1/auth/phone-session", json: ["phone": Self.phone, "code": code, "rememberDevice": "yes"],
+                .post, "/api/v1/auth/phone-session",
+                json: ["phone": Self.phone, "code": code, "rememberDevice": "yes"],
                 status: .badRequest, code: "wrong_type")
             let before = try await api.snapshot()
             let nothing = try await api.call(

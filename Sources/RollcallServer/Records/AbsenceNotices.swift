@@ -108,8 +108,9 @@ struct AbsenceNotices: Sendable {
 
     /// The students on the roster who get no note (they turned it off, or their account is disabled or deleted),
     /// and the course's teachers with an active account, the owner first.
-    private func recipients(_ course: Course) async throws -> (silent: Set<Int64>, teachers: [(name: String, email: String)])
-    {
+    private func recipients(_ course: Course) async throws -> (
+        silent: Set<Int64>, teachers: [(name: String, email: String)]
+    ) {
         try await database.read { sql in
             let silent = try await sql.raw(
                 """
