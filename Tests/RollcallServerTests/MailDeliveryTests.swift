@@ -156,6 +156,40 @@ struct MailDeliveryTests {
         }
     }
 
+    @Test func an_address_outside_ascii_goes_with_smtputf8_and_an_ascii_one_without() async throws {
+        let mail = try MailServerProcess(tls: "starttls")
+        defer { mail.stop() }
+        try await withServer(configure: { $0.deliver(to: mail) }) { api in
+            _ = try await api.register("Zoë Ångström", email: "zoë@école.test")
+            _ = try await api.register("Ann Ascii")
+            let delivered = try await mail.waitForMessages(2)
+            let international = try #require(
+                delivered.first { ($0.envelope["rcpt_tos"] as? [String]) == ["zoë@école.test"] })
+            #expect(international.envelope["mail_options"] as? [String] == ["SMTPUTF8"])
+            #expect(international.data.contains("To: =?UTF-8?B?") && international.data.contains("<zoë@école.test>"))
+            let plain = try #require(
+                delivered.first { ($0.envelope["rcpt_tos"] as? [String]) == ["ann.ascii@school.test"] })
+            #expect(plain.envelope["mail_options"] as? [String] == [], "SMTPUTF8 only where it is needed")
+        }
+    }
+
+    @Test func a_mail_server_without_smtputf8_fails_such_a_message_at_once_saying_why() async throws {
+        let mail = try MailServerProcess(tls: "starttls", smtputf8: false)
+        defer { mail.stop() }
+        try await withServer(configure: { $0.deliver(to: mail) }) { api in
+            _ = try await api.register("Zoë Ångström", email: "zoë@école.test")
+            try await eventually("the message is marked failed") {
+                try await api.outbox().first?.status == "failed"
+            }
+            let message = try #require(try await api.outbox().first)
+            #expect(message.attempts == 1)
+            #expect(message.lastError?.contains("does not offer SMTPUTF8") == true, "\(message.lastError ?? "")")
+            _ = try await api.register("Ann Ascii")
+            let delivered = try await mail.waitForMessages(1)
+            #expect(delivered.first?.envelope["rcpt_tos"] as? [String] == ["ann.ascii@school.test"])
+        }
+    }
+
     @Test func killing_the_mail_server_mid_queue_delivers_every_message_once_when_it_returns() async throws {
         let mail = try MailServerProcess(tls: "starttls")
         defer { mail.stop() }

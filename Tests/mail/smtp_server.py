@@ -5,6 +5,9 @@ Every accepted message is written to DIR/messages as NNNN.eml (the bytes after D
 self-signed certificate for localhost and 127.0.0.1 is made once in DIR (cert.pem, key.pem) and kept across restarts.
 
     python smtp_server.py --dir DIR [--port N] [--tls none|starttls|implicit] [--auth USER:PASSWORD] [--only-login]
+                          [--no-smtputf8]
+
+It offers SMTPUTF8 (addresses outside ASCII, RFC 6531) unless told not to; the envelope keeps MAIL's parameters.
 
 Mail to an address starting with "nobody" is refused with 550.
 """
@@ -79,6 +82,7 @@ class Mailroom:
                 {
                     "mail_from": envelope.mail_from,
                     "rcpt_tos": envelope.rcpt_tos,
+                    "mail_options": envelope.mail_options,
                     "login": session.auth_data.decode() if session.authenticated else None,
                     "tls": self.implicit_tls or session.ssl is not None,
                 }
@@ -95,6 +99,7 @@ def main():
     parser.add_argument("--tls", choices=["none", "starttls", "implicit"], default="none")
     parser.add_argument("--auth")
     parser.add_argument("--only-login", action="store_true", help="offer AUTH LOGIN and not AUTH PLAIN")
+    parser.add_argument("--no-smtputf8", action="store_true", help="take ASCII addresses only")
     options = parser.parse_args()
     directory = Path(options.dir)
     directory.mkdir(parents=True, exist_ok=True)
@@ -106,7 +111,9 @@ def main():
         context.load_cert_chain(cert_path, key_path)
 
     # With implicit TLS aiosmtpd does not see the TLS under it; the connection is encrypted all the same.
-    parameters = {"hostname": "mail.test", "auth_require_tls": options.tls == "starttls"}
+    parameters = {
+        "hostname": "mail.test", "auth_require_tls": options.tls == "starttls", "enable_SMTPUTF8": not options.no_smtputf8,
+    }
     if options.tls == "starttls":
         parameters.update(tls_context=context, require_starttls=True)
     if options.auth:

@@ -88,7 +88,15 @@ struct SMTPClient: Sendable {
                     permanent: false, description: "the server offers neither AUTH PLAIN nor AUTH LOGIN")
             }
         }
-        try await smtp.expect("MAIL FROM:<\(sender)>", 250, "MAIL FROM", refusalIsPermanent: true)
+        // An address outside ASCII needs the server's SMTPUTF8 (RFC 6531); without it the message cannot go at all.
+        let international = !sender.allSatisfy(\.isASCII) || !recipient.allSatisfy(\.isASCII)
+        if international && !capabilities.contains(where: { $0.uppercased() == "SMTPUTF8" }) {
+            throw DeliveryFailure(
+                permanent: true,
+                description: "the mail server takes only ASCII addresses (it does not offer SMTPUTF8)")
+        }
+        try await smtp.expect(
+            "MAIL FROM:<\(sender)>\(international ? " SMTPUTF8" : "")", 250, "MAIL FROM", refusalIsPermanent: true)
         try await smtp.expect("RCPT TO:<\(recipient)>", 250, "RCPT TO", also: [251], refusalIsPermanent: true)
         try await smtp.expect("DATA", 354, "DATA", refusalIsPermanent: true)
         try await smtp.expect(Self.dotStuffed(data) + ".", 250, "the message", refusalIsPermanent: true)

@@ -12,17 +12,20 @@ final class MailServerProcess: @unchecked Sendable {
     let credentials: (user: String, password: String)?
     /// Offers AUTH LOGIN alone.
     let onlyLogin: Bool
+    /// Takes addresses outside ASCII (SMTPUTF8).
+    let smtputf8: Bool
     let directory: URL
     private(set) var port = 0
     private var process: Process?
 
     init(
         tls: String, credentials: (user: String, password: String)? = ("rollcall", "s3cret pass"),
-        onlyLogin: Bool = false
+        onlyLogin: Bool = false, smtputf8: Bool = true
     ) throws {
         self.tls = tls
         self.credentials = credentials
         self.onlyLogin = onlyLogin
+        self.smtputf8 = smtputf8
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-smtp-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try start()
@@ -49,6 +52,7 @@ final class MailServerProcess: @unchecked Sendable {
         ]
         if let credentials { arguments += ["--auth", "\(credentials.user):\(credentials.password)"] }
         if onlyLogin { arguments.append("--only-login") }
+        if !smtputf8 { arguments.append("--no-smtputf8") }
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(
