@@ -12,10 +12,7 @@ struct LivePostgresTests {
         let postgres = try PostgresServer.start()
         defer { postgres.stop() }
         // Two databases, as two server processes would each have.
-        let writer = try Database.postgres(url: postgres.url, logger: .init(label: "process-a"))
-        let watcher = try Database.postgres(url: postgres.url, logger: .init(label: "process-b"))
-        do {
-            try await Migrations.apply(to: writer)
+        try await postgres.twoProcesses { writer, watcher in
             let session = try await writer.openSessionOfNewCourse()
 
             let listener = try #require(watcher.liveServices.first)
@@ -34,12 +31,6 @@ struct LivePostgresTests {
                     group.cancelAll()
                 }
             }
-            try await writer.shutdown()
-            try await watcher.shutdown()
-        } catch {
-            try? await writer.shutdown()
-            try? await watcher.shutdown()
-            throw error
         }
     }
 

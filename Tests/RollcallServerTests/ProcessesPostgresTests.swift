@@ -92,10 +92,7 @@ struct ProcessesPostgresTests {
     @Test func another_process_forgets_a_revoked_token_a_disabled_account_and_a_course_setting_at_once() async throws {
         let postgres = try PostgresServer.start()
         defer { postgres.stop() }
-        let first = try Database.postgres(url: postgres.url, logger: .init(label: "process-a"))
-        let second = try Database.postgres(url: postgres.url, logger: .init(label: "process-b"))
-        do {
-            try await Migrations.apply(to: first)
+        try await postgres.twoProcesses { first, second in
             // B keeps what it reads for an hour here: only A's notices can make it forget within the test.
             let cache = IdentityCache(lifetime: 3600)
             let policies = PasskeyStore(database: second)
@@ -144,22 +141,13 @@ struct ProcessesPostgresTests {
                 #expect(try await policies.policy(courseID: course).required == true)
                 group.cancelAll()
             }
-            try await first.shutdown()
-            try await second.shutdown()
-        } catch {
-            try? await first.shutdown()
-            try? await second.shutdown()
-            throw error
         }
     }
 
     @Test func a_counter_counts_every_attempt_of_a_crowd_across_two_processes() async throws {
         let postgres = try PostgresServer.start()
         defer { postgres.stop() }
-        let first = try Database.postgres(url: postgres.url, logger: .init(label: "process-a"))
-        let second = try Database.postgres(url: postgres.url, logger: .init(label: "process-b"))
-        do {
-            try await Migrations.apply(to: first)
+        try await postgres.twoProcesses { first, second in
             let counters = [AttemptCounters(database: first), AttemptCounters(database: second)]
             // A lecture hall registering at once behind one address: sixty attempts at one counter, none lost and
             // none refused by the database itself.
@@ -175,13 +163,7 @@ struct ProcessesPostgresTests {
             }
             let count = try await counters[0].update(.registration, key: "10.0.0.1") { ($0, $0?.count) }
             #expect(count == 60)
-        } catch {
-            try? await first.shutdown()
-            try? await second.shutdown()
-            throw error
         }
-        try await first.shutdown()
-        try await second.shutdown()
     }
 }
 

@@ -51,9 +51,7 @@ struct QueuePostgresTests {
             _ = try await api.call(
                 .patch, "/api/v1/courses/\(term.room.courseID)", as: term.room.teacher, json: ["absenceNotices": true])
             let nextWeek = Date().addingTimeInterval(AbsenceNoticeTests.week)
-            let first = try Database.postgres(url: postgres.url, logger: .init(label: "process-a"))
-            let second = try Database.postgres(url: postgres.url, logger: .init(label: "process-b"))
-            do {
+            try await postgres.twoProcesses { first, second in
                 let notices = [first, second].map { database in
                     AbsenceNotices(
                         database: database, outbox: Outbox(database: database, logger: .init(label: "test")),
@@ -68,13 +66,7 @@ struct QueuePostgresTests {
                 #expect(messages.filter { $0.subject.contains("below 80% attendance") }.count == 1)
                 // Each process, looking again, finds the week queued.
                 for notice in notices { #expect(try await notice.sendDue(now: nextWeek).isEmpty) }
-            } catch {
-                try? await first.shutdown()
-                try? await second.shutdown()
-                throw error
             }
-            try await first.shutdown()
-            try await second.shutdown()
         }
     }
 }

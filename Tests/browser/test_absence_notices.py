@@ -6,17 +6,18 @@ import sqlite3
 import time
 from pathlib import Path
 
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.expected_conditions import staleness_of
 from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import LAPTOP, PAGE_WAIT, PHONE, screenshot, wait_for, wait_for_path
 from test_check_in import account, sign_in
 
 
-def settled(browser):
-    """Waits on a page that reloads: an element read while the old page goes is looked up again."""
-    return WebDriverWait(browser, PAGE_WAIT, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
+def save_and_reload(browser, form):
+    """Submits a form whose answer reloads the page, and waits until the new page has replaced the old one."""
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    WebDriverWait(browser, PAGE_WAIT).until(staleness_of(form))
 
 
 def user_id(server, token):
@@ -73,9 +74,8 @@ def test_monday_notes_reach_students_below_the_threshold_and_the_teacher_gets_th
     assert not notices.is_selected(), "off unless the teacher asks"
     tess.execute_script("arguments[0].scrollIntoView({block: 'center'})", notices)
     notices.click()
-    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    settled(tess).until(
-        lambda b: "The first go out next Monday" in b.find_element(By.ID, "absence-notices-last").text)
+    save_and_reload(tess, form)
+    assert "The first go out next Monday" in wait_for(tess, "#absence-notices-last").text
     assert tess.find_element(By.NAME, "absenceNotices").is_selected()
     tess.execute_script("document.getElementById('absence-notices-last').scrollIntoView({block: 'center'})")
     screenshot(tess, "course-absence-notices", dark=True)
@@ -90,9 +90,8 @@ def test_monday_notes_reach_students_below_the_threshold_and_the_teacher_gets_th
     dan.execute_script("arguments[0].scrollIntoView({block: 'center'})", choice)
     screenshot(dan, "student-absence-notes", dark=True)
     box.click()
-    choice.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    settled(dan).until(
-        lambda b: not b.find_element(By.CSS_SELECTOR, "#absence-notices-form [name=receive]").is_selected())
+    save_and_reload(dan, choice)
+    assert not wait_for(dan, "#absence-notices-form [name=receive]").is_selected()
 
     # A week passes: the notices were turned on eight days ago. The server's own round, at its start, sends them.
     server.stop()
@@ -121,8 +120,7 @@ def test_monday_notes_reach_students_below_the_threshold_and_the_teacher_gets_th
         "ben@school.test", "cat@school.test"]
 
     tess.get(f"{server.url}/courses/{course_id}")
-    settled(tess).until(
-        lambda b: "to 2 students." in b.find_element(By.ID, "absence-notices-last").text)
+    assert "to 2 students." in wait_for(tess, "#absence-notices-last").text
 
     reader = browsers()
     look_at(reader, cat, Path(server.data_dir) / "note.html", "letter-absence-note")
