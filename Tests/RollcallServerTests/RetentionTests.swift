@@ -66,6 +66,14 @@ struct RetentionTests {
                         SQLBind("email"), SQLBind("\(student)@school.test"), SQLBind("Hi"), SQLBind("Hi"), SQLBind(at)
                     )
                     .run()
+                // A remembered browser goes when its 30 days are up, not by the evidence period.
+                try await sql.insert(into: "remembered_devices")
+                    .columns("user_id", "token_hash", "phone", "name", "created_at", "expires_at")
+                    .values(
+                        SQLBind(student), SQLBind("hash-\(student)"), SQLBind("+447700900\(student)"),
+                        SQLBind("Chrome on Android"), SQLBind(now.addingTimeInterval(-20 * day)),
+                        SQLBind(now.addingTimeInterval(student == kept ? 60 : -60))
+                    ).run()
                 // Attendance and its audit are the record: they stay however old.
                 try await sql.insert(into: "attendance")
                     .columns("session_id", "student_id", "status", "recorded_at", "source")
@@ -91,7 +99,7 @@ struct RetentionTests {
         try await database.read { sql in
             for (table, column) in [
                 ("check_in_evidence", "student_id"), ("device_bindings", "student_id"),
-                ("passkey_verifications", "user_id"), ("flags", "student_id"),
+                ("passkey_verifications", "user_id"), ("flags", "student_id"), ("remembered_devices", "user_id"),
             ] {
                 let left = try await sql.select().column(column).from(table).all(decodingColumn: column, as: Int64.self)
                 #expect(left == [kept], "\(table): just inside kept, just outside deleted")
@@ -180,6 +188,8 @@ struct PersonalDataTests {
             let room = try await Classroom.open(api)
             let checkedIn = try await room.checkIn(api, room.student, device: "phone-of-cass")
             #expect(checkedIn.status == .created, "\(checkedIn.text)")
+            try await api.confirmPhone(room.student, "+447700900888")
+            let browser = try await api.rememberedDevice(room.student, "+447700900888")
             let data = try await api.call(.get, "/api/v1/me/data", as: room.student)
             #expect(data.status == .ok)
             #expect(data.headers[.contentDisposition]?.hasPrefix("attachment") == true)
@@ -187,6 +197,7 @@ struct PersonalDataTests {
             #expect(data.list("data.devices").first?["deviceId"] as? String == "phone-of-cass")
             #expect(data.list("data.courses").first?["relation"] as? String == "student")
             #expect(data.int("data.retentionDays") == 30)
+            #expect(data.list("data.rememberedBrowsers").first?["name"] as? String == "Chrome on Android")
 
             // The teacher of a course keeps their account: its records name them.
             try await api.expectRefused(
@@ -196,8 +207,8 @@ struct PersonalDataTests {
             let user = try await api.rows("SELECT * FROM users WHERE id = \(room.student.id)")
             #expect(user.first?["name"] == "Deleted person")
             #expect(user.first?["email"]??.contains("cass") == false)
-            for table in ["device_bindings", "check_in_evidence", "access_tokens", "enrollments"] {
-                let column = table == "access_tokens" ? "user_id" : "student_id"
+            for table in ["device_bindings", "check_in_evidence", "access_tokens", "enrollments", "remembered_devices"] {
+                let column = ["access_tokens", "remembered_devices"].contains(table) ? "user_id" : "student_id"
                 #expect(
                     try await api.rows("SELECT * FROM \(table) WHERE \(column) = \(room.student.id)").isEmpty,
                     "\(table)")
@@ -210,6 +221,8 @@ struct PersonalDataTests {
             let signIn = try await api.call(
                 .post, "/api/v1/auth/tokens", json: ["email": room.student.email, "password": API.password])
             #expect(signIn.status == .unauthorized)
+            let remembered = try await api.call(.post, "/api/v1/auth/device-session", headers: [.cookie: browser])
+            #expect(remembered.status == .unauthorized, "a remembered browser signs nobody in")
         }
     }
 

@@ -66,7 +66,10 @@ struct EvidenceRetention: Service {
             try await sql.delete(from: "quiz_events").where("kind", .equal, QuizEventKind.flagged.rawValue)
                 .where("created_at", .lessThan, SQLBind(cutoff)).run()
         }
-        for table in ["passkey_challenges", "access_tokens", "email_verifications", "password_resets", "phone_codes"] {
+        for table in [
+            "passkey_challenges", "access_tokens", "email_verifications", "password_resets", "phone_codes",
+            "remembered_devices",
+        ] {
             try await database.write { sql in
                 try await sql.delete(from: table).where("expires_at", .lessThan, SQLBind(now)).run()
             }

@@ -41,6 +41,14 @@ struct PersonalDataExport: Codable, Sendable {
         var createdAt: Date
         var lastUsedAt: Date?
     }
+    /// A browser remembered after a texted-code sign-in.
+    struct RememberedBrowserEntry: Codable, Sendable {
+        var name: String
+        var phone: String
+        var createdAt: Date
+        var lastUsedAt: Date?
+        var expiresAt: Date
+    }
     struct VerificationEntry: Codable, Sendable {
         var sessionId: Int64?
         var deviceId: String?
@@ -80,6 +88,7 @@ struct PersonalDataExport: Codable, Sendable {
     var checkInEvidence: [EvidenceEntry]
     var devices: [DeviceEntry]
     var passkeys: [PasskeyEntry]
+    var rememberedBrowsers: [RememberedBrowserEntry]
     var passkeyVerifications: [VerificationEntry]
     var changesByHand: [ChangeEntry]
     /// That exposure reports about the person were made, and when; not their contents.
@@ -132,6 +141,12 @@ struct PersonalData: Sendable {
             let passkeys = try await sql.raw(
                 "SELECT id, name, created_at, last_used_at FROM passkeys WHERE user_id = \(bind: id) ORDER BY id"
             ).all(decoding: PersonalDataExport.PasskeyEntry.self, with: .rollcall)
+            let browsers = try await sql.raw(
+                """
+                SELECT name, phone, created_at, last_used_at, expires_at FROM remembered_devices
+                WHERE user_id = \(bind: id) ORDER BY id
+                """
+            ).all(decoding: PersonalDataExport.RememberedBrowserEntry.self, with: .rollcall)
             let verifications = try await sql.raw(
                 """
                 SELECT session_id, device_id, reused, created_at FROM passkey_verifications
@@ -164,7 +179,7 @@ struct PersonalData: Sendable {
             return PersonalDataExport(
                 exportedAt: now, retentionDays: retentionDays, account: UserView(user), courses: courses,
                 attendance: attendance, checkInEvidence: evidence, devices: devices, passkeys: passkeys,
-                passkeyVerifications: verifications, changesByHand: changes, exposureReportsAboutYou: reports,
+                rememberedBrowsers: browsers, passkeyVerifications: verifications, changesByHand: changes, exposureReportsAboutYou: reports,
                 quizAnswers: quizAnswers, quizFlags: quizFlags)
         }
     }
@@ -186,7 +201,8 @@ struct PersonalData: Sendable {
             : nil
     }
 
-    /// Deletes a person's personal data: their name, email, number, phone, picture, passkeys, sign-ins, evidence
+    /// Deletes a person's personal data: their name, email, number, phone, picture, passkeys, remembered browsers,
+    /// sign-ins, evidence
     /// (quiz flags included), devices, enrolments and messages. Their attendance rows stay, attached to an empty account named
     /// "Deleted person", so course figures still add up; audit entries stay too.
     func erase(_ user: User, now: Date = Date()) async throws {
@@ -196,7 +212,8 @@ struct PersonalData: Sendable {
             for (table, column) in [
                 ("access_tokens", "user_id"), ("email_verifications", "user_id"), ("password_resets", "user_id"),
                 ("phone_codes", "user_id"), ("passkey_challenges", "user_id"),
-                ("passkey_verifications", "user_id"), ("passkeys", "user_id"), ("check_in_evidence", "student_id"),
+                ("passkey_verifications", "user_id"), ("passkeys", "user_id"), ("remembered_devices", "user_id"),
+                ("check_in_evidence", "student_id"),
                 ("device_bindings", "student_id"), ("flags", "student_id"), ("enrollments", "student_id"),
             ] {
                 try await sql.delete(from: table).where(SQLColumn(column), .equal, SQLBind(id)).run()
