@@ -207,7 +207,8 @@ struct PersonalDataTests {
             let user = try await api.rows("SELECT * FROM users WHERE id = \(room.student.id)")
             #expect(user.first?["name"] == "Deleted person")
             #expect(user.first?["email"]??.contains("cass") == false)
-            for table in ["device_bindings", "check_in_evidence", "access_tokens", "enrollments", "remembered_devices"] {
+            for table in ["device_bindings", "check_in_evidence", "access_tokens", "enrollments", "remembered_devices"]
+            {
                 let column = ["access_tokens", "remembered_devices"].contains(table) ? "user_id" : "student_id"
                 #expect(
                     try await api.rows("SELECT * FROM \(table) WHERE \(column) = \(room.student.id)").isEmpty,

@@ -179,7 +179,8 @@ struct PersonalData: Sendable {
             return PersonalDataExport(
                 exportedAt: now, retentionDays: retentionDays, account: UserView(user), courses: courses,
                 attendance: attendance, checkInEvidence: evidence, devices: devices, passkeys: passkeys,
-                rememberedBrowsers: browsers, passkeyVerifications: verifications, changesByHand: changes, exposureReportsAboutYou: reports,
+                rememberedBrowsers: browsers, passkeyVerifications: verifications, changesByHand: changes,
+                exposureReportsAboutYou: reports,
                 quizAnswers: quizAnswers, quizFlags: quizFlags)
         }
     }
