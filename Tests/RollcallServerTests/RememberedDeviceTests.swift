@@ -125,36 +125,76 @@ struct RememberedDeviceTests {
         }
     }
 
-    @Test func a_new_or_removed_number_and_a_new_password_forget_every_device() async throws {
+    /// Signs in from the remembered browser: the session cookie it gets.
+    static func continueOn(_ api: API, _ device: String) async throws -> String {
+        let reply = try await api.call(.post, "/api/v1/auth/device-session", headers: [.cookie: device])
+        #expect(reply.status == .ok, "\(reply.text)")
+        return try sessionCookie(reply)
+    }
+
+    /// Whether a browser remembered with `device`, and the session it started, are both gone.
+    static func forgotten(_ api: API, _ device: String, session: String) async throws -> Bool {
+        let again = try await api.call(.post, "/api/v1/auth/device-session", headers: [.cookie: device])
+        let signedIn = try await api.call(.get, "/api/v1/me", headers: [.cookie: session])
+        return again.status == .unauthorized && signedIn.status == .unauthorized
+    }
+
+    static func devices(_ api: API, _ account: Account) async throws -> Int {
+        try await api.call(.get, "/api/v1/me/remembered-devices", as: account).list("devices").count
+    }
+
+    @Test func a_new_or_removed_number_and_a_new_password_forget_every_device_and_its_sessions() async throws {
         try await withServer(configure: PhoneSignInTests.quick) { api in
             let (pia, first) = try await Self.remembered(api)
+            let firstSession = try await Self.continueOn(api, first)
             #expect(try await api.call(.delete, "/api/v1/me/phone", as: pia).status == .noContent)
-            #expect(
-                try await api.call(.post, "/api/v1/auth/device-session", headers: [.cookie: first]).status
-                    == .unauthorized, "the number it was remembered for is gone")
+            #expect(try await Self.forgotten(api, first, session: firstSession), "the number is gone")
+            #expect(try await Self.devices(api, pia) == 0)
 
             try await api.confirmPhone(pia, "+447700900999")
             let second = try await api.rememberedDevice(pia, "+447700900999")
+            let secondSession = try await Self.continueOn(api, second)
             let asked = try await api.call(.post, "/api/v1/me/phone", as: pia, json: ["phone": Self.phone])
             #expect(asked.status == .accepted)
             let confirmed = try await api.call(
                 .post, "/api/v1/me/phone/confirm", as: pia,
                 json: ["phone": Self.phone, "code": try await api.textedCode(to: Self.phone)])
             #expect(confirmed.status == .ok, "\(confirmed.text)")
-            #expect(
-                try await api.call(.post, "/api/v1/auth/device-session", headers: [.cookie: second]).status
-                    == .unauthorized, "remembered for the old number")
+            #expect(try await Self.forgotten(api, second, session: secondSession), "remembered for the old number")
+            #expect(try await Self.devices(api, pia) == 0)
 
             let third = try await api.rememberedDevice(pia, Self.phone)
-            #expect(
-                try await api.call(.post, "/api/v1/auth/device-session", headers: [.cookie: third]).status == .ok)
+            let thirdSession = try await Self.continueOn(api, third)
+            let typed = try await api.call(.patch, "/api/v1/me", as: pia, json: ["phone": "+447700900555"])
+            #expect(typed.status == .ok, "\(typed.text)")
+            #expect(try await Self.forgotten(api, third, session: thirdSession), "another number typed in")
+
+            try await api.confirmPhone(pia, Self.phone)
+            let fourth = try await api.rememberedDevice(pia, Self.phone)
+            let fourthSession = try await Self.continueOn(api, fourth)
             let changed = try await api.call(
                 .put, "/api/v1/me/password", as: pia,
                 json: ["currentPassword": API.password, "newPassword": "another good password"])
             #expect(changed.status == .noContent, "\(changed.text)")
-            #expect(
-                try await api.call(.post, "/api/v1/auth/device-session", headers: [.cookie: third]).status
-                    == .unauthorized, "a new password forgets remembered browsers")
+            #expect(try await Self.forgotten(api, fourth, session: fourthSession), "a new password")
+            #expect(try await Self.devices(api, pia) == 0)
+        }
+    }
+
+    @Test func a_number_change_that_is_refused_forgets_nothing() async throws {
+        try await withServer(configure: PhoneSignInTests.quick) { api in
+            let (pia, device) = try await Self.remembered(api)
+            let taken = "+447700900777"
+            let asked = try await api.call(.post, "/api/v1/me/phone", as: pia, json: ["phone": taken])
+            #expect(asked.status == .accepted)
+            let code = try await api.textedCode(to: taken)
+            // Someone else proves the number first.
+            try await api.confirmPhone(try await api.register("Oli Other"), taken)
+            try await api.expectRefused(
+                .post, "/api/v1/me/phone/confirm", as: pia, json: ["phone": taken, "code": code],
+                status: .conflict, code: "phone_taken")
+            #expect(try await Self.devices(api, pia) == 1)
+            _ = try await Self.continueOn(api, device)
         }
     }
 

@@ -6,6 +6,9 @@ enum TokenKind: String, Sendable {
     case web, api
 }
 
+/// A remembered device was forgotten while a sign-in from it was under way.
+struct DeviceForgotten: Error {}
+
 /// Signed-in sessions and API tokens, the verification links in emails, and the record of failed sign-ins.
 struct AccessTokenStore: Sendable {
     let database: Database
@@ -16,13 +19,22 @@ struct AccessTokenStore: Sendable {
     static let verificationLifetime: TimeInterval = 48 * 3600
 
     /// Issues a token for `userID`, started by a remembered `device` if any; the clear token is returned once and
-    /// never stored.
+    /// never stored. Throws `DeviceForgotten` when the device was forgotten meanwhile.
     func issue(userID: Int64, kind: TokenKind, device: Int64? = nil) async throws -> (token: String, csrf: String) {
         let token = OpaqueToken.make()
         let csrf = OpaqueToken.make()
         let now = Date()
         let lifetime = kind == .web ? Self.webLifetime : Self.apiLifetime
-        try await database.write { sql in
+        try await database.transaction { sql in
+            if let device {
+                // Holds the device's row until the session is written: forgetting the device waits, then finds the
+                // session and signs it out too; or it went first, and no session starts.
+                let lock = sql.dialect.name == "postgresql" ? " FOR SHARE" : ""
+                let held = try await sql.raw(
+                    "SELECT id FROM remembered_devices WHERE id = \(bind: device)\(unsafeRaw: lock)"
+                ).first()
+                guard held != nil else { throw DeviceForgotten() }
+            }
             try await sql.insert(into: "access_tokens")
                 .columns("token_hash", "user_id", "kind", "csrf", "created_at", "expires_at", "device_id")
                 .values(
@@ -66,13 +78,9 @@ struct AccessTokenStore: Sendable {
         await database.announce(.token(hash: tokenHash))
     }
 
-    /// Signs out every session a remembered device started, as when it is forgotten.
-    func revoke(deviceID: Int64) async throws {
-        let hashes = try await database.write { sql in
-            try await sql.delete(from: "access_tokens").where("device_id", .equal, deviceID).returning("token_hash")
-                .all(decodingColumn: "token_hash", as: String.self)
-        }
-        for hash in hashes {
+    /// Forgets sessions deleted elsewhere (a remembered device's), here and in every other process.
+    func forget(tokenHashes: [String]) async {
+        for hash in tokenHashes {
             identities.forget(tokenHash: hash)
             await database.announce(.token(hash: hash))
         }
@@ -82,10 +90,11 @@ struct AccessTokenStore: Sendable {
     func revokeAll(userID: Int64, except tokenHash: String?) async throws {
         identities.forget(userID: userID)
         try await database.transaction { sql in
+            // The devices first, as `RememberedDevices.signOut` explains.
+            try await sql.delete(from: "remembered_devices").where("user_id", .equal, userID).run()
             var delete = sql.delete(from: "access_tokens").where("user_id", .equal, userID)
             if let tokenHash { delete = delete.where("token_hash", .notEqual, tokenHash) }
             try await delete.run()
-            try await sql.delete(from: "remembered_devices").where("user_id", .equal, userID).run()
         }
         identities.forget(userID: userID)
         await database.announce(.user(userID))

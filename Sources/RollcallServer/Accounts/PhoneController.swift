@@ -169,6 +169,10 @@ struct PhoneController: Sendable {
         let user = try context.requireUser()
         let input = try await request.decodeJSON(as: CodeCheck.self, context: context)
         let phone = try phone(input.phone)
+        // Before the code is used: a number someone else proved meanwhile leaves this person's code as it was.
+        if let holder = try await users.find(confirmedPhone: phone), holder.id != user.id {
+            throw AppError.conflict("phone_taken", "Another account has confirmed this number already.")
+        }
         let code = input.code.filter { !$0.isWhitespace }
         guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }),
             try await codes.redeem(.confirm, phone: phone, userID: user.id, code: code) == user.id
@@ -177,8 +181,6 @@ struct PhoneController: Sendable {
                 .badRequest, "invalid_code",
                 "The code is wrong, used or expired. Check the last text message, or ask for a new code.")
         }
-        // A browser remembered for the old number no longer signs in.
-        if user.phone != phone { try await devices.forgetAll(userID: user.id) }
         do {
             try await users.confirmPhone(id: user.id, phone: phone)
         } catch is PhoneTaken {
@@ -191,7 +193,6 @@ struct PhoneController: Sendable {
     @Sendable func remove(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         try await users.clearPhone(id: user.id)
-        try await devices.forgetAll(userID: user.id)
         return Response(status: .noContent)
     }
 }

@@ -91,21 +91,40 @@ struct RememberedDevices: Sendable {
 
     /// Forgets one of the person's devices and signs out every session it started; `false` when it is not theirs.
     func forget(id: Int64, userID: Int64) async throws -> Bool {
-        let deleted = try await database.write { sql in
-            try await sql.delete(from: "remembered_devices").where("id", .equal, id).where("user_id", .equal, userID)
-                .returning("id").first() != nil
+        let signedOut: [String]? = try await database.transaction { sql in
+            guard
+                try await sql.delete(from: "remembered_devices").where("id", .equal, id)
+                    .where("user_id", .equal, userID).returning("id").first() != nil
+            else { return nil }
+            return try await Self.signOut(devices: [id], sql: sql)
         }
-        if deleted { try await tokens.revoke(deviceID: id) }
-        return deleted
+        guard let signedOut else { return false }
+        await tokens.forget(tokenHashes: signedOut)
+        return true
     }
 
-    /// Forgets every device of the person, as when their number changes.
-    func forgetAll(userID: Int64) async throws {
-        let ids = try await database.write { sql in
-            try await sql.delete(from: "remembered_devices").where("user_id", .equal, userID).returning("id")
-                .all(decodingColumn: "id", as: Int64.self)
-        }
-        for id in ids { try await tokens.revoke(deviceID: id) }
+    /// Forgets, in the transaction that changes a person's number, the devices remembered for any other number
+    /// than the one they now have confirmed (every device when none is), and signs out the sessions those started.
+    /// The caller forgets the person's cached sign-ins and tells the other processes.
+    static func forgetStale(userID: Int64, sql: any SQLDatabase) async throws {
+        let confirmed =
+            try await sql.raw(
+                "SELECT phone FROM users WHERE id = \(bind: userID) AND phone_confirmed_at IS NOT NULL"
+            ).first(decodingColumn: "phone", as: String?.self) ?? nil
+        var stale = sql.select().column("id").from("remembered_devices").where("user_id", .equal, userID)
+        if let confirmed { stale = stale.where("phone", .notEqual, confirmed) }
+        let ids = try await stale.all(decodingColumn: "id", as: Int64.self)
+        guard !ids.isEmpty else { return }
+        try await sql.delete(from: "remembered_devices").where("id", .in, SQLBind.group(ids)).run()
+        _ = try await signOut(devices: ids, sql: sql)
+    }
+
+    /// Deletes the sessions the given devices started, after the devices themselves: a sign-in from one of them that
+    /// is under way holds the device's row (`AccessTokenStore.issue`), so its session is written before this delete
+    /// reads, or not at all.
+    private static func signOut(devices ids: [Int64], sql: any SQLDatabase) async throws -> [String] {
+        try await sql.delete(from: "access_tokens").where("device_id", .in, SQLBind.group(ids))
+            .returning("token_hash").all(decodingColumn: "token_hash", as: String.self)
     }
 
     private func signature(of secret: String) async throws -> String {

@@ -31,13 +31,18 @@ struct RememberedDevicesController: Sendable {
     }
 
     @Sendable func signIn(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard let (device, user) = try await devices.recognised(request, users: users) else {
-            throw AppError(
-                .unauthorized, "device_not_remembered",
-                "This browser is no longer remembered. Sign in with a texted code, a passkey or your password.")
+        let forgotten = AppError(
+            .unauthorized, "device_not_remembered",
+            "This browser is no longer remembered. Sign in with a texted code, a passkey or your password.")
+        guard let (device, user) = try await devices.recognised(request, users: users) else { throw forgotten }
+        do {
+            let response = try await signIns.startWebSession(
+                for: user, device: device.id, request: request, context: context)
+            try await devices.markUsed(id: device.id)
+            return response
+        } catch is DeviceForgotten {
+            throw forgotten
         }
-        try await devices.markUsed(id: device.id)
-        return try await signIns.startWebSession(for: user, device: device.id, request: request, context: context)
     }
 
     /// Forgets the device this browser stands for, signed in or not, and clears its cookie: for a shared computer.

@@ -145,6 +145,7 @@ struct UserStore: Sendable {
                 if holder != nil { throw PhoneTaken() }
                 try await sql.update("users").set("phone", to: phone).set("phone_confirmed_at", to: SQLBind(now))
                     .where("id", .equal, id).run()
+                try await RememberedDevices.forgetStale(userID: id, sql: sql)
             }
         } catch  where database.isUniqueViolation(error, index: "users_confirmed_phone") {
             throw PhoneTaken()
@@ -152,14 +153,15 @@ struct UserStore: Sendable {
         await database.announce(.user(id))
     }
 
-    /// Removes the person's number, and with it signing in by phone.
+    /// Removes the person's number, and with it signing in by phone and the browsers remembered for it.
     func clearPhone(id: Int64) async throws {
         defer { identities.forget(userID: id) }
-        try await database.write { sql in
+        try await database.transaction { sql in
             try await sql.update("users").set("phone", to: SQLLiteral.null).set(
                 "phone_confirmed_at", to: SQLLiteral.null
             )
             .where("id", .equal, id).run()
+            try await RememberedDevices.forgetStale(userID: id, sql: sql)
         }
         await database.announce(.user(id))
     }
@@ -217,6 +219,7 @@ struct UserStore: Sendable {
                 changed = true
             }
             if changed { try await update.run() }
+            if change.phone != nil { try await RememberedDevices.forgetStale(userID: id, sql: sql) }
             guard
                 let user = try await sql.select().column("*").from("users").where("id", .equal, id)
                     .first(decoding: User.self, with: .rollcall)
