@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import RollcallCore
 import Testing
 
 @testable import RollcallServer
@@ -44,13 +45,21 @@ struct AbsenceNoticeTests {
 
     static let week: TimeInterval = 7 * 86_400
 
+    /// An hour after next week's Monday 08:00 UTC: after notices turned on now, the first moment they are due.
+    static func nextMonday() -> Date {
+        AbsenceNoticeSchedule.latestDue(
+            atOrBefore: Date().addingTimeInterval(week), timeZone: TimeZone(identifier: "UTC")!
+        )
+        .addingTimeInterval(3600)
+    }
+
     @Test func notices_are_off_until_a_teacher_turns_them_on() async throws {
         try await withServer { api in
             let term = try await Self.term(api)
             let course = try await api.call(.get, "/api/v1/courses/\(term.room.courseID)", as: term.room.teacher)
             #expect(course.value("course.absenceNotices") as? Bool == false)
             let before = try await api.outbox().count
-            #expect(try await Self.sendDue(api, at: Date().addingTimeInterval(Self.week)).isEmpty)
+            #expect(try await Self.sendDue(api, at: Self.nextMonday()).isEmpty)
             #expect(try await api.outbox().count == before)
         }
     }
@@ -72,7 +81,7 @@ struct AbsenceNoticeTests {
             #expect(try await Self.sendDue(api, at: Date()).isEmpty)
 
             let before = try await api.outbox().count
-            let nextWeek = Date().addingTimeInterval(Self.week)
+            let nextWeek = Self.nextMonday()
             let weeks = try await Self.sendDue(api, at: nextWeek)
             #expect(weeks.count == 1)
             #expect(weeks.first?.students == 2 && weeks.first?.teachers == 1)
@@ -111,6 +120,11 @@ struct AbsenceNoticeTests {
                 ).send(course, due: due, now: nextWeek)
                 #expect(late == nil)
             }
+            #expect(try await api.outbox().count == before + 3)
+            // A time zone changed after the notes went moves the Monday morning by hours: the week is not sent again.
+            _ = try await api.call(
+                .patch, "/api/v1/courses/\(courseID)", as: term.room.teacher, json: ["timeZone": "Pacific/Auckland"])
+            #expect(try await Self.sendDue(api, at: nextWeek.addingTimeInterval(7200)).isEmpty)
             #expect(try await api.outbox().count == before + 3)
             // The week after, again.
             #expect(try await Self.sendDue(api, at: nextWeek.addingTimeInterval(Self.week)).count == 1)
@@ -173,5 +187,17 @@ struct AbsenceNoticeTests {
                 .patch, "/api/v1/courses/\(term.room.courseID)", as: term.cat, json: ["absenceNotices": true],
                 status: .forbidden, code: "forbidden")
         }
+    }
+
+    @Test func a_percentage_just_under_the_threshold_is_not_rounded_up_to_it() {
+        let summary = AttendanceSummary(
+            statuses: Array(repeating: .present, count: 43) + Array(repeating: .absent, count: 11),
+            points: StatusPoints(present: 2, late: 1, excused: 2, absent: 0))
+        #expect((summary.percentage ?? 0) > 79.5 && (summary.percentage ?? 0) < 80)
+        let letter = Letters(school: "Hill School").absenceNotice(
+            name: "Cat", course: "Biology 101", teacher: "Tess", summary: summary, threshold: 80, link: "https://x.test"
+        )
+        #expect(letter.subject == "Your attendance in Biology 101: 79%")
+        #expect(letter.text.contains("You have attended 79% of the sessions"))
     }
 }

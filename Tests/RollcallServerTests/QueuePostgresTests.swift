@@ -1,4 +1,5 @@
 import Foundation
+import RollcallCore
 import Testing
 
 @testable import RollcallServer
@@ -50,7 +51,7 @@ struct QueuePostgresTests {
             let term = try await AbsenceNoticeTests.term(api)
             _ = try await api.call(
                 .patch, "/api/v1/courses/\(term.room.courseID)", as: term.room.teacher, json: ["absenceNotices": true])
-            let nextWeek = Date().addingTimeInterval(AbsenceNoticeTests.week)
+            let nextWeek = AbsenceNoticeTests.nextMonday()
             try await postgres.twoProcesses { first, second in
                 let notices = [first, second].map { database in
                     AbsenceNotices(
@@ -66,6 +67,18 @@ struct QueuePostgresTests {
                 #expect(messages.filter { $0.subject.contains("below 80% attendance") }.count == 1)
                 // Each process, looking again, finds the week queued.
                 for notice in notices { #expect(try await notice.sendDue(now: nextWeek).isEmpty) }
+
+                // The week after, both have read the records and written their notes when they claim the week at
+                // the same moment: one claim wins, the other queues nothing.
+                let later = nextWeek.addingTimeInterval(AbsenceNoticeTests.week)
+                let due = AbsenceNoticeSchedule.latestDue(atOrBefore: later, timeZone: TimeZone(identifier: "UTC")!)
+                let course = try #require(try await CourseStore(database: first).find(id: term.room.courseID))
+                async let claimA = notices[0].send(course, due: due, now: later)
+                async let claimB = notices[1].send(course, due: due, now: later)
+                let claims = try await [claimA, claimB]
+                #expect(claims.compactMap { $0 }.count == 1, "\(claims)")
+                #expect(
+                    try await Outbox(database: first, logger: .init(label: "test")).list().count == messages.count + 4)
             }
         }
     }

@@ -37,7 +37,8 @@ public func buildApplication(
     let (noticesMigrated, noticesReady) = AsyncStream<Void>.makeStream()
     let notices = AbsenceNoticeSender(
         notices: AbsenceNotices(
-            database: database, outbox: outbox, school: configuration.schoolName, publicURL: configuration.publicURL),
+            database: database, outbox: outbox, school: configuration.schoolName, publicURL: configuration.publicURL,
+            logger: logger),
         interval: .seconds(300), ready: noticesMigrated, logger: logger)
     let server = try serverBuilder(configuration, router: router)
     var app = Application(

@@ -107,7 +107,8 @@ struct Letters: Sendable {
     func absenceNotice(
         name: String, course: String, teacher: String, summary: AttendanceSummary, threshold: Int, link: String
     ) -> Letter {
-        let percent = "\(Int((summary.percentage ?? 0).rounded()))%"
+        // Down, so that 79.6 % does not read as the 80 % the course asks for.
+        let percent = "\(Int((summary.percentage ?? 0).rounded(.down)))%"
         let counts = [
             (AttendanceStatus.present, "present"), (.late, "late"), (.excused, "excused"), (.absent, "absent"),
         ].map { "\(summary.counts[$0.0] ?? 0) \($0.1)" }.joined(separator: ", ")
@@ -135,7 +136,8 @@ struct Letters: Sendable {
             paragraphs: ["\(count) of \(course) at \(school) attended less than \(threshold)% of the sessions so far:"],
             list: students, link: ("Open the course", link),
             closing: [
-                "Each of them got a note of their own, unless they turned the notes off. You get this list on Mondays "
+                "Each of them got a note of their own, unless they turned the notes off or their account is closed. "
+                    + "You get this list on Mondays "
                     + "while the course's weekly absence notices are on; turn them off in the course's settings."
             ],
             signature: signature)

@@ -15,8 +15,13 @@ struct AbsenceNotices: Sendable {
     let outbox: Outbox
     let letters: Letters
     let publicURL: String
+    let logger: Logger
 
-    init(database: Database, outbox: Outbox, school: String, publicURL: String) {
+    init(
+        database: Database, outbox: Outbox, school: String, publicURL: String,
+        logger: Logger = Logger(label: "rollcall")
+    ) {
+        self.logger = logger
         self.database = database
         sessions = SessionStore(database: database)
         records = RecordStore(database: database, quizzes: QuizStore(database: database))
@@ -40,10 +45,18 @@ struct AbsenceNotices: Sendable {
         for course in try await coursesWithNotices() {
             let zone = TimeZone(identifier: course.timeZone) ?? TimeZone(identifier: "UTC")!
             let due = AbsenceNoticeSchedule.latestDue(atOrBefore: now, timeZone: zone)
-            // A course that turned the notices on after this week's Monday morning starts next Monday.
-            guard let since = course.absenceNoticesSince, due > since, try await !isQueued(course.id, due: due)
-            else { continue }
-            if let week = try await send(course, due: due, now: now) { queued.append(week) }
+            // A course that turned the notices on after this week's Monday morning starts next Monday. Should no
+            // process run on the Monday morning, the week's notes go at the next look: late, but not lost.
+            guard let since = course.absenceNoticesSince, due > since else { continue }
+            // One course's failure (its records unreadable for a moment) does not hold up the others.
+            do {
+                guard try await !isQueued(course.id, due: due) else { continue }
+                if let week = try await send(course, due: due, now: now) { queued.append(week) }
+            } catch {
+                logger.error(
+                    "absence notices failed",
+                    metadata: ["course": "\(course.id)", "error": "\(String(reflecting: error))"])
+            }
         }
         return queued
     }
@@ -56,11 +69,14 @@ struct AbsenceNotices: Sendable {
         }
     }
 
+    /// Whether the week due at `due` was queued: also when the course's time zone changed since, which moves the
+    /// Monday morning by some hours, but never by six days.
     private func isQueued(_ courseID: Int64, due: Date) async throws -> Bool {
         try await database.read { sql in
             try await sql.raw(
                 """
-                SELECT course_id FROM absence_notice_weeks WHERE course_id = \(bind: courseID) AND due_at = \(bind: due)
+                SELECT course_id FROM absence_notice_weeks
+                WHERE course_id = \(bind: courseID) AND due_at > \(bind: due.addingTimeInterval(-6 * 86_400))
                 """
             ).first() != nil
         }
@@ -83,7 +99,7 @@ struct AbsenceNotices: Sendable {
         if !below.isEmpty {
             let lines = below.map { student, summary in
                 let absent = summary.counts[.absent] ?? 0
-                return "\(student.name): \(Int((summary.percentage ?? 0).rounded()))%, "
+                return "\(student.name): \(Int((summary.percentage ?? 0).rounded(.down)))%, "
                     + "\(absent) absence\(absent == 1 ? "" : "s") in \(summary.sessions) session\(summary.sessions == 1 ? "" : "s")"
             }
             messages += teachers.map { teacher in
