@@ -73,6 +73,10 @@ struct AttemptCounters: Sendable {
                         SET count = excluded.count, since = excluded.since, last_at = excluded.last_at
                         """
                     ).run()
+                } else if postgres {
+                    // Zeroed rather than deleted, for the same reason: a zero counts as none.
+                    try await sql.update("attempt_counters").set("count", to: 0).where("scope", .equal, scope.rawValue)
+                        .where("key", .equal, key).run()
                 } else {
                     try await sql.delete(from: "attempt_counters").where("scope", .equal, scope.rawValue)
                         .where("key", .equal, key).run()
