@@ -20,10 +20,31 @@ from pathlib import Path
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.errorhandler import ErrorHandler
 from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support import wait as selenium_wait
 from selenium.webdriver.support.ui import WebDriverWait
+
+# Many waits read an element of a page that is reloading (after a form's answer). An element of the page going
+# away is stale, and a wait looks it up again: Chromium reports some of these as an "unhandled inspector error"
+# ("Node with given id does not belong to the document") rather than as a stale element, which is what it is.
+_check_response = ErrorHandler.check_response
+
+
+def _stale_when_detached(self, response):
+    try:
+        _check_response(self, response)
+    except WebDriverException as error:
+        if not isinstance(error, StaleElementReferenceException) and "does not belong to the document" in str(error):
+            raise StaleElementReferenceException(error.msg) from error
+        raise
+
+
+ErrorHandler.check_response = _stale_when_detached
+selenium_wait.IGNORED_EXCEPTIONS = (NoSuchElementException, StaleElementReferenceException)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = os.environ.get("ROLLCALL_SCREENSHOTS")
