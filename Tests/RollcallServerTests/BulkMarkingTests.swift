@@ -48,6 +48,23 @@ struct BulkMarkingTests {
         }
     }
 
+    @Test func marking_again_when_nobody_is_left_does_not_stand_in_the_way_of_undo() async throws {
+        try await withServer { api in
+            let (room, ada, ben) = try await Self.room(api)
+            let path = "/api/v1/sessions/\(room.sessionID)/attendance"
+            let body: [String: Any] = ["filter": "not_checked_in", "status": "absent"]
+            let first = try await api.call(.post, path, as: room.teacher, json: body)
+            #expect(first.int("batch.changed") == 2)
+            let again = try await api.call(.post, path, as: room.teacher, json: body)
+            #expect(again.status == .created && again.int("batch.changed") == 0, "\(again.text)")
+            let batch = try #require(first.int("batch.id"))
+            let undone = try await api.call(.post, "/api/v1/attendance-batches/\(batch)/undo", as: room.teacher)
+            #expect(undone.status == .ok, "the empty change is not a later one: \(undone.text)")
+            let rows = try await api.attendanceRows(session: room.sessionID)
+            #expect(rows[ada.id] == nil && rows[ben.id] == nil)
+        }
+    }
+
     @Test func a_selection_is_excused_and_undone_back_to_each_ones_status() async throws {
         try await withServer { api in
             let (room, ada, _) = try await Self.room(api)

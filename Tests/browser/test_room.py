@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from conftest import LAPTOP, PHONE, screenshot, wait_for_path
+from conftest import LAPTOP, PHONE, screenshot, wait_for, wait_for_path
 from test_check_in import PASSWORD, account, sign_in
 from test_live import count, open_dashboard, row
 
@@ -137,6 +137,9 @@ def test_a_teacher_finds_filters_sorts_and_marks_students_in_a_room_of_200(serve
     Select(teacher.find_element(By.ID, "room-filter")).select_by_value("absent")
     WebDriverWait(teacher, 20).until(lambda b: b.find_element(By.ID, "room-shown").text == "78 of 200 shown", "78 absent, live")
     screenshot(teacher, "room-bulk-absent", sizes=(PHONE, LAPTOP))
+    # Again, with nobody left: nothing to do, and Undo still takes back the 78.
+    teacher.find_element(By.ID, "mark-rest-absent").click()
+    assert "nobody is left to mark absent" in wait_for(teacher, "#bulk-error").text
     teacher.find_element(By.ID, "room-undo-button").click()
     WebDriverWait(teacher, 20).until(
         lambda b: b.find_element(By.ID, "room-undo-text").text == "Undone: every record is back as it was.", "the undo")

@@ -211,14 +211,15 @@ struct RecordStore: Sendable {
     }
 
     /// Puts every record a batch changed back as it was before, in one transaction, with audit entries; only the
-    /// session's latest batch, and only while nobody has changed those records since.
+    /// session's latest batch that changed anything, and only while nobody has changed those records since.
     func undo(batchID: Int64, by teacher: User, now: Date = Date()) async throws -> AttendanceBatch {
         try await database.transaction { sql in
             guard let batch = try await Self.batch(id: batchID, in: sql) else { throw NotStored(what: "batch") }
             guard batch.undoneAt == nil else { throw UndoRefusal.alreadyUndone }
+            // A later change that changed nothing (everyone already had the status) stands in nobody's way.
             let later = try await sql.select().column("id").from("attendance_batches")
                 .where("session_id", .equal, batch.sessionId).where("id", .greaterThan, batchID)
-                .where(SQLColumn("undone_at"), .is, SQLLiteral.null).first()
+                .where(SQLColumn("undone_at"), .is, SQLLiteral.null).where("changed", .greaterThan, 0).first()
             guard later == nil else { throw UndoRefusal.notLatest }
             let entries = try await sql.raw(
                 """

@@ -312,10 +312,17 @@ async function markMany(body, what) {
   bulkError.hidden = true;
   try {
     const { batch } = await api("POST", `/api/v1/sessions/${session}/attendance`, body);
+    if (batch.changed === 0) {
+      // Nothing changed: the change before stays the one Undo takes back.
+      bulkError.textContent = `Nobody was marked ${batch.status}${what}: they all had that status already.`;
+      bulkError.hidden = false;
+      document.getElementById("pick-none").click();
+      return;
+    }
     lastBatch = batch.id;
     const count = batch.changed === 1 ? "1 student" : `${batch.changed} students`;
     document.getElementById("room-undo-text").textContent = `Marked ${count} ${batch.status}${what}.`;
-    document.getElementById("room-undo-button").hidden = batch.changed === 0;
+    document.getElementById("room-undo-button").hidden = false;
     undoBox.hidden = false;
     document.getElementById("pick-none").click();
   } catch (failure) {
@@ -334,6 +341,11 @@ bulkForm.addEventListener("submit", (event) => {
 
 document.getElementById("mark-rest-absent").addEventListener("click", () => {
   const rest = [...list.children].filter((item) => item.dataset.status === "none").length;
+  if (rest === 0) {
+    bulkError.textContent = "Everyone on the roster has a record already: nobody is left to mark absent.";
+    bulkError.hidden = false;
+    return;
+  }
   if (!window.confirm(`Mark the ${rest} students not yet checked in absent? You can undo it.`)) return;
   markMany({ filter: "not_checked_in", status: "absent" }, " who had not checked in");
 });
