@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Hummingbird
+import RollcallCore
 import SQLKit
 
 /// A browser remembered after a texted-code sign-in, so that the phone is not asked for a code again for 30 days.
@@ -33,20 +34,20 @@ struct RememberedDevices: Sendable {
     ) {
         let secret = OpaqueToken.make()
         let cookie = "\(secret).\(try await signature(of: secret))"
-        let device = try await database.write { sql in
-            let id = try await sql.insert(into: "remembered_devices")
+        let name = String(name.prefix(80))
+        let expires = now.addingTimeInterval(Self.lifetime)
+        let id = try await database.write { sql in
+            try await sql.insert(into: "remembered_devices")
                 .columns("user_id", "token_hash", "phone", "name", "created_at", "expires_at")
                 .values(
-                    SQLBind(userID), SQLBind(OpaqueToken.digest(secret)), SQLBind(phone),
-                    SQLBind(String(name.prefix(80))), SQLBind(now), SQLBind(now.addingTimeInterval(Self.lifetime))
+                    SQLBind(userID), SQLBind(OpaqueToken.digest(secret)), SQLBind(phone), SQLBind(name), SQLBind(now),
+                    SQLBind(expires)
                 )
                 .returning("id").first(decodingColumn: "id", as: Int64.self)
-            guard let id else { throw NotStored(what: "remembered device") }
-            return RememberedDevice(
-                id: id, userId: userID, phone: phone,
-                name: String(name.prefix(80)), createdAt: now, lastUsedAt: nil,
-                expiresAt: now.addingTimeInterval(Self.lifetime))
         }
+        guard let id else { throw NotStored(what: "remembered device") }
+        let device = RememberedDevice(
+            id: id, userId: userID, phone: phone, name: name, createdAt: now, lastUsedAt: nil, expiresAt: expires)
         return (device, cookie)
     }
 
@@ -71,6 +72,12 @@ struct RememberedDevices: Sendable {
             !user.disabled, user.deletedAt == nil, user.phoneConfirmedAt != nil, user.phone == device.phone
         else { return nil }
         return (device, user)
+    }
+
+    /// The id of the device this browser's cookie stands for, whoever it belongs to.
+    func current(_ request: Request) async throws -> Int64? {
+        guard let cookie = request.cookies[Self.cookieName]?.value else { return nil }
+        return try await device(cookie: cookie)?.id
     }
 
     func markUsed(id: Int64, at now: Date = Date()) async throws {
@@ -130,7 +137,6 @@ struct RememberedDevices: Sendable {
     private func signature(of secret: String) async throws -> String {
         let mac = HMAC<SHA256>.authenticationCode(
             for: Data(secret.utf8), using: try await keys.key(named: "remembered_devices"))
-        return Data(mac).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return Base64URL.encode(Array(mac))
     }
 }

@@ -50,6 +50,7 @@ struct RememberedDevicesController: Sendable {
         if let cookie = request.cookies[RememberedDevices.cookieName]?.value,
             let device = try await devices.device(cookie: cookie)
         {
+            // The cookie proves the browser: it may forget itself for whoever it remembers.
             _ = try await devices.forget(id: device.id, userID: device.userId)
         }
         var response = Response(status: .noContent)
@@ -59,7 +60,7 @@ struct RememberedDevicesController: Sendable {
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> DeviceList {
         let user = try context.requireUser()
-        let current = try await currentID(request)
+        let current = try await devices.current(request)
         return DeviceList(
             devices: try await devices.list(userID: user.id).map { device in
                 DeviceView(
@@ -73,13 +74,7 @@ struct RememberedDevicesController: Sendable {
         let id = try context.id("deviceID", "remembered device")
         guard try await devices.forget(id: id, userID: user.id) else { throw AppError.notFound("remembered device") }
         var response = Response(status: .noContent)
-        if id == (try await currentID(request)) { response.setCookie(signIns.deviceCookie("", maxAge: 0)) }
+        if id == (try await devices.current(request)) { response.setCookie(signIns.deviceCookie("", maxAge: 0)) }
         return response
-    }
-
-    /// The id of the device this browser's cookie stands for, whoever it belongs to.
-    func currentID(_ request: Request) async throws -> Int64? {
-        guard let cookie = request.cookies[RememberedDevices.cookieName]?.value else { return nil }
-        return try await devices.device(cookie: cookie)?.id
     }
 }

@@ -21,10 +21,7 @@ struct DevicesPage: Sendable {
                 id: passkey.id, name: passkey.name, kind: passkey.kindText, created: passkey.createdAt.pageText,
                 lastUsed: passkey.lastUsedAt.map { "last used \($0.pageText)" } ?? "not used yet")
         }
-        var here: Int64?
-        if let cookie = request.cookies[RememberedDevices.cookieName] {
-            here = try await remembered.device(cookie: cookie.value)?.id
-        }
+        let here = try await remembered.current(request)
         let browsers = try await remembered.list(userID: user.id).map { device in
             DevicesPageModel.Browser(
                 id: device.id, name: device.name, phone: PhoneNumber.masked(device.phone),
