@@ -140,6 +140,7 @@ def test_a_teacher_finds_filters_sorts_and_marks_students_in_a_room_of_200(serve
     # Again, with nobody left: nothing to do, and Undo still takes back the 78.
     teacher.find_element(By.ID, "mark-rest-absent").click()
     assert "nobody is left to mark absent" in wait_for(teacher, "#bulk-error").text
+    screenshot(teacher, "room-nobody-left", sizes=(PHONE, LAPTOP))
     teacher.find_element(By.ID, "room-undo-button").click()
     WebDriverWait(teacher, 20).until(
         lambda b: b.find_element(By.ID, "room-undo-text").text == "Undone: every record is back as it was.", "the undo")

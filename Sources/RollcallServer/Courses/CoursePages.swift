@@ -53,10 +53,14 @@ struct CoursePages: Sendable {
                 page: max(1, Int(request.query("page") ?? "") ?? 1), verification: verification)
         } else if access == .attend {
             let figures = try await self.records.gradebook(records, studentID: user.id).figures(studentID: user.id)
+            // Whether this student turned the notes off matters only while the course sends them.
+            let receives =
+                course.absenceNoticesSince != nil
+                ? try await courses.receivesAbsenceNotices(courseID: course.id, studentID: user.id) : false
             page.myAttendance = CoursePage.MyAttendance(
                 summary: SummaryView(figures, points: course.points), studentId: user.id, courseId: course.id,
                 noticesOn: course.absenceNoticesSince != nil,
-                receivesNotices: try await courses.receivesAbsenceNotices(courseID: course.id, studentID: user.id),
+                receivesNotices: receives,
                 threshold: course.absenteeThreshold)
         }
         return try pages.render(page, title: "\(course.name) · Rollcall", context: context)

@@ -107,8 +107,7 @@ struct Letters: Sendable {
     func absenceNotice(
         name: String, course: String, teacher: String, summary: AttendanceSummary, threshold: Int, link: String
     ) -> Letter {
-        // Down, so that 79.6 % does not read as the 80 % the course asks for.
-        let percent = "\(Int((summary.percentage ?? 0).rounded(.down)))%"
+        let percent = Self.percent(summary)
         let counts = [
             (AttendanceStatus.present, "present"), (.late, "late"), (.excused, "excused"), (.absent, "absent"),
         ].map { "\(summary.counts[$0.0] ?? 0) \($0.1)" }.joined(separator: ", ")
@@ -128,18 +127,31 @@ struct Letters: Sendable {
             signature: signature)
     }
 
-    /// The teacher's weekly list of the course's students below the threshold.
-    func absenceList(name: String, course: String, threshold: Int, students: [String], link: String) -> Letter {
+    /// The teacher's weekly list of the course's students below the threshold, each with their figures.
+    func absenceList(
+        name: String, course: String, threshold: Int, students: [(name: String, summary: AttendanceSummary)],
+        link: String
+    ) -> Letter {
         let count = students.count == 1 ? "1 student" : "\(students.count) students"
+        let lines = students.map { student, summary in
+            let absent = summary.counts[.absent] ?? 0
+            return "\(student): \(Self.percent(summary)), \(absent) absence\(absent == 1 ? "" : "s") in "
+                + "\(summary.sessions) session\(summary.sessions == 1 ? "" : "s")"
+        }
         return Letter(
             subject: "\(course): \(count) below \(threshold)% attendance", greeting: "Hello \(name),",
             paragraphs: ["\(count) of \(course) at \(school) attended less than \(threshold)% of the sessions so far:"],
-            list: students, link: ("Open the course", link),
+            list: lines, link: ("Open the course", link),
             closing: [
                 "Each of them got a note of their own, unless they turned the notes off or their account is closed. "
                     + "You get this list on Mondays "
                     + "while the course's weekly absence notices are on; turn them off in the course's settings."
             ],
             signature: signature)
+    }
+
+    /// Attendance as the letters say it: rounded down, so that 79.6 % does not read as the 80 % a course asks for.
+    static func percent(_ summary: AttendanceSummary) -> String {
+        "\(Int((summary.percentage ?? 0).rounded(.down)))%"
     }
 }

@@ -97,14 +97,10 @@ struct AbsenceNotices: Sendable {
         }
         let students = messages.count
         if !below.isEmpty {
-            let lines = below.map { student, summary in
-                let absent = summary.counts[.absent] ?? 0
-                return "\(student.name): \(Int((summary.percentage ?? 0).rounded(.down)))%, "
-                    + "\(absent) absence\(absent == 1 ? "" : "s") in \(summary.sessions) session\(summary.sessions == 1 ? "" : "s")"
-            }
+            let students = below.map { (name: $0.student.name, summary: $0.summary) }
             messages += teachers.map { teacher in
                 letters.absenceList(
-                    name: teacher.name, course: course.name, threshold: course.absenteeThreshold, students: lines,
+                    name: teacher.name, course: course.name, threshold: course.absenteeThreshold, students: students,
                     link: "\(publicURL)/courses/\(course.id)#absentees"
                 ).email(to: teacher.email, name: teacher.name)
             }
