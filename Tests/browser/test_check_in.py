@@ -8,7 +8,7 @@ from pathlib import Path
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import screenshot, wait_for, wait_for_path
+from conftest import PAGE_WAIT, screenshot, wait_for, wait_for_path
 
 ROOM = (52.0, 4.0)
 INSIDE = (52.0001, 4.0)  # 11 m from the teacher's point
@@ -44,7 +44,9 @@ def place_phone(browser, server, position, accuracy=8):
 
 def decode_projected_code(projector):
     """Reads the QR code off the projector page the way a phone camera would: render it, then decode it with zbar."""
-    svg = wait_for(projector, "#projector-qr svg").get_attribute("outerHTML")
+    # Read in one step: the code turns every few seconds, and the picture found a moment ago may be gone.
+    svg = WebDriverWait(projector, PAGE_WAIT).until(
+        lambda b: b.execute_script("return document.querySelector('#projector-qr svg')?.outerHTML"))
     with tempfile.TemporaryDirectory() as directory:
         svg_file = Path(directory) / "code.svg"
         png_file = Path(directory) / "code.png"
