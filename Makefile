@@ -12,6 +12,7 @@ deps:
 
 lint:
 	swift format lint --strict --recursive Sources Tests Package.swift
+	.build/python/bin/python -m pymarkdown --config .pymarkdown.json scan README.md docs
 
 format:
 	swift format --in-place --recursive Sources Tests Package.swift

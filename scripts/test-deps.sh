@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Rollcall's tests need beyond the Swift toolchain: Chromium and its driver for the browser tests,
 # zbar and librsvg to decode rendered QR codes, PostgreSQL for the tests on it, nginx for the test behind a reverse
-# proxy, and a Python environment with selenium, pytest, cryptography (the tests' self-signed certificates) and
-# aiosmtpd (the mail server the mail tests deliver to).
+# proxy, and a Python environment with selenium, pytest, cryptography (the tests' self-signed certificates),
+# aiosmtpd (the mail server the mail tests deliver to) and pymarkdownlnt (the lint of the README and docs/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,7 +26,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 venv=.build/python
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import selenium, pytest, schemathesis, cryptography, aiosmtpd" 2>/dev/null; then
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import selenium, pytest, schemathesis, cryptography, aiosmtpd, pymarkdown" 2>/dev/null; then
     python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install -q --disable-pip-version-check selenium pytest schemathesis cryptography aiosmtpd
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check selenium pytest schemathesis cryptography aiosmtpd pymarkdownlnt
 fi
