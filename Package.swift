@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .executable(name: "rollcall", targets: ["rollcall"]),
+        .executable(name: "rollcall-bench", targets: ["rollcall-bench"]),
         .library(name: "RollcallCore", targets: ["RollcallCore"]),
         .library(name: "QRCode", targets: ["QRCode"]),
         .library(name: "RollcallServer", targets: ["RollcallServer"]),
@@ -93,7 +94,21 @@ let package = Package(
                 "RollcallClient",
                 "QRCode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "rollcall-bench",
+            dependencies: [
+                "RollcallServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .target(

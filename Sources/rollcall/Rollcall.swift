@@ -12,9 +12,9 @@ struct RollcallCommand: AsyncParsableCommand {
         abstract: "Rollcall: class attendance in seconds.",
         discussion: ExitStatus.documentation,
         subcommands: [
-            Serve.self, Migrate.self, DemoData.self, CreateAdmin.self, PrintQRCode.self, Bench.self, BenchLive.self,
-            Login.self, Logout.self, Courses.self, CourseCommand.self, RosterCommand.self, SessionCommand.self,
-            Export.self, Watch.self, Projector.self,
+            Serve.self, Migrate.self, DemoData.self, CreateAdmin.self, PrintQRCode.self, Login.self, Logout.self,
+            Courses.self, CourseCommand.self, RosterCommand.self, SessionCommand.self, Export.self, Watch.self,
+            Projector.self,
         ],
         defaultSubcommand: Serve.self
     )

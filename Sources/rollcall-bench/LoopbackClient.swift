@@ -8,6 +8,27 @@ struct LoopbackAnswer {
     var status: HTTPResponseStatus
     var location: String?
     var body: ByteBuffer
+
+    /// The body read as JSON.
+    func json<Value: Decodable>(_ type: Value.Type) throws -> Value {
+        try JSONDecoder().decode(type, from: Data(body.readableBytesView))
+    }
+}
+
+/// A scan's answer to a student's token, as the native app reads it: the ticket to check in with.
+struct ScanAnswer: Decodable {
+    var ticket: String
+}
+
+/// What the projector shows: the QR code's link, which ends in the 32 characters of the current code.
+struct ProjectorFrame: Decodable {
+    var url: String
+    var code: String { String(url.suffix(32)) }
+}
+
+/// The answer to signing in with a password.
+struct SignedIn: Decodable {
+    var token: String
 }
 
 /// A keep-alive HTTP/1.1 connection to the measured server that carries one request at a time. It lives on a single

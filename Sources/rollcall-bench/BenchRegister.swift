@@ -49,8 +49,8 @@ extension Bench {
             projector.send(
                 .GET, CheckInRoutes.projector.filled(["sessionID": stormSession]), token: fixture.teacherToken
             ) { result in
-                if case .success(let answer) = result, let url = Self.field("url", in: String(buffer: answer.body)) {
-                    code.withLockedValue { $0 = String(url.suffix(32)) }
+                if case .success(let answer) = result, let frame = try? answer.json(ProjectorFrame.self) {
+                    code.withLockedValue { $0 = frame.code }
                 }
                 promise.succeed(())
             }
@@ -95,14 +95,14 @@ extension Bench {
         let address = "10.\(number / 65536 % 256).\(number / 256 % 256).\(number % 256)"
         func step(
             _ method: HTTPMethod, _ path: String, token: String? = nil, json: String, expect: HTTPResponseStatus,
-            then: @escaping (String) -> Void
+            then: @escaping (LoopbackAnswer) -> Void
         ) {
             connection.send(method, path, token: token, json: json, forwardedFor: address) { result in
                 switch result {
                 case .failure(let error): done(.failure(error))
                 case .success(let answer) where answer.status != expect:
                     done(.failure(LoopbackError("\(path) answered \(answer.status): \(String(buffer: answer.body))")))
-                case .success(let answer): then(String(buffer: answer.body))
+                case .success(let answer): then(answer)
                 }
             }
         }
@@ -111,8 +111,8 @@ extension Bench {
             .POST, "/api/v1/auth/register", json: #"{"name":"New Student \#(number)",\#(credentials.dropFirst())"#,
             expect: .created
         ) { _ in
-            step(.POST, "/api/v1/auth/tokens", json: credentials, expect: .created) { body in
-                guard let token = Self.field("token", in: body).map(String.init) else {
+            step(.POST, "/api/v1/auth/tokens", json: credentials, expect: .created) { answer in
+                guard let token = try? answer.json(SignedIn.self).token else {
                     return done(.failure(LoopbackError("signing in answered no token")))
                 }
                 step(.POST, "/api/v1/courses/join", token: token, json: #"{"code":"\#(joinCode)"}"#, expect: .ok) {
@@ -121,14 +121,6 @@ extension Bench {
                 }
             }
         }
-    }
-
-    /// A string field's value in a JSON answer, for values that hold no quote or escape (tokens, links).
-    static func field(_ name: String, in json: String) -> Substring? {
-        guard let start = json.range(of: "\"\(name)\":\"")?.upperBound,
-            let end = json[start...].firstIndex(of: "\"")
-        else { return nil }
-        return json[start..<end]
     }
 
     /// How long one bcrypt hash takes at each cost, on one core of this machine.
@@ -152,9 +144,9 @@ extension Bench {
         }(storm.duringStorm, storm.quiet.measurement)
         return """
 
-            Server: `rollcall serve` in its own process, fresh SQLite file (WAL), ROLLCALL_BCRYPT_COST=\(bcryptCost), on
-            \(System.coreCount) cores; load generator: this process, one event loop. The machine's load average before
-            the run: \(loadBefore).
+            Server: in its own process (the same server as `rollcall serve`), fresh SQLite file (WAL),
+            ROLLCALL_BCRYPT_COST=\(bcryptCost), on \(System.coreCount) cores; load generator: this process, one
+            event loop. The machine's load average before the run: \(loadBefore).
 
             Quiet room: \(timedCount) students with accounts checking in, \(quietRate) a second (open loop):
               latency p50 / p95 / p99  \(storm.quiet.measurement.percentile(50)) / \

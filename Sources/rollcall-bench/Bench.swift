@@ -5,12 +5,13 @@ import NIOHTTP1
 import NIOPosix
 import RollcallServer
 
-/// `rollcall bench`: a room of students checking in, measured against the same server's `/healthz`.
+/// `rollcall-bench` (`run`): a room of students checking in, measured against the same server's `/healthz`.
 ///
-/// The measured server is a separate `rollcall serve` process on a fresh SQLite file, so that its CPU time can be
-/// read apart from the load generator's; both share the machine, as they would on a teacher's laptop.
+/// The measured server is a separate process on a fresh SQLite file, so that its CPU time can be read apart from the
+/// load generator's; both share the machine, as they would on a teacher's laptop.
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "run",
         abstract: "Measure check-ins per second and their latency on a fresh server over loopback."
     )
     @Option(help: "Students checking in, in each round.")
@@ -164,7 +165,7 @@ struct Bench: AsyncParsableCommand {
     ) {
         connection.send(.GET, CheckInRoutes.scanUpperCase.filled(["code": code]), token: token) { result in
             guard case .success(let scanned) = result else { return done(result.map { _ in () }) }
-            guard scanned.status == .ok, let ticket = Self.ticket(in: String(buffer: scanned.body)) else {
+            guard scanned.status == .ok, let ticket = try? scanned.json(ScanAnswer.self).ticket else {
                 return done(.failure(LoopbackError("the scan answered \(scanned.status)")))
             }
             connection.send(
@@ -183,14 +184,6 @@ struct Bench: AsyncParsableCommand {
         }
     }
 
-    /// The ticket in a scan's JSON answer; a ticket is base64url, so it never holds a quote or an escape.
-    static func ticket(in json: String) -> Substring? {
-        guard let start = json.range(of: #""ticket":""#)?.upperBound,
-            let end = json[start...].firstIndex(of: "\"")
-        else { return nil }
-        return json[start..<end]
-    }
-
     func projectedCode(
         _ connection: LoopbackConnection, _ loop: any EventLoop, session: Int64, token: String
     ) async throws -> String {
@@ -200,10 +193,7 @@ struct Bench: AsyncParsableCommand {
                 promise.completeWith($0)
             }
         }
-        let answer = try await promise.futureResult.get()
-        struct Frame: Decodable { var url: String }
-        let frame = try JSONDecoder().decode(Frame.self, from: Data(answer.body.readableBytesView))
-        return String(frame.url.suffix(32))
+        return try await promise.futureResult.get().json(ProjectorFrame.self).code
     }
 
     func report(health: Round, burst: Round, arrivals: Round, loadBefore: String) -> String {
@@ -219,10 +209,11 @@ struct Bench: AsyncParsableCommand {
         let ratio = String(format: "%.2f", burst.measurement.perSecond / healthRate)
         return """
 
-            Server: `rollcall serve` in its own process, fresh SQLite file (WAL); load generator: this process, one
-            event loop, \(connections) keep-alive connections over loopback. Each check-in is GET /C/CODE (→ ticket),
-            then POST \(CheckInRoutes.checkIns); a round's students check in to a session of their own. The machine's load
-            average before the run (other work shares its cores): \(loadBefore).
+            Server: in its own process (the same server as `rollcall serve`), fresh SQLite file (WAL); load
+            generator: this process, one event loop, \(connections) keep-alive connections over loopback. Each
+            check-in is GET /C/CODE (→ ticket), then POST \(CheckInRoutes.checkIns); a round's students check in to a
+            session of their own. The machine's load average before the run (other work shares its cores):
+            \(loadBefore).
 
             /healthz baseline (\(healthRequests) requests, as fast as the connections go):
               requests/s       \(Int(healthRate))
@@ -253,7 +244,7 @@ struct Bench: AsyncParsableCommand {
     }
 }
 
-/// The `rollcall serve` process under measurement.
+/// The server process under measurement: this executable's hidden `serve`, the same server as `rollcall serve`.
 final class MeasuredServer: @unchecked Sendable {
     let process: Process
     let port: Int
@@ -263,7 +254,7 @@ final class MeasuredServer: @unchecked Sendable {
         self.port = port
     }
 
-    /// Starts this same executable as `rollcall serve` on the prepared data directory.
+    /// Starts this same executable's `serve` on the prepared data directory.
     static func start(
         dataDirectory: String, port: Int, environment extra: [String: String] = [:]
     ) throws -> MeasuredServer {

@@ -121,8 +121,8 @@ extension Bench {
         }
         return """
 
-            \(processes) `rollcall serve` processes on one PostgreSQL database, on \(System.coreCount) cores; load
-            generator: this process, one event loop. Each round: \(students) students released at once, GET /C/CODE
+            \(processes) server processes on one PostgreSQL database, on \(System.coreCount) cores; load generator:
+            this process, one event loop. Each round: \(students) students released at once, GET /C/CODE
             then POST \(CheckInRoutes.checkIns). The machine's load average before the run: \(loadBefore).
 
             \(line("One process, \(max(1, connections / processes) * processes) connections", one))

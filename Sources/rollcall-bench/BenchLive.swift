@@ -7,10 +7,10 @@ import NIOCore
 import NIOPosix
 import RollcallServer
 
-/// `rollcall bench-live`: how soon a committed check-in reaches the teacher's live view, with a room checking in.
+/// `rollcall-bench live`: how soon a committed check-in reaches the teacher's live view, with a room checking in.
 struct BenchLive: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench-live",
+        commandName: "live",
         abstract: "Measure the time from a committed check-in to its event on the teacher's WebSocket."
     )
     @Option(help: "Students checking in, all at once.")
@@ -26,7 +26,7 @@ struct BenchLive: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // The check-in load is `rollcall bench`'s own burst, so both commands measure the same room.
+        // The check-in load is `rollcall-bench`'s own burst, so both commands measure the same room.
         let load = try Bench.parse([
             "--students", "\(students)", "--connections", "\(connections)", "--port", "\(port)",
         ])

@@ -7,7 +7,7 @@ import NIOHTTP1
 import NIOPosix
 import RollcallServer
 
-/// `rollcall bench --quiz N`: N students in a running quiz, each saving an answer every 2 s, one in ten of those
+/// `rollcall-bench --quiz N`: N students in a running quiz, each saving an answer every 2 s, one in ten of those
 /// moments reporting an integrity flag instead, while the teacher's dashboard is open.
 extension Bench {
     static let saveInterval = 2.0
@@ -156,9 +156,9 @@ extension Bench {
         let offered = Double(students) / Self.saveInterval
         return """
 
-            Server: `rollcall serve` in its own process, fresh SQLite file (WAL); load generator: this process, one
-            event loop, \(connections) keep-alive connections over loopback; the teacher's dashboard open on the quiz's
-            WebSocket. \(students) students, each acting every \(Self.saveInterval) s for \(rounds) rounds: a save
+            Server: in its own process (the same server as `rollcall serve`), fresh SQLite file (WAL); load
+            generator: this process, one event loop, \(connections) keep-alive connections over loopback; the
+            teacher's dashboard open on the quiz's WebSocket. \(students) students, each acting every \(Self.saveInterval) s for \(rounds) rounds: a save
             (PUT …/answers/q1 with the next sequence number) or, one time in ten, an integrity flag (POST …/flags).
             Machine load average before the run: \(loadBefore).
 
