@@ -120,6 +120,27 @@ let package = Package(
             ],
             path: "Tests/PasskeyTestSupport"
         ),
+        .testTarget(
+            name: "ServerTestSupport",
+            dependencies: [
+                "RollcallServer",
+                "RollcallCore",
+                "PasskeyTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "ClientTestSupport",
+            dependencies: [
+                "ServerTestSupport",
+                "RollcallClient",
+                "PasskeyTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "RollcallCoreTests", dependencies: ["RollcallCore", "PasskeyTestSupport"]),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "RollcallCore"]),
         .testTarget(
@@ -129,7 +150,8 @@ let package = Package(
                 "RollcallServer",
                 "QRCode",
                 "PasskeyTestSupport",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "ServerTestSupport",
+                "ClientTestSupport",
             ],
             exclude: ["Golden"]
         ),
@@ -138,10 +160,10 @@ let package = Package(
             dependencies: [
                 "RollcallApp",
                 "RollcallClient",
-                "RollcallServer",
                 "QRCode",
                 "PasskeyTestSupport",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "ServerTestSupport",
+                "ClientTestSupport",
             ]
         ),
         .testTarget(
@@ -149,6 +171,7 @@ let package = Package(
             dependencies: [
                 "RollcallServer",
                 "PasskeyTestSupport",
+                "ServerTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
             ]

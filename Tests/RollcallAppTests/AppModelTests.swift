@@ -1,8 +1,10 @@
+import ClientTestSupport
 import Foundation
 import PasskeyTestSupport
 import QRCode
 import RollcallApp
 import RollcallClient
+import ServerTestSupport
 import Testing
 
 /// The native app's screens, driven as a person would, against a real server.

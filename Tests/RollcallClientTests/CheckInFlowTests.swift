@@ -1,6 +1,8 @@
+import ClientTestSupport
 import Foundation
 import PasskeyTestSupport
 import RollcallClient
+import ServerTestSupport
 import Testing
 
 /// The native app's check-in: scanned link, ticket, the passkey answer the app supplies, the location, check-in.

@@ -1,5 +1,7 @@
+import ClientTestSupport
 import Foundation
 import RollcallClient
+import ServerTestSupport
 import Testing
 
 /// The offline queue across an app's restart, and a scan that waited past its ticket.

@@ -1,6 +1,8 @@
+import ClientTestSupport
 import Foundation
 import QRCode
 import RollcallClient
+import ServerTestSupport
 import Testing
 
 @testable import RollcallServer
@@ -222,8 +224,8 @@ struct CommandLineTests {
             var code: String?
             let deadline = Date().addingTimeInterval(60)
             while code == nil, Date() < deadline {
-                let texts = try await api.outbox().filter { $0.channel == "sms" && $0.recipient == "+447700900555" }
-                if texts.count == 2 { code = texts.first?.body.firstMatch(of: /^(\d{6}) is your/).map { String($0.1) } }
+                let texts = try await api.texts(to: "+447700900555")
+                if texts.count == 2 { code = texts.first?.firstMatch(of: /^(\d{6}) is your/).map { String($0.1) } }
                 if code == nil { try await Task.sleep(for: .milliseconds(200)) }
             }
             keyboard.write(Data((try #require(code) + "\n").utf8))

@@ -1,5 +1,7 @@
+import ClientTestSupport
 import Foundation
 import RollcallClient
+import ServerTestSupport
 import Testing
 
 /// A whole lecture through the client: a teacher opens a session and watches the room, 40 students check in (ten

@@ -1,5 +1,7 @@
+import ClientTestSupport
 import Foundation
 import RollcallClient
+import ServerTestSupport
 import Testing
 
 /// Each refusal reaches the caller as a `RollcallError` with the server's stable code, its sentence and the HTTP

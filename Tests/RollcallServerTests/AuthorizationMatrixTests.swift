@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import PasskeyTestSupport
 import RollcallCore
+import ServerTestSupport
 import Testing
 
 @testable import RollcallServer

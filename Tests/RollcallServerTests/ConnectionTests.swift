@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import ServerTestSupport
 import Testing
 
 @testable import RollcallServer

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import RollcallCore
+import ServerTestSupport
 import Testing
 
 @testable import RollcallServer

@@ -1,6 +1,7 @@
 import Foundation
 import RollcallCore
 import SQLKit
+import ServerTestSupport
 import Testing
 
 @testable import RollcallServer

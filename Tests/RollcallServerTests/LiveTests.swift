@@ -4,6 +4,7 @@ import HummingbirdWSClient
 import HummingbirdWSTesting
 import RollcallCore
 import SQLKit
+import ServerTestSupport
 import Testing
 
 @testable import RollcallServer

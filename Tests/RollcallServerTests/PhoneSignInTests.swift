@@ -1,5 +1,6 @@
 import Foundation
 import SQLKit
+import ServerTestSupport
 import Testing
 
 @testable import RollcallServer

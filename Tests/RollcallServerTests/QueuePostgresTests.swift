@@ -1,5 +1,6 @@
 import Foundation
 import RollcallCore
+import ServerTestSupport
 import Testing
 
 @testable import RollcallServer

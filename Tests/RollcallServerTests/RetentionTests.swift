@@ -3,6 +3,7 @@ import HTTPTypes
 import Logging
 import RollcallCore
 import SQLKit
+import ServerTestSupport
 import ServiceLifecycle
 import Testing
 

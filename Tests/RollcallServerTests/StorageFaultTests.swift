@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import SQLKit
+import ServerTestSupport
 import Testing
 
 @testable import RollcallServer

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import SQLKit
+import ServerTestSupport
 import Testing
 
 @testable import RollcallServer

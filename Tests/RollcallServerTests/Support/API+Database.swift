@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteNIO
+import ServerTestSupport
 
 @testable import RollcallServer
 

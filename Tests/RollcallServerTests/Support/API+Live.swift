@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdWSTesting
 import RollcallCore
 import SQLKit
+import ServerTestSupport
 import Testing
 
 @testable import RollcallServer

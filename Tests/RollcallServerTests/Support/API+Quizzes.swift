@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdWSTesting
+import ServerTestSupport
 import Testing
 
 @testable import RollcallServer

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import RollcallCore
 import SQLiteNIO
+import ServerTestSupport
 import Testing
 
 @testable import RollcallServer

@@ -1,4 +1,5 @@
 import Foundation
+import ServerTestSupport
 
 @testable import RollcallServer
 

@@ -7,7 +7,7 @@ import Testing
 
 extension SoftwareAuthenticator {
     /// An authenticator for `account` on the test server's relying party (`http://localhost:8080`).
-    static func of(
+    public static func of(
         _ account: Account, _ kind: Kind = .p256, synced: Bool = false
     ) -> SoftwareAuthenticator {
         SoftwareAuthenticator(
@@ -19,12 +19,12 @@ extension SoftwareAuthenticator {
 
 extension Reply {
     /// The challenge of WebAuthn options in this answer.
-    var challenge: [UInt8] { Base64URL.decode(string("publicKey.challenge") ?? "") ?? [] }
+    public var challenge: [UInt8] { Base64URL.decode(string("publicKey.challenge") ?? "") ?? [] }
 }
 
 extension API {
     /// Asks for registration options, answering the challenge.
-    func registrationChallenge(_ account: Account) async throws -> [UInt8] {
+    public func registrationChallenge(_ account: Account) async throws -> [UInt8] {
         let options = try await call(.post, "/api/v1/passkeys/options", as: account)
         #expect(options.status == .ok, "\(options.text)")
         return options.challenge
@@ -32,7 +32,7 @@ extension API {
 
     /// Registers the authenticator's passkey for `account` through the API.
     @discardableResult
-    func addPasskey(
+    public func addPasskey(
         _ account: Account, _ authenticator: SoftwareAuthenticator, name: String = "My phone", format: String = "none"
     ) async throws -> Reply {
         let challenge = try await registrationChallenge(account)
@@ -45,14 +45,14 @@ extension API {
     }
 
     /// A sign-in challenge, as the sign-in page asks for one.
-    func signInChallenge() async throws -> [UInt8] {
+    public func signInChallenge() async throws -> [UInt8] {
         let options = try await call(.post, "/api/v1/auth/passkey-options")
         #expect(options.status == .ok, "\(options.text)")
         return options.challenge
     }
 
     /// Turns on passkey verification at check-in for a course.
-    func requireVerification(_ teacher: Account, courseID: Int64, reuseSeconds: Int = 0) async throws {
+    public func requireVerification(_ teacher: Account, courseID: Int64, reuseSeconds: Int = 0) async throws {
         let reply = try await call(
             .put, "/api/v1/courses/\(courseID)/verification", as: teacher,
             json: ["required": true, "reuseSeconds": reuseSeconds]
@@ -61,7 +61,9 @@ extension API {
     }
 
     /// Check-in options for a ticket, as the check-in page asks for them.
-    func checkInOptions(_ student: Account, ticket: String, deviceID: String = "phone-0001") async throws -> Reply {
+    public func checkInOptions(
+        _ student: Account, ticket: String, deviceID: String = "phone-0001"
+    ) async throws -> Reply {
         try await call(
             .post, "/api/v1/check-ins/passkey-options", as: student, json: ["ticket": ticket, "deviceId": deviceID]
         )
@@ -69,11 +71,11 @@ extension API {
 }
 
 /// A classroom whose course asks for a passkey at check-in, and a student with a registered passkey.
-struct VerifiedClassroom {
-    var room: Classroom
-    var phone: SoftwareAuthenticator
+public struct VerifiedClassroom: Sendable {
+    public var room: Classroom
+    public var phone: SoftwareAuthenticator
 
-    static func open(_ api: API, reuseSeconds: Int = 0, synced: Bool = false) async throws -> VerifiedClassroom {
+    public static func open(_ api: API, reuseSeconds: Int = 0, synced: Bool = false) async throws -> VerifiedClassroom {
         let room = try await Classroom.open(api)
         try await api.requireVerification(room.teacher, courseID: room.courseID, reuseSeconds: reuseSeconds)
         let phone = SoftwareAuthenticator.of(room.student, synced: synced)
@@ -82,7 +84,7 @@ struct VerifiedClassroom {
     }
 
     /// Scans, asks for check-in options and signs the challenge: the body the check-in page sends.
-    mutating func body(
+    public mutating func body(
         _ api: API, deviceID: String = "phone-0001", tweaks: SoftwareAuthenticator.Tweaks = .init()
     ) async throws -> [String: Any] {
         let ticket = try await room.scan(api)

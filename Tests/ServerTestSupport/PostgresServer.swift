@@ -1,20 +1,20 @@
 import Foundation
 
 /// A throwaway PostgreSQL server on loopback, started from Debian's binaries in a temporary directory.
-struct PostgresServer {
-    let directory: String
-    let port: Int
-    let binaries: String
-    let owner: String?
+public struct PostgresServer: Sendable {
+    public let directory: String
+    public let port: Int
+    public let binaries: String
+    public let owner: String?
 
-    var url: String { "postgres://rollcall@127.0.0.1:\(port)/postgres?sslmode=disable" }
+    public var url: String { "postgres://rollcall@127.0.0.1:\(port)/postgres?sslmode=disable" }
 
-    struct Missing: Error, CustomStringConvertible {
-        var description: String
+    public struct Missing: Error, CustomStringConvertible {
+        public var description: String
     }
 
     /// Starts a server, on another random port when the first one was taken meanwhile.
-    static func start() throws -> PostgresServer {
+    public static func start() throws -> PostgresServer {
         var attempt = 0
         while true {
             do {
@@ -59,14 +59,14 @@ struct PostgresServer {
         return server
     }
 
-    func stop() {
+    public func stop() {
         try? Self.run("\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-m", "immediate", "stop"], as: owner)
         try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// Runs a command to completion. `system` rather than `Process`: pg_ctl leaves a daemon behind, and
     /// Foundation's `Process` on Linux was seen never to reap the finished child then.
-    static func run(_ executable: String, _ arguments: [String], as user: String?) throws {
+    public static func run(_ executable: String, _ arguments: [String], as user: String?) throws {
         let words = (user.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []) + [executable] + arguments
         let command = words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         let status = system(command + " >/dev/null 2>&1")

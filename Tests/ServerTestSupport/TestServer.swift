@@ -11,7 +11,7 @@ import Testing
 /// Runs `body` against a Rollcall server in process: on a fresh SQLite file (or the one in `dataDirectory`, which the
 /// caller removes), or on PostgreSQL at `databaseURL`; `setup: .live` listens on a port, for WebSockets; `configure`
 /// changes any other setting.
-func withServer(
+public func withServer(
     teacherApproval: Bool = false, databaseURL: String? = nil, dataDirectory: String? = nil,
     setup: TestingSetup = .router, configure: (inout Configuration) -> Void = { _ in },
     _ body: @Sendable (API) async throws -> Void
@@ -32,40 +32,59 @@ func withServer(
 }
 
 /// A signed-in person in a test: their id and bearer token.
-struct Account: Sendable {
-    var id: Int64
-    var email: String
-    var token: String
+public struct Account: Sendable {
+    public var id: Int64
+    public var email: String
+    public var token: String
+
+    public init(id: Int64, email: String, token: String) {
+        self.id = id
+        self.email = email
+        self.token = token
+    }
 }
 
 /// One answer from the API, with its JSON body read for assertions.
-struct Reply: Sendable {
-    var status: HTTPResponse.Status
-    var headers: HTTPFields
-    var text: String
+public struct Reply: Sendable {
+    public var status: HTTPResponse.Status
+    public var headers: HTTPFields
+    public var text: String
 
-    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:] }
+    public init(status: HTTPResponse.Status, headers: HTTPFields, text: String) {
+        self.status = status
+        self.headers = headers
+        self.text = text
+    }
+
+    public var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+    }
 
     /// A value by dotted path, such as `course.id`.
-    func value(_ path: String) -> Any? {
+    public func value(_ path: String) -> Any? {
         path.split(separator: ".").reduce(json as Any?) { node, key in (node as? [String: Any])?[String(key)] }
     }
-    func string(_ path: String) -> String? { value(path) as? String }
-    func int(_ path: String) -> Int64? { (value(path) as? NSNumber)?.int64Value }
-    func list(_ path: String) -> [[String: Any]] { value(path) as? [[String: Any]] ?? [] }
-    var errorCode: String? { string("error.code") }
-    var errorMessage: String? { string("error.message") }
+    public func string(_ path: String) -> String? { value(path) as? String }
+    public func int(_ path: String) -> Int64? { (value(path) as? NSNumber)?.int64Value }
+    public func list(_ path: String) -> [[String: Any]] { value(path) as? [[String: Any]] ?? [] }
+    public var errorCode: String? { string("error.code") }
+    public var errorMessage: String? { string("error.message") }
 }
 
 /// Speaks Rollcall's API from tests.
-struct API: Sendable {
-    let client: any TestClientProtocol
-    let databasePath: String
-    static let password = "correct horse battery"
+public struct API: Sendable {
+    public let client: any TestClientProtocol
+    public let databasePath: String
+    public static let password = "correct horse battery"
+
+    public init(client: any TestClientProtocol, databasePath: String) {
+        self.client = client
+        self.databasePath = databasePath
+    }
 
     /// Sends a request; `json` is serialised, `raw` is sent as is with `contentType`.
     @discardableResult
-    func call(
+    public func call(
         _ method: HTTPRequest.Method, _ path: String, as account: Account? = nil, json: Any? = nil,
         raw: [UInt8]? = nil, contentType: String? = nil, headers extra: HTTPFields = [:]
     ) async throws -> Reply {
@@ -84,7 +103,7 @@ struct API: Sendable {
     }
 
     /// Registers an account through the API and signs it in with a bearer token.
-    func register(
+    public func register(
         _ name: String, role: String = "student", email: String? = nil, studentNumber: String? = nil
     ) async throws -> Account {
         let email = email ?? "\(name.lowercased().replacingOccurrences(of: " ", with: "."))@school.test"
@@ -95,14 +114,14 @@ struct API: Sendable {
         return try await signIn(email)
     }
 
-    func signIn(_ email: String, password: String = API.password) async throws -> Account {
+    public func signIn(_ email: String, password: String = API.password) async throws -> Account {
         let reply = try await call(.post, "/api/v1/auth/tokens", json: ["email": email, "password": password])
         #expect(reply.status == .created, "signing in \(email): \(reply.text)")
         return Account(id: reply.int("user.id") ?? 0, email: email, token: reply.string("token") ?? "")
     }
 
     /// An admin, made the way an operator would: straight in the database.
-    func admin() async throws -> Account {
+    public func admin() async throws -> Account {
         let database = try Database.sqlite(path: databasePath, logger: .init(label: "test"))
         do {
             let hash = try await PasswordHasher(cost: 4).hash(Self.password)
@@ -121,7 +140,7 @@ struct API: Sendable {
     }
 
     /// A teacher with one course; answers the course id and join code.
-    func teacherWithCourse(_ name: String = "Tess Teacher") async throws -> (Account, Int64, String) {
+    public func teacherWithCourse(_ name: String = "Tess Teacher") async throws -> (Account, Int64, String) {
         let teacher = try await register(name, role: "teacher")
         let course = try await call(.post, "/api/v1/courses", as: teacher, json: ["name": "Biology 101"])
         #expect(course.status == .created, "\(course.text)")
@@ -129,7 +148,7 @@ struct API: Sendable {
     }
 
     /// Every row of every table, as text: equal snapshots mean nothing stored was lost or changed.
-    func snapshot() async throws -> [String: [String]] {
+    public func snapshot() async throws -> [String: [String]] {
         let connection = try await SQLiteConnection.open(storage: .file(path: databasePath))
         do {
             var result: [String: [String]] = [:]
@@ -148,15 +167,22 @@ struct API: Sendable {
         }
     }
 
+    /// The texts of the text messages to `phone`, newest first, read from the database.
+    public func texts(to phone: String) async throws -> [String] {
+        let database = try Database.sqlite(path: databasePath, logger: .init(label: "test"))
+        let messages = try await Outbox(database: database, logger: .init(label: "test")).list()
+        try await database.shutdown()
+        return messages.filter { $0.channel == "sms" && $0.recipient == phone }.map(\.body)
+    }
+
     /// The code of the newest text message to `phone`.
-    func textedCode(to phone: String) async throws -> String {
-        let text = try #require(
-            try await outbox().first { $0.channel == "sms" && $0.recipient == phone }, "a text message to \(phone)")
-        return String(try #require(text.body.firstMatch(of: /^(\d{6}) is your/)?.1, "a code in “\(text.body)”"))
+    public func textedCode(to phone: String) async throws -> String {
+        let text = try #require(try await texts(to: phone).first, "a text message to \(phone)")
+        return String(try #require(text.firstMatch(of: /^(\d{6}) is your/)?.1, "a code in “\(text)”"))
     }
 
     /// Registers `name` with `phone` confirmed (straight in the database), asks for a sign-in code, and answers it.
-    func phoneSignInCode(_ name: String, _ phone: String) async throws -> String {
+    public func phoneSignInCode(_ name: String, _ phone: String) async throws -> String {
         try await confirmPhone(try await register(name), phone)
         let asked = try await call(.post, "/api/v1/auth/phone-code", json: ["phone": phone])
         #expect(asked.status == .accepted, "\(asked.text)")
@@ -164,7 +190,7 @@ struct API: Sendable {
     }
 
     /// Makes `phone` the account's confirmed number, straight in the database.
-    func confirmPhone(_ account: Account, _ phone: String) async throws {
+    public func confirmPhone(_ account: Account, _ phone: String) async throws {
         try await Database.sqlite(path: databasePath, logger: .init(label: "test")).closing { database in
             try await UserStore(database: database).confirmPhone(id: account.id, phone: phone)
         }
@@ -172,7 +198,7 @@ struct API: Sendable {
 
     /// Signs `account` in by a code texted to its confirmed `phone`, asking the browser to be remembered; answers
     /// the remembered device's cookie, as a `Cookie` header's value.
-    func rememberedDevice(_ account: Account, _ phone: String) async throws -> String {
+    public func rememberedDevice(_ account: Account, _ phone: String) async throws -> String {
         let asked = try await call(.post, "/api/v1/auth/phone-code", json: ["phone": phone])
         #expect(asked.status == .accepted, "\(asked.text)")
         let signedIn = try await call(
@@ -184,19 +210,11 @@ struct API: Sendable {
         let cookie = try #require(cookies.first, "a device cookie").1
         return "rollcall_device=\(cookie)"
     }
-
-    /// Messages in the outbox, newest first, read from the database.
-    func outbox() async throws -> [OutboxMessage] {
-        let database = try Database.sqlite(path: databasePath, logger: .init(label: "test"))
-        let messages = try await Outbox(database: database, logger: .init(label: "test")).list()
-        try await database.shutdown()
-        return messages
-    }
 }
 
 extension API {
     /// Sends a bad request and checks the refusal: its status, its stable code, a message, and that nothing changed.
-    func expectRefused(
+    public func expectRefused(
         _ method: HTTPRequest.Method, _ path: String, as account: Account? = nil, json: Any? = nil,
         raw: [UInt8]? = nil, contentType: String? = nil, headers: HTTPFields = [:], status: HTTPResponse.Status,
         code: String, sourceLocation: SourceLocation = #_sourceLocation
@@ -213,23 +231,8 @@ extension API {
 }
 
 extension Database {
-    /// A teacher's new course with a session open now, written straight through the stores.
-    func openSessionOfNewCourse() async throws -> ClassSession {
-        let teacher = try await UserStore(database: self).create(
-            NewUser(
-                name: "Tess", email: "tess@school.test", passwordHash: "x", role: .teacher, studentNumber: nil,
-                approved: true)
-        )
-        let course = try await CourseStore(database: self).create(
-            teacherID: teacher.id, name: "Biology", description: "", plannedSessions: nil)
-        return try await SessionStore(database: self).create(
-            courseID: course.id, title: "Monday", settings: .standard, scheduledAt: nil, openNow: true)
-    }
-}
-
-extension Database {
     /// Runs `body`, then closes every connection whether it threw or not: an unclosed SQLite connection traps.
-    func closing<T: Sendable>(_ body: (Database) async throws -> T) async throws -> T {
+    public func closing<T: Sendable>(_ body: (Database) async throws -> T) async throws -> T {
         do {
             let result = try await body(self)
             try await shutdown()

@@ -1,29 +1,30 @@
 import Foundation
 import PasskeyTestSupport
 import RollcallClient
+import ServerTestSupport
 import Testing
 
 extension API {
     /// The test server's root over loopback; the server must have been started with `setup: .live`.
-    func serverURL() throws -> URL {
+    public func serverURL() throws -> URL {
         URL(string: "http://127.0.0.1:\(try #require(client.port, "the server listens on a port"))")!
     }
 
     /// A client of the test server signed in as `account`, or through `network` when given.
-    func rollcall(_ account: Account? = nil, through network: NetworkSwitch? = nil) throws -> Rollcall {
+    public func rollcall(_ account: Account? = nil, through network: NetworkSwitch? = nil) throws -> Rollcall {
         let url = try network.map { URL(string: "http://127.0.0.1:\($0.port)")! } ?? serverURL()
         return Rollcall(serverURL: url, token: account?.token)
     }
 
     /// Enrols a student in a course with its join code.
-    func join(_ student: Account, code: String) async throws {
+    public func join(_ student: Account, code: String) async throws {
         let joined = try await call(.post, "/api/v1/courses/join", as: student, json: ["code": code])
         #expect(joined.status == .ok || joined.status == .created, "joining: \(joined.text)")
     }
 }
 
 /// Waits until `condition` holds, checking often; fails the test after a generous deadline.
-func eventually(
+public func eventually(
     _ what: String, within deadline: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: @Sendable () async throws -> Bool
 ) async throws {
@@ -37,12 +38,12 @@ func eventually(
     throw Timeout(what: what)
 }
 
-struct Timeout: Error {
-    var what: String
+public struct Timeout: Error {
+    public var what: String
 }
 
 /// Expects `body` to throw a `RollcallError` with exactly this code and HTTP status and a sentence for people.
-func expectRefusal(
+public func expectRefusal(
     _ code: String, status: Int?, sourceLocation: SourceLocation = #_sourceLocation,
     _ body: () async throws -> Void
 ) async {
@@ -59,30 +60,32 @@ func expectRefusal(
 }
 
 /// What a teacher's live room delivered, in order.
-final class RoomLog: @unchecked Sendable {
+public final class RoomLog: @unchecked Sendable {
     private let lock = NSLock()
     private var messages: [RoomMessage] = []
 
-    func record(_ message: RoomMessage) { lock.withLock { messages.append(message) } }
-    var all: [RoomMessage] { lock.withLock { messages } }
-    var snapshots: [RoomSnapshot] {
+    public init() {}
+
+    public func record(_ message: RoomMessage) { lock.withLock { messages.append(message) } }
+    public var all: [RoomMessage] { lock.withLock { messages } }
+    public var snapshots: [RoomSnapshot] {
         all.compactMap { if case .snapshot(let snapshot) = $0 { snapshot } else { nil } }
     }
-    var events: [RoomEvent] { all.compactMap { if case .event(let event) = $0 { event } else { nil } } }
+    public var events: [RoomEvent] { all.compactMap { if case .event(let event) = $0 { event } else { nil } } }
     /// The students of every `checked_in` event, in the order they came, repeats included.
-    var checkedIn: [Int64] { events.filter { $0.kind == "checked_in" }.compactMap(\.studentID) }
+    public var checkedIn: [Int64] { events.filter { $0.kind == "checked_in" }.compactMap(\.studentID) }
 }
 
 /// A phone's passkey, answering the challenges the client hands it.
-final class Phone: @unchecked Sendable {
+public final class Phone: @unchecked Sendable {
     private let lock = NSLock()
     private var authenticator: SoftwareAuthenticator
 
-    init(_ authenticator: SoftwareAuthenticator) {
+    public init(_ authenticator: SoftwareAuthenticator) {
         self.authenticator = authenticator
     }
 
-    func answer(_ challenge: PasskeyChallenge) throws -> AssertionCredential {
+    public func answer(_ challenge: PasskeyChallenge) throws -> AssertionCredential {
         let json = lock.withLock { authenticator.assertionJSON(challenge: challenge.challengeBytes) }
         return try JSONDecoder().decode(AssertionCredential.self, from: JSONSerialization.data(withJSONObject: json))
     }

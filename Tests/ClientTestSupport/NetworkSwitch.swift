@@ -4,8 +4,8 @@ import NIOPosix
 
 /// A TCP relay in front of the test server that a test can take offline, as a phone loses its network: going offline
 /// cuts every open connection and closes each new one at once; going online lets them through again.
-final class NetworkSwitch: @unchecked Sendable {
-    let port: Int
+public final class NetworkSwitch: @unchecked Sendable {
+    public let port: Int
     private let listener: any Channel
     // Guards `online` and `connections`, touched from the relay's event loops and the test's task.
     private let lock = NSLock()
@@ -20,7 +20,7 @@ final class NetworkSwitch: @unchecked Sendable {
     }
 
     /// Starts relaying a port on loopback to `target`.
-    static func start(to target: Int) async throws -> NetworkSwitch {
+    public static func start(to target: Int) async throws -> NetworkSwitch {
         let box = Box()
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -46,16 +46,16 @@ final class NetworkSwitch: @unchecked Sendable {
         return relay
     }
 
-    var isOnline: Bool { lock.withLock { online } }
+    public var isOnline: Bool { lock.withLock { online } }
     private var currentTarget: Int { lock.withLock { target } }
 
     /// Sends new connections to another port from now on, as a load balancer does when a server goes away.
-    func retarget(to port: Int) {
+    public func retarget(to port: Int) {
         lock.withLock { target = port }
     }
 
     /// Cuts every connection through the relay and refuses new ones until `goOnline()`.
-    func goOffline() async {
+    public func goOffline() async {
         let open = lock.withLock {
             online = false
             defer { connections = [] }
@@ -64,11 +64,11 @@ final class NetworkSwitch: @unchecked Sendable {
         for channel in open { try? await channel.close() }
     }
 
-    func goOnline() {
+    public func goOnline() {
         lock.withLock { online = true }
     }
 
-    func stop() async {
+    public func stop() async {
         await goOffline()
         try? await listener.close()
     }

@@ -1,1 +1,0 @@
-../../RollcallClientTests/Support/ClientSupport.swift

@@ -1,1 +1,0 @@
-../../RollcallClientTests/Support/NetworkSwitch.swift

@@ -1,1 +1,0 @@
-../../../RollcallServerTests/Support/Passkeys.swift

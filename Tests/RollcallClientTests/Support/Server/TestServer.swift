@@ -1,1 +1,0 @@
-../../../RollcallServerTests/Support/TestServer.swift
