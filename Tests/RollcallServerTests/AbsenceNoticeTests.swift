@@ -38,7 +38,7 @@ struct AbsenceNoticeTests {
         let database = try Database.sqlite(path: api.databasePath, logger: .init(label: "test"))
         return try await database.closing { database in
             try await AbsenceNotices(
-                database: database, outbox: Outbox(database: database, logger: .init(label: "test")),
+                stores: Stores(database: database),
                 school: "École Saint-Exupéry", publicURL: "https://rollcall.school.test"
             ).sendDue(now: now)
         }
@@ -116,7 +116,7 @@ struct AbsenceNoticeTests {
             try await Database.sqlite(path: api.databasePath, logger: .init(label: "test")).closing { database in
                 let course = try #require(try await CourseStore(database: database).find(id: courseID))
                 let late = try await AbsenceNotices(
-                    database: database, outbox: Outbox(database: database, logger: .init(label: "test")),
+                    stores: Stores(database: database),
                     school: "Rollcall", publicURL: "https://rollcall.school.test"
                 ).send(course, due: due, now: nextWeek)
                 #expect(late == nil)

@@ -56,7 +56,7 @@ struct QueuePostgresTests {
             try await postgres.twoProcesses { first, second in
                 let notices = [first, second].map { database in
                     AbsenceNotices(
-                        database: database, outbox: Outbox(database: database, logger: .init(label: "test")),
+                        stores: Stores(database: database),
                         school: "Rollcall", publicURL: "https://rollcall.school.test")
                 }
                 async let onA = notices[0].sendDue(now: nextWeek)

@@ -143,9 +143,9 @@ struct RetentionTests {
                 .columns("session_id", "device_id", "student_id", "created_at")
                 .values(SQLBind(session.id), SQLBind("old-phone"), SQLBind(1), SQLBind(Date())).run()
         }
-        let (ready, schema) = AsyncStream<Void>.makeStream()
+        let schema = SchemaReady()
         let service = EvidenceRetention(
-            database: database, days: 30, logger: Logger(label: "test"), ready: ready, now: { now })
+            database: database, days: 30, logger: Logger(label: "test"), ready: schema, now: { now })
         let group = ServiceGroup(
             configuration: .init(services: [service], gracefulShutdownSignals: [], logger: Logger(label: "test")))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -156,8 +156,7 @@ struct RetentionTests {
                 }
             }
             #expect(try await left() == 1, "nothing is deleted before the schema is ready")
-            schema.yield()
-            schema.finish()
+            schema.open()
             let deadline = ContinuousClock.now + .seconds(20)
             while try await left() > 0 && ContinuousClock.now < deadline { await Task.yield() }
             #expect(try await left() == 0, "the purge at start deleted the 40-day-old binding")

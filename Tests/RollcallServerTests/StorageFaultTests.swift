@@ -47,7 +47,7 @@ struct StorageFaultTests {
         do {
             try await Migrations.apply(to: database)
             let router = try await buildRouter(
-                configuration: configuration, database: database, logger: logger, passwordCost: 4)
+                stores: Stores(database: database), configuration: configuration, passwordCost: 4)
             try await Application(router: router).test(.router) { client in
                 let api = API(client: client, databasePath: configuration.sqlitePath)
                 let (teacher, _, _) = try await api.teacherWithCourse()

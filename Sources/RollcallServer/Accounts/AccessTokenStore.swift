@@ -12,7 +12,12 @@ struct DeviceForgotten: Error {}
 /// Signed-in sessions and API tokens, the verification links in emails, and the record of failed sign-ins.
 struct AccessTokenStore: Sendable {
     let database: Database
-    var identities = IdentityCache()
+    var identities: IdentityCache
+
+    init(database: Database, identities: IdentityCache? = nil) {
+        self.database = database
+        self.identities = identities ?? database.caches.identities
+    }
 
     static let webLifetime: TimeInterval = 14 * 24 * 3600
     static let apiLifetime: TimeInterval = 90 * 24 * 3600

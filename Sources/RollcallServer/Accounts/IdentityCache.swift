@@ -4,7 +4,7 @@ import NIOConcurrencyHelpers
 /// Remembers who a token belongs to for a few seconds, so that a room checking in at once does not look every token
 /// up twice per student. Changes made through this process forget the entries at once; on PostgreSQL, changes made
 /// by another process are forgotten when its notice arrives (`ChangeNotices`), and within `lifetime` if it is lost.
-final class IdentityCache: Sendable {
+final class IdentityCache: NoticedCache {
     private struct Entry {
         var identity: Identity
         var expires: Date

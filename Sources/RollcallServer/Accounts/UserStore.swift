@@ -83,7 +83,12 @@ struct ProfileChange: Sendable {
 struct UserStore: Sendable {
     let database: Database
     /// Told of every change to an account, so that a signed-in person is never served a stale account here.
-    var identities = IdentityCache()
+    var identities: IdentityCache
+
+    init(database: Database, identities: IdentityCache? = nil) {
+        self.database = database
+        self.identities = identities ?? database.caches.identities
+    }
 
     /// Creates an account, refusing an email address or student number already in use.
     func create(_ new: NewUser) async throws -> User {

@@ -12,3 +12,15 @@ enum AdminRoutes {
 extension AdminRoutes {
     static let adminPage: RouterPath = "/admin"
 }
+
+extension AdminRoutes {
+    /// Adds the admin's API and page.
+    static func addRoutes(to router: AppRouter, _ parts: AppParts) {
+        let stores = parts.stores
+        AdminController(users: stores.users, outbox: stores.outbox).addRoutes(to: router)
+        AdminPage(
+            users: stores.users, outbox: stores.outbox, exposure: stores.exposure, resets: stores.resets,
+            pages: parts.pages
+        ).addRoutes(to: router)
+    }
+}

@@ -27,3 +27,13 @@ extension RouterPath {
         }
     }
 }
+
+extension SystemRoutes {
+    /// Adds health, metrics and the API description.
+    static func addRoutes(to router: AppRouter, _ parts: AppParts) {
+        SystemController(
+            database: parts.stores.database, metricsToken: parts.configuration.metricsToken,
+            metricsNetworks: parts.configuration.metricsNetworks
+        ).addRoutes(to: router)
+    }
+}

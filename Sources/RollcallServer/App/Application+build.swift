@@ -5,8 +5,12 @@ import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import RollcallCore
+import ServiceLifecycle
 
 /// Builds the Rollcall application: database, migrations, routes and pages, ready to run.
+///
+/// This is the composition root: the database, its stores and the background services are made here, once, and
+/// handed to the routes (`buildRouter`) and the services alike.
 public func buildApplication(
     _ configuration: Configuration, passwordCost: UInt8? = nil
 ) async throws -> some ApplicationProtocol {
@@ -18,50 +22,40 @@ public func buildApplication(
     let database = try openDatabase(configuration, logger: logger)
     let bell = DeliveryBell()
     let couriers = configuredCouriers(configuration)
-    let outbox = Outbox(database: database, logger: logger, delivered: Set(couriers.keys), bell: bell)
+    let stores = Stores(
+        database: database,
+        outbox: Outbox(database: database, logger: logger, delivered: Set(couriers.keys), bell: bell),
+        retentionDays: configuration.evidenceDays)
     let router = try await buildRouter(
-        configuration: configuration, database: database, logger: logger,
-        passwordCost: passwordCost ?? UInt8(configuration.bcryptCost), outbox: outbox)
-    let (migrated, schemaReady) = AsyncStream<Void>.makeStream()
-    let retention = EvidenceRetention(
-        database: database, days: configuration.evidenceDays, logger: logger, ready: migrated)
-    let (sweepMigrated, sweepReady) = AsyncStream<Void>.makeStream()
-    let sweep = QuizSweep(quizzes: QuizStore(database: database), interval: .seconds(2), ready: sweepMigrated)
-    let (openerMigrated, openerReady) = AsyncStream<Void>.makeStream()
-    let opener = TimetableOpener(
-        timetable: TimetableStore(database: database), interval: .seconds(10), ready: openerMigrated)
-    let (deliveryMigrated, deliveryReady) = AsyncStream<Void>.makeStream()
-    let delivery = OutboxDelivery(
-        queue: OutboxQueue(database: database), couriers: couriers, bell: bell, ready: deliveryMigrated,
-        logger: logger, retry: configuration.mailRetry, poll: configuration.mailPoll)
-    let (noticesMigrated, noticesReady) = AsyncStream<Void>.makeStream()
-    let notices = AbsenceNoticeSender(
-        notices: AbsenceNotices(
-            database: database, outbox: outbox, school: configuration.schoolName, publicURL: configuration.publicURL,
-            logger: logger),
-        interval: .seconds(300), ready: noticesMigrated, logger: logger)
-    let server = try serverBuilder(configuration, router: router)
+        stores: stores, configuration: configuration, passwordCost: passwordCost ?? UInt8(configuration.bcryptCost))
+    let schema = SchemaReady()
+    var services: [any Service] = [database] + database.liveServices
+    services += [
+        EvidenceRetention(database: database, days: configuration.evidenceDays, logger: logger, ready: schema),
+        QuizSweep(quizzes: stores.quizzes, ready: schema, logger: logger),
+        TimetableOpener(timetable: stores.timetable, ready: schema, logger: logger),
+        AbsenceNoticeSender(
+            notices: AbsenceNotices(
+                stores: stores, school: configuration.schoolName, publicURL: configuration.publicURL, logger: logger),
+            ready: schema, logger: logger),
+    ]
+    if !couriers.isEmpty {
+        services.append(
+            OutboxDelivery(
+                queue: OutboxQueue(database: database), couriers: couriers, bell: bell, ready: schema,
+                logger: logger, retry: configuration.mailRetry, poll: configuration.mailPoll))
+    }
     var app = Application(
         router: router,
-        server: server,
+        server: try serverBuilder(configuration, router: router),
         configuration: .init(
             address: .hostname(configuration.hostname, port: configuration.port), serverName: "Rollcall"),
-        services: [database] + database.liveServices + [retention, sweep, opener, notices]
-            + (couriers.isEmpty ? [] : [delivery]),
+        services: services,
         logger: logger
     )
     app.beforeServerStarts {
         try await Migrations.apply(to: database)
-        schemaReady.yield()
-        schemaReady.finish()
-        sweepReady.yield()
-        sweepReady.finish()
-        openerReady.yield()
-        openerReady.finish()
-        deliveryReady.yield()
-        deliveryReady.finish()
-        noticesReady.yield()
-        noticesReady.finish()
+        schema.open()
         logger.info("database ready", metadata: ["engine": "\(database.engine.rawValue)"])
     }
     return app
@@ -118,125 +112,37 @@ public func openDatabase(_ configuration: Configuration, logger: Logger) throws 
     return try Database.sqlite(path: configuration.sqlitePath, logger: logger)
 }
 
-/// Wires the application: each store is made once, and each controller and page is handed exactly the stores and
-/// services it uses.
+/// The routes: the middleware every request passes, then each domain's routes, all made from one set of parts.
 func buildRouter(
-    configuration: Configuration, database: Database, logger: Logger, passwordCost: UInt8, outbox: Outbox? = nil
-) async throws -> Router<AppRequestContext> {
-    let pages = try await PageRenderer.load()
-    let identities = IdentityCache()
-    let users = UserStore(database: database, identities: identities)
-    let tokens = AccessTokenStore(database: database, identities: identities)
-    let courses = CourseStore(database: database)
-    let sessions = SessionStore(database: database)
-    let images = ImageStore(database: database)
-    let checkIns = CheckInStore(database: database)
-    let outbox = outbox ?? Outbox(database: database, logger: logger)
-    let quizzes = QuizStore(database: database)
-    let records = RecordStore(database: database, quizzes: quizzes)
-    let passkeys = PasskeyStore(database: database)
-    database.notices.observe { notice in
-        identities.forget(notice)
-        passkeys.forget(notice)
-        sessions.fixed.forget(notice)
-    }
-    let rooms = RoomStore(database: database)
-    let counters = AttemptCounters(database: database)
-    let exposure = ExposureStore(database: database)
-    let personal = PersonalData(database: database, identities: identities, retentionDays: configuration.evidenceDays)
-    let access = AccessRule(courses: courses, sessions: sessions)
-    let signIns = SignIns(tokens: tokens, configuration: configuration)
-    let ceremony = PasskeyCeremony(passkeys: passkeys, relyingParty: configuration.relyingParty)
-    let tickets = ScanTickets(sessions: sessions)
-    let verification = CheckInVerification(
-        passkeys: passkeys, ceremony: ceremony, tickets: tickets, sessions: sessions, checkIns: checkIns,
-        access: access)
-    let desk = CheckInDesk(
-        sessions: sessions, tickets: tickets, checkIns: checkIns, verification: verification, courses: courses,
-        counters: counters)
-
-    let router = Router(context: AppRequestContext.self)
+    stores: Stores, configuration: Configuration, passwordCost: UInt8
+) async throws -> AppRouter {
+    let parts = AppParts(
+        stores: stores, configuration: configuration, pages: try await PageRenderer.load(), passwordCost: passwordCost)
+    let router = AppRouter(context: AppRequestContext.self)
     _ = PrometheusMetrics.registry
     router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: LogRequestsMiddleware(.debug))
     let routeIndex = RouteIndex()
-    router.add(middleware: ErrorMiddleware(pages: pages))
+    router.add(middleware: ErrorMiddleware(pages: parts.pages))
     router.add(middleware: MethodNotAllowedMiddleware(routes: routeIndex))
     router.add(middleware: AssetsMiddleware())
-    router.add(middleware: AuthenticationMiddleware(tokens: tokens))
+    router.add(middleware: AuthenticationMiddleware(tokens: stores.tokens))
 
-    SystemController(
-        database: database, metricsToken: configuration.metricsToken, metricsNetworks: configuration.metricsNetworks
-    ).addRoutes(to: router)
-    AccountsController(
-        users: users, tokens: tokens, images: images, courses: courses, signIns: signIns,
-        configuration: configuration, passwords: PasswordHasher(cost: passwordCost), mail: outbox, counters: counters
-    ).addRoutes(to: router)
-    PasswordResetController(
-        users: users, tokens: tokens, resets: PasswordResets(database: database),
-        passwords: PasswordHasher(cost: passwordCost), mail: outbox, counters: counters, configuration: configuration
-    ).addRoutes(to: router)
-    let keys = ServerKeys(database: database)
-    let devices = RememberedDevices(database: database, keys: keys, tokens: tokens)
-    PhoneController(
-        users: users, codes: PhoneCodes(database: database, keys: keys), signIns: signIns, devices: devices,
-        texts: outbox, counters: counters, configuration: configuration
-    ).addRoutes(to: router)
-    RememberedDevicesController(devices: devices, users: users, signIns: signIns).addRoutes(to: router)
-    AccountPages(pages: pages, exposure: exposure, personal: personal, devices: devices, users: users)
-        .addRoutes(to: router)
-    PasskeysController(
-        passkeys: passkeys, users: users, ceremony: ceremony, signIns: signIns, access: access,
-        counters: counters, configuration: configuration
-    ).addRoutes(to: router)
-    DevicesPage(passkeys: passkeys, remembered: devices, pages: pages).addRoutes(to: router)
-    CoursesController(courses: courses, users: users, images: images, access: access, counters: counters)
-        .addRoutes(to: router)
-    CoursePages(
-        courses: courses, sessions: sessions, passkeys: passkeys, records: records,
-        timetable: TimetableStore(database: database), access: access, pages: pages
-    ).addRoutes(to: router)
-    SessionsController(
-        sessions: sessions, timetable: TimetableStore(database: database), access: access
-    ).addRoutes(to: router)
-    SessionPage(
-        sessions: sessions, checkIns: checkIns, passkeys: passkeys, records: records, rooms: rooms, access: access,
-        pages: pages
-    ).addRoutes(to: router)
-    CheckInController(desk: desk).addRoutes(to: router)
-    verification.addRoutes(to: router)
-    CheckInPages(desk: desk, sessions: sessions, passkeys: passkeys, access: access, pages: pages)
-        .addRoutes(to: router)
-    ProjectorController(
-        sessions: sessions, checkIns: checkIns, courses: courses, access: access, live: database.live,
-        publicURL: configuration.publicURL
-    ).addRoutes(to: router)
-    LiveController(
-        rooms: rooms, database: database, access: access, pageOrigin: PageOrigin(publicURL: configuration.publicURL)
-    ).addRoutes(to: router)
-    RecordsController(
-        records: records, sessions: sessions, courses: courses, outbox: outbox, access: access,
-        configuration: configuration
-    ).addRoutes(to: router)
-    RecordPages(records: records, sessions: sessions, access: access, pages: pages).addRoutes(to: router)
-    AdminController(users: users, outbox: outbox).addRoutes(to: router)
-    AdminPage(
-        users: users, outbox: outbox, exposure: exposure, resets: PasswordResets(database: database), pages: pages
-    ).addRoutes(to: router)
-    let reports = ExposureReports(exposure: exposure, retentionDays: configuration.evidenceDays)
-    ExposureController(exposure: exposure, reports: reports, users: users, configuration: configuration)
-        .addRoutes(to: router)
-    ExposurePages(reports: reports, exposure: exposure, configuration: configuration, pages: pages)
-        .addRoutes(to: router)
-    PrivacyController(personal: personal, users: users, signIns: signIns).addRoutes(to: router)
-    PrivacyPage(configuration: configuration, pages: pages).addRoutes(to: router)
-    QuizzesController(quizzes: quizzes, courses: courses, sessions: sessions, access: access).addRoutes(to: router)
-    AttemptsController(quizzes: quizzes, access: access).addRoutes(to: router)
-    QuizPages(quizzes: quizzes, access: access, pages: pages).addRoutes(to: router)
-    QuizLiveController(
-        quizzes: quizzes, database: database, access: access, pageOrigin: PageOrigin(publicURL: configuration.publicURL)
-    ).addRoutes(to: router)
+    SystemRoutes.addRoutes(to: router, parts)
+    AccountRoutes.addRoutes(to: router, parts)
+    PasskeyRoutes.addRoutes(to: router, parts)
+    CourseRoutes.addRoutes(to: router, parts)
+    SessionRoutes.addRoutes(to: router, parts)
+    CheckInRoutes.addRoutes(to: router, parts)
+    LiveRoutes.addRoutes(to: router, parts)
+    RecordRoutes.addRoutes(to: router, parts)
+    RosterRoutes.addRoutes(to: router, parts)
+    QuizRoutes.addRoutes(to: router, parts)
+    ExposureRoutes.addRoutes(to: router, parts)
+    PrivacyRoutes.addRoutes(to: router, parts)
+    AdminRoutes.addRoutes(to: router, parts)
+
     routeIndex.index(router.routes)
     return router
 }

@@ -1,19 +1,43 @@
+import Logging
+import Metrics
 import ServiceLifecycle
 
-/// Work done every `interval` once the schema is ready, until the server shuts down. A failed round (the database
-/// away for a moment) is not fatal: the next round tries again.
-struct Periodically: Sendable {
+/// Background work done every `interval` once the schema is ready, until the server shuts down.
+///
+/// A failed round (the database away for a moment) is not fatal: the next round tries again. It is logged with the
+/// service's name and counted in `/metrics` (`rollcall_background_failures_total{service=…}`), so that work that
+/// keeps failing is seen.
+struct Periodically: Service {
+    /// Names the work in logs and metrics, such as `quiz-sweep`.
+    let name: String
     let interval: Duration
-    let ready: AsyncStream<Void>
+    let ready: SchemaReady
+    let logger: Logger
     let work: @Sendable () async throws -> Void
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            for await _ in ready { break }
+        await cancelWhenGracefulShutdown {
+            await ready.wait()
             while !Task.isCancelled {
-                try? await work()
-                try await Task.sleep(for: interval)
+                do {
+                    try await work()
+                } catch is CancellationError {
+                    break
+                } catch {
+                    failed(error)
+                }
+                try? await Task.sleep(for: interval)
             }
         }
     }
+
+    /// Logs and counts one failed round.
+    func failed(_ error: any Error) {
+        logger.error(
+            "\(name) failed; it runs again in \(interval)", metadata: ["service": "\(name)", "error": "\(error)"])
+        Counter(label: Self.failures, dimensions: [("service", name)]).increment()
+    }
+
+    /// The counter of failed rounds, by service.
+    static let failures = "rollcall_background_failures_total"
 }

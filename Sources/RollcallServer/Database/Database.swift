@@ -17,12 +17,12 @@ public final class Database: Service, Sendable {
     }
 
     public let engine: Engine
-    /// Wakes a session's live views after a change to it commits; see `SessionEvents`.
-    public let live = LiveHub()
+    /// Wakes the live views of each feed after a change to them commits; see `EventLog`.
+    let hubs = LiveHubs()
     /// Tells this process's caches about changes, including other processes' (see `ChangeNotices`).
     let notices = ChangeNotices()
-    /// Wakes a quiz run's dashboards after a change to it commits; see `QuizEvents`.
-    public let quizLive = LiveHub()
+    /// This process's caches of rows, told of every notice (`Caches`).
+    let caches: Caches
     private let pool: Pool
     private let logger: Logger
 
@@ -73,6 +73,7 @@ public final class Database: Service, Sendable {
         storage: StorageWatch? = nil
     ) {
         self.storage = storage
+        caches = Caches(notices: notices)
         self.engine = engine
         self.pool = pool
         self.logger = logger
@@ -90,7 +91,7 @@ public final class Database: Service, Sendable {
         guard let postgresConfiguration else { return [] }
         return [
             LiveNotifications(
-                configuration: postgresConfiguration, hub: live, quizHub: quizLive, notices: notices, logger: logger)
+                configuration: postgresConfiguration, hubs: hubs, notices: notices, logger: logger)
         ]
     }
 
@@ -127,19 +128,19 @@ public final class Database: Service, Sendable {
     }
 
     /// Runs `body` in a transaction that commits when it returns and rolls back when it throws. Once it has
-    /// committed, the live views of every session whose event log it wrote are woken.
+    /// committed, the live views of every key whose event log it wrote are woken.
     func transaction<Result: Sendable>(
         _ body: @Sendable (Transaction) async throws -> Result
     ) async throws -> Result {
         // IMMEDIATE takes SQLite's write lock at the start, so a transaction never fails half-way upgrading it.
         let begin = engine == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN"
-        let (result, touched, quizRuns) = try await write { connection in
+        let (result, touched) = try await write { connection in
             let sql = Transaction(connection)
             try await sql.raw(SQLQueryString(begin)).run()
             do {
                 let result = try await body(sql)
                 try await sql.raw("COMMIT").run()
-                return (result, sql.touchedSessions, sql.touchedQuizRuns)
+                return (result, sql.touched)
             } catch {
                 // In a cancelled task every statement fails at once, ROLLBACK too; a connection handed back inside
                 // its transaction would keep it open for whoever comes next. A fresh task is not cancelled.
@@ -147,8 +148,7 @@ public final class Database: Service, Sendable {
                 throw error
             }
         }
-        live.published(sessionIDs: touched)
-        quizLive.published(sessionIDs: quizRuns)
+        for (feed, keys) in touched { hubs[feed].published(keys) }
         return result
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import RollcallCore
 import ServiceLifecycle
 
@@ -31,8 +32,8 @@ struct OutboxDelivery: Service {
     let queue: OutboxQueue
     let couriers: [MessageChannel: any Courier]
     let bell: DeliveryBell
-    /// Ends when the schema is in place.
-    let ready: AsyncStream<Void>
+    /// Opens when the schema is in place.
+    let ready: SchemaReady
     let logger: Logger
     var retry = RetryPolicy()
     /// How often the queue is read without a bell: messages queued by another process, retries falling due.
@@ -42,7 +43,7 @@ struct OutboxDelivery: Service {
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            for await _ in ready { break }
+            await ready.wait()
             let channels = Array(couriers.keys)
             while !Task.isCancelled {
                 do {
@@ -55,7 +56,8 @@ struct OutboxDelivery: Service {
                 } catch is CancellationError {
                     break
                 } catch {
-                    logger.error("reading the outbox failed: \(error)")
+                    logger.error("reading the outbox failed: \(error)", metadata: ["service": "outbox-delivery"])
+                    Counter(label: Periodically.failures, dimensions: [("service", "outbox-delivery")]).increment()
                     await bell.wait(upTo: poll)
                 }
             }

@@ -14,3 +14,17 @@ extension ExposureRoutes {
     static let exposurePage: RouterPath = "/exposure"
     static let reportPage: RouterPath = "/exposure/reports/:reportID"
 }
+
+extension ExposureRoutes {
+    /// Adds exposure reports, their audit and pages.
+    static func addRoutes(to router: AppRouter, _ parts: AppParts) {
+        let stores = parts.stores
+        let reports = ExposureReports(exposure: stores.exposure, retentionDays: parts.configuration.evidenceDays)
+        ExposureController(
+            exposure: stores.exposure, reports: reports, users: stores.users, configuration: parts.configuration
+        ).addRoutes(to: router)
+        ExposurePages(
+            reports: reports, exposure: stores.exposure, configuration: parts.configuration, pages: parts.pages
+        ).addRoutes(to: router)
+    }
+}

@@ -71,8 +71,7 @@ struct CheckInVerificationRecord: Sendable, Equatable {
 struct PasskeyStore: Sendable {
     let database: Database
     /// Course settings are read on every check-in; they change rarely, so they are kept for a few seconds.
-    let policies = NIOLockedValueBox<[Int64: (CourseVerification, Date)]>([:])
-    static let policyLifetime: TimeInterval = 5
+    var policies: PasskeyPolicies { database.caches.passkeyPolicies }
 
     static let challengeLifetime: TimeInterval = 300
 
@@ -218,16 +217,13 @@ struct PasskeyStore: Sendable {
     // MARK: Course settings
 
     func policy(courseID: Int64, now: Date = Date()) async throws -> CourseVerification {
-        if let cached = policies.withLockedValue({ $0[courseID] }), cached.1 > now { return cached.0 }
+        if let cached = policies.policy(courseID: courseID, now: now) { return cached }
         let policy = try await database.read { sql in
             try await sql.select().columns("required", "reuse_seconds").from("course_verification")
                 .where("course_id", .equal, courseID).first(decoding: CourseVerification.self, with: .rollcall)
         }
         let found = policy ?? .off
-        policies.withLockedValue { cache in
-            if cache.count > 10_000 { cache.removeAll() }
-            cache[courseID] = (found, now.addingTimeInterval(Self.policyLifetime))
-        }
+        policies.remember(found, courseID: courseID, now: now)
         return found
     }
 
@@ -238,17 +234,8 @@ struct PasskeyStore: Sendable {
                 .columns("course_id", "required", "reuse_seconds", "updated_at")
                 .values(SQLBind(courseID), SQLBind(policy.required), SQLBind(policy.reuseSeconds), SQLBind(now)).run()
         }
-        _ = policies.withLockedValue { $0.removeValue(forKey: courseID) }
+        policies.forget(courseID: courseID)
         await database.announce(.course(courseID))
-    }
-
-    /// Forgets the cached setting of a course another process changed, or every setting.
-    func forget(_ notice: ChangeNotice?) {
-        switch notice {
-        case .course(let id)?: _ = policies.withLockedValue { $0.removeValue(forKey: id) }
-        case nil: policies.withLockedValue { $0.removeAll() }
-        case .user?, .token?, .session?: break
-        }
     }
 
     // MARK: Verifications at check-in

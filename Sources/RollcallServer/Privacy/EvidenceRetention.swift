@@ -14,8 +14,8 @@ struct EvidenceRetention: Service {
     let database: Database
     let days: Int
     let logger: Logger
-    /// Ends when the schema is in place; the first purge waits for it.
-    let ready: AsyncStream<Void>
+    /// Opens when the schema is in place; the first purge waits for it.
+    let ready: SchemaReady
     var interval: Duration = .seconds(86_400)
     var now: @Sendable () -> Date = { Date() }
 
@@ -27,20 +27,11 @@ struct EvidenceRetention: Service {
     ]
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            for await _ in ready { break }
-            while !Task.isCancelled {
-                do {
-                    try await Self.purge(database, days: days, now: now())
-                    logger.info("evidence older than \(days) days deleted")
-                } catch is CancellationError {
-                    break  // the server is stopping: the next start deletes what this run did not
-                } catch {
-                    logger.error("deleting old evidence failed: \(error)")
-                }
-                try await Task.sleep(for: interval)
-            }
-        }
+        // A purge cut short by a stop is finished by the next start.
+        try await Periodically(name: "evidence-retention", interval: interval, ready: ready, logger: logger) {
+            try await Self.purge(database, days: days, now: now())
+            logger.info("evidence older than \(days) days deleted")
+        }.run()
     }
 
     /// Deletes what is older than `days` before `now`, and whatever has expired. Each deletion is a statement of

@@ -10,3 +10,12 @@ enum PrivacyRoutes {
 extension PrivacyRoutes {
     static let privacyPage: RouterPath = "/privacy"
 }
+
+extension PrivacyRoutes {
+    /// Adds the data download, deleting an account and the privacy page.
+    static func addRoutes(to router: AppRouter, _ parts: AppParts) {
+        PrivacyController(personal: parts.stores.personal, users: parts.stores.users, signIns: parts.signIns)
+            .addRoutes(to: router)
+        PrivacyPage(configuration: parts.configuration, pages: parts.pages).addRoutes(to: router)
+    }
+}

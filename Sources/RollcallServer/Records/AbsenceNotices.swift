@@ -17,15 +17,12 @@ struct AbsenceNotices: Sendable {
     let publicURL: String
     let logger: Logger
 
-    init(
-        database: Database, outbox: Outbox, school: String, publicURL: String,
-        logger: Logger = Logger(label: "rollcall")
-    ) {
+    init(stores: Stores, school: String, publicURL: String, logger: Logger = Logger(label: "rollcall")) {
         self.logger = logger
-        self.database = database
-        sessions = SessionStore(database: database)
-        records = RecordStore(database: database, quizzes: QuizStore(database: database))
-        self.outbox = outbox
+        database = stores.database
+        sessions = stores.sessions
+        records = stores.records
+        outbox = stores.outbox
         letters = Letters(school: school)
         self.publicURL = publicURL
     }
@@ -145,25 +142,5 @@ struct AbsenceNotices: Sendable {
             }
             return (Set(silent), teachers)
         }
-    }
-}
-
-/// Looks for due absence notices every few minutes in each process; the week's claim keeps them to one sending.
-struct AbsenceNoticeSender: Service {
-    let notices: AbsenceNotices
-    let interval: Duration
-    let ready: AsyncStream<Void>
-    let logger: Logger
-
-    func run() async throws {
-        try await Periodically(interval: interval, ready: ready) {
-            for week in try await notices.sendDue() {
-                logger.info(
-                    "absence notices queued",
-                    metadata: [
-                        "course": "\(week.courseID)", "students": "\(week.students)", "teachers": "\(week.teachers)",
-                    ])
-            }
-        }.run()
     }
 }

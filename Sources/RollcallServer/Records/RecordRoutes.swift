@@ -1,6 +1,6 @@
 import Hummingbird
 
-/// Every path of attendance records: corrections, audit logs, reports and roster imports.
+/// Every path of attendance records: corrections, audit logs and reports.
 enum RecordRoutes {
     static let attendance = APIPath.api("sessions/:sessionID/attendance/:studentID")
     static let bulkAttendance = APIPath.api("sessions/:sessionID/attendance")
@@ -10,11 +10,22 @@ enum RecordRoutes {
     static let courseReport = APIPath.api("courses/:courseID/report.csv")
     static let absentees = APIPath.api("courses/:courseID/absentees")
     static let studentAttendance = APIPath.api("courses/:courseID/students/:studentID/attendance")
-    static let rosterImport = APIPath.api("courses/:courseID/roster-import")
-    static let invitations = APIPath.api("courses/:courseID/invitations")
 }
 
 extension RecordRoutes {
     static let studentPage: RouterPath = "/courses/:courseID/students/:studentID"
     static let gridPage: RouterPath = "/courses/:courseID/grid"
+}
+
+extension RecordRoutes {
+    /// Adds corrections, audit logs, reports and the record pages.
+    static func addRoutes(to router: AppRouter, _ parts: AppParts) {
+        let stores = parts.stores
+        RecordsController(
+            records: stores.records, sessions: stores.sessions, courses: stores.courses, outbox: stores.outbox,
+            access: parts.access, configuration: parts.configuration
+        ).addRoutes(to: router)
+        RecordPages(records: stores.records, sessions: stores.sessions, access: parts.access, pages: parts.pages)
+            .addRoutes(to: router)
+    }
 }

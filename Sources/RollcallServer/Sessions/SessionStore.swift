@@ -39,7 +39,7 @@ struct SessionStore: Sendable {
     /// Every scan and check-in needs a session's secret and settings; they change only when a teacher edits the
     /// session, which tells every process (`ChangeNotice.session`), so they are read once. Its times and course name
     /// change more often, and are read afresh each time.
-    let fixed = FixedSessions()
+    var fixed: FixedSessions { database.caches.sessions }
 
     private struct Row: Decodable {
         var id: Int64
@@ -259,7 +259,7 @@ struct SessionMoment: Sendable {
 }
 
 /// Sessions as last read, by id, for the parts that never change; bounded, since a server runs for months.
-final class FixedSessions: Sendable {
+final class FixedSessions: NoticedCache {
     private let sessions = NIOLockedValueBox<[Int64: ClassSession]>([:])
     /// Past this many sessions the memory starts afresh rather than grow without bound.
     let capacity: Int

@@ -1,7 +1,6 @@
 import Foundation
 import RollcallCore
 import SQLKit
-import ServiceLifecycle
 
 /// A course's weekly meetings, each with the term's sessions it scheduled.
 struct TimetableEntry: Codable, Sendable, Equatable {
@@ -115,16 +114,5 @@ struct TimetableStore: Sendable {
             if done { opened.append(row.id) }
         }
         return opened
-    }
-}
-
-/// Opens timetabled sessions on time, checking every `interval`.
-struct TimetableOpener: Service {
-    let timetable: TimetableStore
-    let interval: Duration
-    let ready: AsyncStream<Void>
-
-    func run() async throws {
-        try await Periodically(interval: interval, ready: ready) { try await timetable.openDue() }.run()
     }
 }

@@ -1,0 +1,32 @@
+import Hummingbird
+
+/// What every domain's routes are made from, each made once by `buildRouter`: the stores, the rules that several
+/// domains share, the page renderer and the settings.
+struct AppParts: Sendable {
+    let stores: Stores
+    let configuration: Configuration
+    let pages: PageRenderer
+    /// The one access rule: admin, health officer, course, session, quiz run and attempt.
+    let access: AccessRule
+    let signIns: SignIns
+    let ceremony: PasskeyCeremony
+    let tickets: ScanTickets
+    let passwords: PasswordHasher
+    /// Where Rollcall's own pages are, for the live sockets' origin check.
+    let pageOrigin: PageOrigin
+
+    init(stores: Stores, configuration: Configuration, pages: PageRenderer, passwordCost: UInt8) {
+        self.stores = stores
+        self.configuration = configuration
+        self.pages = pages
+        access = AccessRule(courses: stores.courses, sessions: stores.sessions, quizzes: stores.quizzes)
+        signIns = SignIns(tokens: stores.tokens, configuration: configuration)
+        ceremony = PasskeyCeremony(passkeys: stores.passkeys, relyingParty: configuration.relyingParty)
+        tickets = ScanTickets(sessions: stores.sessions)
+        passwords = PasswordHasher(cost: passwordCost)
+        pageOrigin = PageOrigin(publicURL: configuration.publicURL)
+    }
+}
+
+/// The router every domain adds its routes to.
+typealias AppRouter = Router<AppRequestContext>
