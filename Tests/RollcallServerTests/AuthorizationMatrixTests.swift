@@ -86,6 +86,46 @@ struct AuthorizationMatrixTests {
         return (try #require(prefix, "openapi.yaml names its server's URL"), operations, ownServers)
     }
 
+    @Test func a_course_reads_the_same_in_the_list_as_on_its_own_page_for_everyone_who_sees_it() async throws {
+        try await withServer { api in
+            // Setup: the course's teacher, a co-teacher, an assistant, a student and an admin.
+            let room = try await Classroom.open(api)
+            let (colleague, _, _) = try await api.teacherWithCourse("Cole Colleague")
+            let assistant = try await api.register("Tam Assistant")
+            for (person, role) in [(colleague, "teacher"), (assistant, "assistant")] {
+                let added = try await api.call(
+                    .post, "/api/v1/courses/\(room.courseID)/staff", as: room.teacher,
+                    json: ["email": person.email, "role": role])
+                #expect(added.status == .created, "\(added.text)")
+            }
+            let askers = [
+                ("teacher", room.teacher), ("co-teacher", colleague), ("assistant", assistant),
+                ("student", room.student), ("admin", try await api.admin()),
+            ]
+            for (who, asker) in askers {
+                // The call under test: the course in the list, and on its own.
+                let list = try await api.call(.get, "/api/v1/courses", as: asker)
+                let detail = try await api.call(.get, "/api/v1/courses/\(room.courseID)", as: asker)
+
+                // Validation: one rule decides both, so they show the same fields, the join code included.
+                let listed = try #require(
+                    list.list("courses").first { ($0["id"] as? NSNumber)?.int64Value == room.courseID },
+                    "the \(who) finds the course in their list")
+                let alone = try #require(detail.value("course") as? [String: Any])
+                func text(_ object: [String: Any]) throws -> String {
+                    String(
+                        decoding: try JSONSerialization.data(withJSONObject: object, options: .sortedKeys),
+                        as: UTF8.self)
+                }
+                #expect(try text(listed) == text(alone), "the \(who) sees the same course in the list as on its own")
+                let manages = who != "assistant" && who != "student"
+                #expect(
+                    (listed["joinCode"] != nil) == manages,
+                    "the \(who) \(manages ? "sees" : "does not see") the join code")
+            }
+        }
+    }
+
     @Test func the_description_lists_operations_the_way_the_matrix_reads_them() throws {
         let (prefix, operations, ownServers) = try Self.documentedOperations()
         #expect(prefix == "/api/v1")

@@ -80,7 +80,7 @@ struct PasswordResetController: Sendable {
     }
 
     @Sendable func sendByAdmin(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let admin = try AdminController.requireAdmin(context)
+        let admin = try AccessRule.admin(context)
         guard let user = try await users.find(id: try context.id("userID", "user")), user.deletedAt == nil else {
             throw AppError.notFound("user")
         }

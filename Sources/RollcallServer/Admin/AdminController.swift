@@ -27,12 +27,8 @@ struct AdminController: Sendable {
         router.get(AdminRoutes.outbox, use: listOutbox)
     }
 
-    static func requireAdmin(_ context: AppRequestContext) throws -> User {
-        try context.requireRole(.admin, message: "Only an admin can do this.")
-    }
-
     @Sendable func listUsers(_ request: Request, context: AppRequestContext) async throws -> UserList {
-        _ = try Self.requireAdmin(context)
+        _ = try AccessRule.admin(context)
         let role = try request.query("role").map { text in
             guard let role = Role(rawValue: text) else {
                 throw AppError(.badRequest, "invalid_role", "Filter by role student, teacher, admin or health_officer.")
@@ -53,14 +49,14 @@ struct AdminController: Sendable {
     }
 
     @Sendable func approve(_ request: Request, context: AppRequestContext) async throws -> UserEnvelope {
-        _ = try Self.requireAdmin(context)
+        _ = try AccessRule.admin(context)
         let user = try await target(context)
         try await users.setApproved(id: user.id, true)
         return UserEnvelope(user: UserView(try await target(context)))
     }
 
     @Sendable func disable(_ request: Request, context: AppRequestContext) async throws -> UserEnvelope {
-        let admin = try Self.requireAdmin(context)
+        let admin = try AccessRule.admin(context)
         let user = try await target(context)
         guard user.id != admin.id else {
             throw AppError(.badRequest, "cannot_disable_self", "You cannot disable your own account.")
@@ -70,17 +66,17 @@ struct AdminController: Sendable {
     }
 
     @Sendable func enable(_ request: Request, context: AppRequestContext) async throws -> UserEnvelope {
-        _ = try Self.requireAdmin(context)
+        _ = try AccessRule.admin(context)
         let user = try await target(context)
         try await users.setDisabled(id: user.id, false)
         return UserEnvelope(user: UserView(try await target(context)))
     }
 
     @Sendable func listOutbox(_ request: Request, context: AppRequestContext) async throws -> Messages {
-        _ = try Self.requireAdmin(context)
+        _ = try AccessRule.admin(context)
         let limit = try Self.outboxLimit(request)
         let page = try await outbox.page(
-            limit: limit, before: try Self.outboxCursor(request), recipient: request.query("recipient"))
+            limit: limit, before: try OutboxPage.cursor(request), recipient: request.query("recipient"))
         return Messages(messages: page.messages, nextCursor: page.nextCursor)
     }
 
@@ -95,16 +91,5 @@ struct AdminController: Sendable {
                 "“limit” must be a whole number from \(outboxLimits.lowerBound) to \(outboxLimits.upperBound).")
         }
         return limit
-    }
-
-    /// `?before=ID`: the page after the one whose `nextCursor` this is.
-    static func outboxCursor(_ request: Request) throws -> Int64? {
-        guard let text = request.query("before") else { return nil }
-        guard let before = Int64(text), before > 0 else {
-            throw AppError(
-                .badRequest, "invalid_before",
-                "“before” must be the nextCursor of the page before, a message id such as 42.")
-        }
-        return before
     }
 }

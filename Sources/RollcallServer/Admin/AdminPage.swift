@@ -16,10 +16,10 @@ struct AdminPage: Sendable {
     }
 
     @Sendable func admin(_ request: Request, context: AppRequestContext) async throws -> Response {
-        _ = try AdminController.requireAdmin(context)
+        _ = try AccessRule.admin(context)
         let query = try check { () throws(RuleViolation) in try TextRules.search(request.query("q")) }
         let users = try await self.users.list(query: query, role: nil)
-        let outboxPage = try await outbox.page(limit: 30, before: try AdminController.outboxCursor(request))
+        let outboxPage = try await outbox.page(limit: 30, before: try OutboxPage.cursor(request))
         let messages = outboxPage.messages.map { message in
             AdminPageModel.Message(
                 recipient: message.recipient, subject: message.subject, body: message.body,

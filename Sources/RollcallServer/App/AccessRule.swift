@@ -19,11 +19,50 @@ enum CourseAccess: Sendable {
     }
 }
 
-/// The one access rule of courses and their sessions, role × ownership × enrolment, which every route, page and
-/// socket asks: 404 when there is no such course or session, 403 for those it does not admit.
+/// The one access rule of Rollcall, which every route, page and socket asks: the admin's and the health officer's
+/// roles, and role × ownership × enrolment for courses, their sessions, quiz runs and attempts. It answers 404 when
+/// there is no such thing and 403 for those it does not admit.
 struct AccessRule: Sendable {
     let courses: CourseStore
     let sessions: SessionStore
+    let quizzes: QuizStore
+
+    // MARK: Roles
+
+    /// The signed-in admin, or 403.
+    static func admin(_ context: AppRequestContext) throws -> User {
+        try context.requireRole(.admin, message: "Only an admin can do this.")
+    }
+
+    /// The signed-in health officer, or 403.
+    static func officer(_ context: AppRequestContext) throws -> User {
+        try context.requireRole(
+            .healthOfficer, message: "Only a health officer runs exposure reports. An admin grants the role.")
+    }
+
+    // MARK: Courses
+
+    /// What `user` may do with `course`, from the facts about them: the one decision behind every course, list and
+    /// detail alike, so that a list can never show more or less than the course itself.
+    ///
+    /// - Parameters:
+    ///   - staffRole: the person's part in teaching the course, if any.
+    ///   - enrolled: whether the person is on the course's roster.
+    /// - Returns: the access, or `nil` for someone the course does not admit.
+    static func decide(_ course: Course, for user: User, staffRole: StaffRole?, enrolled: Bool) -> CourseAccess? {
+        if user.role == .admin || course.teacherId == user.id { return .manage }
+        switch staffRole {
+        case .teacher?: return .manage
+        case .assistant?: return .assist
+        case nil: return user.role == .student && enrolled ? .attend : nil
+        }
+    }
+
+    /// What `user` may do with a course of their own list (`CourseStore.list(for:)`, which holds only courses they
+    /// teach, assist or are enrolled in, and carries their staff role).
+    static func listed(_ summary: CourseSummary, for user: User) -> CourseAccess? {
+        decide(summary.course, for: user, staffRole: summary.staffRole, enrolled: true)
+    }
 
     /// Loads a course and decides what `user` may do with it, refusing everyone else and, when `needed` is
     /// `.manage`, its students too.
@@ -60,20 +99,58 @@ struct AccessRule: Sendable {
     }
 
     private func access(to course: Course, for user: User) async throws -> CourseAccess {
-        if user.role == .admin || course.teacherId == user.id { return .manage }
-        switch try await courses.staffRole(courseID: course.id, userID: user.id) {
-        case .teacher?: return .manage
-        case .assistant?: return .assist
-        case nil: break
-        }
-        if user.role == .student, try await courses.isEnrolled(courseID: course.id, studentID: user.id) {
-            return .attend
-        }
+        // The course's own teacher and admins are decided without a query.
+        if let access = Self.decide(course, for: user, staffRole: nil, enrolled: false) { return access }
+        let staffRole = try await courses.staffRole(courseID: course.id, userID: user.id)
+        let enrolled =
+            staffRole == nil && user.role == .student
+            ? try await courses.isEnrolled(courseID: course.id, studentID: user.id) : false
+        if let access = Self.decide(course, for: user, staffRole: staffRole, enrolled: enrolled) { return access }
         throw AppError.forbidden(
             user.role == .student
                 ? "You are not enrolled in this course. Ask your teacher for its join code."
                 : "This course belongs to another teacher."
         )
+    }
+
+    // MARK: Quizzes
+
+    /// A quiz run and what `user` may do with its course.
+    func run(_ id: Int64, for user: User, needing needed: CourseAccess = .attend) async throws
+        -> (QuizRun, CourseAccess)
+    {
+        guard let run = try await quizzes.run(id: id) else { throw AppError.notFound("quiz run") }
+        let (_, granted) = try await course(run.courseId, for: user, needing: needed)
+        return (run, granted)
+    }
+
+    /// An attempt with its run: for its own student, or, unless `ownOnly`, for those who manage the course.
+    func attempt(_ id: Int64, for user: User, ownOnly: Bool = false) async throws -> (QuizAttempt, QuizRun) {
+        guard let attempt = try await quizzes.attempt(id: id), let run = try await quizzes.run(id: attempt.runId)
+        else { throw AppError.notFound("attempt") }
+        let (_, granted) = try await course(run.courseId, for: user)
+        guard attempt.studentId == user.id || (granted == .manage && !ownOnly) else {
+            throw AppError.forbidden("This is another student's attempt.")
+        }
+        return (attempt, run)
+    }
+
+    /// An attempt with its run, for those who manage the course (marking, reopening, adding time).
+    func managedAttempt(_ id: Int64, for user: User) async throws -> (QuizAttempt, QuizRun) {
+        guard let attempt = try await quizzes.attempt(id: id), let run = try await quizzes.run(id: attempt.runId)
+        else { throw AppError.notFound("attempt") }
+        _ = try await course(run.courseId, for: user, needing: .manage)
+        return (attempt, run)
+    }
+
+    /// An attempt its own student is saving an answer to: the busiest quiz route, so the run's fixed parts come from
+    /// memory and only what a save needs is asked (its own student, still enrolled).
+    func attemptToSave(_ id: Int64, for user: User) async throws -> (QuizAttempt, QuizRun) {
+        guard let attempt = try await quizzes.attempt(id: id), let run = try await quizzes.fixedRun(id: attempt.runId)
+        else { throw AppError.notFound("attempt") }
+        guard attempt.studentId == user.id, try await courses.isEnrolled(courseID: run.courseId, studentID: user.id)
+        else { throw AppError.forbidden("This is another student's attempt.") }
+        return (attempt, run)
     }
 }
 
@@ -92,5 +169,25 @@ extension AccessRule {
     {
         let user = try context.requireUser()
         return try await session(try context.id("sessionID", "session"), for: user, needing: needed)
+    }
+
+    /// The quiz run named by the request's path, for the signed-in person.
+    func run(in context: AppRequestContext, needing needed: CourseAccess = .attend) async throws
+        -> (QuizRun, CourseAccess)
+    {
+        let user = try context.requireUser()
+        return try await run(try context.id("runID", "quiz run"), for: user, needing: needed)
+    }
+
+    /// The attempt named by the request's path, for its student or (unless `ownOnly`) the course's teachers.
+    func attempt(in context: AppRequestContext, ownOnly: Bool = false) async throws -> (QuizAttempt, QuizRun) {
+        let user = try context.requireUser()
+        return try await attempt(try context.id("attemptID", "attempt"), for: user, ownOnly: ownOnly)
+    }
+
+    /// The attempt named by the request's path, for the course's teachers.
+    func managedAttempt(in context: AppRequestContext) async throws -> (QuizAttempt, QuizRun) {
+        let user = try context.requireUser()
+        return try await managedAttempt(try context.id("attemptID", "attempt"), for: user)
     }
 }

@@ -86,6 +86,9 @@ extension AppError {
         .forbidden, "csrf_token_invalid", "This form has expired. Reload the page and try again."
     )
 
+    static let courseArchived = AppError.conflict(
+        "course_archived", "This course is archived: it keeps its records and takes no new sessions nor students.")
+
     static func forbidden(_ message: String) -> AppError { AppError(.forbidden, "forbidden", message) }
 
     static func notFound(_ what: String) -> AppError {

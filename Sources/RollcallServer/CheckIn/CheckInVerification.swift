@@ -97,7 +97,7 @@ struct CheckInVerification: Sendable {
             "required": true, "reuse": false, "hasPasskeys": true,
             "publicKey": [
                 "challenge": Base64URL.encode(challenge), "rpId": ceremony.relyingParty.id,
-                "timeout": PasskeysController.timeoutMilliseconds, "userVerification": "required",
+                "timeout": PasskeyCeremony.timeoutMilliseconds, "userVerification": "required",
                 "allowCredentials": registered.map { ["type": "public-key", "id": $0.credentialId] },
             ] as [String: Any],
         ]

@@ -169,14 +169,11 @@ struct CoursesController: Sendable {
         return choice
     }
 
-    static let archived = AppError.conflict(
-        "course_archived", "This course is archived: it keeps its records and takes no new sessions nor students.")
-
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> CourseList {
         let user = try context.requireUser()
         let summaries = try await courses.list(for: user)
         return CourseList(
-            courses: summaries.map { CourseView($0, manages: user.role == .admin || $0.course.teacherId == user.id) }
+            courses: summaries.map { CourseView($0, manages: AccessRule.listed($0, for: user) == .manage) }
         )
     }
 
@@ -240,7 +237,7 @@ struct CoursesController: Sendable {
                 .notFound, "course_not_found", "No course has the join code \(code). Check it with your teacher."
             )
         }
-        guard course.archivedAt == nil else { throw Self.archived }
+        guard course.archivedAt == nil else { throw AppError.courseArchived }
         let joined = try await courses.enroll(courseID: course.id, studentID: user.id)
         return Joined(course: CourseView(try await courses.summary(of: course), manages: false), joined: joined)
     }

@@ -50,14 +50,9 @@ struct ExposureController: Sendable {
         router.delete(ExposureRoutes.grant, use: revoke)
     }
 
-    static func requireOfficer(_ context: AppRequestContext) throws -> User {
-        try context.requireRole(
-            .healthOfficer, message: "Only a health officer runs exposure reports. An admin grants the role.")
-    }
-
     /// Runs a report: checks every input, writes the audit entry, and answers the report.
     @Sendable func run(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let officer = try Self.requireOfficer(context)
+        let officer = try AccessRule.officer(context)
         let input = try await request.decodeJSON(as: ReportRequest.self, context: context)
         let reason = try check { () throws(RuleViolation) in try Self.reason(input.reason) }
         let person = try await person(input)
@@ -79,19 +74,11 @@ struct ExposureController: Sendable {
     @Sendable func csv(_ request: Request, context: AppRequestContext) async throws -> Response {
         let entry = try await reports.own(context)
         let report = try await reports.report(entry, now: now())
-        return Response(
-            status: .ok,
-            headers: [
-                .contentType: "text/csv; charset=utf-8",
-                .contentDisposition: "attachment; filename=\"exposure-report-\(entry.id).csv\"",
-                .cacheControl: "no-store",
-            ],
-            body: .init(byteBuffer: ByteBuffer(string: "\u{FEFF}" + report.csv))
-        )
+        return CSVDownload.response(report.csv, name: "exposure report \(entry.id)")
     }
 
     @Sendable func audit(_ request: Request, context: AppRequestContext) async throws -> AuditList {
-        _ = try AdminController.requireAdmin(context)
+        _ = try AccessRule.admin(context)
         return AuditList(reports: try await exposure.list())
     }
 
@@ -109,7 +96,7 @@ struct ExposureController: Sendable {
     }
 
     private func setOfficer(_ context: AppRequestContext, _ granted: Bool) async throws -> UserEnvelope {
-        _ = try AdminController.requireAdmin(context)
+        _ = try AccessRule.admin(context)
         guard let user = try await users.find(id: try context.id("userID", "user")) else {
             throw AppError.notFound("user")
         }

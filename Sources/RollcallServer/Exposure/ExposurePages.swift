@@ -15,7 +15,7 @@ struct ExposurePages: Sendable {
     }
 
     @Sendable func form(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let officer = try ExposureController.requireOfficer(context)
+        let officer = try AccessRule.officer(context)
         let earlier = try await exposure.list(by: officer.id, limit: 20).map { entry in
             ExposurePage.Earlier(
                 id: entry.id, personName: entry.personName, when: entry.createdAt.pageText,

@@ -11,7 +11,7 @@ struct ExposureReports: Sendable {
 
     /// The report named by the path, for the health officer who ran it.
     func own(_ context: AppRequestContext) async throws -> ExposureAuditEntry {
-        let officer = try ExposureController.requireOfficer(context)
+        let officer = try AccessRule.officer(context)
         guard let entry = try await exposure.find(id: try context.id("reportID", "exposure report")),
             entry.requestedBy == officer.id
         else { throw AppError.notFound("exposure report") }

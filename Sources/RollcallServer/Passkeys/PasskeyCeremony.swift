@@ -71,6 +71,9 @@ struct PasskeyCeremony: Sendable {
     let passkeys: PasskeyStore
     let relyingParty: RelyingParty
 
+    /// How long a browser waits for the person at a passkey prompt.
+    static let timeoutMilliseconds = 120_000
+
     /// Finds the challenge a client data answers and checks it is for this ceremony and person, still fresh and
     /// unused. It is used up only once the answer verified, so a refused answer changes nothing stored.
     func redeemableChallenge(

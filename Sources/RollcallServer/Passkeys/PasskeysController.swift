@@ -15,8 +15,6 @@ struct PasskeysController: Sendable {
     /// Anonymous sign-in challenges per client address a minute: a lecture hall signing in at once fits.
     static let signInOptionsLimit = RateLimit(limit: 600, window: 60)
 
-    static let timeoutMilliseconds = 120_000
-
     struct Registration: Decodable {
         var name: String?
         var credential: CredentialInput
@@ -92,7 +90,7 @@ struct PasskeysController: Sendable {
                 "pubKeyCredParams": COSEAlgorithm.allCases.map {
                     ["type": "public-key", "alg": $0.rawValue] as [String: Any]
                 },
-                "timeout": Self.timeoutMilliseconds,
+                "timeout": PasskeyCeremony.timeoutMilliseconds,
                 "attestation": "none",
                 "authenticatorSelection": [
                     "residentKey": "required", "requireResidentKey": true, "userVerification": "required",
@@ -146,7 +144,8 @@ struct PasskeysController: Sendable {
         let options: [String: Any] = [
             "publicKey": [
                 "challenge": Base64URL.encode(challenge), "rpId": configuration.relyingParty.id,
-                "timeout": Self.timeoutMilliseconds, "userVerification": "required", "allowCredentials": [Any](),
+                "timeout": PasskeyCeremony.timeoutMilliseconds, "userVerification": "required",
+                "allowCredentials": [Any](),
             ] as [String: Any]
         ]
         return try JSONResponse(options).response(status: .ok)

@@ -36,7 +36,7 @@ struct PrivacyController: Sendable {
     }
 
     @Sendable func deleteUser(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let admin = try AdminController.requireAdmin(context)
+        let admin = try AccessRule.admin(context)
         guard let user = try await users.find(id: try context.id("userID", "user")) else {
             throw AppError.notFound("user")
         }

@@ -93,8 +93,7 @@ struct AttemptsController: Sendable {
 
     @Sendable func showRun(_ request: Request, context: AppRequestContext) async throws -> RunAnswer {
         let user = try context.requireUser()
-        let (run, granted) = try await QuizzesController.run(
-            context, quizzes: quizzes, access: access, needing: .attend)
+        let (run, granted) = try await access.run(in: context, needing: .attend)
         guard granted == .attend else { return RunAnswer(run: .init(run)) }
         let attempt = try await quizzes.attempts(runID: run.id).first { $0.studentId == user.id }
         return RunAnswer(
@@ -103,8 +102,7 @@ struct AttemptsController: Sendable {
 
     @Sendable func start(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let (run, granted) = try await QuizzesController.run(
-            context, quizzes: quizzes, access: access, needing: .attend)
+        let (run, granted) = try await access.run(in: context, needing: .attend)
         guard granted == .attend, user.role == .student else {
             throw AppError.forbidden("Only the course's students take its quizzes.")
         }
@@ -117,19 +115,6 @@ struct AttemptsController: Sendable {
         let (attempt, created) = try await quizzes.startAttempt(run, studentID: user.id, deviceID: input.deviceId)
         return try await view(attempt, run: run).response(
             from: request, context: context, status: created ? .created : .ok)
-    }
-
-    /// The attempt named by the path, for its student (or the course's teacher, who may look).
-    func attempt(_ context: AppRequestContext, ownOnly: Bool) async throws -> (QuizAttempt, QuizRun) {
-        let user = try context.requireUser()
-        guard let attempt = try await quizzes.attempt(id: try context.id("attemptID", "attempt")),
-            let run = try await quizzes.run(id: attempt.runId)
-        else { throw AppError.notFound("attempt") }
-        let (_, granted) = try await access.course(run.courseId, for: user)
-        guard attempt.studentId == user.id || (granted == .manage && !ownOnly) else {
-            throw AppError.forbidden("This is another student's attempt.")
-        }
-        return (attempt, run)
     }
 
     func view(_ attempt: QuizAttempt, run: QuizRun) async throws -> AttemptView {
@@ -163,19 +148,14 @@ struct AttemptsController: Sendable {
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> AttemptView {
-        let (attempt, run) = try await attempt(context, ownOnly: false)
+        let (attempt, run) = try await access.attempt(in: context)
         return try await view(attempt, run: run)
     }
 
     @Sendable func save(_ request: Request, context: AppRequestContext) async throws -> Saved {
         // The busiest route: the run from memory, and only the access a save needs (its own student, enrolled).
         let user = try context.requireUser()
-        guard let attempt = try await quizzes.attempt(id: try context.id("attemptID", "attempt")),
-            let run = try await quizzes.fixedRun(id: attempt.runId)
-        else { throw AppError.notFound("attempt") }
-        guard attempt.studentId == user.id,
-            try await access.courses.isEnrolled(courseID: run.courseId, studentID: user.id)
-        else { throw AppError.forbidden("This is another student's attempt.") }
+        let (attempt, run) = try await access.attemptToSave(try context.id("attemptID", "attempt"), for: user)
         let questionID = context.parameters.get("questionID") ?? ""
         guard let question = run.definition.question(questionID) else {
             throw QuizRefusal.answer(.unknownQuestion(questionID))
@@ -199,7 +179,7 @@ struct AttemptsController: Sendable {
     }
 
     @Sendable func submit(_ request: Request, context: AppRequestContext) async throws -> AttemptView {
-        let (attempt, run) = try await attempt(context, ownOnly: true)
+        let (attempt, run) = try await access.attempt(in: context, ownOnly: true)
         let closed = try await quizzes.close(attemptID: attempt.id, ending: .submitted)
         return try await view(closed, run: run)
     }
@@ -207,7 +187,7 @@ struct AttemptsController: Sendable {
     static let flagsPerRequest = 1...200
 
     @Sendable func flags(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (attempt, _) = try await attempt(context, ownOnly: true)
+        let (attempt, _) = try await access.attempt(in: context, ownOnly: true)
         let input = try await request.decodeJSON(as: FlagsInput.self, context: context)
         guard Self.flagsPerRequest.contains(input.flags.count) else {
             throw AppError(.badRequest, "invalid_flags", "Send 1 to 200 flags at a time.")

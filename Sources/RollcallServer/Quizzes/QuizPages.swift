@@ -40,7 +40,7 @@ struct QuizPages: Sendable {
     }
 
     @Sendable func dashboard(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (run, _) = try await QuizzesController.run(context, quizzes: quizzes, access: access, needing: .manage)
+        let (run, _) = try await access.run(in: context, needing: .manage)
         let page = QuizDashboardPage(
             runId: run.id, sessionId: run.sessionId, title: run.definition.title,
             questions: run.definition.questions.count, running: run.stoppedAt == nil)
@@ -48,8 +48,7 @@ struct QuizPages: Sendable {
     }
 
     @Sendable func student(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (run, granted) = try await QuizzesController.run(
-            context, quizzes: quizzes, access: access, needing: .attend)
+        let (run, granted) = try await access.run(in: context, needing: .attend)
         if granted == .manage {
             return Response(status: .seeOther, headers: [.location: "/quiz-runs/\(run.id)/dashboard"])
         }

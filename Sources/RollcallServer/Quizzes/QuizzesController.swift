@@ -203,28 +203,6 @@ struct QuizzesController: Sendable {
         return quiz
     }
 
-    /// The run named by the path, and what the person may do with its course.
-    static func run(_ context: AppRequestContext, quizzes: QuizStore, access: AccessRule, needing: CourseAccess)
-        async throws -> (QuizRun, CourseAccess)
-    {
-        let user = try context.requireUser()
-        guard let run = try await quizzes.run(id: try context.id("runID", "quiz run")) else {
-            throw AppError.notFound("quiz run")
-        }
-        let (_, granted) = try await access.course(run.courseId, for: user, needing: needing)
-        return (run, granted)
-    }
-
-    /// The attempt named by the path, with its run, for the course's teacher.
-    func managedAttempt(_ context: AppRequestContext) async throws -> (QuizAttempt, QuizRun) {
-        let user = try context.requireUser()
-        guard let attempt = try await quizzes.attempt(id: try context.id("attemptID", "attempt")),
-            let run = try await quizzes.run(id: attempt.runId)
-        else { throw AppError.notFound("attempt") }
-        _ = try await access.course(run.courseId, for: user, needing: .manage)
-        return (attempt, run)
-    }
-
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> QuizList {
         let course = try await access.course(in: context, needing: .manage).0
         let archived = request.uri.queryParameters.get("archived") == "true"
@@ -280,13 +258,13 @@ struct QuizzesController: Sendable {
     }
 
     @Sendable func stop(_ request: Request, context: AppRequestContext) async throws -> RunEnvelope {
-        let (run, _) = try await Self.run(context, quizzes: quizzes, access: access, needing: .manage)
+        let (run, _) = try await access.run(in: context, needing: .manage)
         return RunEnvelope(run: RunView(try await quizzes.stop(run)))
     }
 
     @Sendable func admit(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let (run, _) = try await Self.run(context, quizzes: quizzes, access: access, needing: .manage)
+        let (run, _) = try await access.run(in: context, needing: .manage)
         let input = try await request.decodeJSON(as: AdmissionInput.self, context: context)
         guard try await courses.isEnrolled(courseID: run.courseId, studentID: input.studentId) else {
             throw AppError(.notFound, "student_not_found", "That student is not on this course's roster.")
@@ -297,7 +275,7 @@ struct QuizzesController: Sendable {
     }
 
     @Sendable func addTime(_ request: Request, context: AppRequestContext) async throws -> AttemptSummary {
-        let (attempt, _) = try await managedAttempt(context)
+        let (attempt, _) = try await access.managedAttempt(in: context)
         let input = try await request.decodeJSON(as: AddedTimeInput.self, context: context)
         guard AttemptRules.addedSeconds.contains(input.seconds) else {
             throw AppError(
@@ -308,14 +286,14 @@ struct QuizzesController: Sendable {
     }
 
     @Sendable func end(_ request: Request, context: AppRequestContext) async throws -> AttemptSummary {
-        let (attempt, _) = try await managedAttempt(context)
+        let (attempt, _) = try await access.managedAttempt(in: context)
         return AttemptSummary(
             attempt: QuizAttemptView(try await quizzes.close(attemptID: attempt.id, ending: .endedByTeacher)))
     }
 
     @Sendable func mark(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let (attempt, run) = try await managedAttempt(context)
+        let (attempt, run) = try await access.managedAttempt(in: context)
         let questionID = context.parameters.get("questionID") ?? ""
         guard let question = run.definition.question(questionID) else {
             throw QuizRefusal.answer(.unknownQuestion(questionID))
@@ -368,12 +346,12 @@ struct QuizzesController: Sendable {
     }
 
     @Sendable func results(_ request: Request, context: AppRequestContext) async throws -> Results {
-        let (run, _) = try await Self.run(context, quizzes: quizzes, access: access, needing: .manage)
+        let (run, _) = try await access.run(in: context, needing: .manage)
         return try await results(of: run)
     }
 
     @Sendable func statistics(_ request: Request, context: AppRequestContext) async throws -> Statistics {
-        let (run, _) = try await Self.run(context, quizzes: quizzes, access: access, needing: .manage)
+        let (run, _) = try await access.run(in: context, needing: .manage)
         let results = try await results(of: run)
         return Statistics(
             run: results.run,
@@ -390,7 +368,7 @@ struct QuizzesController: Sendable {
     }
 
     @Sendable func resultsCSV(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (run, _) = try await Self.run(context, quizzes: quizzes, access: access, needing: .manage)
+        let (run, _) = try await access.run(in: context, needing: .manage)
         guard let course = try await courses.find(id: run.courseId) else { throw AppError.notFound("course") }
         let results = try await results(of: run)
         let roster = Dictionary(
@@ -404,23 +382,17 @@ struct QuizzesController: Sendable {
                 result.attempt.name, roster[result.attempt.studentId]?.studentNumber ?? "",
                 CourseTimeZone.timestamp(result.attempt.startedAt, in: course.zone),
                 result.attempt.closedAt.map { CourseTimeZone.timestamp($0, in: course.zone) } ?? "",
-                result.attempt.ending?.rawValue ?? "", Self.number(result.points), String(results.maxPoints),
+                result.attempt.ending?.rawValue ?? "", result.points.pointsText, String(results.maxPoints),
                 String(result.pending),
             ]
             row += run.definition.questions.map { question in
                 guard let answer = result.answers[question.id] else { return "" }
-                return answer.mark.pending ? "to mark" : Self.number(answer.mark.points)
+                return answer.mark.pending ? "to mark" : answer.mark.points.pointsText
             }
             row.append(String(result.flags))
             csv += CSV.line(row)
         }
-        var response = RecordsController.csvResponse(csv, name: "\(course.name) \(run.definition.title)")
-        response.headers[.contentDisposition] = response.headers[.contentDisposition]?
-            .replacingOccurrences(of: "-attendance.csv", with: "-quiz.csv")
-        return response
+        return CSVDownload.response(csv, name: "\(course.name) \(run.definition.title) quiz")
     }
 
-    static func number(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(format: "%.2f", value)
-    }
 }

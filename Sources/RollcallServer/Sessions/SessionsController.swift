@@ -83,7 +83,7 @@ struct SessionsController: Sendable {
     /// A weekly slot: the term's sessions are scheduled at once, each opening by itself at its time.
     @Sendable func addSlot(_ request: Request, context: AppRequestContext) async throws -> Response {
         let course = try await access.course(in: context, needing: .manage).0
-        guard course.archivedAt == nil else { throw CoursesController.archived }
+        guard course.archivedAt == nil else { throw AppError.courseArchived }
         let input = try await request.decodeJSON(as: NewSlot.self, context: context)
         let slot = TimetableSlot(weekday: input.weekday, time: input.time, minutes: input.minutes)
         let from = try Self.day(input.from, field: "from", in: course.zone)
@@ -135,7 +135,7 @@ struct SessionsController: Sendable {
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
         let course = try await access.course(in: context, needing: .manage).0
-        guard course.archivedAt == nil else { throw CoursesController.archived }
+        guard course.archivedAt == nil else { throw AppError.courseArchived }
         let input = try await request.decodeJSON(as: NewSession.self, context: context)
         let settings = try check { () throws(RuleViolation) in
             try (input.settings ?? SessionSettingsDraft()).validated()
