@@ -17,7 +17,7 @@ struct LivePostgresTests {
             let session = try await writer.openSessionOfNewCourse()
 
             let listener = try #require(watcher.liveServices.first)
-            try await watcher.live.subscribe(sessionID: session.id) { view in
+            try await watcher.hubs.sessions.subscribe(session.id) { view in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await listener.run() }
                     // The listener wakes every view once it listens, for whatever it may have missed before.

@@ -389,13 +389,13 @@ struct LiveTests {
 
     @Test func the_hub_folds_a_burst_of_wake_ups_into_one() async throws {
         let hub = LiveHub()
-        try await hub.subscribe(sessionID: 7) { subscription in
-            #expect(hub.subscriberCount(sessionID: 7) == 1)
-            for _ in 0..<5 { hub.published(sessionID: 7) }
-            hub.published(sessionID: 8)
+        try await hub.subscribe(7) { subscription in
+            #expect(hub.subscriberCount(7) == 1)
+            for _ in 0..<5 { hub.published(7) }
+            hub.published(8)
             #expect(await subscription.next(timeout: .seconds(5)))
             #expect(await subscription.next(timeout: .milliseconds(50)) == false)
         }
-        #expect(hub.subscriberCount(sessionID: 7) == 0)
+        #expect(hub.subscriberCount(7) == 0)
     }
 }

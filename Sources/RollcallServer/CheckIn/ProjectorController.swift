@@ -70,7 +70,7 @@ struct ProjectorController: Sendable {
 
     func feed(sessionID: Int64, to outbound: WebSocketOutboundWriter) async throws {
         let encoder = JSONCoding.encoder
-        try await live.subscribe(sessionID: sessionID) { changes in
+        try await live.subscribe(sessionID) { changes in
             while !Task.isCancelled {
                 guard let session = try await sessions.find(id: sessionID) else { return }
                 let now = Date()

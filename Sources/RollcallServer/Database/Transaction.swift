@@ -3,35 +3,26 @@ import NIOConcurrencyHelpers
 import NIOCore
 import SQLKit
 
-/// A transaction in progress: its connection, and the sessions and quiz runs whose live views its commit must wake.
+/// A transaction in progress: its connection, and the keys of each live feed whose views its commit must wake.
 ///
-/// Whatever writes a session's event log inside the transaction marks the session here (`SessionEvents.append`
-/// does), and `Database.transaction` wakes their live views once the commit has succeeded: nobody publishes by hand,
-/// and nothing is published for a change that rolled back.
+/// Whatever writes an event log inside the transaction marks the key here (`EventLog.append` does), and
+/// `Database.transaction` wakes their live views once the commit has succeeded: nobody publishes by hand, and
+/// nothing is published for a change that rolled back.
 final class Transaction: SQLDatabase {
     private let connection: any SQLDatabase
-    private let sessions = NIOLockedValueBox<Set<Int64>>([])
-    private let quizRuns = NIOLockedValueBox<Set<Int64>>([])
+    private let keys = NIOLockedValueBox<[LiveFeed: Set<Int64>]>([:])
 
     init(_ connection: any SQLDatabase) {
         self.connection = connection
     }
 
-    /// Marks a session as changed by this transaction.
-    func touched(sessionID: Int64) {
-        _ = sessions.withLockedValue { $0.insert(sessionID) }
+    /// Marks a key of a feed (a session, a quiz run) as changed by this transaction.
+    func touched(_ feed: LiveFeed, key: Int64) {
+        _ = keys.withLockedValue { $0[feed, default: []].insert(key) }
     }
 
-    /// The sessions changed so far.
-    var touchedSessions: Set<Int64> { sessions.withLockedValue { $0 } }
-
-    /// Marks a quiz run as changed by this transaction (`QuizEvents.append` does).
-    func touched(quizRunID: Int64) {
-        _ = quizRuns.withLockedValue { $0.insert(quizRunID) }
-    }
-
-    /// The quiz runs changed so far.
-    var touchedQuizRuns: Set<Int64> { quizRuns.withLockedValue { $0 } }
+    /// The keys changed so far, by feed.
+    var touched: [LiveFeed: Set<Int64>] { keys.withLockedValue { $0 } }
 
     var logger: Logger { connection.logger }
     var eventLoop: any EventLoop { connection.eventLoop }

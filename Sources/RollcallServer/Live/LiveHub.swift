@@ -1,59 +1,60 @@
 import Foundation
 import NIOConcurrencyHelpers
 
-/// Wakes the live views of a session (the teacher's dashboard, the projector) after a change to it has committed.
+/// Wakes the live views of one feed's keys (a session's room and projector, a quiz run's dashboard) after a change
+/// to them has committed.
 ///
-/// A wake-up carries no data: a woken view reads the session's events after the last one it sent from
-/// `session_events`, so what it shows is always what the database holds, whichever process wrote it. Wake-ups
-/// arriving while a view is busy fold into one. In the embedded default every writer is in this process and calls
-/// `published(sessionID:)` after its commit; across processes, PostgreSQL's notifications call the same method.
-public final class LiveHub: Sendable {
+/// A wake-up carries no data: a woken view reads the key's events after the last one it sent from the feed's log
+/// (`EventLog`), so what it shows is always what the database holds, whichever process wrote it. Wake-ups arriving
+/// while a view is busy fold into one. In the embedded default every writer is in this process and its commit
+/// calls `published`; across processes, PostgreSQL's notifications call the same method.
+final class LiveHub: Sendable {
     private struct State {
         var subscribers: [Int64: [ObjectIdentifier: LiveSubscription]] = [:]
     }
     private let state = NIOLockedValueBox(State())
 
-    public init() {}
+    init() {}
 
-    /// Tells every view of the session that something changed; call it after the transaction has committed.
-    public func published(sessionID: Int64) {
-        let woken = state.withLockedValue { $0.subscribers[sessionID].map { Array($0.values) } ?? [] }
+    /// Tells every view of the key that something changed; call it after the transaction has committed.
+    func published(_ key: Int64) {
+        let woken = state.withLockedValue { $0.subscribers[key].map { Array($0.values) } ?? [] }
         for subscription in woken { subscription.wake() }
     }
 
-    /// Tells the views of several sessions, as after a group commit of check-ins.
-    public func published(sessionIDs: some Sequence<Int64>) {
-        for id in Set(sessionIDs) { published(sessionID: id) }
+    /// Tells the views of several keys, as after a group commit of check-ins.
+    func published(_ keys: some Sequence<Int64>) {
+        for key in Set(keys) { published(key) }
     }
 
-    /// Wakes every view of every session, when notifications from other processes may have been missed.
+    /// Wakes every view of every key, when notifications from other processes may have been missed.
     func publishedToAll() {
         let woken = state.withLockedValue { $0.subscribers.values.flatMap(\.values) }
         for subscription in woken { subscription.wake() }
     }
 
-    /// Runs `body` with a subscription to the session's wake-ups, which ends when `body` returns.
+    /// Runs `body` with a subscription to the key's wake-ups, which ends when `body` returns.
     ///
     /// Subscribe before reading what to send first: a change that commits after the read began then still wakes
     /// the view, and the view's next read (after the last id it sent) finds it.
     func subscribe<Result: Sendable>(
-        sessionID: Int64, _ body: (LiveSubscription) async throws -> Result
+        _ key: Int64, _ body: (LiveSubscription) async throws -> Result
     ) async throws -> Result {
         let subscription = LiveSubscription()
-        let key = ObjectIdentifier(subscription)
-        state.withLockedValue { $0.subscribers[sessionID, default: [:]][key] = subscription }
+        let id = ObjectIdentifier(subscription)
+        state.withLockedValue { $0.subscribers[key, default: [:]][id] = subscription }
         defer {
             state.withLockedValue { state in
-                state.subscribers[sessionID]?[key] = nil
-                if state.subscribers[sessionID]?.isEmpty == true { state.subscribers[sessionID] = nil }
+                state.subscribers[key]?[id] = nil
+                if state.subscribers[key]?.isEmpty == true { state.subscribers[key] = nil }
             }
         }
         return try await body(subscription)
     }
 
-    /// How many views are watching the session, for tests and metrics.
-    func subscriberCount(sessionID: Int64) -> Int {
-        state.withLockedValue { $0.subscribers[sessionID]?.count ?? 0 }
+    /// How many views are watching the key, for tests and metrics.
+    func subscriberCount(_ key: Int64) -> Int {
+        state.withLockedValue { $0.subscribers[key]?.count ?? 0 }
     }
 }
 

@@ -1,0 +1,123 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+
+/// A live view over a WebSocket, for any feed: the view's state first (a snapshot), then every event of the key's
+/// log as it commits, in id order and each once, resumable with `?after=N` after the last event received.
+///
+/// The live room (`LiveController`) and the quiz dashboard (`QuizLiveController`) are this socket with their own
+/// access check, snapshot and summary.
+struct LiveSocket: Sendable {
+    let database: Database
+    let feed: LiveFeed
+    /// What the feed's key is to a person, in a refused resume point: “session”, “quiz”.
+    let noun: String
+
+    /// How long a view waits for a wake-up before reading anyway: a safety net should a wake-up (or, across
+    /// processes, a PostgreSQL notification) ever go missing.
+    static let catchUpInterval = Duration.seconds(10)
+    /// Events read per query while catching up.
+    static let pageSize = 500
+    /// How often a summary goes out during a burst of events; after a burst it goes out at once.
+    static let summaryInterval = Duration.milliseconds(250)
+
+    /// Adds the socket at `path`: only from Rollcall's own pages, only for those `authorize` admits, and only with a
+    /// resume point that is one of the key's events; then `stream` runs until the client goes.
+    func addRoute<Subject: Sendable>(
+        to router: AppRouter, path: RouterPath, pageOrigin: PageOrigin, crossSiteRefusal: String,
+        authorize: @escaping @Sendable (AppRequestContext) async throws -> (key: Int64, subject: Subject),
+        stream: @escaping @Sendable (Subject, _ after: Int64?, WebSocketOutboundWriter) async throws -> Void
+    ) {
+        router.ws(
+            path,
+            shouldUpgrade: { request, context in
+                guard !pageOrigin.crossSite(request, context) else { throw AppError.forbidden(crossSiteRefusal) }
+                let (key, _) = try await authorize(context)
+                _ = try await resumePoint(request, key: key)
+                try request.requireWebSocketUpgrade()
+                return .upgrade([:])
+            },
+            onUpgrade: { inbound, outbound, context in
+                let (key, subject) = try await authorize(context.requestContext)
+                let after = try await resumePoint(context.request, key: key)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    // The client closing ends the inbound stream, and with it the view.
+                    group.addTask { for try await _ in inbound {} }
+                    group.addTask { try await stream(subject, after, outbound) }
+                    try await group.next()
+                    group.cancelAll()
+                }
+            }
+        )
+    }
+
+    /// The event id a reconnecting client last saw (`?after=N`), or `nil` for a fresh view with a snapshot.
+    func resumePoint(_ request: Request, key: Int64) async throws -> Int64? {
+        guard let text = request.uri.queryParameters.get("after") else { return nil }
+        guard let after = Int64(text), after >= 0 else {
+            throw AppError(
+                .badRequest, "invalid_after", "“after” must be the id of the last event received, such as 42.")
+        }
+        if after > 0 {
+            let known = try await database.read { sql in
+                try await EventLog.contains(after, key: key, in: feed, sql: sql)
+            }
+            guard known else {
+                throw AppError(
+                    .badRequest, "invalid_after",
+                    "This \(noun) has no event \(after) to resume after. Reload the page for a fresh view.")
+            }
+        }
+        return after
+    }
+
+    /// Sends the snapshot (or resumes after an event), then each new event as the feed's hub wakes this view.
+    ///
+    /// - Parameters:
+    ///   - snapshot: the view's state as a message, and the id of the last event it includes.
+    ///   - summary: a message sent after each run of events, such as the room's counts; at most every
+    ///     `summaryInterval` while more events wait.
+    func stream(
+        key: Int64, after: Int64?, to outbound: WebSocketOutboundWriter,
+        snapshot: () async throws -> (message: String, lastEventID: Int64),
+        summary: (() async throws -> String)? = nil
+    ) async throws {
+        try await database.hubs[feed].subscribe(key) { subscription in
+            // Subscribed first: whatever commits from here on wakes this view, and the reads below start from the
+            // last id already sent, so nothing is lost between the snapshot and the first wake-up.
+            var last: Int64
+            var summaryDue = false
+            var summarySent = ContinuousClock.now
+            if let after {
+                last = after
+                summaryDue = true
+            } else {
+                let (message, lastEventID) = try await snapshot()
+                try await outbound.write(.text(message))
+                last = lastEventID
+            }
+            while !Task.isCancelled {
+                while true {
+                    let events = try await database.read { [last] sql in
+                        try await EventLog.after(last, key: key, in: feed, limit: Self.pageSize, sql: sql)
+                    }
+                    for event in events where event.id > last {
+                        try await outbound.write(.text(event.message))
+                        last = event.id
+                    }
+                    summaryDue = summaryDue || !events.isEmpty
+                    if events.count < Self.pageSize { break }
+                }
+                if let summary, summaryDue,
+                    !subscription.isWoken || ContinuousClock.now - summarySent >= Self.summaryInterval
+                {
+                    try await outbound.write(.text(try await summary()))
+                    summaryDue = false
+                    summarySent = ContinuousClock.now
+                }
+                await subscription.next(timeout: Self.catchUpInterval)
+            }
+        }
+    }
+}
