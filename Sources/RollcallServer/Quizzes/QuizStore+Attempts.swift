@@ -1,0 +1,343 @@
+import Foundation
+import RollcallCore
+import SQLKit
+
+/// Attempts: starting, saving answers, closing on time, adding time.
+extension QuizStore {
+    struct AttemptRow: Decodable {
+        var id: Int64
+        var runId: Int64
+        var studentId: Int64
+        var studentName: String
+        var seed: Int64
+        var deviceId: String?
+        var startedAt: Date
+        var addedSeconds: Int
+        var deadline: Date
+        var closedAt: Date?
+        var ending: String?
+        var answered: Int
+
+        var attempt: QuizAttempt {
+            QuizAttempt(
+                id: id, runId: runId, studentId: studentId, studentName: studentName,
+                seed: UInt64(bitPattern: seed), deviceId: deviceId, startedAt: startedAt, addedSeconds: addedSeconds,
+                deadline: deadline, closedAt: closedAt, ending: ending.flatMap(AttemptEnding.init(rawValue:)),
+                answered: answered)
+        }
+    }
+
+    static func attempts(_ sql: any SQLDatabase, where condition: SQLQueryString) async throws
+        -> [QuizAttempt]
+    {
+        try await sql.raw(
+            """
+            SELECT quiz_attempts.id, quiz_attempts.run_id, quiz_attempts.student_id, users.name AS student_name,
+              quiz_attempts.seed, quiz_attempts.device_id, quiz_attempts.started_at, quiz_attempts.added_seconds,
+              quiz_attempts.deadline, quiz_attempts.closed_at, quiz_attempts.ending, quiz_attempts.answered
+            FROM quiz_attempts JOIN users ON users.id = quiz_attempts.student_id
+            WHERE \(condition) ORDER BY users.name, quiz_attempts.id
+            """
+        ).all(decoding: AttemptRow.self, with: .rollcall).map(\.attempt)
+    }
+
+    static func openAttempts(_ sql: any SQLDatabase, where condition: SQLQueryString) async throws
+        -> [QuizAttempt]
+    {
+        try await attempts(sql, where: "quiz_attempts.closed_at IS NULL AND \(condition)")
+    }
+
+    /// The attempt; one found past its deadline is closed first, so that nobody reads it as still open.
+    func attempt(id: Int64, now: Date = Date()) async throws -> QuizAttempt? {
+        let read = { @Sendable in
+            try await database.read { sql in
+                try await Self.attempts(sql, where: "quiz_attempts.id = \(bind: id)").first
+            }
+        }
+        guard let attempt = try await read() else { return nil }
+        guard Self.overdue(attempt, now: now) else { return attempt }
+        try await closeOverdue(now: now)
+        return try await read()
+    }
+
+    /// The run's attempts, those past their deadline closed first.
+    func attempts(runID: Int64, now: Date = Date()) async throws -> [QuizAttempt] {
+        let read = { @Sendable in
+            try await database.read { sql in
+                try await Self.attempts(sql, where: "quiz_attempts.run_id = \(bind: runID)")
+            }
+        }
+        let attempts = try await read()
+        guard attempts.contains(where: { Self.overdue($0, now: now) }) else { return attempts }
+        try await closeOverdue(now: now)
+        return try await read()
+    }
+
+    /// Whether the attempt is still open although its time (with the transit grace) is up.
+    static func overdue(_ attempt: QuizAttempt, now: Date) -> Bool {
+        attempt.closedAt == nil && !AttemptRules.acceptsSave(at: now, deadline: attempt.deadline)
+    }
+
+    /// Starts the student's attempt, or answers the one they have (a reload, a second device). A different device
+    /// than the first is recorded as a `second_device` flag.
+    func startAttempt(
+        _ run: QuizRun, studentID: Int64, deviceID: String?, now: Date = Date()
+    ) async throws -> (attempt: QuizAttempt, created: Bool) {
+        try await closeOverdue(now: now)
+        return try await database.transaction { sql in
+            if let existing = try await Self.attempts(
+                sql, where: "quiz_attempts.run_id = \(bind: run.id) AND quiz_attempts.student_id = \(bind: studentID)"
+            ).first {
+                if let deviceID, let first = existing.deviceId, first != deviceID, existing.closedAt == nil {
+                    let report = IntegrityFlagReport(kind: .secondDevice, occurredAt: now)
+                    _ = try await Self.record([report], attempt: existing, now: now, in: sql)
+                }
+                return (existing, false)
+            }
+            guard run.stoppedAt == nil else { throw QuizRefusal.runStopped }
+            guard try await Self.mayTake(run, studentID: studentID, in: sql) else { throw QuizRefusal.notCheckedIn }
+            let seed = Int64(bitPattern: UInt64.random(in: 0...UInt64.max))
+            let deadline = AttemptRules.deadline(
+                startedAt: now, timeLimitSeconds: run.definition.timeLimitSeconds, addedSeconds: 0)
+            let id = try await sql.insert(into: "quiz_attempts")
+                .columns("run_id", "student_id", "seed", "device_id", "started_at", "deadline")
+                .values(
+                    SQLBind(run.id), SQLBind(studentID), SQLBind(seed), SQLBind(deviceID), SQLBind(now),
+                    SQLBind(deadline)
+                )
+                .returning("id").first(decodingColumn: "id", as: Int64.self)
+            guard let id, let attempt = try await Self.attempts(sql, where: "quiz_attempts.id = \(bind: id)").first
+            else { throw NotSaved(what: "quiz attempt") }
+            try await QuizEvents.append(
+                [QuizChange(kind: .attemptStarted, payload: AttemptEvent(attempt))], runID: run.id, at: now, in: sql)
+            return (attempt, true)
+        }
+    }
+
+    /// What the dashboard is told of an attempt.
+    struct AttemptEvent: Codable, Sendable {
+        var attemptId: Int64
+        var studentId: Int64
+        var name: String
+        var startedAt: Date
+        var deadline: Date
+        var answered: Int
+        var closedAt: Date?
+        var ending: AttemptEnding?
+
+        init(_ attempt: QuizAttempt) {
+            attemptId = attempt.id
+            studentId = attempt.studentId
+            name = attempt.studentName
+            startedAt = attempt.startedAt
+            deadline = attempt.deadline
+            answered = attempt.answered
+            closedAt = attempt.closedAt
+            ending = attempt.ending
+        }
+    }
+
+    /// Closes attempts with their saved answers, telling the dashboards.
+    static func close(
+        _ attempts: [QuizAttempt], ending: AttemptEnding, at now: Date, in sql: Transaction
+    ) async throws {
+        var byRun: [Int64: [QuizChange]] = [:]
+        for attempt in attempts {
+            // An attempt closed by time closes at its deadline, however late the sweep noticed.
+            let at = ending == .timeLimit ? min(attempt.deadline, now) : now
+            try await sql.update("quiz_attempts").set("closed_at", to: at).set("ending", to: ending.rawValue)
+                .where("id", .equal, attempt.id).where("closed_at", .is, SQLLiteral.null).run()
+            var closed = attempt
+            closed.closedAt = at
+            closed.ending = ending
+            byRun[attempt.runId, default: []].append(QuizChange(kind: .attemptClosed, payload: AttemptEvent(closed)))
+        }
+        for (runID, changes) in byRun.sorted(by: { $0.key < $1.key }) {
+            try await QuizEvents.append(changes, runID: runID, at: now, in: sql)
+        }
+    }
+
+    /// Closes every attempt whose deadline (with the transit grace) has passed: called by the sweep and before
+    /// reads, so that an attempt is closed by time whether or not anyone is watching.
+    @discardableResult
+    func closeOverdue(now: Date = Date()) async throws -> Int {
+        let limit = now.addingTimeInterval(-AttemptRules.transitGrace)
+        let due = try await database.read { sql in
+            try await sql.select().column("id").from("quiz_attempts").where("closed_at", .is, SQLLiteral.null)
+                .where("deadline", .lessThan, limit).limit(1).first()
+        }
+        guard due != nil else { return 0 }
+        return try await database.transaction { sql in
+            let overdue = try await Self.openAttempts(sql, where: "quiz_attempts.deadline < \(bind: limit)")
+            try await Self.close(overdue, ending: .timeLimit, at: now, in: sql)
+            return overdue.count
+        }
+    }
+
+    /// The attempt, locked against concurrent changes until the transaction ends (PostgreSQL; SQLite's one writer
+    /// already excludes them).
+    static func locked(_ attemptID: Int64, in sql: Transaction) async throws -> QuizAttempt {
+        if sql.dialect.name == "postgresql" {
+            try await sql.raw("SELECT id FROM quiz_attempts WHERE id = \(bind: attemptID) FOR UPDATE").run()
+        }
+        guard let attempt = try await attempts(sql, where: "quiz_attempts.id = \(bind: attemptID)").first else {
+            throw NotStored(what: "attempt")
+        }
+        return attempt
+    }
+
+    /// Refuses a change to an attempt that has ended, or whose time is up.
+    static func requireOpen(_ attempt: QuizAttempt, now: Date) throws {
+        if attempt.ending == .timeLimit { throw QuizRefusal.timeLimitPassed }
+        if let ending = attempt.ending { throw QuizRefusal.attemptClosed(ending) }
+        guard AttemptRules.acceptsSave(at: now, deadline: attempt.deadline) else { throw QuizRefusal.timeLimitPassed }
+    }
+
+    /// What a save did.
+    struct SaveOutcome: Sendable, Equatable {
+        /// `false` when the same save was stored already (a retry).
+        var changed: Bool
+        var sequence: Int64
+        var savedAt: Date
+        var answered: Int
+    }
+
+    /// Saves one answer under the sequence rule: a newer save replaces the stored one, the same one again is
+    /// acknowledged, an older one is refused.
+    func save(
+        attemptID: Int64, questionID: String, answer: QuizAnswer, sequence: Int64, now: Date = Date()
+    ) async throws -> SaveOutcome {
+        let text = try Self.encode(answer)
+        return try await database.transaction { sql in
+            let attempt = try await Self.locked(attemptID, in: sql)
+            let stored = try await sql.select().columns("sequence", "answer", "saved_at").from("quiz_answers")
+                .where("attempt_id", .equal, attemptID).where("question_id", .equal, questionID)
+                .first(decoding: StoredAnswerRow.self, with: .rollcall)
+            switch AttemptRules.sequenceDecision(sequence, stored: stored?.sequence) {
+            case .stale(let current): throw QuizRefusal.staleSequence(current: current)
+            case .repeated:
+                return SaveOutcome(
+                    changed: false, sequence: sequence, savedAt: stored?.savedAt ?? now, answered: attempt.answered)
+            case .apply: break
+            }
+            try Self.requireOpen(attempt, now: now)
+            if stored == nil {
+                try await sql.insert(into: "quiz_answers")
+                    .columns("attempt_id", "question_id", "answer", "sequence", "saved_at")
+                    .values(SQLBind(attemptID), SQLBind(questionID), SQLBind(text), SQLBind(sequence), SQLBind(now))
+                    .run()
+            } else {
+                try await sql.update("quiz_answers").set("answer", to: text).set("sequence", to: sequence)
+                    .set("saved_at", to: now).where("attempt_id", .equal, attemptID)
+                    .where("question_id", .equal, questionID).run()
+            }
+            let wasAnswered = try stored.map { !(try Self.decode($0.answer, as: QuizAnswer.self)).isBlank } ?? false
+            let change = (answer.isBlank ? 0 : 1) - (wasAnswered ? 1 : 0)
+            var answered = attempt.answered
+            if change != 0 {
+                answered += change
+                try await sql.update("quiz_attempts").set("answered", to: answered).where("id", .equal, attemptID)
+                    .run()
+                var event = AttemptEvent(attempt)
+                event.answered = answered
+                try await QuizEvents.append(
+                    [QuizChange(kind: .answered, payload: event)], runID: attempt.runId, at: now, in: sql)
+            }
+            return SaveOutcome(changed: true, sequence: sequence, savedAt: now, answered: answered)
+        }
+    }
+
+    struct StoredAnswerRow: Decodable {
+        var sequence: Int64
+        var answer: String
+        var savedAt: Date
+    }
+
+    /// The attempt's saved answers by question id.
+    func answers(attemptIDs: [Int64]) async throws -> [Int64: [String: SavedAnswer]] {
+        guard !attemptIDs.isEmpty else { return [:] }
+        let rows = try await database.read { sql in
+            try await sql.select().column("*").from("quiz_answers").where("attempt_id", .in, attemptIDs)
+                .all(decoding: AnswerRow.self, with: .rollcall)
+        }
+        var result: [Int64: [String: SavedAnswer]] = [:]
+        for row in rows {
+            result[row.attemptId, default: [:]][row.questionId] = SavedAnswer(
+                questionId: row.questionId, answer: try Self.decode(row.answer), sequence: row.sequence,
+                savedAt: row.savedAt)
+        }
+        return result
+    }
+
+    struct AnswerRow: Decodable {
+        var attemptId: Int64
+        var questionId: String
+        var answer: String
+        var sequence: Int64
+        var savedAt: Date
+    }
+
+    /// Ends the attempt for good: submitted by the student, or ended by the teacher. Submitting again answers the
+    /// attempt as it is.
+    func close(attemptID: Int64, ending: AttemptEnding, now: Date = Date()) async throws -> QuizAttempt {
+        try await closeOverdue(now: now)
+        return try await database.transaction { sql in
+            let attempt = try await Self.locked(attemptID, in: sql)
+            if attempt.closedAt != nil {
+                guard ending == .submitted || attempt.ending == ending else {
+                    throw QuizRefusal.attemptClosed(attempt.ending ?? .timeLimit)
+                }
+                return attempt
+            }
+            try await Self.close([attempt], ending: ending, at: now, in: sql)
+            var closed = attempt
+            closed.closedAt = now
+            closed.ending = ending
+            return closed
+        }
+    }
+
+    /// Gives the student more time; their deadline moves on from the one they had.
+    func addTime(attemptID: Int64, seconds: Int, now: Date = Date()) async throws -> QuizAttempt {
+        try await closeOverdue(now: now)
+        return try await database.transaction { sql in
+            let attempt = try await Self.locked(attemptID, in: sql)
+            if let ending = attempt.ending { throw QuizRefusal.attemptClosed(ending) }
+            let stopped = try await Self.runs(sql, where: "quiz_runs.id = \(bind: attempt.runId)").first?.stoppedAt
+            guard stopped == nil else { throw QuizRefusal.runStopped }
+            var changed = attempt
+            changed.addedSeconds += seconds
+            changed.deadline = attempt.deadline.addingTimeInterval(TimeInterval(seconds))
+            try await sql.update("quiz_attempts").set("added_seconds", to: changed.addedSeconds)
+                .set("deadline", to: changed.deadline).where("id", .equal, attemptID).run()
+            try await QuizEvents.append(
+                [QuizChange(kind: .timeAdded, payload: AttemptEvent(changed))], runID: attempt.runId, at: now,
+                in: sql)
+            return changed
+        }
+    }
+}
+
+/// One student's attempt at a run.
+struct QuizAttempt: Sendable, Equatable {
+    var id: Int64
+    var runId: Int64
+    var studentId: Int64
+    var studentName: String
+    var seed: UInt64
+    var deviceId: String?
+    var startedAt: Date
+    var addedSeconds: Int
+    var deadline: Date
+    var closedAt: Date?
+    var ending: AttemptEnding?
+    var answered: Int
+}
+
+/// An answer as stored.
+struct SavedAnswer: Codable, Sendable, Equatable {
+    var questionId: String
+    var answer: QuizAnswer
+    var sequence: Int64
+    var savedAt: Date
+}

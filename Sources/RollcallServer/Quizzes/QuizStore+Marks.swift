@@ -1,0 +1,185 @@
+import Foundation
+import RollcallCore
+import SQLKit
+
+/// Integrity flags, hand marks and the gradebook's quiz results.
+extension QuizStore {
+    // MARK: Flags
+
+    /// Records flags reported for an attempt; a flag whose client id is stored already is skipped. Answers the
+    /// flags newly stored.
+    func record(_ reports: [IntegrityFlagReport], attemptID: Int64, now: Date = Date()) async throws -> [StoredFlag] {
+        try await database.transaction { sql in
+            let attempt = try await Self.locked(attemptID, in: sql)
+            return try await Self.record(reports, attempt: attempt, now: now, in: sql)
+        }
+    }
+
+    static func record(
+        _ reports: [IntegrityFlagReport], attempt: QuizAttempt, now: Date, in sql: Transaction
+    ) async throws -> [StoredFlag] {
+        var stored: [StoredFlag] = []
+        for report in reports {
+            if let clientId = report.clientId {
+                let known = try await sql.select().column("id").from("quiz_flags")
+                    .where("attempt_id", .equal, attempt.id).where("client_id", .equal, clientId).first()
+                if known != nil { continue }
+            }
+            let id = try await sql.insert(into: "quiz_flags")
+                .columns("attempt_id", "kind", "report", "client_id", "occurred_at", "received_at")
+                .values(
+                    SQLBind(attempt.id), SQLBind(report.kind.rawValue), SQLBind(try encode(report)),
+                    SQLBind(report.clientId), SQLBind(report.occurredAt), SQLBind(now)
+                )
+                .returning("id").first(decodingColumn: "id", as: Int64.self)
+            guard let id else { throw NotSaved(what: "quiz flag") }
+            stored.append(
+                StoredFlag(
+                    id: id, attemptId: attempt.id, studentId: attempt.studentId, name: attempt.studentName,
+                    kind: report.kind, label: report.kind.label, detail: report.detail,
+                    occurredAt: report.occurredAt, receivedAt: now, secondsAway: report.secondsAway))
+        }
+        try await QuizEvents.append(
+            stored.map { QuizChange(kind: .flagged, payload: $0) }, runID: attempt.runId, at: now, in: sql)
+        return stored
+    }
+
+    /// The flags of a run's attempts, oldest first.
+    func flags(runID: Int64) async throws -> [StoredFlag] {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT quiz_flags.id, quiz_flags.attempt_id, quiz_flags.report, quiz_flags.received_at,
+                  quiz_attempts.student_id, users.name
+                FROM quiz_flags JOIN quiz_attempts ON quiz_attempts.id = quiz_flags.attempt_id
+                JOIN users ON users.id = quiz_attempts.student_id
+                WHERE quiz_attempts.run_id = \(bind: runID) ORDER BY quiz_flags.occurred_at, quiz_flags.id
+                """
+            ).all(decoding: FlagRow.self, with: .rollcall).map { row in
+                let report = try Self.decode(row.report, as: IntegrityFlagReport.self)
+                return StoredFlag(
+                    id: row.id, attemptId: row.attemptId, studentId: row.studentId, name: row.name, kind: report.kind,
+                    label: report.kind.label, detail: report.detail, occurredAt: report.occurredAt,
+                    receivedAt: row.receivedAt, secondsAway: report.secondsAway)
+            }
+        }
+    }
+
+    struct FlagRow: Decodable {
+        var id: Int64
+        var attemptId: Int64
+        var report: String
+        var receivedAt: Date
+        var studentId: Int64
+        var name: String
+    }
+
+    // MARK: Marks
+
+    func mark(
+        attemptID: Int64, questionID: String, points: Double, comment: String, by teacherID: Int64, now: Date = Date()
+    ) async throws {
+        try await database.transaction { sql in
+            try await sql.delete(from: "quiz_marks").where("attempt_id", .equal, attemptID)
+                .where("question_id", .equal, questionID).run()
+            try await sql.insert(into: "quiz_marks")
+                .columns("attempt_id", "question_id", "points", "comment", "marked_by", "marked_at")
+                .values(
+                    SQLBind(attemptID), SQLBind(questionID), SQLBind(points), SQLBind(comment), SQLBind(teacherID),
+                    SQLBind(now)
+                ).run()
+        }
+    }
+
+    /// A course's quiz runs and each attempt's points, as the gradebook weighs them; one student's attempts only
+    /// when `studentID` is given, so that a student's page does not read the whole class's answers.
+    func gradebookResults(courseID: Int64, studentID: Int64? = nil) async throws
+        -> (runs: [Gradebook.QuizRun], results: [Int64: [Int64: Gradebook.QuizResult]])
+    {
+        try await database.read { sql in
+            let runs = try await Self.runs(sql, where: "quizzes.course_id = \(bind: courseID)")
+            let attemptFilter: SQLQueryString =
+                studentID.map { "AND quiz_attempts.student_id = \(bind: $0)" } ?? ""
+            let attempts = try await sql.raw(
+                """
+                SELECT quiz_attempts.id, quiz_attempts.run_id, quiz_attempts.student_id
+                FROM quiz_attempts JOIN quiz_runs ON quiz_runs.id = quiz_attempts.run_id
+                  JOIN quizzes ON quizzes.id = quiz_runs.quiz_id
+                WHERE quizzes.course_id = \(bind: courseID) \(attemptFilter)
+                """
+            ).all(decoding: GradedAttempt.self, with: .rollcall)
+            let within: SQLQueryString = """
+                attempt_id IN (SELECT quiz_attempts.id FROM quiz_attempts
+                  JOIN quiz_runs ON quiz_runs.id = quiz_attempts.run_id JOIN quizzes ON quizzes.id = quiz_runs.quiz_id
+                  WHERE quizzes.course_id = \(bind: courseID) \(attemptFilter))
+                """
+            var answers: [Int64: [String: QuizAnswer]] = [:]
+            for row in try await sql.raw("SELECT * FROM quiz_answers WHERE \(within)").all(
+                decoding: AnswerRow.self, with: .rollcall)
+            {
+                answers[row.attemptId, default: [:]][row.questionId] = try Self.decode(row.answer)
+            }
+            var marks: [Int64: [String: (points: Double, comment: String)]] = [:]
+            for row in try await sql.raw("SELECT * FROM quiz_marks WHERE \(within)").all(
+                decoding: HandMark.self, with: .rollcall)
+            {
+                marks[row.attemptId, default: [:]][row.questionId] = (row.points, row.comment)
+            }
+            let definitions = Dictionary(runs.map { ($0.id, $0.definition) }, uniquingKeysWith: { first, _ in first })
+            var results: [Int64: [Int64: Gradebook.QuizResult]] = [:]
+            for attempt in attempts {
+                guard let definition = definitions[attempt.runId] else { continue }
+                let total = QuizMarking.total(
+                    of: definition, answers: answers[attempt.id] ?? [:], handMarks: marks[attempt.id] ?? [:])
+                results[attempt.runId, default: [:]][attempt.studentId] = Gradebook.QuizResult(
+                    points: total.points, pending: total.pending)
+            }
+            let graded = runs.reversed().map { run in
+                Gradebook.QuizRun(
+                    id: run.id, sessionID: run.sessionId, maxPoints: run.definition.maxPoints,
+                    startedAt: run.startedAt, stopped: run.stoppedAt != nil)
+            }
+            return (graded, results)
+        }
+    }
+
+    struct GradedAttempt: Decodable {
+        var id: Int64
+        var runId: Int64
+        var studentId: Int64
+    }
+
+    /// Teachers' marks by attempt and question.
+    func marks(attemptIDs: [Int64]) async throws -> [Int64: [String: HandMark]] {
+        guard !attemptIDs.isEmpty else { return [:] }
+        let rows = try await database.read { sql in
+            try await sql.select().column("*").from("quiz_marks").where("attempt_id", .in, attemptIDs)
+                .all(decoding: HandMark.self, with: .rollcall)
+        }
+        return rows.reduce(into: [:]) { $0[$1.attemptId, default: [:]][$1.questionId] = $1 }
+    }
+}
+
+/// A flag as stored, with the student it concerns.
+struct StoredFlag: Codable, Sendable, Equatable {
+    var id: Int64
+    var attemptId: Int64
+    var studentId: Int64
+    var name: String
+    var kind: IntegrityFlagKind
+    var label: String
+    var detail: String
+    var occurredAt: Date
+    var receivedAt: Date
+    var secondsAway: Double?
+}
+
+/// A teacher's mark of one answer.
+struct HandMark: Codable, Sendable, Equatable {
+    var attemptId: Int64
+    var questionId: String
+    var points: Double
+    var comment: String
+    var markedBy: Int64
+    var markedAt: Date
+}
