@@ -376,7 +376,7 @@ struct RecordsTests {
                 .post, path, as: room.teacher, raw: [], contentType: "text/csv", status: .unprocessableContent,
                 code: "invalid_rows")
             try await api.expectRefused(
-                .post, path, as: room.teacher, raw: Array(repeating: 0x41, count: RecordsController.importLimit + 1),
+                .post, path, as: room.teacher, raw: Array(repeating: 0x41, count: RosterController.importLimit + 1),
                 contentType: "text/csv", status: .contentTooLarge, code: "body_too_large")
             try await api.expectRefused(
                 .post, path, as: room.student, raw: Array("A,a@school.test".utf8), contentType: "text/csv",

@@ -4,7 +4,7 @@ import NIOCore
 import RollcallCore
 
 /// Attendance records after the check-in: a teacher's corrections with their audit log, each student's figures,
-/// the reports, and roster imports.
+/// and the reports.
 struct RecordsController: Sendable {
     let records: RecordStore
     let sessions: SessionStore
@@ -111,28 +111,6 @@ struct RecordsController: Sendable {
         var student: StudentView
         var summary: SummaryView
     }
-    struct ImportAnswer: Codable, ResponseEncodable {
-        var enrolled: Int
-        var alreadyEnrolled: Int
-        var invited: [CourseInvitation]
-    }
-    struct Invitations: Codable, ResponseEncodable {
-        var invitations: [CourseInvitation]
-    }
-    /// The error body of a refused import: the usual error, plus every bad row.
-    struct ImportRefusal: Codable {
-        struct Detail: Codable {
-            var code: String
-            var message: String
-            var rows: [Row]
-        }
-        struct Row: Codable {
-            var line: Int
-            var code: String
-            var message: String
-        }
-        var error: Detail
-    }
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.put(RecordRoutes.attendance, use: setStatus)
@@ -143,8 +121,6 @@ struct RecordsController: Sendable {
         router.get(RecordRoutes.courseReport, use: courseReport)
         router.get(RecordRoutes.absentees, use: absentees)
         router.get(RecordRoutes.studentAttendance, use: studentAttendance)
-        router.post(RecordRoutes.rosterImport, use: importRoster)
-        router.get(RecordRoutes.invitations, use: invitations)
     }
 
     /// The session and its course, for the course's teachers and its assistants, who mark attendance too.
@@ -349,7 +325,7 @@ struct RecordsController: Sendable {
                 record?.source.rawValue ?? "", record == nil ? "" : reasons[student.id] ?? "",
             ])
         }
-        return Self.csvResponse(csv, name: "\(course.name) \(session.title)")
+        return CSVDownload.response(csv, name: "\(course.name) \(session.title) attendance")
     }
 
     @Sendable func courseReport(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -371,107 +347,16 @@ struct RecordsController: Sendable {
             row += AttendanceStatus.allCases.map { String(summary.counts[$0] ?? 0) }
             row += [Self.percent(summary.percentage), Self.percent(summary.grade)]
             row += [
-                QuizzesController.number(figures.quizzes.points), String(figures.quizzes.maxPoints),
+                figures.quizzes.points.pointsText, String(figures.quizzes.maxPoints),
                 Self.percent(figures.quizzes.percentage), Self.percent(figures.courseGrade),
             ]
             csv += CSV.line(row)
         }
-        return Self.csvResponse(csv, name: course.name)
+        return CSVDownload.response(csv, name: "\(course.name) attendance")
     }
 
     static func percent(_ value: Double?) -> String {
         value.map { String(format: "%.1f", $0) } ?? ""
-    }
-
-    /// A CSV download named after what it holds, with a byte-order mark so that spreadsheets read it as UTF-8.
-    /// The name keeps its accents (`filename*`, RFC 6266), with a plain-letters one for older browsers.
-    static func csvResponse(_ csv: String, name: String) -> Response {
-        let slug = name.lowercased().map { $0.isLetter || $0.isNumber ? String($0) : "-" }.joined()
-            .split(separator: "-").joined(separator: "-")
-        let file = (slug.isEmpty ? "rollcall" : slug) + "-attendance.csv"
-        let plain = String(
-            file.folding(options: .diacriticInsensitive, locale: nil).unicodeScalars.filter(\.isASCII)
-                .map(Character.init))
-        let encoded = file.addingPercentEncoding(withAllowedCharacters: Self.fileNameCharacters) ?? plain
-        return Response(
-            status: .ok,
-            headers: [
-                .contentType: "text/csv; charset=utf-8",
-                .contentDisposition: "attachment; filename=\"\(plain)\"; filename*=UTF-8''\(encoded)",
-                .cacheControl: "no-store",
-            ],
-            body: .init(byteBuffer: ByteBuffer(string: "\u{FEFF}" + csv))
-        )
-    }
-
-    /// Characters left as they are in an RFC 5987 file name: ASCII letters, digits and `-._~`.
-    static let fileNameCharacters = CharacterSet(
-        charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
-
-    @Sendable func importRoster(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let user = try context.requireUser()
-        let course = try await access.course(in: context, needing: .manage).0
-        let body = try await request.collectBody(limit: Self.importLimit)
-        guard let text = String(validating: body.readableBytesView, as: UTF8.self) else {
-            throw AppError(
-                .badRequest, "invalid_encoding",
-                "The file is not UTF-8 text. Save it from your spreadsheet as “CSV UTF-8” and try again.")
-        }
-        let rows: [CSV.Row]
-        do {
-            rows = try CSV.parse(text)
-        } catch {
-            throw AppError(.badRequest, "invalid_csv", error.message)
-        }
-        do {
-            // Every problem at once: the file's own, and those of its good rows against the accounts.
-            let (entries, formatErrors) = RosterImport.read(rows)
-            let problems = (formatErrors + (try await courses.rosterProblems(entries))).sorted { $0.line < $1.line }
-            guard problems.isEmpty else { throw RosterImport.RowErrors(problems) }
-            let result = try await courses.importRoster(courseID: course.id, entries: entries, by: user)
-            for invitation in result.invited { try await invite(invitation, to: course, by: user) }
-            return try ImportAnswer(
-                enrolled: result.enrolled, alreadyEnrolled: result.alreadyEnrolled, invited: result.invited
-            ).response(from: request, context: context, status: .ok)
-        } catch let errors as RosterImport.RowErrors {
-            return try Self.refusal(errors)
-        }
-    }
-
-    static let importLimit = 1024 * 1024
-
-    /// 422 with every bad row, so that the teacher can mend the file in one go.
-    static func refusal(_ errors: RosterImport.RowErrors) throws -> Response {
-        let count = errors.rows.count
-        let body = ImportRefusal(
-            error: .init(
-                code: "invalid_rows",
-                message:
-                    "Nothing was imported: \(count == 1 ? "one row needs" : "\(count) rows need") mending. Fix \(count == 1 ? "it" : "them") and import the file again.",
-                rows: errors.rows.map { .init(line: $0.line, code: $0.code, message: $0.message) }
-            )
-        )
-        return Response(
-            status: .unprocessableContent, headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(body)))
-        )
-    }
-
-    func invite(_ invitation: CourseInvitation, to course: Course, by teacher: User) async throws {
-        let link =
-            "\(configuration.publicURL)/register?email=\(invitation.email.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? "")"
-        try await outbox.send(
-            Letters(school: configuration.schoolName).invitation(
-                name: invitation.name, teacher: teacher.name, course: course.name, link: link
-            ).email(to: invitation.email, name: invitation.name))
-    }
-
-    /// Characters left as they are in a query value; `@`, `+` and `&` are encoded.
-    static let queryValue = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-_~"))
-
-    @Sendable func invitations(_ request: Request, context: AppRequestContext) async throws -> Invitations {
-        let course = try await access.course(in: context, needing: .manage).0
-        return Invitations(invitations: try await courses.invitations(courseID: course.id))
     }
 }
 

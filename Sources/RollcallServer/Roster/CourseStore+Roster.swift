@@ -1,0 +1,134 @@
+import Foundation
+import RollcallCore
+import SQLKit
+
+/// A student invited to a course by a roster import before they had an account; they join once their email
+/// address is confirmed.
+struct CourseInvitation: Codable, Sendable, Equatable {
+    var courseId: Int64
+    var email: String
+    var name: String
+    var studentNumber: String?
+    var invitedAt: Date
+}
+
+/// What a roster import did.
+struct RosterImportResult: Codable, Sendable, Equatable {
+    /// Students with an account, now on the roster.
+    var enrolled: Int
+    /// Students who were on the roster already.
+    var alreadyEnrolled: Int
+    /// People without an account yet, invited by email.
+    var invited: [CourseInvitation]
+}
+
+extension CourseStore {
+    /// Puts a checked roster file on the course in one transaction: every row is enrolled or invited, or, if any
+    /// row clashes with an existing account, nothing is stored and every clashing row is named.
+    func importRoster(
+        courseID: Int64, entries: [RosterImport.Entry], by teacher: User, now: Date = Date()
+    ) async throws -> RosterImportResult {
+        try await database.transaction { sql in
+            let sorted = try await Self.sortRoster(entries, sql: sql)
+            guard sorted.errors.isEmpty else { throw RosterImport.RowErrors(sorted.errors) }
+            var result = RosterImportResult(enrolled: 0, alreadyEnrolled: 0, invited: [])
+            for studentID in sorted.students {
+                if try await Self.isEnrolled(courseID: courseID, studentID: studentID, sql: sql) {
+                    result.alreadyEnrolled += 1
+                } else {
+                    try await sql.insert(into: "enrollments").columns("course_id", "student_id", "joined_at")
+                        .values(SQLBind(courseID), SQLBind(studentID), SQLBind(now)).run()
+                    result.enrolled += 1
+                }
+            }
+            for entry in sorted.invitations {
+                result.invited.append(
+                    try await Self.invite(entry, courseID: courseID, by: teacher.id, at: now, sql: sql))
+            }
+            return result
+        }
+    }
+
+    /// The rows that clash with an account (a teacher's address, a student number taken), for the import's answer.
+    func rosterProblems(_ entries: [RosterImport.Entry]) async throws -> [RosterImport.RowError] {
+        try await database.read { sql in try await Self.sortRoster(entries, sql: sql).errors }
+    }
+
+    /// A roster file's rows sorted against the accounts: students who have one, people to invite, and the rows
+    /// that clash with another account.
+    struct SortedRoster {
+        var students: [Int64] = []
+        var invitations: [RosterImport.Entry] = []
+        var errors: [RosterImport.RowError] = []
+    }
+
+    static func sortRoster(_ entries: [RosterImport.Entry], sql: any SQLDatabase) async throws -> SortedRoster {
+        var sorted = SortedRoster()
+        for entry in entries {
+            if let user = try await sql.select().columns("id", "role").from("users")
+                .where("email", .equal, entry.email).first()
+            {
+                let role = try user.decode(column: "role", as: String.self)
+                guard role == Role.student.rawValue else {
+                    sorted.errors.append(
+                        .init(
+                            line: entry.line, code: "not_a_student",
+                            message: "\(entry.email) belongs to a \(role) account, not a student account."))
+                    continue
+                }
+                sorted.students.append(try user.decode(column: "id", as: Int64.self))
+            } else if let number = entry.studentNumber,
+                let owner = try await sql.select().column("email").from("users")
+                    .where("student_number", .equal, number).first(decodingColumn: "email", as: String.self)
+            {
+                sorted.errors.append(
+                    .init(
+                        line: entry.line, code: "student_number_taken",
+                        message: "Student number \(number) belongs to another account (\(owner))."))
+            } else {
+                sorted.invitations.append(entry)
+            }
+        }
+        return sorted
+    }
+
+    /// Invites someone without an account; inviting them again updates their name and number.
+    static func invite(
+        _ entry: RosterImport.Entry, courseID: Int64, by teacherID: Int64, at now: Date, sql: any SQLDatabase
+    ) async throws -> CourseInvitation {
+        try await sql.insert(into: "course_invitations")
+            .columns("course_id", "email", "name", "student_number", "invited_by", "invited_at")
+            .values(
+                SQLBind(courseID), SQLBind(entry.email), SQLBind(entry.name), SQLBind(entry.studentNumber),
+                SQLBind(teacherID), SQLBind(now)
+            )
+            .onConflict(with: ["course_id", "email"]) {
+                $0.set(excludedValueOf: "name").set(excludedValueOf: "student_number")
+            }.run()
+        return CourseInvitation(
+            courseId: courseID, email: entry.email, name: entry.name, studentNumber: entry.studentNumber,
+            invitedAt: now)
+    }
+
+    /// The people invited to a course who have no account yet, by name.
+    func invitations(courseID: Int64) async throws -> [CourseInvitation] {
+        try await database.read { sql in
+            try await sql.select().column("*").from("course_invitations").where("course_id", .equal, courseID)
+                .orderBy("name").all(decoding: CourseInvitation.self, with: .rollcall)
+        }
+    }
+
+    /// Enrols a student whose email address was just confirmed in every course that invited that address.
+    func acceptInvitations(studentID: Int64, email: String, now: Date = Date()) async throws {
+        try await database.transaction { sql in
+            let courses = try await sql.select().column("course_id").from("course_invitations")
+                .where("email", .equal, email).all(decodingColumn: "course_id", as: Int64.self)
+            for courseID in courses
+            where try await !Self.isEnrolled(courseID: courseID, studentID: studentID, sql: sql) {
+                try await sql.insert(into: "enrollments").columns("course_id", "student_id", "joined_at")
+                    .values(SQLBind(courseID), SQLBind(studentID), SQLBind(now)).run()
+            }
+            try await sql.delete(from: "course_invitations").where("email", .equal, email).run()
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import RollcallCore
+
+/// A course's roster from a spreadsheet: the import, which enrols those with accounts and invites the others by
+/// email, and the list of open invitations.
+struct RosterController: Sendable {
+    let courses: CourseStore
+    let outbox: Outbox
+    let access: AccessRule
+    let configuration: Configuration
+
+    struct ImportAnswer: Codable, ResponseEncodable {
+        var enrolled: Int
+        var alreadyEnrolled: Int
+        var invited: [CourseInvitation]
+    }
+    struct Invitations: Codable, ResponseEncodable {
+        var invitations: [CourseInvitation]
+    }
+    /// The error body of a refused import: the usual error, plus every bad row.
+    struct ImportRefusal: Codable {
+        struct Detail: Codable {
+            var code: String
+            var message: String
+            var rows: [Row]
+        }
+        struct Row: Codable {
+            var line: Int
+            var code: String
+            var message: String
+        }
+        var error: Detail
+    }
+
+    func addRoutes(to router: AppRouter) {
+        router.post(RosterRoutes.rosterImport, use: importRoster)
+        router.get(RosterRoutes.invitations, use: invitations)
+    }
+
+    @Sendable func importRoster(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let course = try await access.course(in: context, needing: .manage).0
+        let body = try await request.collectBody(limit: Self.importLimit)
+        guard let text = String(validating: body.readableBytesView, as: UTF8.self) else {
+            throw AppError(
+                .badRequest, "invalid_encoding",
+                "The file is not UTF-8 text. Save it from your spreadsheet as “CSV UTF-8” and try again.")
+        }
+        let rows: [CSV.Row]
+        do {
+            rows = try CSV.parse(text)
+        } catch {
+            throw AppError(.badRequest, "invalid_csv", error.message)
+        }
+        do {
+            // Every problem at once: the file's own, and those of its good rows against the accounts.
+            let (entries, formatErrors) = RosterImport.read(rows)
+            let problems = (formatErrors + (try await courses.rosterProblems(entries))).sorted { $0.line < $1.line }
+            guard problems.isEmpty else { throw RosterImport.RowErrors(problems) }
+            let result = try await courses.importRoster(courseID: course.id, entries: entries, by: user)
+            for invitation in result.invited { try await invite(invitation, to: course, by: user) }
+            return try ImportAnswer(
+                enrolled: result.enrolled, alreadyEnrolled: result.alreadyEnrolled, invited: result.invited
+            ).response(from: request, context: context, status: .ok)
+        } catch let errors as RosterImport.RowErrors {
+            return try Self.refusal(errors)
+        }
+    }
+
+    static let importLimit = 1024 * 1024
+
+    /// 422 with every bad row, so that the teacher can mend the file in one go.
+    static func refusal(_ errors: RosterImport.RowErrors) throws -> Response {
+        let count = errors.rows.count
+        let body = ImportRefusal(
+            error: .init(
+                code: "invalid_rows",
+                message:
+                    "Nothing was imported: \(count == 1 ? "one row needs" : "\(count) rows need") mending. Fix \(count == 1 ? "it" : "them") and import the file again.",
+                rows: errors.rows.map { .init(line: $0.line, code: $0.code, message: $0.message) }
+            )
+        )
+        return Response(
+            status: .unprocessableContent, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(body)))
+        )
+    }
+
+    func invite(_ invitation: CourseInvitation, to course: Course, by teacher: User) async throws {
+        let link =
+            "\(configuration.publicURL)/register?email=\(invitation.email.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? "")"
+        try await outbox.send(
+            Letters(school: configuration.schoolName).invitation(
+                name: invitation.name, teacher: teacher.name, course: course.name, link: link
+            ).email(to: invitation.email, name: invitation.name))
+    }
+
+    /// Characters left as they are in a query value; `@`, `+` and `&` are encoded.
+    static let queryValue = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-_~"))
+
+    @Sendable func invitations(_ request: Request, context: AppRequestContext) async throws -> Invitations {
+        let course = try await access.course(in: context, needing: .manage).0
+        return Invitations(invitations: try await courses.invitations(courseID: course.id))
+    }
+}

@@ -1,0 +1,17 @@
+import Hummingbird
+
+/// Every path of roster imports and invitations.
+enum RosterRoutes {
+    static let rosterImport = APIPath.api("courses/:courseID/roster-import")
+    static let invitations = APIPath.api("courses/:courseID/invitations")
+}
+
+extension RosterRoutes {
+    /// Adds the roster import and the list of invitations.
+    static func addRoutes(to router: AppRouter, _ parts: AppParts) {
+        RosterController(
+            courses: parts.stores.courses, outbox: parts.stores.outbox, access: parts.access,
+            configuration: parts.configuration
+        ).addRoutes(to: router)
+    }
+}
