@@ -84,7 +84,7 @@ public struct Configuration: Sendable {
         self.tls = tls
     }
 
-    /// Settings from the environment, flags given on the command line taking precedence.
+    /// Settings from the environment (`Configuration.settings`), flags given on the command line taking precedence.
     public static func fromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment,
         hostname: String? = nil, port: Int? = nil, dataDirectory: String? = nil
@@ -92,150 +92,56 @@ public struct Configuration: Sendable {
         func value(_ name: String) -> String? {
             environment[name].flatMap { $0.isEmpty ? nil : $0 }
         }
-        let port =
-            try port
-            ?? value("ROLLCALL_PORT").map { text in
-                guard let port = Int(text), (1...65535).contains(port) else {
-                    throw ConfigurationError(variable: "ROLLCALL_PORT", problem: "must be a port number, got “\(text)”")
-                }
-                return port
-            }
-        let level = try value("ROLLCALL_LOG_LEVEL").map { text in
-            guard let level = Logger.Level(rawValue: text.lowercased()) else {
-                throw ConfigurationError(
-                    variable: "ROLLCALL_LOG_LEVEL",
-                    problem: "must be one of trace, debug, info, notice, warning, error, critical")
-            }
-            return level
+        var configuration = Configuration()
+        for setting in settings {
+            if let text = value(setting.name) { try setting.apply(text, &configuration) }
         }
-        let approval = try value("ROLLCALL_TEACHER_APPROVAL").map { text in
-            switch text.lowercased() {
-            case "1", "true", "yes", "on": return true
-            case "0", "false", "no", "off": return false
-            default: throw ConfigurationError(variable: "ROLLCALL_TEACHER_APPROVAL", problem: "must be true or false")
-            }
-        }
-        let evidenceDays = try value("ROLLCALL_EVIDENCE_DAYS").map { text in
-            guard let days = Int(text), Retention.allowedDays.contains(days) else {
-                throw ConfigurationError(
-                    variable: "ROLLCALL_EVIDENCE_DAYS",
-                    problem: "must be a number of days from 1 to \(Retention.allowedDays.upperBound), got “\(text)”")
-            }
-            return days
-        }
-        let publicURL = value("ROLLCALL_PUBLIC_URL")
-        if let publicURL, URL(string: publicURL)?.host == nil {
-            throw ConfigurationError(
-                variable: "ROLLCALL_PUBLIC_URL", problem: "must be a URL such as https://rollcall.school.edu")
-        }
-        func ranges(_ name: String) throws -> [NetworkRange] {
-            guard let text = value(name) else { return [] }
-            let items = text.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" || $0 == "\n" })
-            return try items.map { item in
-                guard let range = NetworkRange(cidr: String(item)) else {
-                    throw ConfigurationError(
-                        variable: name,
-                        problem: "must be address ranges separated by commas, such as 10.0.0.0/8, ::1/128; "
-                            + "“\(item)” is not one")
-                }
-                return range
-            }
-        }
-        let trustedProxies = try ranges("ROLLCALL_TRUSTED_PROXIES")
-        let metricsNetworks = try ranges("ROLLCALL_METRICS_NETWORKS")
-        let tls = try TLSFiles.fromEnvironment(
+        if let hostname { configuration.hostname = hostname }
+        if let port { configuration.port = port }
+        if let dataDirectory { configuration.dataDirectory = dataDirectory }
+        configuration.tls = try TLSFiles.fromEnvironment(
             certificate: value("ROLLCALL_TLS_CERT"), key: value("ROLLCALL_TLS_KEY"))
-        if let tls { _ = try tls.serverConfiguration() }
-        let maxConnections = try value("ROLLCALL_MAX_CONNECTIONS").map { text in
-            guard let limit = Int(text), limit >= 1 else {
-                throw ConfigurationError(
-                    variable: "ROLLCALL_MAX_CONNECTIONS", problem: "must be a positive number, got “\(text)”")
-            }
-            return limit
+        if let tls = configuration.tls { _ = try tls.serverConfiguration() }
+        if value("ROLLCALL_PUBLIC_URL") == nil {
+            configuration.publicURL = Configuration(port: configuration.port, tls: configuration.tls).publicURL
         }
-        let bcryptCost = try value("ROLLCALL_BCRYPT_COST").map { text in
-            guard let cost = Int(text), bcryptCosts.contains(cost) else {
-                throw ConfigurationError(
-                    variable: "ROLLCALL_BCRYPT_COST",
-                    problem: "must be a whole number from \(bcryptCosts.lowerBound) to \(bcryptCosts.upperBound) "
-                        + "(each step doubles the time a sign-in takes), got “\(text)”")
-            }
-            return cost
-        }
-        let mailServer = try value("ROLLCALL_SMTP_URL").map { text in
-            do throws(RuleViolation) {
-                return try MailServer(url: text)
-            } catch {
-                throw ConfigurationError(variable: "ROLLCALL_SMTP_URL", problem: error.message)
-            }
-        }
-        let mailFrom = try value("ROLLCALL_MAIL_FROM").map { text in
-            guard let mailbox = Self.mailbox(text) else {
-                throw ConfigurationError(
-                    variable: "ROLLCALL_MAIL_FROM",
-                    problem: "must be an address such as rollcall@school.edu or Rollcall <rollcall@school.edu>")
-            }
-            return mailbox
-        }
-        if mailServer != nil, mailFrom == nil {
+        // Settings that only make sense together.
+        if configuration.mailServer != nil, configuration.mailFrom == nil {
             throw ConfigurationError(
                 variable: "ROLLCALL_MAIL_FROM",
                 problem: "must name the sender of Rollcall's email when ROLLCALL_SMTP_URL is set")
         }
-        let defaultRegion = try value("ROLLCALL_DEFAULT_REGION").map { text in
-            guard PhoneNumber.regions[text.uppercased()] != nil else {
-                throw ConfigurationError(
-                    variable: "ROLLCALL_DEFAULT_REGION",
-                    problem:
-                        "must be one of \(PhoneNumber.regions.keys.sorted().joined(separator: ", ")), got “\(text)”")
-            }
-            return text.uppercased()
-        }
-        let smsWebhook = try value("ROLLCALL_SMS_WEBHOOK_URL").map { text in
-            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-                scheme == "https" || scheme == "http", url.host != nil
-            else {
-                throw ConfigurationError(
-                    variable: "ROLLCALL_SMS_WEBHOOK_URL", problem: "must be a URL such as https://sms.school.edu/send")
-            }
-            return url
-        }
-        let smsWebhookSecret = value("ROLLCALL_SMS_WEBHOOK_SECRET")
-        if smsWebhook != nil, (smsWebhookSecret ?? "").count < 16 {
+        if configuration.smsWebhook != nil, (configuration.smsWebhookSecret ?? "").count < 16 {
             throw ConfigurationError(
                 variable: "ROLLCALL_SMS_WEBHOOK_SECRET",
                 problem: "must be at least 16 characters when ROLLCALL_SMS_WEBHOOK_URL is set: the gateway checks it")
         }
-        let mailTrustFile = value("ROLLCALL_SMTP_CA_FILE")
-        if let mailTrustFile, !FileManager.default.isReadableFile(atPath: mailTrustFile) {
-            throw ConfigurationError(
-                variable: "ROLLCALL_SMTP_CA_FILE", problem: "names no readable file: \(mailTrustFile)")
-        }
-        var configuration = Configuration(
-            hostname: hostname ?? value("ROLLCALL_HOSTNAME") ?? "127.0.0.1",
-            port: port ?? 8080,
-            dataDirectory: dataDirectory ?? value("ROLLCALL_DATA_DIR") ?? "data",
-            databaseURL: value("ROLLCALL_DATABASE_URL"),
-            publicURL: publicURL.map { String($0.trimmingSuffix("/")) },
-            teacherApproval: approval ?? false,
-            logLevel: level ?? .info,
-            evidenceDays: evidenceDays ?? Retention.defaultDays,
-            trustedProxies: trustedProxies,
-            metricsToken: value("ROLLCALL_METRICS_TOKEN"),
-            metricsNetworks: metricsNetworks,
-            tls: tls
-        )
-        if let maxConnections { configuration.maxConnections = maxConnections }
-        if let bcryptCost { configuration.bcryptCost = bcryptCost }
-        configuration.mailServer = mailServer
-        configuration.mailFrom = mailFrom
-        configuration.mailTrustFile = mailTrustFile
-        configuration.defaultRegion = defaultRegion
-        configuration.smsWebhook = smsWebhook
-        configuration.smsWebhookSecret = smsWebhookSecret
-        if let school = value("ROLLCALL_SCHOOL_NAME") { configuration.schoolName = MailHeader.singleLine(school) }
         return configuration
     }
+
+    /// Every `ROLLCALL_*` variable but the TLS pair, each with the setting it fills and its parser.
+    static let settings: [Setting] = [
+        Setting("ROLLCALL_HOSTNAME", \.hostname, Parse.text),
+        Setting("ROLLCALL_PORT", \.port, Parse.port),
+        Setting("ROLLCALL_DATA_DIR", \.dataDirectory, Parse.text),
+        Setting("ROLLCALL_DATABASE_URL", \.databaseURL, Parse.text),
+        Setting("ROLLCALL_PUBLIC_URL", \.publicURL, Parse.publicURL),
+        Setting("ROLLCALL_TEACHER_APPROVAL", \.teacherApproval, Parse.flag),
+        Setting("ROLLCALL_LOG_LEVEL", \.logLevel, Parse.logLevel),
+        Setting("ROLLCALL_EVIDENCE_DAYS", \.evidenceDays, Parse.evidenceDays),
+        Setting("ROLLCALL_TRUSTED_PROXIES", \.trustedProxies, Parse.networkRanges),
+        Setting("ROLLCALL_METRICS_TOKEN", \.metricsToken, Parse.text),
+        Setting("ROLLCALL_METRICS_NETWORKS", \.metricsNetworks, Parse.networkRanges),
+        Setting("ROLLCALL_MAX_CONNECTIONS", \.maxConnections, Parse.positiveNumber),
+        Setting("ROLLCALL_BCRYPT_COST", \.bcryptCost, Parse.bcryptCost),
+        Setting("ROLLCALL_SMTP_URL", \.mailServer, Parse.mailServer),
+        Setting("ROLLCALL_MAIL_FROM", \.mailFrom, Parse.mailbox),
+        Setting("ROLLCALL_SMTP_CA_FILE", \.mailTrustFile, Parse.readableFile),
+        Setting("ROLLCALL_DEFAULT_REGION", \.defaultRegion, Parse.region),
+        Setting("ROLLCALL_SMS_WEBHOOK_URL", \.smsWebhook, Parse.webhookURL),
+        Setting("ROLLCALL_SMS_WEBHOOK_SECRET", \.smsWebhookSecret, Parse.text),
+        Setting("ROLLCALL_SCHOOL_NAME", \.schoolName, Parse.singleLine),
+    ]
 
     /// `Name <address>` or a bare address.
     static func mailbox(_ text: String) -> Mailbox? {
