@@ -18,11 +18,11 @@ public struct BenchFixture: Sendable {
         let hash = Bcrypt.hash("bench-password", cost: 4)
         // Addresses of their own in each run, so that runs against one PostgreSQL database do not collide.
         let run = UUID().uuidString.prefix(8).lowercased()
-        return try await Maintenance.withDatabase(configuration) { database in
-            let users = UserStore(database: database)
-            let courses = CourseStore(database: database)
-            let classSessions = SessionStore(database: database)
-            let accessTokens = AccessTokenStore(database: database)
+        return try await Maintenance.withStores(configuration) { stores in
+            let users = stores.users
+            let courses = stores.courses
+            let classSessions = stores.sessions
+            let accessTokens = stores.tokens
             let teacher = try await users.create(
                 NewUser(
                     name: "Bench Teacher", email: "teacher.\(run)@bench.rollcall.test", passwordHash: hash,
@@ -77,9 +77,9 @@ public struct QuizBenchFixture: Sendable {
 
     public static func make(_ configuration: Configuration, students: Int) async throws -> QuizBenchFixture {
         let room = try await BenchFixture.make(configuration, students: students, sessions: 1)
-        return try await Maintenance.withDatabase(configuration) { database in
-            let quizzes = QuizStore(database: database)
-            let sessions = SessionStore(database: database)
+        return try await Maintenance.withStores(configuration) { stores in
+            let quizzes = stores.quizzes
+            let sessions = stores.sessions
             guard let session = try await sessions.find(id: room.sessionIDs[0]) else {
                 throw NotStored(what: "session")
             }
@@ -93,12 +93,12 @@ public struct QuizBenchFixture: Sendable {
                 ],
                 timeLimitSeconds: 4 * 3600)
             let quiz = try await quizzes.create(courseID: session.courseId, definition: definition)
-            guard let course = try await CourseStore(database: database).find(id: session.courseId) else {
+            guard let course = try await stores.courses.find(id: session.courseId) else {
                 throw NotStored(what: "course")
             }
             let run = try await quizzes.start(quiz, sessionID: session.id, by: course.teacherId)
             let now = Date()
-            try await database.transaction { sql in
+            try await stores.database.transaction { sql in
                 try await sql.raw(
                     """
                     INSERT INTO attendance (session_id, student_id, status, recorded_at, source)
@@ -107,7 +107,7 @@ public struct QuizBenchFixture: Sendable {
                     """
                 ).run()
             }
-            let students = try await database.read { sql in
+            let students = try await stores.database.read { sql in
                 try await sql.select().column("student_id").from("enrollments")
                     .where("course_id", .equal, session.courseId).orderBy("student_id")
                     .all(decodingColumn: "student_id", as: Int64.self)

@@ -27,9 +27,9 @@ public enum Demo {
     /// Fills the demo data once (running it again changes nothing) and returns the logins to print.
     public static func fill(_ configuration: Configuration) async throws -> String {
         let hash = Bcrypt.hash(password, cost: 10)
-        try await Maintenance.withDatabase(configuration) { database in
-            let users = UserStore(database: database)
-            let courses = CourseStore(database: database)
+        try await Maintenance.withStores(configuration) { stores in
+            let users = stores.users
+            let courses = stores.courses
             guard try await users.find(email: adminEmail) == nil else { return }
             _ = try await users.create(
                 NewUser(
@@ -49,8 +49,8 @@ public enum Demo {
                 let course = try await courses.create(
                     teacherID: teacher.id, name: courseName, description: description, plannedSessions: 24
                 )
-                let students = try await enrolStudents(in: course, index: index, hash: hash, database: database)
-                try await pastSessions(of: course, for: students, random: &random, database: database)
+                let students = try await enrolStudents(in: course, index: index, hash: hash, stores: stores)
+                try await pastSessions(of: course, for: students, random: &random, stores: stores)
             }
         }
         return """
@@ -62,11 +62,11 @@ public enum Demo {
     }
 
     /// Thirty students with names from the lists, on the course's roster.
-    private static func enrolStudents(in course: Course, index: Int, hash: String, database: Database) async throws
+    private static func enrolStudents(in course: Course, index: Int, hash: String, stores: Stores) async throws
         -> [User]
     {
-        let users = UserStore(database: database)
-        let courses = CourseStore(database: database)
+        let users = stores.users
+        let courses = stores.courses
         var students: [User] = []
         for number in 0..<30 {
             let first = firstNames[number]
@@ -87,9 +87,9 @@ public enum Demo {
 
     /// Four weekly sessions in the past, with a plausible record for every student.
     private static func pastSessions(
-        of course: Course, for students: [User], random: inout SeededRandom, database: Database
+        of course: Course, for students: [User], random: inout SeededRandom, stores: Stores
     ) async throws {
-        let sessions = SessionStore(database: database)
+        let sessions = stores.sessions
         for week in (1...4).reversed() {
             let opened = Date().addingTimeInterval(-Double(week) * 7 * 24 * 3600)
             let session = try await sessions.create(
@@ -105,7 +105,8 @@ public enum Demo {
                     recordedAt: opened.addingTimeInterval(offset),
                     source: status == .excused || status == .absent ? .manual : .demo
                 )
-                try await database.transaction { sql in try await AttendanceLedger.replace(with: record, in: sql) }
+                try await stores.database.transaction { sql in try await AttendanceLedger.replace(with: record, in: sql)
+                }
             }
         }
     }

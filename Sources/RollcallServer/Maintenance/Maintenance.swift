@@ -5,16 +5,16 @@ import RollcallCore
 
 /// Tasks the `rollcall` command runs outside the server: migrating, demo data, creating an admin.
 public enum Maintenance {
-    /// Opens the configured database, migrates it, runs `body` on it, and closes every connection.
-    static func withDatabase<T: Sendable>(
-        _ configuration: Configuration, _ body: @Sendable (Database) async throws -> T
+    /// Opens the configured database, migrates it, runs `body` with its stores, and closes every connection.
+    static func withStores<T: Sendable>(
+        _ configuration: Configuration, _ body: @Sendable (Stores) async throws -> T
     ) async throws -> T {
         var logger = Logger(label: "rollcall")
         logger.logLevel = .warning
         let database = try openDatabase(configuration, logger: logger)
         do {
             try await Migrations.apply(to: database)
-            let result = try await body(database)
+            let result = try await body(Stores(database: database, retentionDays: configuration.evidenceDays))
             try await database.shutdown()
             return result
         } catch {
@@ -25,7 +25,7 @@ public enum Maintenance {
 
     /// Brings the schema up to date.
     public static func migrate(_ configuration: Configuration) async throws {
-        try await withDatabase(configuration) { _ in }
+        try await withStores(configuration) { _ in }
     }
 
     /// Creates an admin account; an address already in use is refused rather than promoted, to keep roles deliberate.
@@ -36,8 +36,8 @@ public enum Maintenance {
         let email = try AccountRules.email(email)
         let password = try AccountRules.password(password)
         let hash = Bcrypt.hash(password, cost: UInt8(configuration.bcryptCost))
-        try await withDatabase(configuration) { database in
-            _ = try await UserStore(database: database).create(
+        try await withStores(configuration) { stores in
+            _ = try await stores.users.create(
                 NewUser(
                     name: name, email: email, passwordHash: hash, role: .admin, studentNumber: nil, approved: true,
                     emailVerified: true
