@@ -134,9 +134,9 @@ struct ExposureTests {
         #expect(throws: ExposureWindow.Refusal.future) {
             try ExposureWindow.make(until: t0.addingTimeInterval(1), days: 1, retentionDays: 30, now: t0)
         }
-        #expect(ExposureWindow.Refusal.days(maximum: 30).code == "invalid_days")
-        #expect(ExposureWindow.Refusal.future.code == "invalid_until")
-        #expect(ExposureWindow.Refusal.beyondRetention(days: 30).code == "window_beyond_retention")
+        #expect(ExposureWindow.Refusal.days(maximum: 30).code.rawValue == "invalid_days")
+        #expect(ExposureWindow.Refusal.future.code.rawValue == "invalid_until")
+        #expect(ExposureWindow.Refusal.beyondRetention(days: 30).code.rawValue == "window_beyond_retention")
         #expect(ExposureWindow.Refusal.beyondRetention(days: 30).message.contains("30 days"))
     }
 

@@ -127,7 +127,7 @@ struct QuizAnswerTests {
             _ = try answer.validated(for: q[question])
             Issue.record("\(answer) accepted for \(q[question].kind)")
         } catch {
-            #expect(error.code == code)
+            #expect(error.code.rawValue == code)
             #expect(error.message.count > 10)
         }
     }

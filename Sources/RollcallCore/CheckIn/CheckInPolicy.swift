@@ -30,8 +30,22 @@ public enum CheckInError: String, Error, CaseIterable, Sendable {
     /// This device already checked in another student in this session.
     case deviceAlreadyUsed = "device_already_used"
 
-    /// The stable code, as clients see it.
-    public var code: String { rawValue }
+    /// The stable code, as clients see it (the same as the raw value).
+    public var code: ErrorCode {
+        switch self {
+        case .invalidCode: .invalidCode
+        case .sessionClosed: .sessionClosed
+        case .codeExpired: .codeExpired
+        case .notEnrolled: .notEnrolled
+        case .locationRequired: .locationRequired
+        case .locationInaccurate: .locationInaccurate
+        case .outOfRange: .outOfRange
+        case .networkNotAllowed: .networkNotAllowed
+        case .verificationRequired: .verificationRequired
+        case .verificationFailed: .verificationFailed
+        case .deviceAlreadyUsed: .deviceAlreadyUsed
+        }
+    }
 
     /// The sentence a student reads: what happened and what to do next, for the way they checked in (`via`: a code
     /// typed by hand is not scanned again). `distance` (metres from the teacher's point) is used by `outOfRange` only.
@@ -115,7 +129,7 @@ public struct CheckInRefusal: Equatable, Sendable {
     }
 
     /// The stable code, as clients see it.
-    public var code: String { error.code }
+    public var code: ErrorCode { error.code }
     /// The sentence for the student.
     public var message: String { error.message(distance: distance, via: via, joinable: joinable) }
 }

@@ -151,11 +151,11 @@ public struct ExposureWindow: Equatable, Sendable {
         /// The window starts before the oldest day still kept.
         case beyondRetention(days: Int)
 
-        public var code: String {
+        public var code: ErrorCode {
             switch self {
-            case .days: "invalid_days"
-            case .future: "invalid_until"
-            case .beyondRetention: "window_beyond_retention"
+            case .days: .invalidDays
+            case .future: .invalidUntil
+            case .beyondRetention: .windowBeyondRetention
             }
         }
 

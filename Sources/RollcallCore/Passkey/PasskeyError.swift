@@ -28,8 +28,24 @@ public enum PasskeyError: String, Error, CaseIterable, Sendable {
     /// changed since registration).
     case inconsistentBackupState = "passkey_backup_state_invalid"
 
-    /// The stable code, as clients see it.
-    public var code: String { rawValue }
+    /// The stable code, as clients see it (the same as the raw value).
+    public var code: ErrorCode {
+        switch self {
+        case .malformed: .passkeyMalformed
+        case .malformedKey: .passkeyKeyMalformed
+        case .unsupportedAlgorithm: .passkeyAlgorithmUnsupported
+        case .unsupportedAttestation: .passkeyAttestationUnsupported
+        case .wrongType: .passkeyWrongType
+        case .wrongChallenge: .passkeyWrongChallenge
+        case .wrongOrigin: .passkeyWrongOrigin
+        case .wrongRelyingParty: .passkeyWrongRelyingParty
+        case .userNotPresent: .passkeyUserNotPresent
+        case .userNotVerified: .passkeyUserNotVerified
+        case .badSignature: .passkeyBadSignature
+        case .unknownCredential: .passkeyUnknown
+        case .inconsistentBackupState: .passkeyBackupStateInvalid
+        }
+    }
 
     /// The sentence a person reads: what happened and what to do next.
     public var message: String {

@@ -43,12 +43,12 @@ public enum AnswerRefusal: Error, Equatable, Sendable {
     /// A short text too long, or holding control characters; a number that is not finite.
     case invalidValue(String)
 
-    public var code: String {
+    public var code: ErrorCode {
         switch self {
-        case .unknownQuestion: "unknown_question"
-        case .wrongType: "wrong_answer_type"
-        case .noSuchOption: "no_such_option"
-        case .invalidValue: "invalid_answer"
+        case .unknownQuestion: .unknownQuestion
+        case .wrongType: .wrongAnswerType
+        case .noSuchOption: .noSuchOption
+        case .invalidValue: .invalidAnswer
         }
     }
 

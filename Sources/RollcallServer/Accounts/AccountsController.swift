@@ -64,7 +64,7 @@ struct AccountsController: Sendable {
         let input = try await request.decodeJSON(as: Registration.self, context: context)
         let role = input.role ?? .student
         guard Role.selfRegistrable.contains(role) else {
-            throw AppError(.badRequest, "invalid_role", "Register as a student or a teacher.")
+            throw AppError(.badRequest, .invalidRole, "Register as a student or a teacher.")
         }
         let name = try check { () throws(RuleViolation) in try AccountRules.name(input.name) }
         let email = try check { () throws(RuleViolation) in try AccountRules.email(input.email) }
@@ -97,12 +97,12 @@ struct AccountsController: Sendable {
         let input = try await request.decodeJSON(as: VerificationToken.self, context: context)
         guard let userID = try await tokens.redeemVerification(token: input.token) else {
             throw AppError(
-                .badRequest, "invalid_verification_token",
+                .badRequest, .invalidVerificationToken,
                 "This confirmation link is unknown, used or expired. Sign in and ask for a new one."
             )
         }
         try await users.markEmailVerified(id: userID)
-        guard let user = try await users.find(id: userID) else { throw AppError.notFound("user") }
+        guard let user = try await users.find(id: userID) else { throw AppError.notFound(.userNotFound, "user") }
         // Only a confirmed address may take the places a roster import kept for it.
         if user.role == .student { try await courses.acceptInvitations(studentID: user.id, email: user.email) }
         return UserEnvelope(user: UserView(user))
@@ -111,7 +111,7 @@ struct AccountsController: Sendable {
     @Sendable func resendVerification(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         guard user.emailVerifiedAt == nil else {
-            throw AppError.conflict("already_verified", "Your email address is already confirmed.")
+            throw AppError.conflict(.alreadyVerified, "Your email address is already confirmed.")
         }
         try await sendVerification(to: user)
         return Response(status: .accepted)
@@ -142,7 +142,7 @@ struct AccountsController: Sendable {
         // Hash even for unknown addresses so that timing does not tell which addresses have accounts.
         let matches = try await passwords.verify(credentials.password, hash: user?.passwordHash ?? passwords.decoy)
         guard let user, matches else {
-            throw AppError(.unauthorized, "invalid_credentials", "The email address or password is wrong.")
+            throw AppError(.unauthorized, .invalidCredentials, "The email address or password is wrong.")
         }
         try await counters.reset(.signInAccount, key: accountKey)
         try await counters.update(.signInAddress, key: addressKey) { current in
@@ -192,7 +192,7 @@ struct AccountsController: Sendable {
 
     @Sendable func signOutAPI(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let identity = context.identity, !identity.viaCookie else {
-            throw AppError(.unauthorized, "invalid_token", "Send the access token to revoke as a bearer token.")
+            throw AppError(.unauthorized, .invalidToken, "Send the access token to revoke as a bearer token.")
         }
         try await tokens.revoke(tokenHash: identity.tokenHash)
         return Response(status: .noContent)
@@ -226,7 +226,7 @@ struct AccountsController: Sendable {
         let user = try context.requireUser()
         let input = try await request.decodeJSON(as: PasswordChange.self, context: context)
         guard try await passwords.verify(input.currentPassword, hash: user.passwordHash) else {
-            throw AppError(.badRequest, "invalid_current_password", "Your current password is not right.")
+            throw AppError(.badRequest, .invalidCurrentPassword, "Your current password is not right.")
         }
         let new = try check { () throws(RuleViolation) in
             try AccountRules.password(input.newPassword, field: "newPassword")
@@ -244,10 +244,10 @@ struct AccountsController: Sendable {
 
     @Sendable func picture(_ request: Request, context: AppRequestContext) async throws -> Response {
         _ = try context.requireUser()
-        let id = try context.id("userID", "user")
-        guard let user = try await users.find(id: id) else { throw AppError.notFound("user") }
+        let id = try context.id("userID", .userNotFound, "user")
+        guard let user = try await users.find(id: id) else { throw AppError.notFound(.userNotFound, "user") }
         guard let pictureID = user.pictureId, let image = try await images.find(id: pictureID) else {
-            throw AppError.notFound("picture")
+            throw AppError.notFound(.pictureNotFound, "picture")
         }
         return image.response
     }

@@ -68,7 +68,7 @@ struct PasswordResetController: Sendable {
             user.deletedAt == nil
         else {
             throw AppError(
-                .badRequest, "invalid_reset_token",
+                .badRequest, .invalidResetToken,
                 "This link to set a new password is unknown, used or expired. Ask for a new one from the sign-in page.")
         }
         try await users.setPasswordHash(id: user.id, try await passwords.hash(password))
@@ -81,8 +81,10 @@ struct PasswordResetController: Sendable {
 
     @Sendable func sendByAdmin(_ request: Request, context: AppRequestContext) async throws -> Response {
         let admin = try AccessRule.admin(context)
-        guard let user = try await users.find(id: try context.id("userID", "user")), user.deletedAt == nil else {
-            throw AppError.notFound("user")
+        guard let user = try await users.find(id: try context.id("userID", .userNotFound, "user")),
+            user.deletedAt == nil
+        else {
+            throw AppError.notFound(.userNotFound, "user")
         }
         try await sendLink(to: user, by: admin)
         try await resets.audit(userID: user.id, action: "password_reset_link_sent", actor: admin)

@@ -123,7 +123,7 @@ final class ServerKeys: Sendable {
                 """
             ).run()
             let row = try await sql.select().column("secret").from("server_keys").where("name", .equal, name).first()
-            guard let row else { throw NotStored(what: "server key") }
+            guard let row else { throw NotStored(.notFound, what: "server key") }
             return try row.decode(column: "secret", as: Data.self)
         }
         let key = SymmetricKey(data: stored)

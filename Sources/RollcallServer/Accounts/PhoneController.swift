@@ -123,7 +123,7 @@ struct PhoneController: Sendable {
             let user = try await users.find(id: userID)
         else {
             throw AppError(
-                .unauthorized, "invalid_code",
+                .unauthorized, .invalidCode,
                 "The code is wrong, used or expired. Check the last text message, or ask for a new code.")
         }
         guard !user.disabled, user.deletedAt == nil else { throw AppError.accountDisabled }
@@ -152,7 +152,7 @@ struct PhoneController: Sendable {
         let user = try context.requireUser()
         let phone = try phone(try await request.decodeJSON(as: CodeRequest.self, context: context).phone)
         if let holder = try await users.find(confirmedPhone: phone), holder.id != user.id {
-            throw AppError.conflict("phone_taken", "Another account has confirmed this number already.")
+            throw AppError.conflict(.phoneTaken, "Another account has confirmed this number already.")
         }
         try await admitCode(to: phone, for: .confirm, from: context.clientAddress)
         let code = try await codes.issue(.confirm, phone: phone, userID: user.id)
@@ -171,22 +171,22 @@ struct PhoneController: Sendable {
         let phone = try phone(input.phone)
         // Before the code is used: a number someone else proved meanwhile leaves this person's code as it was.
         if let holder = try await users.find(confirmedPhone: phone), holder.id != user.id {
-            throw AppError.conflict("phone_taken", "Another account has confirmed this number already.")
+            throw AppError.conflict(.phoneTaken, "Another account has confirmed this number already.")
         }
         let code = input.code.filter { !$0.isWhitespace }
         guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }),
             try await codes.redeem(.confirm, phone: phone, userID: user.id, code: code) == user.id
         else {
             throw AppError(
-                .badRequest, "invalid_code",
+                .badRequest, .invalidCode,
                 "The code is wrong, used or expired. Check the last text message, or ask for a new code.")
         }
         do {
             try await users.confirmPhone(id: user.id, phone: phone)
         } catch is PhoneTaken {
-            throw AppError.conflict("phone_taken", "Another account has confirmed this number already.")
+            throw AppError.conflict(.phoneTaken, "Another account has confirmed this number already.")
         }
-        guard let updated = try await users.find(id: user.id) else { throw AppError.notFound("user") }
+        guard let updated = try await users.find(id: user.id) else { throw AppError.notFound(.userNotFound, "user") }
         return AccountsController.UserEnvelope(user: UserView(updated))
     }
 

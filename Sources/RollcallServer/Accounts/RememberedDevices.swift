@@ -45,7 +45,7 @@ struct RememberedDevices: Sendable {
                 )
                 .returning("id").first(decodingColumn: "id", as: Int64.self)
         }
-        guard let id else { throw NotStored(what: "remembered device") }
+        guard let id else { throw NotStored(.rememberedDeviceNotFound, what: "remembered device") }
         let device = RememberedDevice(
             id: id, userId: userID, phone: phone, name: name, createdAt: now, lastUsedAt: nil, expiresAt: expires)
         return (device, cookie)

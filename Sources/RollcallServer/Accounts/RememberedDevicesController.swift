@@ -32,7 +32,7 @@ struct RememberedDevicesController: Sendable {
 
     @Sendable func signIn(_ request: Request, context: AppRequestContext) async throws -> Response {
         let forgotten = AppError(
-            .unauthorized, "device_not_remembered",
+            .unauthorized, .deviceNotRemembered,
             "This browser is no longer remembered. Sign in with a texted code, a passkey or your password.")
         guard let (device, user) = try await devices.recognised(request, users: users) else { throw forgotten }
         do {
@@ -71,8 +71,10 @@ struct RememberedDevicesController: Sendable {
 
     @Sendable func forget(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let id = try context.id("deviceID", "remembered device")
-        guard try await devices.forget(id: id, userID: user.id) else { throw AppError.notFound("remembered device") }
+        let id = try context.id("deviceID", .rememberedDeviceNotFound, "remembered device")
+        guard try await devices.forget(id: id, userID: user.id) else {
+            throw AppError.notFound(.rememberedDeviceNotFound, "remembered device")
+        }
         var response = Response(status: .noContent)
         if id == (try await devices.current(request)) { response.setCookie(signIns.deviceCookie("", maxAge: 0)) }
         return response

@@ -228,7 +228,7 @@ struct UserStore: Sendable {
             guard
                 let user = try await sql.select().column("*").from("users").where("id", .equal, id)
                     .first(decoding: User.self, with: .rollcall)
-            else { throw NotStored(what: "user") }
+            else { throw NotStored(.userNotFound, what: "user") }
             return user
         }
         await database.announce(.user(id))

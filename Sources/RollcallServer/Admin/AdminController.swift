@@ -31,7 +31,7 @@ struct AdminController: Sendable {
         _ = try AccessRule.admin(context)
         let role = try request.query("role").map { text in
             guard let role = Role(rawValue: text) else {
-                throw AppError(.badRequest, "invalid_role", "Filter by role student, teacher, admin or health_officer.")
+                throw AppError(.badRequest, .invalidRole, "Filter by role student, teacher, admin or health_officer.")
             }
             return role
         }
@@ -42,8 +42,8 @@ struct AdminController: Sendable {
     }
 
     func target(_ context: AppRequestContext) async throws -> User {
-        guard let user = try await users.find(id: try context.id("userID", "user")) else {
-            throw AppError.notFound("user")
+        guard let user = try await users.find(id: try context.id("userID", .userNotFound, "user")) else {
+            throw AppError.notFound(.userNotFound, "user")
         }
         return user
     }
@@ -59,7 +59,7 @@ struct AdminController: Sendable {
         let admin = try AccessRule.admin(context)
         let user = try await target(context)
         guard user.id != admin.id else {
-            throw AppError(.badRequest, "cannot_disable_self", "You cannot disable your own account.")
+            throw AppError(.badRequest, .cannotDisableSelf, "You cannot disable your own account.")
         }
         try await users.setDisabled(id: user.id, true)
         return UserEnvelope(user: UserView(try await target(context)))
@@ -87,7 +87,7 @@ struct AdminController: Sendable {
         guard let text = request.query("limit") else { return 30 }
         guard let limit = Int(text), outboxLimits.contains(limit) else {
             throw AppError(
-                .badRequest, "invalid_limit",
+                .badRequest, .invalidLimit,
                 "“limit” must be a whole number from \(outboxLimits.lowerBound) to \(outboxLimits.upperBound).")
         }
         return limit

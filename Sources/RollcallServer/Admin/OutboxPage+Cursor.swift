@@ -6,7 +6,7 @@ extension OutboxPage {
         guard let text = request.query("before") else { return nil }
         guard let before = Int64(text), before > 0 else {
             throw AppError(
-                .badRequest, "invalid_before",
+                .badRequest, .invalidBefore,
                 "“before” must be the nextCursor of the page before, a message id such as 42.")
         }
         return before

@@ -69,7 +69,7 @@ struct AccessRule: Sendable {
     func course(_ id: Int64, for user: User, needing needed: CourseAccess = .attend) async throws
         -> (Course, CourseAccess)
     {
-        guard let course = try await courses.find(id: id) else { throw AppError.notFound("course") }
+        guard let course = try await courses.find(id: id) else { throw AppError.notFound(.courseNotFound, "course") }
         let access = try await access(to: course, for: user)
         guard access.covers(needed) else {
             throw AppError.forbidden(
@@ -84,7 +84,9 @@ struct AccessRule: Sendable {
     func session(_ id: Int64, for user: User, needing needed: CourseAccess = .attend) async throws
         -> (session: ClassSession, course: Course, access: CourseAccess)
     {
-        guard let session = try await sessions.find(id: id) else { throw AppError.notFound("session") }
+        guard let session = try await sessions.find(id: id) else {
+            throw AppError.notFound(.sessionNotFound, "session")
+        }
         let (course, access) = try await course(session.courseId, for: user, needing: needed)
         return (session, course, access)
     }
@@ -119,7 +121,7 @@ struct AccessRule: Sendable {
     func run(_ id: Int64, for user: User, needing needed: CourseAccess = .attend) async throws
         -> (QuizRun, CourseAccess)
     {
-        guard let run = try await quizzes.run(id: id) else { throw AppError.notFound("quiz run") }
+        guard let run = try await quizzes.run(id: id) else { throw AppError.notFound(.quizRunNotFound, "quiz run") }
         let (_, granted) = try await course(run.courseId, for: user, needing: needed)
         return (run, granted)
     }
@@ -127,7 +129,7 @@ struct AccessRule: Sendable {
     /// An attempt with its run: for its own student, or, unless `ownOnly`, for those who manage the course.
     func attempt(_ id: Int64, for user: User, ownOnly: Bool = false) async throws -> (QuizAttempt, QuizRun) {
         guard let attempt = try await quizzes.attempt(id: id), let run = try await quizzes.run(id: attempt.runId)
-        else { throw AppError.notFound("attempt") }
+        else { throw AppError.notFound(.attemptNotFound, "attempt") }
         let (_, granted) = try await course(run.courseId, for: user)
         guard attempt.studentId == user.id || (granted == .manage && !ownOnly) else {
             throw AppError.forbidden("This is another student's attempt.")
@@ -138,7 +140,7 @@ struct AccessRule: Sendable {
     /// An attempt with its run, for those who manage the course (marking, reopening, adding time).
     func managedAttempt(_ id: Int64, for user: User) async throws -> (QuizAttempt, QuizRun) {
         guard let attempt = try await quizzes.attempt(id: id), let run = try await quizzes.run(id: attempt.runId)
-        else { throw AppError.notFound("attempt") }
+        else { throw AppError.notFound(.attemptNotFound, "attempt") }
         _ = try await course(run.courseId, for: user, needing: .manage)
         return (attempt, run)
     }
@@ -147,7 +149,7 @@ struct AccessRule: Sendable {
     /// memory and only what a save needs is asked (its own student, still enrolled).
     func attemptToSave(_ id: Int64, for user: User) async throws -> (QuizAttempt, QuizRun) {
         guard let attempt = try await quizzes.attempt(id: id), let run = try await quizzes.fixedRun(id: attempt.runId)
-        else { throw AppError.notFound("attempt") }
+        else { throw AppError.notFound(.attemptNotFound, "attempt") }
         guard attempt.studentId == user.id, try await courses.isEnrolled(courseID: run.courseId, studentID: user.id)
         else { throw AppError.forbidden("This is another student's attempt.") }
         return (attempt, run)
@@ -160,7 +162,7 @@ extension AccessRule {
         -> (Course, CourseAccess)
     {
         let user = try context.requireUser()
-        return try await course(try context.id("courseID", "course"), for: user, needing: needed)
+        return try await course(try context.id("courseID", .courseNotFound, "course"), for: user, needing: needed)
     }
 
     /// The session named by the request's path, for the signed-in person.
@@ -168,7 +170,7 @@ extension AccessRule {
         -> (session: ClassSession, course: Course, access: CourseAccess)
     {
         let user = try context.requireUser()
-        return try await session(try context.id("sessionID", "session"), for: user, needing: needed)
+        return try await session(try context.id("sessionID", .sessionNotFound, "session"), for: user, needing: needed)
     }
 
     /// The quiz run named by the request's path, for the signed-in person.
@@ -176,18 +178,18 @@ extension AccessRule {
         -> (QuizRun, CourseAccess)
     {
         let user = try context.requireUser()
-        return try await run(try context.id("runID", "quiz run"), for: user, needing: needed)
+        return try await run(try context.id("runID", .quizRunNotFound, "quiz run"), for: user, needing: needed)
     }
 
     /// The attempt named by the request's path, for its student or (unless `ownOnly`) the course's teachers.
     func attempt(in context: AppRequestContext, ownOnly: Bool = false) async throws -> (QuizAttempt, QuizRun) {
         let user = try context.requireUser()
-        return try await attempt(try context.id("attemptID", "attempt"), for: user, ownOnly: ownOnly)
+        return try await attempt(try context.id("attemptID", .attemptNotFound, "attempt"), for: user, ownOnly: ownOnly)
     }
 
     /// The attempt named by the request's path, for the course's teachers.
     func managedAttempt(in context: AppRequestContext) async throws -> (QuizAttempt, QuizRun) {
         let user = try context.requireUser()
-        return try await managedAttempt(try context.id("attemptID", "attempt"), for: user)
+        return try await managedAttempt(try context.id("attemptID", .attemptNotFound, "attempt"), for: user)
     }
 }

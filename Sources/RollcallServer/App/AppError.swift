@@ -6,8 +6,9 @@ import RollcallCore
 /// Every error Rollcall answers with: a stable code, a sentence a person understands, and its HTTP status.
 public struct AppError: Error, HTTPResponseError, Equatable {
     public var status: HTTPResponse.Status
-    /// Stable, machine-readable; clients branch on it, so it never changes once published.
-    public var code: String
+    /// Stable, machine-readable; clients branch on it, so it never changes once published: an `ErrorCode`, or for a
+    /// field that breaks a rule, `invalid_` and the field (`RuleViolation`).
+    public private(set) var code: String
     public var message: String
     /// Seconds after which a refused request may be tried again.
     public var retryAfter: Int?
@@ -17,7 +18,14 @@ public struct AppError: Error, HTTPResponseError, Equatable {
     public var headers: HTTPFields = [:]
 
     public init(
-        _ status: HTTPResponse.Status, _ code: String, _ message: String, retryAfter: Int? = nil,
+        _ status: HTTPResponse.Status, _ code: ErrorCode, _ message: String, retryAfter: Int? = nil,
+        details: [String: Detail]? = nil
+    ) {
+        self.init(status, rawCode: code.rawValue, message, retryAfter: retryAfter, details: details)
+    }
+
+    private init(
+        _ status: HTTPResponse.Status, rawCode code: String, _ message: String, retryAfter: Int? = nil,
         details: [String: Detail]? = nil
     ) {
         self.status = status
@@ -78,34 +86,35 @@ public struct AppError: Error, HTTPResponseError, Equatable {
 }
 
 extension AppError {
-    static let notSignedIn = AppError(.unauthorized, "not_signed_in", "Sign in to continue.")
+    static let notSignedIn = AppError(.unauthorized, .notSignedIn, "Sign in to continue.")
     static let accountDisabled = AppError(
-        .forbidden, "account_disabled", "This account has been disabled. Ask your school's Rollcall admin."
+        .forbidden, .accountDisabled, "This account has been disabled. Ask your school's Rollcall admin."
     )
     static let csrf = AppError(
-        .forbidden, "csrf_token_invalid", "This form has expired. Reload the page and try again."
+        .forbidden, .csrfTokenInvalid, "This form has expired. Reload the page and try again."
     )
 
     static let courseArchived = AppError.conflict(
-        "course_archived", "This course is archived: it keeps its records and takes no new sessions nor students.")
+        .courseArchived, "This course is archived: it keeps its records and takes no new sessions nor students.")
 
-    static func forbidden(_ message: String) -> AppError { AppError(.forbidden, "forbidden", message) }
+    static func forbidden(_ message: String) -> AppError { AppError(.forbidden, .forbidden, message) }
 
-    static func notFound(_ what: String) -> AppError {
-        AppError(
-            .notFound, "\(what.lowercased().replacingOccurrences(of: " ", with: "_"))_not_found", "No such \(what).")
+    /// 404 for a thing that does not exist: “No such \(what).”
+    static func notFound(_ code: ErrorCode, _ what: String) -> AppError {
+        AppError(.notFound, code, "No such \(what).")
     }
 
+    /// 400 for a field that breaks one of Rollcall's rules, coded `invalid_` and the field.
     static func invalid(_ violation: RuleViolation) -> AppError {
-        AppError(.badRequest, violation.code, violation.message)
+        AppError(.badRequest, rawCode: violation.code, violation.message)
     }
 
-    static func invalidJSON(_ message: String) -> AppError { AppError(.badRequest, "invalid_json", message) }
+    static func invalidJSON(_ message: String) -> AppError { AppError(.badRequest, .invalidJSON, message) }
 
-    static func conflict(_ code: String, _ message: String) -> AppError { AppError(.conflict, code, message) }
+    static func conflict(_ code: ErrorCode, _ message: String) -> AppError { AppError(.conflict, code, message) }
 
     static func bodyTooLarge(limit: Int) -> AppError {
-        AppError(.contentTooLarge, "body_too_large", "That is too large: the limit is \(limit.byteCountText).")
+        AppError(.contentTooLarge, .bodyTooLarge, "That is too large: the limit is \(limit.byteCountText).")
     }
 }
 

@@ -4,6 +4,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import RollcallCore
 
 /// Wraps the server's child channel (HTTP with the WebSocket upgrade, TLS or not) with the connection rules: a
 /// limit on open connections, a deadline for silence and for a request's head, and a clear answer to what is not
@@ -232,16 +233,16 @@ final class MalformedRequestAnswer: ChannelInboundHandler, RemovableChannelHandl
         }
         guard !answered else { return }
         answered = true
-        let (status, code, message): (HTTPResponseStatus, String, String) =
+        let (status, code, message): (HTTPResponseStatus, ErrorCode, String) =
             if case .headerOverflow = error {
                 (
-                    .requestHeaderFieldsTooLarge, "headers_too_large",
+                    .requestHeaderFieldsTooLarge, .headersTooLarge,
                     "The request's headers are larger than Rollcall takes."
                 )
             } else {
-                (.badRequest, "malformed_request", "The request could not be read as HTTP.")
+                (.badRequest, .malformedRequest, "The request could not be read as HTTP.")
             }
-        let body = ByteBuffer(string: #"{"error":{"code":"\#(code)","message":"\#(message)"}}"#)
+        let body = ByteBuffer(string: #"{"error":{"code":"\#(code.rawValue)","message":"\#(message)"}}"#)
         let head = HTTPResponseHead(
             version: .http1_1, status: status,
             headers: [

@@ -9,18 +9,18 @@ extension AppError {
         case let error as AccountConflict:
             switch error {
             case .emailTaken:
-                self = .conflict("email_taken", "An account with this email address already exists. Sign in instead.")
+                self = .conflict(.emailTaken, "An account with this email address already exists. Sign in instead.")
             case .studentNumberTaken(let number):
-                self = .conflict("student_number_taken", "Student number \(number) already belongs to another account.")
+                self = .conflict(.studentNumberTaken, "Student number \(number) already belongs to another account.")
             }
         case is PasskeyAlreadyRegistered:
-            self = .conflict("passkey_already_registered", "This passkey is already registered with Rollcall.")
+            self = .conflict(.passkeyAlreadyRegistered, "This passkey is already registered with Rollcall.")
         case let error as SessionTransitionRefusal:
             switch error {
-            case .alreadyOpen: self = .conflict("session_already_open", "This session is already open.")
+            case .alreadyOpen: self = .conflict(.sessionAlreadyOpen, "This session is already open.")
             case .closedForGood:
-                self = .conflict("session_closed", "This session has closed; create a new session instead.")
-            case .alreadyClosed: self = .conflict("session_closed", "This session is already closed.")
+                self = .conflict(.sessionClosed, "This session has closed; create a new session instead.")
+            case .alreadyClosed: self = .conflict(.sessionClosed, "This session is already closed.")
             }
         case let refusal as SessionCorrectionRefusal: self = Self.correction(refusal)
         case let refusal as CheckInRefusal:
@@ -33,22 +33,22 @@ extension AppError {
                 Self.status(for: refusal.error), refusal.code, refusal.message,
                 details: details.isEmpty ? nil : details)
         case let refusal as QuizRefusal: self = Self.quiz(refusal)
-        case let error as NotStored: self = .notFound(error.what)
+        case let error as NotStored: self = .notFound(error.code, error.what)
         case let error as TooManyAttempts:
-            self = AppError(.tooManyRequests, "too_many_attempts", error.message, retryAfter: error.retryAfter)
+            self = AppError(.tooManyRequests, .tooManyAttempts, error.message, retryAfter: error.retryAfter)
         case is DatabaseUnavailable:
-            self = AppError(.serviceUnavailable, "database_unavailable", "The database does not answer.")
+            self = AppError(.serviceUnavailable, .databaseUnavailable, "The database does not answer.")
         case is DatabaseFileGone:
             self = AppError(
-                .serviceUnavailable, "database_unavailable",
+                .serviceUnavailable, .databaseUnavailable,
                 "The database file was removed while Rollcall was running. Nothing more is saved until it restarts.")
         case is StorageFull:
             self = AppError(
-                .serviceUnavailable, "storage_full",
+                .serviceUnavailable, .storageFull,
                 "The disk holding the database is full. Nothing more is saved until space is freed.")
         case is NotSaved, is UnreadableRow:
             self = AppError(
-                .internalServerError, "internal_error", "Something went wrong on our side. Try again in a moment.")
+                .internalServerError, .internalError, "Something went wrong on our side. Try again in a moment.")
         default: return nil
         }
     }
@@ -57,16 +57,16 @@ extension AppError {
     static func correction(_ refusal: SessionCorrectionRefusal) -> AppError {
         switch refusal {
         case .closed:
-            .conflict("session_closed", "This session has closed; reopen it first to change it.")
+            .conflict(.sessionClosed, "This session has closed; reopen it first to change it.")
         case .notOpened:
-            .conflict("session_not_started", "This session has not opened yet; open it first.")
+            .conflict(.sessionNotStarted, "This session has not opened yet; open it first.")
         case .stillOpen:
-            .conflict("session_already_open", "This session is still open; there is nothing to reopen.")
+            .conflict(.sessionAlreadyOpen, "This session is still open; there is nothing to reopen.")
         case .alreadyOpened:
-            .conflict("session_started", "This session has opened already, so its start can no longer move.")
+            .conflict(.sessionStarted, "This session has opened already, so its start can no longer move.")
         case .unconfirmedDelete(let records):
             AppError(
-                .conflict, "confirm_delete",
+                .conflict, .confirmDelete,
                 "Deleting this session also deletes its \(records) attendance \(records == 1 ? "record" : "records"). Send records=\(records) to confirm.",
                 details: ["records": .number(Double(records))])
         }
@@ -77,30 +77,30 @@ extension AppError {
         switch refusal {
         case .notCheckedIn:
             AppError(
-                .forbidden, "not_checked_in",
+                .forbidden, .notCheckedIn,
                 "Check in to this class first: the quiz is open to the students in the room. If you are here, ask your teacher to let you in."
             )
-        case .runStopped: .conflict("quiz_stopped", "The teacher has stopped this quiz.")
+        case .runStopped: .conflict(.quizStopped, "The teacher has stopped this quiz.")
         case .attemptClosed(let ending):
             AppError(
-                .conflict, "attempt_closed", Self.closedMessage(ending), details: ["ending": .text(ending.rawValue)])
+                .conflict, .attemptClosed, Self.closedMessage(ending), details: ["ending": .text(ending.rawValue)])
         case .timeLimitPassed:
-            .conflict("time_limit_passed", "The time for this quiz is up; this answer came too late to count.")
+            .conflict(.timeLimitPassed, "The time for this quiz is up; this answer came too late to count.")
         case .staleSequence(let current):
             AppError(
-                .conflict, "stale_sequence",
+                .conflict, .staleSequence,
                 "A newer answer to this question is saved already; this older one was not kept.",
                 details: ["currentSequence": .number(Double(current))])
-        case .alreadyRunning: .conflict("quiz_already_running", "This quiz is running in this session already.")
+        case .alreadyRunning: .conflict(.quizAlreadyRunning, "This quiz is running in this session already.")
         case .sessionNotOpen:
-            .conflict("session_not_open", "Quizzes run in an open session; open the session first.")
+            .conflict(.sessionNotOpen, "Quizzes run in an open session; open the session first.")
         case .archived:
             .conflict(
-                "quiz_archived", "This quiz is archived because students answered it; duplicate it to use it again.")
-        case .alreadyAdmitted: .conflict("already_admitted", "This student is already let in to this quiz.")
+                .quizArchived, "This quiz is archived because students answered it; duplicate it to use it again.")
+        case .alreadyAdmitted: .conflict(.alreadyAdmitted, "This student is already let in to this quiz.")
         case .answer(let refusal):
             AppError(
-                refusal.code == "unknown_question" ? .notFound : .badRequest, refusal.code, refusal.message)
+                refusal.code == .unknownQuestion ? .notFound : .badRequest, refusal.code, refusal.message)
         }
     }
 

@@ -57,7 +57,7 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
             !allowed.contains(request.method)
         {
             var error = AppError(
-                .methodNotAllowed, "method_not_allowed", "This address does not accept \(request.method.rawValue).")
+                .methodNotAllowed, .methodNotAllowed, "This address does not accept \(request.method.rawValue).")
             error.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
             throw error
         }

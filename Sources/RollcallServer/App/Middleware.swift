@@ -24,7 +24,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
                 let identity = try await tokens.identity(token: String(authorization.dropFirst(7)), kind: .api)
             else {
                 throw AppError(
-                    .unauthorized, "invalid_token", "The access token is unknown or has expired. Sign in again.")
+                    .unauthorized, .invalidToken, "The access token is unknown or has expired. Sign in again.")
             }
             context.identity = identity
         } else if let cookie = request.cookies[Self.cookieName] {
@@ -104,18 +104,21 @@ struct ErrorMiddleware: RouterMiddleware {
         case is NIOTooManyBytesError: return AppError.bodyTooLarge(limit: 64 * 1024)
         case let error as HTTPError:
             switch error.status {
-            case .notFound: return AppError(.notFound, "not_found", "There is nothing at this address.")
+            case .notFound: return AppError(.notFound, .notFound, "There is nothing at this address.")
             case .methodNotAllowed:
-                return AppError(.methodNotAllowed, "method_not_allowed", "This address does not accept that method.")
+                return AppError(.methodNotAllowed, .methodNotAllowed, "This address does not accept that method.")
             case .contentTooLarge: return AppError.bodyTooLarge(limit: 64 * 1024)
             default:
-                let code = error.status.reasonPhrase.lowercased().replacingOccurrences(of: " ", with: "_")
+                // The HTTP layer's own refusals are named after their status (`bad_request`, `unauthorized`).
+                let named = ErrorCode(
+                    rawValue: error.status.reasonPhrase.lowercased().replacingOccurrences(of: " ", with: "_"))
+                let code = named ?? (error.status.code >= 500 ? .internalError : .badRequest)
                 return AppError(error.status, code, error.body ?? error.status.reasonPhrase)
             }
         default:
             if let mapped = AppError(domain: error) { return mapped }
             return AppError(
-                .internalServerError, "internal_error", "Something went wrong on our side. Try again in a moment.")
+                .internalServerError, .internalError, "Something went wrong on our side. Try again in a moment.")
         }
     }
 }

@@ -27,7 +27,7 @@ struct PageRenderer: Sendable {
     ) throws -> Response {
         let template = type(of: model).template
         guard let body = library.render(model, withTemplate: template) else {
-            throw AppError(.internalServerError, "internal_error", "The page \(template) is missing.")
+            throw AppError(.internalServerError, .internalError, "The page \(template) is missing.")
         }
         let frame = Frame(
             title: title, body: body, csrf: context.identity?.csrf ?? "",

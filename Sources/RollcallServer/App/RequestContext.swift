@@ -58,8 +58,10 @@ public struct AppRequestContext: RequestContext, WebSocketRequestContext {
     }
 
     /// Reads a numeric id from the path, answering 404 for anything that is not one.
-    func id(_ name: String, _ what: String) throws -> Int64 {
-        guard let text = parameters.get(name), let id = Int64(text), id > 0 else { throw AppError.notFound(what) }
+    func id(_ name: String, _ code: ErrorCode, _ what: String) throws -> Int64 {
+        guard let text = parameters.get(name), let id = Int64(text), id > 0 else {
+            throw AppError.notFound(code, what)
+        }
         return id
     }
 }

@@ -9,11 +9,11 @@ extension Request {
         guard headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
             if headers[.contentType] == nil && (headers[.contentLength] ?? "0") == "0" {
                 throw AppError(
-                    .badRequest, "missing_body",
+                    .badRequest, .missingBody,
                     "Send the request's fields as JSON, with Content-Type: application/json.")
             }
             throw AppError(
-                .unsupportedMediaType, "unsupported_media_type",
+                .unsupportedMediaType, .unsupportedMediaType,
                 "Send the request body as JSON, with Content-Type: application/json."
             )
         }
@@ -34,7 +34,7 @@ extension Request {
             let path = nullPath(in: object)
         else { return }
         throw AppError(
-            .badRequest, "null_not_allowed",
+            .badRequest, .nullNotAllowed,
             "Leave “\(path)” out instead of sending null.",
             details: ["field": .text(path)])
     }
@@ -91,7 +91,7 @@ extension Request {
         let bytes = Array(buffer: try await collectBody(limit: StoredImage.maxBytes))
         guard let type = StoredImage.sniff(bytes) else {
             throw AppError(
-                .unsupportedMediaType, "unsupported_image", "Upload a PNG, JPEG, WebP or GIF picture."
+                .unsupportedMediaType, .unsupportedImage, "Upload a PNG, JPEG, WebP or GIF picture."
             )
         }
         return StoredImage(contentType: type, data: bytes)
@@ -102,7 +102,7 @@ extension Request {
     func requireWebSocketUpgrade() throws {
         guard headers[.upgrade]?.lowercased() == "websocket" else {
             var error = AppError(
-                .upgradeRequired, "websocket_required", "This address is a WebSocket: connect with a WebSocket client.")
+                .upgradeRequired, .websocketRequired, "This address is a WebSocket: connect with a WebSocket client.")
             error.headers[.upgrade] = "websocket"
             throw error
         }
@@ -130,21 +130,21 @@ extension AppError {
         switch error {
         case .keyNotFound(let key, let context):
             let name = field(context.codingPath + [key])
-            return AppError(.badRequest, "missing_field", "“\(name)” is missing.")
+            return AppError(.badRequest, .missingField, "“\(name)” is missing.")
         case .valueNotFound(_, let context):
-            return AppError(.badRequest, "missing_field", "“\(field(context.codingPath))” is missing.")
+            return AppError(.badRequest, .missingField, "“\(field(context.codingPath))” is missing.")
         case .typeMismatch(_, let context) where context.codingPath.isEmpty:
             return .invalidJSON("The request body must be a JSON object.")
         case .typeMismatch(let type, let context):
             return AppError(
-                .badRequest, "wrong_type", "“\(field(context.codingPath))” must be \(describe(type))."
+                .badRequest, .wrongType, "“\(field(context.codingPath))” must be \(describe(type))."
             )
         case .dataCorrupted(let context):
             if context.codingPath.isEmpty {
                 return .invalidJSON("The request body is not valid JSON.")
             }
             return AppError(
-                .badRequest, "wrong_type", "“\(field(context.codingPath))” has a value Rollcall does not accept."
+                .badRequest, .wrongType, "“\(field(context.codingPath))” has a value Rollcall does not accept."
             )
         @unknown default:
             return .invalidJSON("The request body is not valid JSON.")

@@ -28,7 +28,7 @@ struct SystemController: Sendable {
         if !metricsNetworks.isEmpty {
             guard let address = context.clientAddress, metricsNetworks.contains(where: { $0.contains(address) }) else {
                 throw AppError(
-                    .forbidden, "metrics_forbidden",
+                    .forbidden, .metricsForbidden,
                     "Metrics are served only to the networks in ROLLCALL_METRICS_NETWORKS.")
             }
         }
@@ -38,7 +38,7 @@ struct SystemController: Sendable {
             }
             guard let sent, constantTimeEqual(Array(sent.utf8), Array(metricsToken.utf8)) else {
                 var refusal = try AppError(
-                    .unauthorized, "metrics_token_required",
+                    .unauthorized, .metricsTokenRequired,
                     "Metrics need the token in ROLLCALL_METRICS_TOKEN, sent as “Authorization: Bearer <token>”."
                 ).response(from: request, context: context)
                 refusal.headers[.wwwAuthenticate] = "Bearer"
@@ -53,7 +53,7 @@ struct SystemController: Sendable {
 
     @Sendable func openAPI(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let data = FileManager.default.contents(atPath: ResourceFiles.path("openapi.yaml")) else {
-            throw AppError.notFound("API description")
+            throw AppError.notFound(.apiDescriptionNotFound, "API description")
         }
         return Response(
             status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],

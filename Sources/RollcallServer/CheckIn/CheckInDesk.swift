@@ -192,9 +192,11 @@ struct CheckInDesk: Sendable {
             return Presented(session: session, code: session.rotatingCode.validate(code, at: now), via: .api)
         }
         guard let sessionID = attempt.sessionId else {
-            throw AppError(.badRequest, "missing_field", "Send a ticket, a code, or a session id with a typed code.")
+            throw AppError(.badRequest, .missingField, "Send a ticket, a code, or a session id with a typed code.")
         }
-        guard let session = try await sessions.find(id: sessionID) else { throw AppError.notFound("session") }
+        guard let session = try await sessions.find(id: sessionID) else {
+            throw AppError.notFound(.sessionNotFound, "session")
+        }
         if let typed = attempt.typedCode {
             return try await typedCode(typed, session: session, studentID: studentID, now: now)
         }
@@ -235,7 +237,7 @@ struct CheckInDesk: Sendable {
         }
         guard let check else {
             throw AppError(
-                .tooManyRequests, "too_many_attempts",
+                .tooManyRequests, .tooManyAttempts,
                 "Too many wrong codes for this session. Scan the QR code, or ask your teacher to mark you by hand."
             )
         }
@@ -248,7 +250,7 @@ struct CheckInDesk: Sendable {
                 point: GeoPoint(latitude: location.latitude, longitude: location.longitude), accuracy: location.accuracy
             )
             guard reading.point.isValid, location.accuracy.isFinite, location.accuracy >= 0 else {
-                throw AppError(.badRequest, "invalid_location", "The location sent is not a place on Earth.")
+                throw AppError(.badRequest, .invalidLocation, "The location sent is not a place on Earth.")
             }
             return reading
         }
@@ -260,7 +262,7 @@ struct CheckInDesk: Sendable {
                 id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
             else {
                 throw AppError(
-                    .badRequest, "invalid_device_id", "The device id must be 8 to 128 letters, digits or dashes.")
+                    .badRequest, .invalidDeviceID, "The device id must be 8 to 128 letters, digits or dashes.")
             }
             return id
         }

@@ -115,9 +115,11 @@ struct CheckInVerification: Sendable {
             return (session, ticket.tokenHash, ticket.expiresAt)
         }
         guard let sessionID = input.sessionId else {
-            throw AppError(.badRequest, "missing_field", "Send the check-in ticket, or the session id.")
+            throw AppError(.badRequest, .missingField, "Send the check-in ticket, or the session id.")
         }
-        guard let session = try await sessions.find(id: sessionID) else { throw AppError.notFound("session") }
+        guard let session = try await sessions.find(id: sessionID) else {
+            throw AppError.notFound(.sessionNotFound, "session")
+        }
         return (session, nil, nil)
     }
 
@@ -158,7 +160,7 @@ struct CheckInVerification: Sendable {
             )
             return Outcome(required: true, verification: .verified, evidence: .asserted(checked))
         } catch let failure as PasskeyFailure {
-            return Outcome(required: true, verification: .failed, failedStep: failure.code)
+            return Outcome(required: true, verification: .failed, failedStep: failure.code.rawValue)
         }
     }
 

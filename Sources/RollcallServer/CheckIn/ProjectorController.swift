@@ -47,7 +47,7 @@ struct ProjectorController: Sendable {
                 return .upgrade([:])
             },
             onUpgrade: { inbound, outbound, context in
-                let id = try context.requestContext.id("sessionID", "session")
+                let id = try context.requestContext.id("sessionID", .sessionNotFound, "session")
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     // The client closing ends the inbound stream, and with it the feed.
                     group.addTask { for try await _ in inbound {} }

@@ -173,7 +173,7 @@ struct CourseStore: Sendable {
             guard
                 let course = try await sql.select().column("*").from("courses").where("id", .equal, courseID)
                     .first(decoding: Course.self, with: .rollcall)
-            else { throw NotStored(what: "course") }
+            else { throw NotStored(.courseNotFound, what: "course") }
             return course
         }
     }
@@ -245,7 +245,7 @@ struct CourseStore: Sendable {
                     SQLColumn("id", table: "courses"), .equal, SQLBind(course.id)
                 )
                 .first()
-            else { throw NotStored(what: "course") }
+            else { throw NotStored(.courseNotFound, what: "course") }
             return try Self.summary(row: row)
         }
     }

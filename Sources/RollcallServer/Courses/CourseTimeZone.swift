@@ -26,7 +26,7 @@ enum CourseTimeZone {
     static func validated(_ text: String) throws -> String {
         guard isKnown(text) else {
             throw AppError(
-                .badRequest, "invalid_time_zone",
+                .badRequest, .invalidTimeZone,
                 "“timeZone” must be an IANA time zone such as Europe/Berlin or America/New_York.")
         }
         return text

@@ -104,24 +104,24 @@ struct CoursesController: Sendable {
         let input = try await request.decodeJSON(as: NewStaff.self, context: context)
         guard let role = StaffRole(rawValue: input.role) else {
             throw AppError(
-                .badRequest, "invalid_role", "Choose teacher or assistant; “\(input.role)” is neither.")
+                .badRequest, .invalidRole, "Choose teacher or assistant; “\(input.role)” is neither.")
         }
         let email = try check { () throws(RuleViolation) in try AccountRules.email(input.email) }
         guard let person = try await users.find(email: email) else {
             throw AppError(
-                .notFound, "user_not_found", "Nobody has an account with that address. Ask them to register first.")
+                .notFound, .userNotFound, "Nobody has an account with that address. Ask them to register first.")
         }
         guard person.id != course.teacherId else {
-            throw AppError.conflict("already_teacher", "\(person.name) is this course's own teacher.")
+            throw AppError.conflict(.alreadyTeacher, "\(person.name) is this course's own teacher.")
         }
         if role == .teacher && !person.mayTeach {
             throw AppError(
-                .badRequest, "not_a_teacher",
+                .badRequest, .notATeacher,
                 "\(person.name) has no approved teacher account: add them as an assistant instead.")
         }
         let changed = try await courses.setStaff(courseID: course.id, userID: person.id, role: role)
         guard let member = try await courses.staff(courseID: course.id).first(where: { $0.id == person.id }) else {
-            throw NotStored(what: "staff member")
+            throw NotStored(.staffNotFound, what: "staff member")
         }
         return try StaffEnvelope(member: member, changed: changed).response(
             from: request, context: context, status: changed ? .created : .ok)
@@ -129,8 +129,10 @@ struct CoursesController: Sendable {
 
     @Sendable func removeStaff(_ request: Request, context: AppRequestContext) async throws -> Response {
         let course = try await access.course(in: context, needing: .manage).0
-        guard try await courses.removeStaff(courseID: course.id, userID: try context.id("userID", "user")) else {
-            throw AppError(.notFound, "staff_not_found", "That person does not teach or assist in this course.")
+        guard
+            try await courses.removeStaff(courseID: course.id, userID: try context.id("userID", .userNotFound, "user"))
+        else {
+            throw AppError(.notFound, .staffNotFound, "That person does not teach or assist in this course.")
         }
         return Response(status: .noContent)
     }
@@ -181,7 +183,7 @@ struct CoursesController: Sendable {
         let user = try context.requireRole(.teacher, .admin, message: "Only teachers can create courses.")
         guard user.mayTeach else {
             throw AppError(
-                .forbidden, "approval_pending",
+                .forbidden, .approvalPending,
                 "An admin has not approved your teacher account yet; you can create courses once they have."
             )
         }
@@ -228,13 +230,13 @@ struct CoursesController: Sendable {
             refusal: "Too many join codes tried. Wait a few minutes, and check the code with your teacher.")
         guard let code = JoinCode(typed: input.code) else {
             throw AppError(
-                .badRequest, "invalid_join_code",
+                .badRequest, .invalidJoinCode,
                 JoinCode.problem(with: input.code)
             )
         }
         guard let course = try await courses.find(joinCode: code) else {
             throw AppError(
-                .notFound, "course_not_found", "No course has the join code \(code). Check it with your teacher."
+                .notFound, .courseNotFound, "No course has the join code \(code). Check it with your teacher."
             )
         }
         guard course.archivedAt == nil else { throw AppError.courseArchived }
@@ -291,7 +293,7 @@ struct CoursesController: Sendable {
     @Sendable func poster(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (course, _) = try await access.course(in: context)
         guard let posterID = course.posterId, let image = try await images.find(id: posterID) else {
-            throw AppError.notFound("poster")
+            throw AppError.notFound(.posterNotFound, "poster")
         }
         return image.response
     }
@@ -315,17 +317,17 @@ struct CoursesController: Sendable {
             let number = try check { () throws(RuleViolation) in try AccountRules.studentNumber(number) }
             student = try await users.find(studentNumber: number)
         } else {
-            throw AppError(.badRequest, "missing_field", "Give the student's email address or student number.")
+            throw AppError(.badRequest, .missingField, "Give the student's email address or student number.")
         }
         guard let student else {
             throw AppError(
-                .notFound, "student_not_found",
+                .notFound, .studentNotFound,
                 "No student has that email address or number. Ask them to register first, or share the join code."
             )
         }
         guard student.role == .student else {
             throw AppError(
-                .badRequest, "not_a_student",
+                .badRequest, .notAStudent,
                 "\(student.name) has a \(student.role.rawValue) account, not a student account.")
         }
         let added = try await courses.enroll(courseID: course.id, studentID: student.id)
@@ -337,9 +339,9 @@ struct CoursesController: Sendable {
 
     @Sendable func removeStudent(_ request: Request, context: AppRequestContext) async throws -> Response {
         let course = try await access.course(in: context, needing: .manage).0
-        let studentID = try context.id("studentID", "student")
+        let studentID = try context.id("studentID", .studentNotFound, "student")
         guard try await courses.unenroll(courseID: course.id, studentID: studentID) else {
-            throw AppError(.notFound, "student_not_found", "That student is not on this course's roster.")
+            throw AppError(.notFound, .studentNotFound, "That student is not on this course's roster.")
         }
         return Response(status: .noContent)
     }

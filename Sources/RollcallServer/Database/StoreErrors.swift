@@ -1,3 +1,5 @@
+import RollcallCore
+
 /// The database does not answer: the server is stopping, or its connections are gone.
 struct DatabaseUnavailable: Error {}
 
@@ -13,7 +15,14 @@ struct UnreadableRow: Error {
 
 /// Something a change needs is not stored (any more); `what` is its name in the error code, such as `session`.
 struct NotStored: Error {
+    /// The code of the 404 it becomes.
+    var code: ErrorCode
     var what: String
+
+    init(_ code: ErrorCode, what: String) {
+        self.code = code
+        self.what = what
+    }
 }
 
 /// A limit refused an attempt: try again after `retryAfter` seconds.

@@ -97,14 +97,14 @@ struct ExposureController: Sendable {
 
     private func setOfficer(_ context: AppRequestContext, _ granted: Bool) async throws -> UserEnvelope {
         _ = try AccessRule.admin(context)
-        guard let user = try await users.find(id: try context.id("userID", "user")) else {
-            throw AppError.notFound("user")
+        guard let user = try await users.find(id: try context.id("userID", .userNotFound, "user")) else {
+            throw AppError.notFound(.userNotFound, "user")
         }
         guard user.deletedAt == nil else {
-            throw AppError.conflict("account_deleted", "This account was deleted; it cannot be given a role.")
+            throw AppError.conflict(.accountDeleted, "This account was deleted; it cannot be given a role.")
         }
         if user.healthOfficer != granted { try await users.setHealthOfficer(id: user.id, granted) }
-        guard let changed = try await users.find(id: user.id) else { throw AppError.notFound("user") }
+        guard let changed = try await users.find(id: user.id) else { throw AppError.notFound(.userNotFound, "user") }
         return UserEnvelope(user: UserView(changed))
     }
 
@@ -127,7 +127,7 @@ struct ExposureController: Sendable {
         let given = [input.personId != nil, email != nil, number != nil].filter { $0 }.count
         guard given == 1 else {
             throw AppError(
-                .badRequest, "invalid_person",
+                .badRequest, .invalidPerson,
                 "Name the person by one of personId, email or student number.")
         }
         let found: User?
@@ -140,7 +140,7 @@ struct ExposureController: Sendable {
         }
         guard let found, found.deletedAt == nil else {
             throw AppError(
-                .notFound, "person_not_found", "Nobody with this id, email or student number has an account.")
+                .notFound, .personNotFound, "Nobody with this id, email or student number has an account.")
         }
         return found
     }
@@ -152,7 +152,7 @@ struct ExposureController: Sendable {
             return min(day.addingTimeInterval(86_400 - 1), now)
         }
         throw AppError(
-            .badRequest, "invalid_until",
+            .badRequest, .invalidUntil,
             "“until” must be a day such as 2026-09-14 or a moment such as 2026-09-14T12:00:00Z.")
     }
 
@@ -161,7 +161,7 @@ struct ExposureController: Sendable {
             return try ExposureWindow.make(until: until, days: days, retentionDays: retention, now: now)
         } catch {
             let status: HTTPResponse.Status =
-                error == .future || error.code == "invalid_days" ? .badRequest : .unprocessableContent
+                error == .future || error.code == .invalidDays ? .badRequest : .unprocessableContent
             throw AppError(status, error.code, error.message)
         }
     }

@@ -12,9 +12,11 @@ struct ExposureReports: Sendable {
     /// The report named by the path, for the health officer who ran it.
     func own(_ context: AppRequestContext) async throws -> ExposureAuditEntry {
         let officer = try AccessRule.officer(context)
-        guard let entry = try await exposure.find(id: try context.id("reportID", "exposure report")),
+        guard
+            let entry = try await exposure.find(
+                id: try context.id("reportID", .exposureReportNotFound, "exposure report")),
             entry.requestedBy == officer.id
-        else { throw AppError.notFound("exposure report") }
+        else { throw AppError.notFound(.exposureReportNotFound, "exposure report") }
         return entry
     }
 

@@ -57,7 +57,7 @@ struct LiveSocket: Sendable {
         guard let text = request.uri.queryParameters.get("after") else { return nil }
         guard let after = Int64(text), after >= 0 else {
             throw AppError(
-                .badRequest, "invalid_after", "“after” must be the id of the last event received, such as 42.")
+                .badRequest, .invalidAfter, "“after” must be the id of the last event received, such as 42.")
         }
         if after > 0 {
             let known = try await database.read { sql in
@@ -65,7 +65,7 @@ struct LiveSocket: Sendable {
             }
             guard known else {
                 throw AppError(
-                    .badRequest, "invalid_after",
+                    .badRequest, .invalidAfter,
                     "This \(noun) has no event \(after) to resume after. Reload the page for a fresh view.")
             }
         }

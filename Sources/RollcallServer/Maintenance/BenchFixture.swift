@@ -81,7 +81,7 @@ public struct QuizBenchFixture: Sendable {
             let quizzes = stores.quizzes
             let sessions = stores.sessions
             guard let session = try await sessions.find(id: room.sessionIDs[0]) else {
-                throw NotStored(what: "session")
+                throw NotStored(.sessionNotFound, what: "session")
             }
             let definition = QuizDefinition(
                 title: "Benchmark quiz",
@@ -94,7 +94,7 @@ public struct QuizBenchFixture: Sendable {
                 timeLimitSeconds: 4 * 3600)
             let quiz = try await quizzes.create(courseID: session.courseId, definition: definition)
             guard let course = try await stores.courses.find(id: session.courseId) else {
-                throw NotStored(what: "course")
+                throw NotStored(.courseNotFound, what: "course")
             }
             let run = try await quizzes.start(quiz, sessionID: session.id, by: course.teacherId)
             let now = Date()

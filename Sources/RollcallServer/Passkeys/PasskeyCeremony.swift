@@ -37,7 +37,7 @@ struct CredentialInput: Decodable, Sendable {
 
 /// A refused passkey ceremony: a core error or a challenge problem, answered with its own code and sentence.
 struct PasskeyFailure: Error {
-    var code: String
+    var code: ErrorCode
     var message: String
 
     init(_ error: PasskeyError) {
@@ -45,21 +45,21 @@ struct PasskeyFailure: Error {
         message = error.message
     }
 
-    init(code: String, message: String) {
+    init(code: ErrorCode, message: String) {
         self.code = code
         self.message = message
     }
 
     static let challengeUnknown = PasskeyFailure(
-        code: "passkey_challenge_unknown",
+        code: .passkeyChallengeUnknown,
         message: "This passkey request is unknown or was already used. Start again from the button.")
     static let challengeExpired = PasskeyFailure(
-        code: "passkey_challenge_expired", message: "This passkey request took too long and expired. Start again.")
+        code: .passkeyChallengeExpired, message: "This passkey request took too long and expired. Start again.")
     static let userHandleMissing = PasskeyFailure(
-        code: "passkey_user_handle_missing",
+        code: .passkeyUserHandleMissing,
         message: "Your passkey did not say whose it is. Try again, or sign in with your password.")
     static let wrongChallenge = PasskeyFailure(
-        code: "passkey_wrong_challenge",
+        code: .passkeyWrongChallenge,
         message: "This passkey answer was made for another check-in. Start the check-in again.")
 
     func appError(_ status: HTTPResponse.Status) -> AppError { AppError(status, code, message) }

@@ -123,7 +123,7 @@ struct PasskeysController: Sendable {
             }
             if try await passkeys.find(credentialID: input.credential.id) != nil {
                 throw AppError.conflict(
-                    "passkey_already_registered", "This passkey is already registered with Rollcall.")
+                    .passkeyAlreadyRegistered, "This passkey is already registered with Rollcall.")
             }
             guard try await passkeys.consume(challenge.stored) else { throw PasskeyFailure.challengeUnknown }
         } catch let failure as PasskeyFailure {
@@ -162,7 +162,7 @@ struct PasskeysController: Sendable {
         // A counter that went backwards means two copies of the passkey exist; the password still works.
         guard !checked.assertion.counterRegressed else {
             throw AppError(
-                .unauthorized, "passkey_counter_regressed",
+                .unauthorized, .passkeyCounterRegressed,
                 "This passkey's counter went backwards, a sign it may have been copied. Sign in with your password, "
                     + "then remove it on the Devices page and add it again."
             )
@@ -198,21 +198,25 @@ struct PasskeysController: Sendable {
 
     @Sendable func rename(_ request: Request, context: AppRequestContext) async throws -> PasskeyEnvelope {
         let user = try context.requireUser()
-        let id = try context.id("passkeyID", "passkey")
-        guard try await passkeys.find(id: id, userID: user.id) != nil else { throw AppError.notFound("passkey") }
+        let id = try context.id("passkeyID", .passkeyNotFound, "passkey")
+        guard try await passkeys.find(id: id, userID: user.id) != nil else {
+            throw AppError.notFound(.passkeyNotFound, "passkey")
+        }
         let input = try await request.decodeJSON(as: Rename.self, context: context)
         let name = try check { () throws(RuleViolation) in try PasskeyRules.name(input.name) }
         try await passkeys.rename(id: id, userID: user.id, name: name)
         guard let passkey = try await passkeys.find(id: id, userID: user.id) else {
-            throw AppError.notFound("passkey")
+            throw AppError.notFound(.passkeyNotFound, "passkey")
         }
         return PasskeyEnvelope(passkey: PasskeyView(passkey))
     }
 
     @Sendable func remove(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let id = try context.id("passkeyID", "passkey")
-        guard try await passkeys.find(id: id, userID: user.id) != nil else { throw AppError.notFound("passkey") }
+        let id = try context.id("passkeyID", .passkeyNotFound, "passkey")
+        guard try await passkeys.find(id: id, userID: user.id) != nil else {
+            throw AppError.notFound(.passkeyNotFound, "passkey")
+        }
         try await passkeys.remove(id: id, userID: user.id)
         return Response(status: .noContent)
     }

@@ -37,11 +37,11 @@ struct PrivacyController: Sendable {
 
     @Sendable func deleteUser(_ request: Request, context: AppRequestContext) async throws -> Response {
         let admin = try AccessRule.admin(context)
-        guard let user = try await users.find(id: try context.id("userID", "user")) else {
-            throw AppError.notFound("user")
+        guard let user = try await users.find(id: try context.id("userID", .userNotFound, "user")) else {
+            throw AppError.notFound(.userNotFound, "user")
         }
         guard user.id != admin.id else {
-            throw AppError(.badRequest, "cannot_delete_self", "You cannot delete your own admin account here.")
+            throw AppError(.badRequest, .cannotDeleteSelf, "You cannot delete your own admin account here.")
         }
         guard user.deletedAt == nil else { throw Self.error(.alreadyDeleted) }
         try await personal.erase(user)
@@ -50,8 +50,8 @@ struct PrivacyController: Sendable {
 
     static func error(_ refusal: DeletionRefusal) -> AppError {
         switch refusal {
-        case .recordsMustBeKept(let message): AppError.conflict("records_must_be_kept", message)
-        case .alreadyDeleted: AppError.conflict("account_deleted", "This account has already been deleted.")
+        case .recordsMustBeKept(let message): AppError.conflict(.recordsMustBeKept, message)
+        case .alreadyDeleted: AppError.conflict(.accountDeleted, "This account has already been deleted.")
         }
     }
 }

@@ -109,7 +109,7 @@ struct AttemptsController: Sendable {
         let input = try await request.decodeJSON(as: StartInput.self, context: context)
         if let device = input.deviceId {
             guard (1...64).contains(device.count), device.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
-                throw AppError(.badRequest, "invalid_device_id", "“deviceId” is 1 to 64 visible ASCII characters.")
+                throw AppError(.badRequest, .invalidDeviceID, "“deviceId” is 1 to 64 visible ASCII characters.")
             }
         }
         let (attempt, created) = try await quizzes.startAttempt(run, studentID: user.id, deviceID: input.deviceId)
@@ -155,7 +155,8 @@ struct AttemptsController: Sendable {
     @Sendable func save(_ request: Request, context: AppRequestContext) async throws -> Saved {
         // The busiest route: the run from memory, and only the access a save needs (its own student, enrolled).
         let user = try context.requireUser()
-        let (attempt, run) = try await access.attemptToSave(try context.id("attemptID", "attempt"), for: user)
+        let (attempt, run) = try await access.attemptToSave(
+            try context.id("attemptID", .attemptNotFound, "attempt"), for: user)
         let questionID = context.parameters.get("questionID") ?? ""
         guard let question = run.definition.question(questionID) else {
             throw QuizRefusal.answer(.unknownQuestion(questionID))
@@ -163,7 +164,7 @@ struct AttemptsController: Sendable {
         let input = try await request.decodeJSON(as: AnswerInput.self, context: context)
         guard AttemptRules.sequences.contains(input.sequence) else {
             throw AppError(
-                .badRequest, "invalid_sequence", "“sequence” must be a whole number from 1, higher for each save.")
+                .badRequest, .invalidSequence, "“sequence” must be a whole number from 1, higher for each save.")
         }
         let answer: QuizAnswer
         do {
@@ -190,13 +191,13 @@ struct AttemptsController: Sendable {
         let (attempt, _) = try await access.attempt(in: context, ownOnly: true)
         let input = try await request.decodeJSON(as: FlagsInput.self, context: context)
         guard Self.flagsPerRequest.contains(input.flags.count) else {
-            throw AppError(.badRequest, "invalid_flags", "Send 1 to 200 flags at a time.")
+            throw AppError(.badRequest, .invalidFlags, "Send 1 to 200 flags at a time.")
         }
         let now = Date()
         let reports = try input.flags.map { flag in
             guard let kind = IntegrityFlagKind(rawValue: flag.kind) else {
                 throw AppError(
-                    .badRequest, "unknown_flag_kind",
+                    .badRequest, .unknownFlagKind,
                     "“\(flag.kind)” is not a flag Rollcall records; it records "
                         + IntegrityFlagKind.allCases.map(\.rawValue).joined(separator: ", ") + ".")
             }

@@ -29,8 +29,8 @@ struct QuizPages: Sendable {
 
     @Sendable func editor(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        guard let quiz = try await quizzes.find(id: try context.id("quizID", "quiz")) else {
-            throw AppError.notFound("quiz")
+        guard let quiz = try await quizzes.find(id: try context.id("quizID", .quizNotFound, "quiz")) else {
+            throw AppError.notFound(.quizNotFound, "quiz")
         }
         let (course, _) = try await access.course(quiz.courseId, for: user, needing: .manage)
         let page = QuizEditorPage(

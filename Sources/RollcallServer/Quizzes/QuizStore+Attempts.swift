@@ -181,7 +181,7 @@ extension QuizStore {
             try await sql.raw("SELECT id FROM quiz_attempts WHERE id = \(bind: attemptID) FOR UPDATE").run()
         }
         guard let attempt = try await attempts(sql, where: "quiz_attempts.id = \(bind: attemptID)").first else {
-            throw NotStored(what: "attempt")
+            throw NotStored(.attemptNotFound, what: "attempt")
         }
         return attempt
     }

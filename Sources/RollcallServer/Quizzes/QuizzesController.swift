@@ -196,8 +196,8 @@ struct QuizzesController: Sendable {
     /// The quiz named by the path, for its course's teacher.
     func managedQuiz(_ context: AppRequestContext) async throws -> Quiz {
         let user = try context.requireUser()
-        guard let quiz = try await quizzes.find(id: try context.id("quizID", "quiz")) else {
-            throw AppError.notFound("quiz")
+        guard let quiz = try await quizzes.find(id: try context.id("quizID", .quizNotFound, "quiz")) else {
+            throw AppError.notFound(.quizNotFound, "quiz")
         }
         _ = try await access.course(quiz.courseId, for: user, needing: .manage)
         return quiz
@@ -250,7 +250,7 @@ struct QuizzesController: Sendable {
         let (session, course, _) = try await access.session(in: context, needing: .manage)
         let input = try await request.decodeJSON(as: StartInput.self, context: context)
         guard let quiz = try await quizzes.find(id: input.quizId), quiz.courseId == course.id else {
-            throw AppError(.notFound, "quiz_not_found", "This course has no quiz \(input.quizId).")
+            throw AppError(.notFound, .quizNotFound, "This course has no quiz \(input.quizId).")
         }
         guard session.phase(at: Date()) == .open else { throw QuizRefusal.sessionNotOpen }
         let run = try await quizzes.start(quiz, sessionID: session.id, by: user.id)
@@ -267,7 +267,7 @@ struct QuizzesController: Sendable {
         let (run, _) = try await access.run(in: context, needing: .manage)
         let input = try await request.decodeJSON(as: AdmissionInput.self, context: context)
         guard try await courses.isEnrolled(courseID: run.courseId, studentID: input.studentId) else {
-            throw AppError(.notFound, "student_not_found", "That student is not on this course's roster.")
+            throw AppError(.notFound, .studentNotFound, "That student is not on this course's roster.")
         }
         guard run.stoppedAt == nil else { throw QuizRefusal.runStopped }
         try await quizzes.admit(run, studentID: input.studentId, by: user.id)
@@ -279,7 +279,7 @@ struct QuizzesController: Sendable {
         let input = try await request.decodeJSON(as: AddedTimeInput.self, context: context)
         guard AttemptRules.addedSeconds.contains(input.seconds) else {
             throw AppError(
-                .badRequest, "invalid_seconds", "Add from 1 second to 2 hours (7200 seconds) at a time.")
+                .badRequest, .invalidSeconds, "Add from 1 second to 2 hours (7200 seconds) at a time.")
         }
         return AttemptSummary(
             attempt: QuizAttemptView(try await quizzes.addTime(attemptID: attempt.id, seconds: input.seconds)))
@@ -306,7 +306,7 @@ struct QuizzesController: Sendable {
                 multiline: true)
         }
         guard comment.count <= 2000 else {
-            throw AppError(.badRequest, "invalid_comment", "Keep the comment under 2,000 characters.")
+            throw AppError(.badRequest, .invalidComment, "Keep the comment under 2,000 characters.")
         }
         try await quizzes.mark(
             attemptID: attempt.id, questionID: question.id, points: points, comment: comment, by: user.id)
@@ -369,7 +369,9 @@ struct QuizzesController: Sendable {
 
     @Sendable func resultsCSV(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (run, _) = try await access.run(in: context, needing: .manage)
-        guard let course = try await courses.find(id: run.courseId) else { throw AppError.notFound("course") }
+        guard let course = try await courses.find(id: run.courseId) else {
+            throw AppError.notFound(.courseNotFound, "course")
+        }
         let results = try await results(of: run)
         let roster = Dictionary(
             try await courses.roster(courseID: course.id).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

@@ -63,13 +63,13 @@ struct RecordPages: Sendable {
 
     @Sendable func student(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let studentID = try context.id("studentID", "student")
+        let studentID = try context.id("studentID", .studentNotFound, "student")
         let (course, access) = try await self.access.studentRecords(
-            courseID: try context.id("courseID", "course"), studentID: studentID, for: user)
+            courseID: try context.id("courseID", .courseNotFound, "course"), studentID: studentID, for: user)
         let records = try await self.records.courseRecords(
             course, sessions: try await sessions.list(courseID: course.id))
         guard let student = records.students.first(where: { $0.id == studentID }) else {
-            throw AppError(.notFound, "student_not_found", "That student is not on this course's roster.")
+            throw AppError(.notFound, .studentNotFound, "That student is not on this course's roster.")
         }
         let manage = access == .manage
         let rows = records.sessions.reversed().map { session in

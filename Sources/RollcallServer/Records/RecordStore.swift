@@ -214,7 +214,9 @@ struct RecordStore: Sendable {
     /// session's latest batch that changed anything, and only while nobody has changed those records since.
     func undo(batchID: Int64, by teacher: User, now: Date = Date()) async throws -> AttendanceBatch {
         try await database.transaction { sql in
-            guard let batch = try await Self.batch(id: batchID, in: sql) else { throw NotStored(what: "batch") }
+            guard let batch = try await Self.batch(id: batchID, in: sql) else {
+                throw NotStored(.batchNotFound, what: "batch")
+            }
             guard batch.undoneAt == nil else { throw UndoRefusal.alreadyUndone }
             // A later change that changed nothing (everyone already had the status) stands in nobody's way.
             let later = try await sql.select().column("id").from("attendance_batches")

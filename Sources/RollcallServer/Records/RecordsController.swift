@@ -131,13 +131,13 @@ struct RecordsController: Sendable {
 
     @Sendable func setStatus(_ request: Request, context: AppRequestContext) async throws -> StatusAnswer {
         let (session, course) = try await managedSession(context)
-        let studentID = try context.id("studentID", "student")
+        let studentID = try context.id("studentID", .studentNotFound, "student")
         let input = try await request.decodeJSON(as: StatusInput.self, context: context)
         let (status, reason, note) = try Self.mark(
             status: input.status, reason: input.reason, note: input.note, in: session)
         let records = try await self.records.courseRecords(course, sessions: [session])
         guard records.students.contains(where: { $0.id == studentID }) else {
-            throw AppError(.notFound, "student_not_found", "That student is not on this course's roster.")
+            throw AppError(.notFound, .studentNotFound, "That student is not on this course's roster.")
         }
         let change = try await self.records.setStatus(
             session: session, studentID: studentID, status: status, reason: reason, note: note,
@@ -158,7 +158,7 @@ struct RecordsController: Sendable {
         )
         guard session.openedAt != nil else {
             throw AppError.conflict(
-                "session_not_started", "This session has not opened yet; mark attendance once it has.")
+                .sessionNotStarted, "This session has not opened yet; mark attendance once it has.")
         }
         return checked
     }
@@ -166,7 +166,7 @@ struct RecordsController: Sendable {
     static func status(_ text: String) throws -> AttendanceStatus {
         guard let status = AttendanceStatus(rawValue: text.trimmingCharacters(in: .whitespaces).lowercased()) else {
             throw AppError(
-                .badRequest, "invalid_status", "Choose present, late, excused or absent; “\(text)” is none.")
+                .badRequest, .invalidStatus, "Choose present, late, excused or absent; “\(text)” is none.")
         }
         return status
     }
@@ -178,9 +178,10 @@ struct RecordsController: Sendable {
                 (text ?? "").trimmingCharacters(in: .whitespacesAndNewlines), field: field, multiline: true)
         }
         guard RecordStore.reasonLength.contains(text.count) else {
-            throw AppError(
-                .badRequest, "invalid_\(field)",
-                "Keep the \(field) under \(RecordStore.reasonLength.upperBound) characters.")
+            throw AppError.invalid(
+                RuleViolation(
+                    field: field, message: "Keep the \(field) under \(RecordStore.reasonLength.upperBound) characters.")
+            )
         }
         return text
     }
@@ -198,12 +199,12 @@ struct RecordsController: Sendable {
         case (let ids?, nil):
             guard Self.bulkSize.contains(ids.count), Set(ids).count == ids.count else {
                 throw AppError(
-                    .badRequest, "invalid_student_ids",
+                    .badRequest, .invalidStudentIDs,
                     "Name from 1 to \(Self.bulkSize.upperBound) different students in “studentIds”.")
             }
             if let stranger = ids.first(where: { !roster.contains($0) }) {
                 throw AppError(
-                    .notFound, "student_not_found",
+                    .notFound, .studentNotFound,
                     "Student \(stranger) is not on this course's roster; nothing was changed.")
             }
             students = ids
@@ -211,10 +212,10 @@ struct RecordsController: Sendable {
             students = records.students.filter { $0.enrolled && records.records[session.id]?[$0.id] == nil }.map(\.id)
         case (nil, let filter?):
             throw AppError(
-                .badRequest, "invalid_filter", "The only filter is “not_checked_in”; “\(filter)” is not one.")
+                .badRequest, .invalidFilter, "The only filter is “not_checked_in”; “\(filter)” is not one.")
         default:
             throw AppError(
-                .badRequest, "missing_field", "Send either “studentIds” or “filter”, and not both.")
+                .badRequest, .missingField, "Send either “studentIds” or “filter”, and not both.")
         }
         let batch = try await self.records.setStatus(
             session: session, studentIDs: students, status: status, reason: reason, note: note,
@@ -224,8 +225,8 @@ struct RecordsController: Sendable {
 
     @Sendable func undo(_ request: Request, context: AppRequestContext) async throws -> BatchEnvelope {
         let user = try context.requireUser()
-        guard let batch = try await records.batch(id: try context.id("batchID", "batch")) else {
-            throw AppError.notFound("batch")
+        guard let batch = try await records.batch(id: try context.id("batchID", .batchNotFound, "batch")) else {
+            throw AppError.notFound(.batchNotFound, "batch")
         }
         _ = try await access.session(batch.sessionId, for: user, needing: .assist)
         do {
@@ -233,13 +234,13 @@ struct RecordsController: Sendable {
         } catch let refusal as RecordStore.UndoRefusal {
             switch refusal {
             case .alreadyUndone:
-                throw AppError.conflict("already_undone", "This change has been undone already.")
+                throw AppError.conflict(.alreadyUndone, "This change has been undone already.")
             case .notLatest:
                 throw AppError.conflict(
-                    "not_latest", "A later change to this session must be undone first; undo the newest change first.")
+                    .notLatest, "A later change to this session must be undone first; undo the newest change first.")
             case .changedSince(let count):
                 throw AppError.conflict(
-                    "changed_since",
+                    .changedSince,
                     "\(count == 1 ? "One of these records was" : "\(count) of these records were") changed again since, so the change cannot be undone as a whole. Mark those students one by one."
                 )
             }
@@ -255,12 +256,12 @@ struct RecordsController: Sendable {
         -> StudentAttendance
     {
         let user = try context.requireUser()
-        let studentID = try context.id("studentID", "student")
+        let studentID = try context.id("studentID", .studentNotFound, "student")
         let (course, _) = try await access.studentRecords(
-            courseID: try context.id("courseID", "course"), studentID: studentID, for: user)
+            courseID: try context.id("courseID", .courseNotFound, "course"), studentID: studentID, for: user)
         let records = try await courseRecords(course)
         guard let student = records.students.first(where: { $0.id == studentID }) else {
-            throw AppError(.notFound, "student_not_found", "That student is not on this course's roster.")
+            throw AppError(.notFound, .studentNotFound, "That student is not on this course's roster.")
         }
         let figures = try await self.records.gradebook(records, studentID: studentID).figures(studentID: studentID)
         return StudentAttendance(
@@ -301,7 +302,7 @@ struct RecordsController: Sendable {
     static func threshold(_ text: String?) throws -> Double? {
         guard let text else { return nil }
         guard let value = Double(text), (0...100).contains(value) else {
-            throw AppError(.badRequest, "invalid_threshold", "“below” must be a percentage from 0 to 100.")
+            throw AppError(.badRequest, .invalidThreshold, "“below” must be a percentage from 0 to 100.")
         }
         return value
     }

@@ -45,14 +45,14 @@ struct RosterController: Sendable {
         let body = try await request.collectBody(limit: Self.importLimit)
         guard let text = String(validating: body.readableBytesView, as: UTF8.self) else {
             throw AppError(
-                .badRequest, "invalid_encoding",
+                .badRequest, .invalidEncoding,
                 "The file is not UTF-8 text. Save it from your spreadsheet as “CSV UTF-8” and try again.")
         }
         let rows: [CSV.Row]
         do {
             rows = try CSV.parse(text)
         } catch {
-            throw AppError(.badRequest, "invalid_csv", error.message)
+            throw AppError(.badRequest, .invalidCSV, error.message)
         }
         do {
             // Every problem at once: the file's own, and those of its good rows against the accounts.
@@ -76,7 +76,7 @@ struct RosterController: Sendable {
         let count = errors.rows.count
         let body = ImportRefusal(
             error: .init(
-                code: "invalid_rows",
+                code: ErrorCode.invalidRows.rawValue,
                 message:
                     "Nothing was imported: \(count == 1 ? "one row needs" : "\(count) rows need") mending. Fix \(count == 1 ? "it" : "them") and import the file again.",
                 rows: errors.rows.map { .init(line: $0.line, code: $0.code, message: $0.message) }

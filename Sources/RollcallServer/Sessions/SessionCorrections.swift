@@ -40,7 +40,9 @@ extension SessionStore {
     /// new open minutes. The secret stays, so a projected code keeps working.
     func edit(id: Int64, _ edit: SessionEdit, now: Date = Date()) async throws -> ClassSession {
         let edited = try await database.transaction { sql in
-            guard let session = try await Self.find(id: id, sql: sql) else { throw NotStored(what: "session") }
+            guard let session = try await Self.find(id: id, sql: sql) else {
+                throw NotStored(.sessionNotFound, what: "session")
+            }
             let phase = session.phase(at: now)
             guard phase != .closed else { throw SessionCorrectionRefusal.closed }
             if edit.scheduledAt != nil, phase != .scheduled { throw SessionCorrectionRefusal.alreadyOpened }
@@ -66,7 +68,9 @@ extension SessionStore {
     /// Keeps an open session open `minutes` longer than it would close.
     func extend(id: Int64, minutes: Int, now: Date = Date()) async throws -> ClassSession {
         try await database.transaction { sql in
-            guard let session = try await Self.find(id: id, sql: sql) else { throw NotStored(what: "session") }
+            guard let session = try await Self.find(id: id, sql: sql) else {
+                throw NotStored(.sessionNotFound, what: "session")
+            }
             switch session.phase(at: now) {
             case .scheduled: throw SessionCorrectionRefusal.notOpened
             case .closed: throw SessionCorrectionRefusal.closed
@@ -83,7 +87,9 @@ extension SessionStore {
     /// `late`, else as present. The records made before stay as they are.
     func reopen(id: Int64, minutes: Int, late: Bool, now: Date = Date()) async throws -> ClassSession {
         let reopened = try await database.transaction { sql in
-            guard var session = try await Self.find(id: id, sql: sql) else { throw NotStored(what: "session") }
+            guard var session = try await Self.find(id: id, sql: sql) else {
+                throw NotStored(.sessionNotFound, what: "session")
+            }
             switch session.phase(at: now) {
             case .scheduled: throw SessionCorrectionRefusal.notOpened
             case .open: throw SessionCorrectionRefusal.stillOpen
@@ -116,7 +122,9 @@ extension SessionStore {
     /// (`confirmedRecords`); the course's audit log keeps what went and who deleted it.
     func delete(id: Int64, confirmedRecords: Int?, by teacher: User, now: Date = Date()) async throws {
         try await database.transaction { sql in
-            guard let session = try await Self.find(id: id, sql: sql) else { throw NotStored(what: "session") }
+            guard let session = try await Self.find(id: id, sql: sql) else {
+                throw NotStored(.sessionNotFound, what: "session")
+            }
             let records = try await Self.recordCount(id: id, sql: sql)
             guard records == 0 || confirmedRecords == records else {
                 throw SessionCorrectionRefusal.unconfirmedDelete(records: records)

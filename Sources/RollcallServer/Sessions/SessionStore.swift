@@ -142,7 +142,9 @@ struct SessionStore: Sendable {
     /// Opens a scheduled session now; its open time starts counting.
     func open(id: Int64, now: Date = Date()) async throws -> ClassSession {
         try await database.transaction { sql in
-            guard let session = try await Self.find(id: id, sql: sql) else { throw NotStored(what: "session") }
+            guard let session = try await Self.find(id: id, sql: sql) else {
+                throw NotStored(.sessionNotFound, what: "session")
+            }
             switch session.phase(at: now) {
             case .open: throw SessionTransitionRefusal.alreadyOpen
             case .closed: throw SessionTransitionRefusal.closedForGood
@@ -160,7 +162,9 @@ struct SessionStore: Sendable {
     /// record is marked absent in the same transaction, in the name of that teacher.
     func close(id: Int64, markAbsentBy teacherID: Int64? = nil, now: Date = Date()) async throws -> ClassSession {
         try await database.transaction { sql in
-            guard let session = try await Self.find(id: id, sql: sql) else { throw NotStored(what: "session") }
+            guard let session = try await Self.find(id: id, sql: sql) else {
+                throw NotStored(.sessionNotFound, what: "session")
+            }
             if session.phase(at: now) == .closed { throw SessionTransitionRefusal.alreadyClosed }
             try await sql.update("sessions").set("closed_at", to: now).where("id", .equal, id).run()
             if let teacherID {

@@ -106,8 +106,10 @@ struct SessionsController: Sendable {
 
     @Sendable func removeSlot(_ request: Request, context: AppRequestContext) async throws -> Response {
         let course = try await access.course(in: context, needing: .manage).0
-        guard try await timetable.remove(courseID: course.id, slotID: try context.id("slotID", "timetable slot"))
-        else { throw AppError.notFound("timetable slot") }
+        guard
+            try await timetable.remove(
+                courseID: course.id, slotID: try context.id("slotID", .timetableSlotNotFound, "timetable slot"))
+        else { throw AppError.notFound(.timetableSlotNotFound, "timetable slot") }
         return Response(status: .noContent)
     }
 
@@ -120,8 +122,8 @@ struct SessionsController: Sendable {
             let date = calendar.date(from: DateComponents(year: year, month: month, day: day)),
             calendar.component(.day, from: date) == day, calendar.component(.month, from: date) == month
         else {
-            throw AppError(
-                .badRequest, "invalid_\(field)", "Give “\(field)” as a date such as 2026-09-01.")
+            throw AppError.invalid(
+                RuleViolation(field: field, message: "Give “\(field)” as a date such as 2026-09-01."))
         }
         return date
     }
@@ -156,7 +158,7 @@ struct SessionsController: Sendable {
     static func date(_ text: String) throws -> Date {
         guard let date = Date(isoText: text) else {
             throw AppError(
-                .badRequest, "invalid_scheduled_at",
+                .badRequest, .invalidScheduledAt,
                 "“scheduledAt” must be a date and time such as 2026-09-01T09:00:00Z."
             )
         }
@@ -240,7 +242,7 @@ struct SessionsController: Sendable {
         guard let value else { return nil }
         guard extraMinutes.contains(value) else {
             throw AppError(
-                .badRequest, "invalid_minutes",
+                .badRequest, .invalidMinutes,
                 "Give “\(field)” as \(extraMinutes.lowerBound) to \(extraMinutes.upperBound) minutes.")
         }
         return value
@@ -269,7 +271,7 @@ struct SessionsController: Sendable {
         let confirmed = try request.query("records").map { text in
             guard let count = Int(text), count >= 0 else {
                 throw AppError(
-                    .badRequest, "invalid_records",
+                    .badRequest, .invalidRecords,
                     "“records” must be the number of records the session holds, as a whole number.")
             }
             return count
