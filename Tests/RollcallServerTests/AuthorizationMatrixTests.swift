@@ -86,7 +86,9 @@ struct AuthorizationMatrixTests {
         return (try #require(prefix, "openapi.yaml names its server's URL"), operations, ownServers)
     }
 
-    @Test func a_course_reads_the_same_in_the_list_as_on_its_own_page_for_everyone_who_sees_it() async throws {
+    @Test func a_course_and_its_session_read_the_same_in_their_lists_as_on_their_own_for_everyone_who_sees_them()
+        async throws
+    {
         try await withServer { api in
             // Setup: the course's teacher, a co-teacher, an assistant, a student and an admin.
             let room = try await Classroom.open(api)
@@ -118,6 +120,15 @@ struct AuthorizationMatrixTests {
                         as: UTF8.self)
                 }
                 #expect(try text(listed) == text(alone), "the \(who) sees the same course in the list as on its own")
+                let sessions = try await api.call(.get, "/api/v1/courses/\(room.courseID)/sessions", as: asker)
+                let session = try await api.call(.get, "/api/v1/sessions/\(room.sessionID)", as: asker)
+                let listedSession = try #require(
+                    sessions.list("sessions").first { ($0["id"] as? NSNumber)?.int64Value == room.sessionID },
+                    "the \(who) finds the session in the course's list")
+                let sessionAlone = try #require(session.value("session") as? [String: Any])
+                #expect(
+                    try text(listedSession) == text(sessionAlone),
+                    "the \(who) sees the same session in the list as on its own")
                 let manages = who != "assistant" && who != "student"
                 #expect(
                     (listed["joinCode"] != nil) == manages,

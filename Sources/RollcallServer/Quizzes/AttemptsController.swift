@@ -22,10 +22,10 @@ struct AttemptsController: Sendable {
         /// The teacher's option indexes in the order shown to this student; answers use the teacher's indexes.
         var order: [Int]?
         /// After the quiz closed, when the teacher shows results: the mark.
-        var mark: QuizzesController.MarkView?
+        var mark: QuizMarkView?
     }
     struct AttemptView: Codable, ResponseEncodable {
-        var attempt: QuizzesController.QuizAttemptView
+        var attempt: QuizAttemptView
         var quiz: QuizInfo
         var questions: [QuestionView]
         /// The saved answers by question id, each with the sequence number it was saved with.
@@ -85,7 +85,7 @@ struct AttemptsController: Sendable {
     }
 
     struct RunAnswer: Codable, ResponseEncodable {
-        var run: QuizzesController.RunView
+        var run: QuizRunView
         /// For a student: whether they may start (checked in, or let in), and their attempt if they have one.
         var mayStart: Bool?
         var attemptId: Int64?
@@ -125,7 +125,7 @@ struct AttemptsController: Sendable {
         var total = 0.0
         let questions = QuizOrder(quiz, seed: attempt.seed).items.compactMap { item -> QuestionView? in
             guard let question = quiz.question(item.questionId) else { return nil }
-            var mark: QuizzesController.MarkView?
+            var mark: QuizMarkView?
             if resultsShown {
                 let byHand = hand[question.id].map { (points: $0.points, comment: $0.comment) }
                 let given = QuizMarking.mark(answers[question.id]?.answer, to: question, byHand: byHand)

@@ -43,7 +43,7 @@ struct QuizLiveController: Sendable {
 
     struct Snapshot: Encodable {
         var type = "snapshot"
-        var run: QuizzesController.RunView
+        var run: QuizRunView
         var lastEventId: Int64
         var students: [Student]
         var attempts: [QuizStore.AttemptEvent]

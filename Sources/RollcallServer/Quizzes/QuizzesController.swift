@@ -72,36 +72,11 @@ struct QuizzesController: Sendable {
             }
         }
     }
-    struct RunView: Codable, Sendable {
-        var id: Int64
-        var quizId: Int64
-        var sessionId: Int64
-        var courseId: Int64
-        var title: String
-        var timeLimitSeconds: Int
-        var questionCount: Int
-        var startedAt: Date
-        var stoppedAt: Date?
-        var running: Bool
-
-        init(_ run: QuizRun) {
-            id = run.id
-            quizId = run.quizId
-            sessionId = run.sessionId
-            courseId = run.courseId
-            title = run.definition.title
-            timeLimitSeconds = run.definition.timeLimitSeconds
-            questionCount = run.definition.questions.count
-            startedAt = run.startedAt
-            stoppedAt = run.stoppedAt
-            running = run.stoppedAt == nil
-        }
-    }
     struct RunEnvelope: Codable, ResponseEncodable {
-        var run: RunView
+        var run: QuizRunView
     }
     struct RunList: Codable, ResponseEncodable {
-        var runs: [RunView]
+        var runs: [QuizRunView]
     }
     struct StartInput: Decodable {
         var quizId: Int64
@@ -119,41 +94,9 @@ struct QuizzesController: Sendable {
     struct AttemptSummary: Codable, ResponseEncodable {
         var attempt: QuizAttemptView
     }
-    struct QuizAttemptView: Codable, Sendable {
-        var id: Int64
-        var runId: Int64
-        var studentId: Int64
-        var name: String
-        var startedAt: Date
-        var deadline: Date
-        var addedSeconds: Int
-        var closedAt: Date?
-        var ending: AttemptEnding?
-        var answered: Int
-
-        init(_ attempt: QuizAttempt) {
-            id = attempt.id
-            runId = attempt.runId
-            studentId = attempt.studentId
-            name = attempt.studentName
-            startedAt = attempt.startedAt
-            deadline = attempt.deadline
-            addedSeconds = attempt.addedSeconds
-            closedAt = attempt.closedAt
-            ending = attempt.ending
-            answered = attempt.answered
-        }
-    }
-    struct MarkView: Codable, Sendable {
-        var points: Double
-        /// `nil` while a short text waits for the teacher.
-        var correct: Bool?
-        var pending: Bool
-        var comment: String?
-    }
     struct ResultAnswer: Codable, Sendable {
         var answer: QuizAnswer?
-        var mark: MarkView
+        var mark: QuizMarkView
     }
     struct StudentResult: Codable, Sendable {
         var attempt: QuizAttemptView
@@ -163,14 +106,14 @@ struct QuizzesController: Sendable {
         var flags: Int
     }
     struct Results: Codable, ResponseEncodable {
-        var run: RunView
+        var run: QuizRunView
         var questions: [QuizQuestion]
         var maxPoints: Int
         var results: [StudentResult]
         var flags: [StoredFlag]
     }
     struct Statistics: Codable, ResponseEncodable {
-        var run: RunView
+        var run: QuizRunView
         var questions: [QuestionStatistics]
     }
 
@@ -242,7 +185,7 @@ struct QuizzesController: Sendable {
 
     @Sendable func runs(_ request: Request, context: AppRequestContext) async throws -> RunList {
         let session = try await access.session(in: context).session
-        return RunList(runs: try await quizzes.runs(sessionID: session.id).map(RunView.init))
+        return RunList(runs: try await quizzes.runs(sessionID: session.id).map(QuizRunView.init))
     }
 
     @Sendable func start(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -254,12 +197,12 @@ struct QuizzesController: Sendable {
         }
         guard session.phase(at: Date()) == .open else { throw QuizRefusal.sessionNotOpen }
         let run = try await quizzes.start(quiz, sessionID: session.id, by: user.id)
-        return try RunEnvelope(run: RunView(run)).response(from: request, context: context, status: .created)
+        return try RunEnvelope(run: QuizRunView(run)).response(from: request, context: context, status: .created)
     }
 
     @Sendable func stop(_ request: Request, context: AppRequestContext) async throws -> RunEnvelope {
         let (run, _) = try await access.run(in: context, needing: .manage)
-        return RunEnvelope(run: RunView(try await quizzes.stop(run)))
+        return RunEnvelope(run: QuizRunView(try await quizzes.stop(run)))
     }
 
     @Sendable func admit(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -333,7 +276,7 @@ struct QuizzesController: Sendable {
                 if mark == .pending { pending += 1 }
                 byQuestion[question.id] = ResultAnswer(
                     answer: given[question.id]?.answer,
-                    mark: MarkView(
+                    mark: QuizMarkView(
                         points: mark.points, correct: mark.isCorrect(of: question), pending: mark == .pending,
                         comment: byHand?.comment))
             }
@@ -342,7 +285,7 @@ struct QuizzesController: Sendable {
                 flags: flags.filter { $0.attemptId == attempt.id }.count)
         }
         return Results(
-            run: RunView(run), questions: quiz.questions, maxPoints: quiz.maxPoints, results: results, flags: flags)
+            run: QuizRunView(run), questions: quiz.questions, maxPoints: quiz.maxPoints, results: results, flags: flags)
     }
 
     @Sendable func results(_ request: Request, context: AppRequestContext) async throws -> Results {
