@@ -32,10 +32,10 @@ public func buildApplication(
     var services: [any Service] = [database] + database.liveServices
     services += [
         EvidenceRetention(database: database, days: configuration.evidenceDays, logger: logger, ready: schema),
-        QuizSweep(quizzes: stores.quizzes, ready: schema, logger: logger),
-        TimetableOpener(timetable: stores.timetable, ready: schema, logger: logger),
-        AbsenceNoticeSender(
-            notices: AbsenceNotices(
+        Periodically.quizSweep(stores.quizzes, ready: schema, logger: logger),
+        Periodically.timetableOpener(stores.timetable, ready: schema, logger: logger),
+        Periodically.absenceNoticeSender(
+            AbsenceNotices(
                 stores: stores, school: configuration.schoolName, publicURL: configuration.publicURL, logger: logger),
             ready: schema, logger: logger),
     ]

@@ -1,17 +1,13 @@
 import Logging
-import ServiceLifecycle
 
-/// Closes attempts whose time is up every few seconds, so that the dashboard sees them close even when no one
-/// reads them.
-struct QuizSweep: Service {
-    let quizzes: QuizStore
-    var interval: Duration = .seconds(2)
-    let ready: SchemaReady
-    let logger: Logger
-
-    func run() async throws {
-        try await Periodically(name: "quiz-sweep", interval: interval, ready: ready, logger: logger) {
+extension Periodically {
+    /// Closes attempts whose time is up every few seconds, so that the dashboard sees them close even when no one
+    /// reads them.
+    static func quizSweep(_ quizzes: QuizStore, ready: SchemaReady, logger: Logger, interval: Duration = .seconds(2))
+        -> Periodically
+    {
+        Periodically(name: "quiz-sweep", interval: interval, ready: ready, logger: logger) {
             _ = try await quizzes.closeOverdue()
-        }.run()
+        }
     }
 }
