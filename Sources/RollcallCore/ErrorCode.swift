@@ -249,6 +249,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case invalidFilter = "invalid_filter"
     /// An absentee threshold that is not a percentage.
     case invalidThreshold = "invalid_threshold"
+    /// Nobody marks their own attendance by hand; the course's teacher does.
+    case cannotMarkSelf = "cannot_mark_self"
     /// The change was undone already.
     case alreadyUndone = "already_undone"
     /// A later change must be undone first.

@@ -60,6 +60,39 @@ struct CourseStaffTests {
         }
     }
 
+    @Test func an_assistant_who_is_also_a_student_never_marks_their_own_attendance() async throws {
+        try await withServer { api in
+            // Setup: a student of the course who is also its teaching assistant, not yet checked in.
+            let room = try await Classroom.open(api)
+            let helper = try await room.enrol(api, "Tam Helper")
+            let added = try await api.call(
+                .post, "/api/v1/courses/\(room.courseID)/staff", as: room.teacher,
+                json: ["email": helper.email, "role": "assistant"])
+            #expect(added.status == .created, "\(added.text)")
+            let attendance = "/api/v1/sessions/\(room.sessionID)/attendance"
+
+            // The calls under test: marking themself, alone or among others; then everyone not yet checked in.
+            try await api.expectRefused(
+                .put, "\(attendance)/\(helper.id)", as: helper, json: ["status": "present"], status: .forbidden,
+                code: "cannot_mark_self")
+            try await api.expectRefused(
+                .post, attendance, as: helper,
+                json: ["studentIds": [room.student.id, helper.id], "status": "present"],
+                status: .forbidden, code: "cannot_mark_self")
+            let everyone = try await api.call(
+                .post, attendance, as: helper, json: ["filter": "not_checked_in", "status": "absent"])
+
+            // Validation: the others are marked, the assistant's own record is left to the teacher.
+            #expect(everyone.status == .created, "\(everyone.text)")
+            let marked = try await api.call(.get, "/api/v1/sessions/\(room.sessionID)/audit", as: room.teacher)
+            let students = marked.list("entries").compactMap { ($0["studentId"] as? NSNumber)?.int64Value }
+            #expect(students.contains(room.student.id) && !students.contains(helper.id), "\(marked.text)")
+            #expect(
+                try await api.call(.put, "\(attendance)/\(helper.id)", as: room.teacher, json: ["status": "late"])
+                    .status == .ok, "the teacher marks the assistant")
+        }
+    }
+
     @Test func a_co_teacher_manages_the_course_as_its_teacher_does() async throws {
         try await withServer { api in
             let room = try await Classroom.open(api)

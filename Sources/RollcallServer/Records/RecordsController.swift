@@ -131,7 +131,9 @@ struct RecordsController: Sendable {
 
     @Sendable func setStatus(_ request: Request, context: AppRequestContext) async throws -> StatusAnswer {
         let (session, course) = try await managedSession(context)
+        let user = try context.requireUser()
         let studentID = try context.id("studentID", .studentNotFound, "student")
+        guard studentID != user.id else { throw Self.ownRecord }
         let input = try await request.decodeJSON(as: StatusInput.self, context: context)
         let (status, reason, note) = try Self.mark(
             status: input.status, reason: input.reason, note: input.note, in: session)
@@ -140,14 +142,16 @@ struct RecordsController: Sendable {
             throw AppError(.notFound, .studentNotFound, "That student is not on this course's roster.")
         }
         let change = try await self.records.setStatus(
-            session: session, studentID: studentID, status: status, reason: reason, note: note,
-            by: try context.requireUser()
-        )
+            session: session, studentID: studentID, status: status, reason: reason, note: note, by: user)
         return StatusAnswer(
             studentId: studentID, status: change.record.status, recordedAt: change.record.recordedAt,
             source: change.record.source, changed: change.audit != nil, audit: change.audit
         )
     }
+
+    /// An assistant who is also a student of the course marks everyone but themself.
+    static let ownRecord = AppError(
+        .forbidden, .cannotMarkSelf, "Nobody marks their own attendance by hand: ask the course's teacher to mark you.")
 
     /// A mark by hand, one or many, checked: the status, the reason, the note, and a session that has opened.
     static func mark(status: String, reason: String?, note: String?, in session: ClassSession) throws
@@ -189,6 +193,7 @@ struct RecordsController: Sendable {
     /// Marks many students at once: those named, or everyone on the roster not checked in yet.
     @Sendable func setStatuses(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, course) = try await managedSession(context)
+        let user = try context.requireUser()
         let input = try await request.decodeJSON(as: BulkInput.self, context: context)
         let (status, reason, note) = try Self.mark(
             status: input.status, reason: input.reason, note: input.note, in: session)
@@ -202,6 +207,7 @@ struct RecordsController: Sendable {
                     .badRequest, .invalidStudentIDs,
                     "Name from 1 to \(Self.bulkSize.upperBound) different students in “studentIds”.")
             }
+            guard !ids.contains(user.id) else { throw Self.ownRecord }
             if let stranger = ids.first(where: { !roster.contains($0) }) {
                 throw AppError(
                     .notFound, .studentNotFound,
@@ -209,7 +215,9 @@ struct RecordsController: Sendable {
             }
             students = ids
         case (nil, "not_checked_in"?):
-            students = records.students.filter { $0.enrolled && records.records[session.id]?[$0.id] == nil }.map(\.id)
+            students = records.students.filter {
+                $0.enrolled && $0.id != user.id && records.records[session.id]?[$0.id] == nil
+            }.map(\.id)
         case (nil, let filter?):
             throw AppError(
                 .badRequest, .invalidFilter, "The only filter is “not_checked_in”; “\(filter)” is not one.")
@@ -218,8 +226,7 @@ struct RecordsController: Sendable {
                 .badRequest, .missingField, "Send either “studentIds” or “filter”, and not both.")
         }
         let batch = try await self.records.setStatus(
-            session: session, studentIDs: students, status: status, reason: reason, note: note,
-            by: try context.requireUser())
+            session: session, studentIDs: students, status: status, reason: reason, note: note, by: user)
         return try BatchEnvelope(batch: batch).response(from: request, context: context, status: .created)
     }
 
