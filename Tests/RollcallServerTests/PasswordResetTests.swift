@@ -59,6 +59,30 @@ struct PasswordResetTests {
         }
     }
 
+    @Test func a_password_change_ends_the_reset_links_asked_for_before_it() async throws {
+        try await withServer { api in
+            // Setup: a link asked for, then the password changed while signed in.
+            let ada = try await api.register("Ada Careful")
+            #expect(
+                try await api.call(.post, "/api/v1/auth/password-reset", json: ["email": ada.email]).status == .accepted
+            )
+            let token = try await Self.link(api, to: ada.email)
+            let changed = try await api.call(
+                .put, "/api/v1/me/password", as: ada,
+                json: ["currentPassword": API.password, "newPassword": "changed on purpose"])
+            #expect(changed.status == .noContent || changed.status == .ok, "\(changed.text)")
+
+            // The call under test and its validation: the old link sets nothing.
+            try await api.expectRefused(
+                .post, "/api/v1/auth/password-reset/complete",
+                json: ["token": token, "newPassword": "an attacker's one"],
+                status: .badRequest, code: "invalid_reset_token")
+            let signIn = try await api.call(
+                .post, "/api/v1/auth/tokens", json: ["email": ada.email, "password": "changed on purpose"])
+            #expect(signIn.status == .created, "the changed password still works")
+        }
+    }
+
     @Test func an_address_without_an_account_gets_the_same_answer_and_nothing_is_sent() async throws {
         try await withServer { api in
             let known = try await api.register("Kim Known")

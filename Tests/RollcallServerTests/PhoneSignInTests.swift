@@ -188,6 +188,30 @@ struct PhoneSignInTests {
         }
     }
 
+    @Test func removing_or_changing_the_number_ends_the_codes_texted_to_it() async throws {
+        try await withServer(configure: Self.quick) { api in
+            for change in ["removed", "changed"] {
+                // Setup: a code texted to the confirmed number, then the number removed or replaced.
+                let phone = change == "removed" ? "+447700900141" : "+447700900142"
+                let owner = try await Self.confirmedAccount(api, "Ned \(change.capitalized)", phone: phone)
+                #expect(
+                    try await api.call(.post, "/api/v1/auth/phone-code", json: ["phone": phone]).status == .accepted)
+                let code = try await api.textedCode(to: phone)
+                let edited =
+                    change == "removed"
+                    ? try await api.call(.delete, "/api/v1/me/phone", as: owner)
+                    : try await api.call(.patch, "/api/v1/me", as: owner, json: ["phone": "+447700900149"])
+                #expect(edited.status == .noContent || edited.status == .ok, "\(edited.text)")
+
+                // The call under test and its validation: the code texted before signs nobody in.
+                let signIn = try await api.call(
+                    .post, "/api/v1/auth/phone-tokens", json: ["phone": phone, "code": code])
+                #expect(signIn.status == .unauthorized, "a code for a number \(change) since: \(signIn.text)")
+                #expect(signIn.errorCode == "invalid_code")
+            }
+        }
+    }
+
     @Test func a_number_typed_into_the_profile_is_not_confirmed_and_does_not_sign_in() async throws {
         try await withServer(configure: Self.quick) { api in
             let una = try await Self.confirmedAccount(api, "Una Unconfirmed", phone: "+447700900131")

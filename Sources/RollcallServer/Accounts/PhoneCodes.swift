@@ -38,6 +38,18 @@ struct PhoneCodes: Sendable {
         return text
     }
 
+    /// Ends the sign-in codes texted to any number but the person's confirmed one, inside the transaction that
+    /// changed or removed the number: a code texted before never signs in after.
+    static func forgetStale(userID: Int64, sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            DELETE FROM phone_codes WHERE user_id = \(bind: userID) AND purpose = \(bind: PhoneCodePurpose.signIn.rawValue)
+              AND phone NOT IN (
+                SELECT phone FROM users WHERE id = \(bind: userID) AND phone IS NOT NULL AND phone_confirmed_at IS NOT NULL)
+            """
+        ).run()
+    }
+
     /// Checks `code` for `phone` (and `userID`, when the person is known): answers whose it was and uses it up, or
     /// counts a wrong try against every live code of the number and answers `nil`.
     func redeem(_ purpose: PhoneCodePurpose, phone: String, userID: Int64? = nil, code: String, now: Date = Date())

@@ -151,6 +151,7 @@ struct UserStore: Sendable {
                 try await sql.update("users").set("phone", to: phone).set("phone_confirmed_at", to: SQLBind(now))
                     .where("id", .equal, id).run()
                 try await RememberedDevices.forgetStale(userID: id, sql: sql)
+                try await PhoneCodes.forgetStale(userID: id, sql: sql)
             }
         } catch  where database.isUniqueViolation(error, index: "users_confirmed_phone") {
             throw PhoneTaken()
@@ -167,6 +168,7 @@ struct UserStore: Sendable {
             )
             .where("id", .equal, id).run()
             try await RememberedDevices.forgetStale(userID: id, sql: sql)
+            try await PhoneCodes.forgetStale(userID: id, sql: sql)
         }
         await database.announce(.user(id))
     }
@@ -224,7 +226,10 @@ struct UserStore: Sendable {
                 changed = true
             }
             if changed { try await update.run() }
-            if change.phone != nil { try await RememberedDevices.forgetStale(userID: id, sql: sql) }
+            if change.phone != nil {
+                try await RememberedDevices.forgetStale(userID: id, sql: sql)
+                try await PhoneCodes.forgetStale(userID: id, sql: sql)
+            }
             guard
                 let user = try await sql.select().column("*").from("users").where("id", .equal, id)
                     .first(decoding: User.self, with: .rollcall)
@@ -235,10 +240,12 @@ struct UserStore: Sendable {
         return user
     }
 
+    /// Sets a new password; the reset links asked for before it end with it.
     func setPasswordHash(id: Int64, _ hash: String) async throws {
         defer { identities.forget(userID: id) }
-        try await database.write { sql in
+        try await database.transaction { sql in
             try await sql.update("users").set("password_hash", to: hash).where("id", .equal, id).run()
+            try await sql.delete(from: "password_resets").where("user_id", .equal, id).run()
         }
         await database.announce(.user(id))
     }
