@@ -136,6 +136,13 @@ def test_the_readme_shows_the_nginx_configuration_the_test_runs():
     assert NGINX_CONF.read_text().strip() in readme
 
 
+def test_answers_through_nginx_keep_browsers_on_https(proxied):
+    request = urllib.request.Request(f"{proxied.url}/sign-in")
+    with urllib.request.urlopen(request, timeout=10, context=proxied.ssl) as response:
+        assert response.headers["Strict-Transport-Security"] == "max-age=31536000", "nginx sends it, as configured"
+        assert response.headers["X-Content-Type-Options"] == "nosniff", "Rollcall's own headers pass through"
+
+
 def test_projector_live_room_and_passkey_check_in_with_location_through_nginx(proxied, browsers):
     front = proxied
     teacher = account(front, "Nia Nginx", "nia@school.test", "teacher")

@@ -91,3 +91,27 @@ def test_tls_settings_that_cannot_be_used_stop_the_server_naming_the_variable(ca
         assert variable in result.stderr + result.stdout
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def headers_of(url, context=None):
+    """The headers of the answer to GET `url`, an error's too."""
+    try:
+        with urllib.request.urlopen(url, timeout=10, context=context) as response:
+            return response.headers
+    except urllib.error.HTTPError as error:
+        return error.headers
+
+
+def test_every_answer_over_https_asks_browsers_to_stay_on_https_and_not_to_sniff_or_leak_links(tls_server):
+    for path in ["/sign-in", "/reset-password?token=secret", "/api/v1/me", "/assets/app.css", "/no-such-page"]:
+        headers = headers_of(f"{tls_server.url}{path}", tls_server.ssl)
+        assert headers["Strict-Transport-Security"] == "max-age=31536000", path
+        assert headers["X-Content-Type-Options"] == "nosniff", path
+        assert headers["Referrer-Policy"] == "no-referrer", path
+
+
+def test_plain_http_sends_no_strict_transport_security_but_the_other_headers(server):
+    headers = headers_of(f"{server.url}/sign-in")
+    assert headers["Strict-Transport-Security"] is None, "HSTS over plain http would be ignored, or lock out a test"
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["Referrer-Policy"] == "no-referrer"

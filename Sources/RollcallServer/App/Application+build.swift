@@ -120,6 +120,7 @@ func buildRouter(
         stores: stores, configuration: configuration, pages: try await PageRenderer.load(), passwordCost: passwordCost)
     let router = AppRouter(context: AppRequestContext.self)
     _ = PrometheusMetrics.registry
+    router.add(middleware: SecurityHeadersMiddleware(servesTLS: configuration.tls != nil))
     router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: LogRequestsMiddleware(.debug))

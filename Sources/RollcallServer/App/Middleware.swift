@@ -122,3 +122,28 @@ struct ErrorMiddleware: RouterMiddleware {
         }
     }
 }
+
+/// Headers every answer carries, pages, API, assets and errors alike: no content-type sniffing (a file is what its
+/// `Content-Type` says), no `Referer` sent onwards (a reset page carries its token in its address), and, when
+/// Rollcall serves TLS itself, `Strict-Transport-Security` so that browsers keep to HTTPS. Behind a proxy that
+/// terminates TLS, the proxy sends that one (docs/deployment.md).
+struct SecurityHeadersMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let servesTLS: Bool
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var response = try await next(request, context)
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[.referrerPolicy] = "no-referrer"
+        if servesTLS { response.headers[.strictTransportSecurity] = "max-age=31536000" }
+        return response
+    }
+}
+
+extension HTTPField.Name {
+    static let xContentTypeOptions = Self("X-Content-Type-Options")!
+    static let referrerPolicy = Self("Referrer-Policy")!
+    static let strictTransportSecurity = Self("Strict-Transport-Security")!
+}
