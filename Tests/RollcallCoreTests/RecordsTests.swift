@@ -121,13 +121,21 @@ struct CSVTests {
         #expect(CSV.ParseError.unterminatedQuote(line: 2).message.contains("Line 2"))
     }
 
+    @Test(arguments: ["-3.5", "+2", "-0.25e3", "-7", "+1E-2", "-.5"])
+    func plain_signed_numbers_stay_numbers(field: String) throws {
+        #expect(try CSV.parse(CSV.line([field]))[0].fields == [field])
+    }
+
     @Test func written_lines_read_back_to_the_same_fields() throws {
         let fields = ["Hopper, Grace", "\"quoted\"", "two\nlines", "", "plain", "Ünïcödé 名前", "-3.5"]
         let rows = try CSV.parse(CSV.line(fields) + CSV.line(["x"]))
         #expect(rows.map(\.fields) == [fields, ["x"]])
     }
 
-    @Test(arguments: ["=HYPERLINK(\"http://evil\")", "+1+1", "-2+3", "@SUM(A1)"])
+    @Test(arguments: [
+        "=HYPERLINK(\"http://evil\")", "+1+1", "-2+3", "@SUM(A1)", "-inf", "-nan", "+0x1p4", "+infinity", "-NaN",
+        "-1e", "+.", "-",
+    ])
     func formulas_are_written_as_text(field: String) throws {
         let rows = try CSV.parse(CSV.line([field]))
         #expect(rows[0].fields == ["'" + field])

@@ -97,10 +97,37 @@ public enum CSV {
         fields.map(escape).joined(separator: ",") + "\r\n"
     }
 
+    /// A signed decimal number as a spreadsheet reads it (`-3.5`, `+1E-2`), which stays a number. Whatever else
+    /// `Double` would parse (`-inf`, `-nan`, `+0x1p4`) a spreadsheet may evaluate, so it is written as text.
+    static func isPlainNumber(_ text: String) -> Bool {
+        var scalars = Substring(text).unicodeScalars[...]
+        func digits() -> Int {
+            var count = 0
+            while let next = scalars.first, ("0"..."9").contains(next) {
+                scalars.removeFirst()
+                count += 1
+            }
+            return count
+        }
+        if let sign = scalars.first, sign == "+" || sign == "-" { scalars.removeFirst() }
+        var mantissa = digits()
+        if scalars.first == "." {
+            scalars.removeFirst()
+            mantissa += digits()
+        }
+        guard mantissa > 0 else { return false }
+        if let e = scalars.first, e == "e" || e == "E" {
+            scalars.removeFirst()
+            if let sign = scalars.first, sign == "+" || sign == "-" { scalars.removeFirst() }
+            guard digits() > 0 else { return false }
+        }
+        return scalars.isEmpty
+    }
+
     static func escape(_ raw: String) -> String {
         var text = raw
         if let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first),
-            Double(text) == nil
+            !isPlainNumber(text)
         {
             text = "'" + text
         }
