@@ -179,6 +179,7 @@ struct ExposureReportTests {
             let day: TimeInterval = 86_400
             let future = ISO8601DateFormatter().string(from: Date().addingTimeInterval(3600))
             let longAgo = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-20 * day))
+            let tomorrow = String(ISO8601DateFormatter().string(from: Date().addingTimeInterval(36 * 3600)).prefix(10))
             try await api.expectRefused(
                 .post, path, json: ["personId": pat, "reason": reason], status: .unauthorized, code: "not_signed_in")
             for asker in [s.teacher, s.pat, s.admin] {
@@ -201,6 +202,8 @@ struct ExposureReportTests {
                 (["personId": pat, "reason": reason, "days": "many"], .badRequest, "wrong_type"),
                 (["personId": pat, "reason": reason, "until": future], .badRequest, "invalid_until"),
                 (["personId": pat, "reason": reason, "until": "next tuesday"], .badRequest, "invalid_until"),
+                (["personId": pat, "reason": reason, "until": tomorrow], .badRequest, "invalid_until"),
+                (["personId": pat, "reason": reason, "days": 2.5], .badRequest, "invalid_days"),
                 (
                     ["personId": pat, "reason": reason, "until": longAgo], .unprocessableContent,
                     "window_beyond_retention"
@@ -210,7 +213,15 @@ struct ExposureReportTests {
                     "window_beyond_retention"
                 ),
             ]
-            for (body, status, code) in cases {
+            // Moments and days that Foundation's readers would roll over, shift or cut short.
+            let malformed = [
+                "2026-11-31", "2026-11-23T25:61:00Z", "2026-11-23xyz", "2026-11-23T12:00:00+25:00",
+                "2026-11-23T12:00:00",
+            ]
+            let refusals =
+                cases
+                + malformed.map { (["personId": pat, "reason": reason, "until": $0], .badRequest, "invalid_until") }
+            for (body, status, code) in refusals {
                 try await api.expectRefused(.post, path, as: s.officer, json: body, status: status, code: code)
             }
             try await api.expectRefused(

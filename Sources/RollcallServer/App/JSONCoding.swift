@@ -31,16 +31,10 @@ enum JSONCoding {
 }
 
 extension Date {
-    /// An ISO 8601 date and time, with or without fractional seconds: `2026-09-01T09:00:00Z` or
-    /// `2026-09-01T09:00:00.123+02:00`.
+    /// An RFC 3339 date and time, with or without fractional seconds, read strictly (`RFC3339.moment`):
+    /// `2026-09-01T09:00:00Z` or `2026-09-01T09:00:00.123+02:00`.
     init?(isoText text: String) {
-        // The fraction first: the plain style would read past it and drop the milliseconds.
-        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
-            self = date
-        } else if let date = try? Date(text, strategy: .iso8601) {
-            self = date
-        } else {
-            return nil
-        }
+        guard let date = RFC3339.moment(text) else { return nil }
+        self = date
     }
 }

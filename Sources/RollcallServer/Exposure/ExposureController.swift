@@ -19,7 +19,8 @@ struct ExposureController: Sendable {
         var email: String?
         var studentNumber: String?
         var reason: String?
-        var days: Int?
+        /// A whole number of days; read as a number so that `2.5` is refused as days, not as JSON.
+        var days: Double?
         /// The last day of the window (`2026-09-14`) or a moment (`2026-09-14T12:00:00Z`); default now.
         var until: String?
     }
@@ -58,7 +59,8 @@ struct ExposureController: Sendable {
         let person = try await person(input)
         let now = self.now()
         let until = try input.until.nonBlank.map { try Self.until($0, now: now) }
-        let window = try Self.window(until: until, days: input.days, days: configuration.evidenceDays, now: now)
+        let days = try input.days.map { try Self.days($0, retention: configuration.evidenceDays) }
+        let window = try Self.window(until: until, days: days, days: configuration.evidenceDays, now: now)
         let entry = try await exposure.audit(
             requestedBy: officer.id, personID: person.id, reason: reason, window: window, now: now)
         return try ReportEnvelope(report: try await reports.report(entry, now: now))
@@ -145,15 +147,29 @@ struct ExposureController: Sendable {
         return found
     }
 
-    /// `until` as a moment: a day means the end of that day (UTC), or now when that is earlier.
+    /// `until` as a moment: a day means the end of that day (UTC), or now for today; a day still to come is
+    /// refused like a moment still to come.
     static func until(_ text: String, now: Date) throws -> Date {
-        if let moment = Date(isoText: text) { return moment }
-        if let day = try? Date(text, strategy: .iso8601.year().month().day()) {
+        if let moment = RFC3339.moment(text) { return moment }
+        if let day = RFC3339.day(text) {
+            guard day <= now else {
+                let refusal = ExposureWindow.Refusal.future
+                throw AppError(.badRequest, refusal.code, refusal.message)
+            }
             return min(day.addingTimeInterval(86_400 - 1), now)
         }
         throw AppError(
             .badRequest, .invalidUntil,
-            "“until” must be a day such as 2026-09-14 or a moment such as 2026-09-14T12:00:00Z.")
+            "“until” must be a day such as 2026-09-14 or a moment with its offset such as 2026-09-14T12:00:00Z.")
+    }
+
+    /// `days` as a whole number; the range is the window's to check.
+    static func days(_ number: Double, retention: Int) throws -> Int {
+        guard let days = Int(exactly: number) else {
+            let refusal = ExposureWindow.Refusal.days(maximum: retention)
+            throw AppError(.badRequest, refusal.code, refusal.message + " Give a whole number of days.")
+        }
+        return days
     }
 
     static func window(until: Date?, days: Int?, days retention: Int, now: Date) throws -> ExposureWindow {
