@@ -225,6 +225,9 @@ struct QuizzesTests {
             let ended = try await api.call(.post, "/api/v1/quiz-attempts/\(attempt)/end", as: teacher)
             #expect(ended.string("attempt.ending") == "ended_by_teacher")
             try await api.expectRefused(
+                .post, "/api/v1/quiz-attempts/\(attempt)/submit", as: quiz.room.student, status: .conflict,
+                code: "attempt_closed")
+            try await api.expectRefused(
                 .post, "/api/v1/quiz-attempts/\(attempt)/added-time", as: teacher, json: ["seconds": 60],
                 status: .conflict, code: "attempt_closed")
 
@@ -235,6 +238,8 @@ struct QuizzesTests {
             #expect(stopped.value("run.running") as? Bool == false)
             let view = try await api.call(.get, "/api/v1/quiz-attempts/\(second)", as: other)
             #expect(view.string("attempt.ending") == "quiz_stopped")
+            try await api.expectRefused(
+                .post, "/api/v1/quiz-attempts/\(second)/submit", as: other, status: .conflict, code: "attempt_closed")
             let late = try await quiz.room.enrol(api, "Lou Late")
             try await quiz.room.checkIn(api, late)
             try await api.expectRefused(

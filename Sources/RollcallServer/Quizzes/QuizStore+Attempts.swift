@@ -284,9 +284,9 @@ extension QuizStore {
         return try await database.transaction { sql in
             let attempt = try await Self.locked(attemptID, in: sql)
             if attempt.closedAt != nil {
-                guard ending == .submitted || attempt.ending == ending else {
-                    throw QuizRefusal.attemptClosed(attempt.ending ?? .timeLimit)
-                }
+                // The same ending again is a retry and answers as the first did; any other finds the attempt closed
+                // (a submit after the time ran out, or after the teacher ended it).
+                guard attempt.ending == ending else { throw QuizRefusal.attemptClosed(attempt.ending ?? .timeLimit) }
                 return attempt
             }
             try await Self.close([attempt], ending: ending, at: now, in: sql)
