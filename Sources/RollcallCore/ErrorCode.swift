@@ -168,6 +168,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case confirmDelete = "confirm_delete"
     /// The `records` confirmation is not a whole number.
     case invalidRecords = "invalid_records"
+    /// The `attempts` confirmation is not a whole number.
+    case invalidAttempts = "invalid_attempts"
     /// Records that must be kept stand in the way.
     case recordsMustBeKept = "records_must_be_kept"
     /// A time that is not a date and time.

@@ -42,6 +42,34 @@ struct CourseHousekeepingTests {
             try await api.expectRefused(
                 .post, "/api/v1/courses/join", as: newcomer, json: ["code": code], status: .conflict,
                 code: "course_archived")
+            // Read-only: nothing of it changes but its being archived.
+            let newcomerTicket = try await room.scan(api, as: newcomer)
+            let teacherAccount = room.teacher
+            let coursePath = "/api/v1/courses/\(room.courseID)"
+            let session = "/api/v1/sessions/\(room.sessionID)"
+            let changes: [(HTTPRequest.Method, String, [String: Any]?, Account)] = [
+                (.post, "\(coursePath)/students", ["email": newcomer.email], teacherAccount),
+                (.post, "\(coursePath)/staff", ["email": newcomer.email, "role": "assistant"], teacherAccount),
+                (.patch, coursePath, ["name": "Renamed while archived"], teacherAccount),
+                (.post, "\(coursePath)/join-code", nil, teacherAccount),
+                (.post, "\(coursePath)/quizzes", ["title": "Late quiz", "questions": []], teacherAccount),
+                (.put, "\(coursePath)/verification", ["required": true], teacherAccount),
+                (.post, "\(coursePath)/timetable", ["weekday": 1, "time": "09:00"], teacherAccount),
+                (.post, "\(session)/extend", ["minutes": 10], teacherAccount),
+                (.patch, session, ["title": "Renamed"], teacherAccount),
+                (.delete, session, nil, teacherAccount),
+                (.put, "\(session)/attendance/\(room.student.id)", ["status": "late"], teacherAccount),
+                (.post, "\(session)/attendance", ["filter": "not_checked_in", "status": "absent"], teacherAccount),
+                (.post, "/api/v1/check-ins", ["ticket": newcomerTicket, "join": true], newcomer),
+            ]
+            for (method, path, body, asker) in changes {
+                try await api.expectRefused(
+                    method, path, as: asker, json: body, status: .conflict, code: "course_archived")
+            }
+            try await api.expectRefused(
+                .post, "\(coursePath)/roster-import", as: teacherAccount,
+                raw: Array("email,name\nnew@school.test,New One\n".utf8),
+                contentType: "text/csv", status: .conflict, code: "course_archived")
             // Its records stay, for the teacher and the student.
             let record = try await api.call(
                 .get, "/api/v1/courses/\(room.courseID)/students/\(room.student.id)/attendance", as: room.student)

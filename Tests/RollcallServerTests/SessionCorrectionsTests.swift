@@ -133,6 +133,42 @@ struct SessionCorrectionsTests {
         }
     }
 
+    @Test func deleting_a_session_with_quiz_work_names_the_attempts_and_is_refused_until_they_are_confirmed()
+        async throws
+    {
+        try await withServer { api in
+            // Setup: a checked-in student's submitted quiz attempt in the session.
+            let quiz = try await QuizRoom.start(api)
+            let attempt = try #require(try await quiz.attempt(api).int("attempt.id"))
+            let submitted = try await api.call(
+                .post, "/api/v1/quiz-attempts/\(attempt)/submit", as: quiz.room.student)
+            #expect(submitted.status == .ok, "\(submitted.text)")
+            let path = "/api/v1/sessions/\(quiz.room.sessionID)"
+            let teacher = quiz.room.teacher
+
+            // The calls under test: deleting with the records confirmed but not the attempts, then both.
+            let unconfirmed = try await api.call(.delete, "\(path)?records=1", as: teacher)
+            try await api.expectRefused(
+                .delete, "\(path)?records=1", as: teacher, status: .conflict, code: "confirm_delete")
+            try await api.expectRefused(
+                .delete, "\(path)?records=1&attempts=2", as: teacher, status: .conflict, code: "confirm_delete")
+            try await api.expectRefused(
+                .delete, "\(path)?records=1&attempts=one", as: teacher, status: .badRequest, code: "invalid_attempts")
+            let page = try await api.call(.get, "/sessions/\(quiz.room.sessionID)", as: teacher)
+            let deleted = try await api.call(.delete, "\(path)?records=1&attempts=1", as: teacher)
+
+            // Validation: the refusal counted the attempt, the page asks about it, the audit keeps it.
+            #expect(unconfirmed.value("error.details.attempts") as? Int == 1, "\(unconfirmed.text)")
+            #expect(unconfirmed.errorMessage?.contains("1 quiz attempt") == true, "\(unconfirmed.text)")
+            #expect(page.text.contains("records=1&amp;attempts=1") || page.text.contains("records=1&attempts=1"))
+            #expect(page.text.contains("1 quiz attempt"), "the confirmation names the quiz work")
+            #expect(deleted.status == .noContent, "\(deleted.text)")
+            let audit = try await api.call(.get, "/api/v1/courses/\(quiz.room.courseID)/audit", as: teacher)
+            let detail = audit.list("entries").first?["detail"] as? String
+            #expect(detail?.contains("1 quiz attempt") == true, "\(audit.text)")
+        }
+    }
+
     @Test func a_mistaken_session_is_deleted_with_its_records_once_confirmed_and_the_course_keeps_a_line() async throws
     {
         try await withServer { api in
@@ -173,7 +209,7 @@ struct SessionCorrectionsTests {
             let audit = try await api.call(.get, "/api/v1/courses/\(room.courseID)/audit", as: teacher)
             let entries = audit.list("entries")
             #expect(entries.map { $0["action"] as? String } == ["session_cancelled", "session_deleted"])
-            #expect((entries.last?["detail"] as? String)?.contains("with 1 record") == true, "\(audit.text)")
+            #expect((entries.last?["detail"] as? String)?.contains("with 1 attendance record") == true, "\(audit.text)")
             #expect(entries.last?["actorName"] as? String == "Tess Teacher")
             try await api.expectRefused(
                 .get, "/api/v1/courses/\(room.courseID)/audit", as: room.student, status: .forbidden,

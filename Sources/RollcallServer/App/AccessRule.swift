@@ -65,9 +65,10 @@ struct AccessRule: Sendable {
     }
 
     /// Loads a course and decides what `user` may do with it, refusing everyone else and, when `needed` is
-    /// `.manage`, its students too.
-    func course(_ id: Int64, for user: User, needing needed: CourseAccess = .attend) async throws
-        -> (Course, CourseAccess)
+    /// `.manage`, its students too. When the request is `changing` something, an archived course refuses it: it is
+    /// read-only until restored.
+    func course(_ id: Int64, for user: User, needing needed: CourseAccess = .attend, changing: Bool = false)
+        async throws -> (Course, CourseAccess)
     {
         guard let course = try await courses.find(id: id) else { throw AppError.notFound(.courseNotFound, "course") }
         let access = try await access(to: course, for: user)
@@ -77,17 +78,27 @@ struct AccessRule: Sendable {
                     ? "Only the course's teacher can do this."
                     : "Only the course's teachers and teaching assistants can do this.")
         }
+        if changing { try Self.requireActive(course) }
         return (course, access)
     }
 
+    /// Refuses a change to an archived course (409 `course_archived`).
+    static func requireActive(_ course: Course) throws {
+        try requireActive(archived: course.archivedAt != nil)
+    }
+
+    static func requireActive(archived: Bool) throws {
+        guard !archived else { throw AppError.courseArchived }
+    }
+
     /// Loads a session and its course, and decides as for the course.
-    func session(_ id: Int64, for user: User, needing needed: CourseAccess = .attend) async throws
-        -> (session: ClassSession, course: Course, access: CourseAccess)
+    func session(_ id: Int64, for user: User, needing needed: CourseAccess = .attend, changing: Bool = false)
+        async throws -> (session: ClassSession, course: Course, access: CourseAccess)
     {
         guard let session = try await sessions.find(id: id) else {
             throw AppError.notFound(.sessionNotFound, "session")
         }
-        let (course, access) = try await course(session.courseId, for: user, needing: needed)
+        let (course, access) = try await course(session.courseId, for: user, needing: needed, changing: changing)
         return (session, course, access)
     }
 
@@ -118,11 +129,11 @@ struct AccessRule: Sendable {
     // MARK: Quizzes
 
     /// A quiz run and what `user` may do with its course.
-    func run(_ id: Int64, for user: User, needing needed: CourseAccess = .attend) async throws
-        -> (QuizRun, CourseAccess)
+    func run(_ id: Int64, for user: User, needing needed: CourseAccess = .attend, changing: Bool = false)
+        async throws -> (QuizRun, CourseAccess)
     {
         guard let run = try await quizzes.run(id: id) else { throw AppError.notFound(.quizRunNotFound, "quiz run") }
-        let (_, granted) = try await course(run.courseId, for: user, needing: needed)
+        let (_, granted) = try await course(run.courseId, for: user, needing: needed, changing: changing)
         return (run, granted)
     }
 
@@ -138,10 +149,10 @@ struct AccessRule: Sendable {
     }
 
     /// An attempt with its run, for those who manage the course (marking, reopening, adding time).
-    func managedAttempt(_ id: Int64, for user: User) async throws -> (QuizAttempt, QuizRun) {
+    func managedAttempt(_ id: Int64, for user: User, changing: Bool = false) async throws -> (QuizAttempt, QuizRun) {
         guard let attempt = try await quizzes.attempt(id: id), let run = try await quizzes.run(id: attempt.runId)
         else { throw AppError.notFound(.attemptNotFound, "attempt") }
-        _ = try await course(run.courseId, for: user, needing: .manage)
+        _ = try await course(run.courseId, for: user, needing: .manage, changing: changing)
         return (attempt, run)
     }
 
@@ -158,27 +169,30 @@ struct AccessRule: Sendable {
 
 extension AccessRule {
     /// The course named by the request's path, for the signed-in person.
-    func course(in context: AppRequestContext, needing needed: CourseAccess = .attend) async throws
-        -> (Course, CourseAccess)
+    func course(in context: AppRequestContext, needing needed: CourseAccess = .attend, changing: Bool = false)
+        async throws -> (Course, CourseAccess)
     {
         let user = try context.requireUser()
-        return try await course(try context.id("courseID", .courseNotFound, "course"), for: user, needing: needed)
+        return try await course(
+            try context.id("courseID", .courseNotFound, "course"), for: user, needing: needed, changing: changing)
     }
 
     /// The session named by the request's path, for the signed-in person.
-    func session(in context: AppRequestContext, needing needed: CourseAccess = .attend) async throws
-        -> (session: ClassSession, course: Course, access: CourseAccess)
+    func session(in context: AppRequestContext, needing needed: CourseAccess = .attend, changing: Bool = false)
+        async throws -> (session: ClassSession, course: Course, access: CourseAccess)
     {
         let user = try context.requireUser()
-        return try await session(try context.id("sessionID", .sessionNotFound, "session"), for: user, needing: needed)
+        return try await session(
+            try context.id("sessionID", .sessionNotFound, "session"), for: user, needing: needed, changing: changing)
     }
 
     /// The quiz run named by the request's path, for the signed-in person.
-    func run(in context: AppRequestContext, needing needed: CourseAccess = .attend) async throws
-        -> (QuizRun, CourseAccess)
+    func run(in context: AppRequestContext, needing needed: CourseAccess = .attend, changing: Bool = false)
+        async throws -> (QuizRun, CourseAccess)
     {
         let user = try context.requireUser()
-        return try await run(try context.id("runID", .quizRunNotFound, "quiz run"), for: user, needing: needed)
+        return try await run(
+            try context.id("runID", .quizRunNotFound, "quiz run"), for: user, needing: needed, changing: changing)
     }
 
     /// The attempt named by the request's path, for its student or (unless `ownOnly`) the course's teachers.
@@ -188,8 +202,9 @@ extension AccessRule {
     }
 
     /// The attempt named by the request's path, for the course's teachers.
-    func managedAttempt(in context: AppRequestContext) async throws -> (QuizAttempt, QuizRun) {
+    func managedAttempt(in context: AppRequestContext, changing: Bool = false) async throws -> (QuizAttempt, QuizRun) {
         let user = try context.requireUser()
-        return try await managedAttempt(try context.id("attemptID", .attemptNotFound, "attempt"), for: user)
+        return try await managedAttempt(
+            try context.id("attemptID", .attemptNotFound, "attempt"), for: user, changing: changing)
     }
 }

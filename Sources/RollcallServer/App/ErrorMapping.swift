@@ -64,11 +64,12 @@ extension AppError {
             .conflict(.sessionAlreadyOpen, "This session is still open; there is nothing to reopen.")
         case .alreadyOpened:
             .conflict(.sessionStarted, "This session has opened already, so its start can no longer move.")
-        case .unconfirmedDelete(let records):
+        case .unconfirmedDelete(let contents):
             AppError(
                 .conflict, .confirmDelete,
-                "Deleting this session also deletes its \(records) attendance \(records == 1 ? "record" : "records"). Send records=\(records) to confirm.",
-                details: ["records": .number(Double(records))])
+                "Deleting this session also deletes its \(contents.text). Send records=\(contents.records)"
+                    + (contents.attempts > 0 ? "&attempts=\(contents.attempts)" : "") + " to confirm.",
+                details: ["records": .number(Double(contents.records)), "attempts": .number(Double(contents.attempts))])
         }
     }
 

@@ -98,6 +98,7 @@ struct CheckInDesk: Sendable {
         var session = presented.session
         standing.moment.apply(to: &session)
         if standing.ticketUsedByOther { throw Self.ticketTaken }
+        try AccessRule.requireActive(archived: standing.archived)
         let identity = try await verification.check(
             attempt.passkey, session: session, student: student, ticket: attempt.ticket, deviceID: deviceID, now: now
         )

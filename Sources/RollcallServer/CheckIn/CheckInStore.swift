@@ -43,7 +43,7 @@ struct CheckInStore: Sendable {
                 let row = try await sql.raw(
                     """
                     SELECT sessions.opened_at, sessions.closes_at, sessions.closed_at, courses.name AS course_name,
-                      courses.join_from_scan,
+                      courses.join_from_scan, courses.archived_at,
                       (SELECT COUNT(*) FROM enrollments
                         WHERE enrollments.course_id = sessions.course_id AND enrollments.student_id = \(bind: studentID))
                         AS enrolled,
@@ -71,6 +71,7 @@ struct CheckInStore: Sendable {
             return Standing(
                 moment: try SessionMoment(row), enrolled: try row.decode(column: "enrolled", as: Int.self) > 0,
                 joinFromScan: try row.decode(column: "join_from_scan", as: Bool.self),
+                archived: try !row.decodeNil(column: "archived_at"),
                 existing: existing, deviceUsedByOther: owner.map { $0 != studentID } ?? false,
                 ticketUsedByOther: ticketOwner.map { $0 != studentID } ?? false
             )
@@ -84,6 +85,8 @@ struct CheckInStore: Sendable {
         var enrolled: Bool
         /// The course lets a student not on its roster join from a scan.
         var joinFromScan: Bool
+        /// The course is archived: read-only, it takes no check-ins and no one joins.
+        var archived: Bool
         var existing: (status: AttendanceStatus, at: Date)?
         var deviceUsedByOther: Bool
         /// Another student already checked in with the ticket presented, which was scanned signed out.

@@ -100,7 +100,7 @@ struct CoursesController: Sendable {
 
     /// Adds a co-teacher (a teacher's account) or a teaching assistant (anyone's), by email address.
     @Sendable func addStaff(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let course = try await access.course(in: context, needing: .manage).0
+        let course = try await access.course(in: context, needing: .manage, changing: true).0
         let input = try await request.decodeJSON(as: NewStaff.self, context: context)
         guard let role = StaffRole(rawValue: input.role) else {
             throw AppError(
@@ -128,7 +128,7 @@ struct CoursesController: Sendable {
     }
 
     @Sendable func removeStaff(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let course = try await access.course(in: context, needing: .manage).0
+        let course = try await access.course(in: context, needing: .manage, changing: true).0
         guard
             try await courses.removeStaff(courseID: course.id, userID: try context.id("userID", .userNotFound, "user"))
         else {
@@ -139,7 +139,7 @@ struct CoursesController: Sendable {
 
     /// A new join code, for when the old one went round further than it should.
     @Sendable func newJoinCode(_ request: Request, context: AppRequestContext) async throws -> CourseEnvelope {
-        let course = try await access.course(in: context, needing: .manage).0
+        let course = try await access.course(in: context, needing: .manage, changing: true).0
         let renewed = try await courses.newJoinCode(courseID: course.id)
         return CourseEnvelope(course: CourseView(try await courses.summary(of: renewed), manages: true))
     }
@@ -252,6 +252,8 @@ struct CoursesController: Sendable {
     @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> CourseEnvelope {
         var course = try await access.course(in: context, needing: .manage).0
         let input = try await request.decodeJSON(as: CourseUpdate.self, context: context)
+        // An archived course takes one change: being restored (with whatever else the same request sets).
+        if input.archived != false { try AccessRule.requireActive(course) }
         if let name = input.name { course.name = try check { () throws(RuleViolation) in try AccountRules.name(name) } }
         if let description = input.description { course.description = try Self.description(description) }
         if let planned = input.plannedSessions { course.plannedSessions = try Self.plannedSessions(planned) }
@@ -285,7 +287,7 @@ struct CoursesController: Sendable {
     }
 
     @Sendable func uploadPoster(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let course = try await access.course(in: context, needing: .manage).0
+        let course = try await access.course(in: context, needing: .manage, changing: true).0
         try await courses.setPoster(courseID: course.id, image: try await request.imageUpload())
         return Response(status: .noContent)
     }
@@ -307,7 +309,7 @@ struct CoursesController: Sendable {
     }
 
     @Sendable func addStudent(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let course = try await access.course(in: context, needing: .manage).0
+        let course = try await access.course(in: context, needing: .manage, changing: true).0
         let input = try await request.decodeJSON(as: AddStudent.self, context: context)
         let student: User?
         if let email = input.email.nonBlank {
@@ -338,7 +340,7 @@ struct CoursesController: Sendable {
     }
 
     @Sendable func removeStudent(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let course = try await access.course(in: context, needing: .manage).0
+        let course = try await access.course(in: context, needing: .manage, changing: true).0
         let studentID = try context.id("studentID", .studentNotFound, "student")
         guard try await courses.unenroll(courseID: course.id, studentID: studentID) else {
             throw AppError(.notFound, .studentNotFound, "That student is not on this course's roster.")

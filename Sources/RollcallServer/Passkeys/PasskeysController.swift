@@ -229,7 +229,7 @@ struct PasskeysController: Sendable {
     }
 
     @Sendable func setPolicy(_ request: Request, context: AppRequestContext) async throws -> PolicyEnvelope {
-        let course = try await access.course(in: context, needing: .manage).0
+        let course = try await access.course(in: context, needing: .manage, changing: true).0
         let input = try await request.decodeJSON(as: PolicyInput.self, context: context)
         let reuse = try check { () throws(RuleViolation) in try PasskeyRules.reuseSeconds(input.reuseSeconds ?? 0) }
         let policy = CourseVerification(required: input.required, reuseSeconds: reuse)

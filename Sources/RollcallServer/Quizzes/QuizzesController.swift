@@ -137,12 +137,12 @@ struct QuizzesController: Sendable {
     }
 
     /// The quiz named by the path, for its course's teacher.
-    func managedQuiz(_ context: AppRequestContext) async throws -> Quiz {
+    func managedQuiz(_ context: AppRequestContext, changing: Bool = false) async throws -> Quiz {
         let user = try context.requireUser()
         guard let quiz = try await quizzes.find(id: try context.id("quizID", .quizNotFound, "quiz")) else {
             throw AppError.notFound(.quizNotFound, "quiz")
         }
-        _ = try await access.course(quiz.courseId, for: user, needing: .manage)
+        _ = try await access.course(quiz.courseId, for: user, needing: .manage, changing: changing)
         return quiz
     }
 
@@ -153,7 +153,7 @@ struct QuizzesController: Sendable {
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let course = try await access.course(in: context, needing: .manage).0
+        let course = try await access.course(in: context, needing: .manage, changing: true).0
         let definition = try await request.decodeJSON(as: QuizInput.self, context: context).definition()
         let quiz = try await quizzes.create(courseID: course.id, definition: definition)
         return try QuizEnvelope(quiz: QuizView(quiz)).response(from: request, context: context, status: .created)
@@ -164,19 +164,19 @@ struct QuizzesController: Sendable {
     }
 
     @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> QuizEnvelope {
-        let quiz = try await managedQuiz(context)
+        let quiz = try await managedQuiz(context, changing: true)
         let definition = try await request.decodeJSON(as: QuizInput.self, context: context).definition()
         return QuizEnvelope(quiz: QuizView(try await quizzes.update(quiz, definition: definition)))
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Deleted {
-        let quiz = try await managedQuiz(context)
+        let quiz = try await managedQuiz(context, changing: true)
         let deleted = try await quizzes.delete(quiz)
         return Deleted(deleted: deleted, archived: !deleted)
     }
 
     @Sendable func duplicate(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let quiz = try await managedQuiz(context)
+        let quiz = try await managedQuiz(context, changing: true)
         var definition = quiz.definition
         definition.title = String("Copy of \(definition.title)".prefix(QuizDefinition.Limits.title.upperBound))
         let copy = try await quizzes.create(courseID: quiz.courseId, definition: definition)
@@ -190,7 +190,7 @@ struct QuizzesController: Sendable {
 
     @Sendable func start(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let (session, course, _) = try await access.session(in: context, needing: .manage)
+        let (session, course, _) = try await access.session(in: context, needing: .manage, changing: true)
         let input = try await request.decodeJSON(as: StartInput.self, context: context)
         guard let quiz = try await quizzes.find(id: input.quizId), quiz.courseId == course.id else {
             throw AppError(.notFound, .quizNotFound, "This course has no quiz \(input.quizId).")
@@ -201,13 +201,13 @@ struct QuizzesController: Sendable {
     }
 
     @Sendable func stop(_ request: Request, context: AppRequestContext) async throws -> RunEnvelope {
-        let (run, _) = try await access.run(in: context, needing: .manage)
+        let (run, _) = try await access.run(in: context, needing: .manage, changing: true)
         return RunEnvelope(run: QuizRunView(try await quizzes.stop(run)))
     }
 
     @Sendable func admit(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let (run, _) = try await access.run(in: context, needing: .manage)
+        let (run, _) = try await access.run(in: context, needing: .manage, changing: true)
         let input = try await request.decodeJSON(as: AdmissionInput.self, context: context)
         guard try await courses.isEnrolled(courseID: run.courseId, studentID: input.studentId) else {
             throw AppError(.notFound, .studentNotFound, "That student is not on this course's roster.")
@@ -218,7 +218,7 @@ struct QuizzesController: Sendable {
     }
 
     @Sendable func addTime(_ request: Request, context: AppRequestContext) async throws -> AttemptSummary {
-        let (attempt, _) = try await access.managedAttempt(in: context)
+        let (attempt, _) = try await access.managedAttempt(in: context, changing: true)
         let input = try await request.decodeJSON(as: AddedTimeInput.self, context: context)
         guard AttemptRules.addedSeconds.contains(input.seconds) else {
             throw AppError(
@@ -229,14 +229,14 @@ struct QuizzesController: Sendable {
     }
 
     @Sendable func end(_ request: Request, context: AppRequestContext) async throws -> AttemptSummary {
-        let (attempt, _) = try await access.managedAttempt(in: context)
+        let (attempt, _) = try await access.managedAttempt(in: context, changing: true)
         return AttemptSummary(
             attempt: QuizAttemptView(try await quizzes.close(attemptID: attempt.id, ending: .endedByTeacher)))
     }
 
     @Sendable func mark(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let (attempt, run) = try await access.managedAttempt(in: context)
+        let (attempt, run) = try await access.managedAttempt(in: context, changing: true)
         let questionID = context.parameters.get("questionID") ?? ""
         guard let question = run.definition.question(questionID) else {
             throw QuizRefusal.answer(.unknownQuestion(questionID))

@@ -124,13 +124,13 @@ struct RecordsController: Sendable {
     }
 
     /// The session and its course, for the course's teachers and its assistants, who mark attendance too.
-    func managedSession(_ context: AppRequestContext) async throws -> (ClassSession, Course) {
-        let found = try await access.session(in: context, needing: .assist)
+    func managedSession(_ context: AppRequestContext, changing: Bool = false) async throws -> (ClassSession, Course) {
+        let found = try await access.session(in: context, needing: .assist, changing: changing)
         return (found.session, found.course)
     }
 
     @Sendable func setStatus(_ request: Request, context: AppRequestContext) async throws -> StatusAnswer {
-        let (session, course) = try await managedSession(context)
+        let (session, course) = try await managedSession(context, changing: true)
         let user = try context.requireUser()
         let studentID = try context.id("studentID", .studentNotFound, "student")
         guard studentID != user.id else { throw Self.ownRecord }
@@ -192,7 +192,7 @@ struct RecordsController: Sendable {
 
     /// Marks many students at once: those named, or everyone on the roster not checked in yet.
     @Sendable func setStatuses(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, course) = try await managedSession(context)
+        let (session, course) = try await managedSession(context, changing: true)
         let user = try context.requireUser()
         let input = try await request.decodeJSON(as: BulkInput.self, context: context)
         let (status, reason, note) = try Self.mark(
@@ -235,7 +235,7 @@ struct RecordsController: Sendable {
         guard let batch = try await records.batch(id: try context.id("batchID", .batchNotFound, "batch")) else {
             throw AppError.notFound(.batchNotFound, "batch")
         }
-        _ = try await access.session(batch.sessionId, for: user, needing: .assist)
+        _ = try await access.session(batch.sessionId, for: user, needing: .assist, changing: true)
         do {
             return BatchEnvelope(batch: try await records.undo(batchID: batch.id, by: user))
         } catch let refusal as RecordStore.UndoRefusal {

@@ -41,7 +41,7 @@ struct RosterController: Sendable {
 
     @Sendable func importRoster(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let course = try await access.course(in: context, needing: .manage).0
+        let course = try await access.course(in: context, needing: .manage, changing: true).0
         let body = try await request.collectBody(limit: Self.importLimit)
         guard let text = String(validating: body.readableBytesView, as: UTF8.self) else {
             throw AppError(

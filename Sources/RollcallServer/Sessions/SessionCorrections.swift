@@ -19,8 +19,28 @@ enum SessionCorrectionRefusal: Error, Equatable {
     case stillOpen
     /// Moving the start of a session that has opened.
     case alreadyOpened
-    /// Deleting a session with records, without saying how many go with it.
-    case unconfirmedDelete(records: Int)
+    /// Deleting a session with records or quiz attempts, without saying how many of each go with it.
+    case unconfirmedDelete(SessionContents)
+}
+
+/// What a session holds that deleting it takes along: attendance records and quiz attempts (graded work).
+struct SessionContents: Sendable, Equatable {
+    var records: Int
+    var attempts: Int
+
+    /// Whether a request that names `confirmed` may delete this: each kind the session holds is named exactly.
+    func confirmed(by confirmed: SessionContents) -> Bool {
+        (records == 0 || confirmed.records == records) && (attempts == 0 || confirmed.attempts == attempts)
+    }
+
+    /// “2 attendance records and 1 quiz attempt”.
+    var text: String {
+        let parts = [
+            records > 0 || attempts == 0 ? "\(records) attendance \(records == 1 ? "record" : "records")" : nil,
+            attempts > 0 ? "\(attempts) quiz \(attempts == 1 ? "attempt" : "attempts")" : nil,
+        ]
+        return parts.compactMap { $0 }.joined(separator: " and ")
+    }
 }
 
 /// A change to a course that is not one student's status: kept so that a teacher can see who did what.
@@ -108,29 +128,35 @@ extension SessionStore {
         return reopened
     }
 
-    /// How many attendance records a session holds.
-    func recordCount(id: Int64) async throws -> Int {
-        try await database.read { sql in try await Self.recordCount(id: id, sql: sql) }
+    /// What deleting a session would take with it.
+    func contents(id: Int64) async throws -> SessionContents {
+        try await database.read { sql in try await Self.contents(id: id, sql: sql) }
     }
 
-    private static func recordCount(id: Int64, sql: any SQLDatabase) async throws -> Int {
-        try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("attendance")
-            .where("session_id", .equal, id).first(decodingColumn: "n", as: Int.self) ?? 0
+    private static func contents(id: Int64, sql: any SQLDatabase) async throws -> SessionContents {
+        let row = try await sql.raw(
+            """
+            SELECT (SELECT COUNT(*) FROM attendance WHERE session_id = \(bind: id)) AS records,
+              (SELECT COUNT(*) FROM quiz_attempts JOIN quiz_runs ON quiz_runs.id = quiz_attempts.run_id
+                WHERE quiz_runs.session_id = \(bind: id)) AS attempts
+            """
+        ).first()
+        return SessionContents(
+            records: try row?.decode(column: "records", as: Int.self) ?? 0,
+            attempts: try row?.decode(column: "attempts", as: Int.self) ?? 0)
     }
 
     /// Deletes a session with everything recorded in it, once the teacher has said how many records go
     /// (`confirmedRecords`); the course's audit log keeps what went and who deleted it.
-    func delete(id: Int64, confirmedRecords: Int?, by teacher: User, now: Date = Date()) async throws {
+    func delete(id: Int64, confirmed: SessionContents, by teacher: User, now: Date = Date()) async throws {
         try await database.transaction { sql in
             guard let session = try await Self.find(id: id, sql: sql) else {
                 throw NotStored(.sessionNotFound, what: "session")
             }
-            let records = try await Self.recordCount(id: id, sql: sql)
-            guard records == 0 || confirmedRecords == records else {
-                throw SessionCorrectionRefusal.unconfirmedDelete(records: records)
-            }
+            let contents = try await Self.contents(id: id, sql: sql)
+            guard contents.confirmed(by: confirmed) else { throw SessionCorrectionRefusal.unconfirmedDelete(contents) }
             let when = session.openedAt.map { "opened \($0.pageText)" } ?? "scheduled, never opened"
-            let detail = "“\(session.title)” (\(when)) with \(records) \(records == 1 ? "record" : "records")"
+            let detail = "“\(session.title)” (\(when)) with \(contents.text)"
             try await sql.insert(into: "course_audit").columns(
                 "course_id", "action", "detail", "actor_id", "actor_name", "at"
             )

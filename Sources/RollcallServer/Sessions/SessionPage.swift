@@ -53,18 +53,18 @@ struct SessionPage: Sendable {
     private func corrections(_ session: ClassSession, phase: SessionPhase) async throws
         -> SessionPageModel.Corrections
     {
-        let records = try await sessions.recordCount(id: session.id)
+        let contents = try await sessions.contents(id: session.id)
         let other =
             phase == .open ? try await sessions.openSessions(courseID: session.courseId, except: session.id).first : nil
         let deleteQuestion =
-            records == 0
+            contents.records == 0 && contents.attempts == 0
             ? "Delete “\(session.title)”? Nothing was recorded in it."
-            : "Delete “\(session.title)” and its \(records) attendance \(records == 1 ? "record" : "records")? The course's audit log keeps a line of it; the records cannot be brought back."
+            : "Delete “\(session.title)” and its \(contents.text)? The course's audit log keeps a line of it; they cannot be brought back."
         return SessionPageModel.Corrections(
-            title: session.title, isClosed: phase == .closed, records: records,
-            recordsText: records == 0
+            title: session.title, isClosed: phase == .closed, records: contents.records, attempts: contents.attempts,
+            recordsText: contents.records == 0 && contents.attempts == 0
                 ? "Nothing recorded goes with it."
-                : "\(records) attendance \(records == 1 ? "record goes" : "records go") with it.",
+                : "\(contents.text) \(contents.records + contents.attempts == 1 ? "goes" : "go") with it.",
             deleteQuestion: deleteQuestion,
             deleteLabel: phase == .scheduled ? "Cancel this session" : "Delete this session",
             otherOpen: other.map {
@@ -209,6 +209,7 @@ struct SessionPageModel: PageModel {
         var title: String
         var isClosed: Bool
         var records: Int
+        var attempts: Int
         var recordsText: String
         var deleteQuestion: String
         var deleteLabel: String

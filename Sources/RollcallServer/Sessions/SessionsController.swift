@@ -82,8 +82,7 @@ struct SessionsController: Sendable {
 
     /// A weekly slot: the term's sessions are scheduled at once, each opening by itself at its time.
     @Sendable func addSlot(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let course = try await access.course(in: context, needing: .manage).0
-        guard course.archivedAt == nil else { throw AppError.courseArchived }
+        let course = try await access.course(in: context, needing: .manage, changing: true).0
         let input = try await request.decodeJSON(as: NewSlot.self, context: context)
         let slot = TimetableSlot(weekday: input.weekday, time: input.time, minutes: input.minutes)
         let from = try Self.day(input.from, field: "from", in: course.zone)
@@ -105,7 +104,7 @@ struct SessionsController: Sendable {
     }
 
     @Sendable func removeSlot(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let course = try await access.course(in: context, needing: .manage).0
+        let course = try await access.course(in: context, needing: .manage, changing: true).0
         guard
             try await timetable.remove(
                 courseID: course.id, slotID: try context.id("slotID", .timetableSlotNotFound, "timetable slot"))
@@ -136,8 +135,7 @@ struct SessionsController: Sendable {
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let course = try await access.course(in: context, needing: .manage).0
-        guard course.archivedAt == nil else { throw AppError.courseArchived }
+        let course = try await access.course(in: context, needing: .manage, changing: true).0
         let input = try await request.decodeJSON(as: NewSession.self, context: context)
         let settings = try check { () throws(RuleViolation) in
             try (input.settings ?? SessionSettingsDraft()).validated()
@@ -185,8 +183,10 @@ struct SessionsController: Sendable {
     }
 
     /// The session and what the person may do with its course.
-    func session(_ context: AppRequestContext) async throws -> (ClassSession, CourseAccess, Course) {
-        let found = try await access.session(in: context)
+    func session(_ context: AppRequestContext, changing: Bool = false) async throws
+        -> (ClassSession, CourseAccess, Course)
+    {
+        let found = try await access.session(in: context, changing: changing)
         return (found.session, found.access, found.course)
     }
 
@@ -200,7 +200,7 @@ struct SessionsController: Sendable {
     }
 
     @Sendable func open(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
-        let (session, access, _) = try await session(context)
+        let (session, access, _) = try await session(context, changing: true)
         guard access == .manage else { throw AppError.forbidden("Only the course's teacher can open a session.") }
         let opened = try await sessions.open(id: session.id)
         return SessionEnvelope(
@@ -209,7 +209,7 @@ struct SessionsController: Sendable {
     }
 
     @Sendable func close(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
-        let (session, access, course) = try await session(context)
+        let (session, access, course) = try await session(context, changing: true)
         guard access == .manage else { throw AppError.forbidden("Only the course's teacher can close a session.") }
         let closed = try await sessions.close(
             id: session.id, markAbsentBy: course.markAbsentOnClose ? try context.requireUser().id : nil)
@@ -218,7 +218,7 @@ struct SessionsController: Sendable {
 
     /// The session named by the path, for the course's teacher.
     func managed(_ context: AppRequestContext, _ doing: String) async throws -> (ClassSession, Course) {
-        let (session, access, course) = try await session(context)
+        let (session, access, course) = try await session(context, changing: true)
         guard access == .manage else { throw AppError.forbidden("Only the course's teacher can \(doing) a session.") }
         return (session, course)
     }
@@ -268,15 +268,18 @@ struct SessionsController: Sendable {
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, _) = try await managed(context, "delete")
-        let confirmed = try request.query("records").map { text in
+        func count(_ name: String, _ code: ErrorCode, _ what: String) throws -> Int {
+            guard let text = request.query(name) else { return 0 }
             guard let count = Int(text), count >= 0 else {
                 throw AppError(
-                    .badRequest, .invalidRecords,
-                    "“records” must be the number of records the session holds, as a whole number.")
+                    .badRequest, code, "“\(name)” must be the number of \(what) the session holds, as a whole number.")
             }
             return count
         }
-        try await sessions.delete(id: session.id, confirmedRecords: confirmed, by: try context.requireUser())
+        let confirmed = SessionContents(
+            records: try count("records", .invalidRecords, "attendance records"),
+            attempts: try count("attempts", .invalidAttempts, "quiz attempts"))
+        try await sessions.delete(id: session.id, confirmed: confirmed, by: try context.requireUser())
         return Response(status: .noContent)
     }
 
