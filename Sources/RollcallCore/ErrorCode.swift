@@ -170,6 +170,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case invalidRecords = "invalid_records"
     /// The `attempts` confirmation is not a whole number.
     case invalidAttempts = "invalid_attempts"
+    /// An admin asked to make themself a health officer while another admin could do it.
+    case secondAdminRequired = "second_admin_required"
     /// Records that must be kept stand in the way.
     case recordsMustBeKept = "records_must_be_kept"
     /// A time that is not a date and time.

@@ -274,6 +274,36 @@ struct ExposureReportTests {
         }
     }
 
+    @Test func an_admin_is_made_a_health_officer_by_another_admin_where_there_is_one() async throws {
+        try await withServer { api in
+            // Setup: the only admin, who may grant themself the role (there is nobody else to ask).
+            let first = try await api.admin()
+            let alone = try await api.call(.post, "/api/v1/admin/users/\(first.id)/health-officer", as: first)
+            #expect(alone.status == .ok && alone.value("user.healthOfficer") as? Bool == true, "\(alone.text)")
+
+            // A second admin arrives.
+            try await Database.sqlite(path: api.databasePath, logger: .init(label: "test")).closing { database in
+                _ = try await UserStore(database: database).create(
+                    NewUser(
+                        name: "Second Admin", email: "second.admin@school.test",
+                        passwordHash: try await PasswordHasher(cost: 4).hash(API.password), role: .admin,
+                        studentNumber: nil, approved: true, emailVerified: true))
+            }
+            let second = try await api.signIn("second.admin@school.test")
+
+            // The calls under test: the second grants themself, then the first grants them.
+            try await api.expectRefused(
+                .post, "/api/v1/admin/users/\(second.id)/health-officer", as: second, status: .forbidden,
+                code: "second_admin_required")
+            let granted = try await api.call(.post, "/api/v1/admin/users/\(second.id)/health-officer", as: first)
+
+            // Validation: a second person was involved; giving up one's own role needs nobody.
+            #expect(granted.value("user.healthOfficer") as? Bool == true, "\(granted.text)")
+            let revoked = try await api.call(.delete, "/api/v1/admin/users/\(second.id)/health-officer", as: second)
+            #expect(revoked.value("user.healthOfficer") as? Bool == false, "\(revoked.text)")
+        }
+    }
+
     @Test func a_session_keeps_its_room_label() async throws {
         try await withServer { api in
             let (teacher, course, _) = try await api.teacherWithCourse()

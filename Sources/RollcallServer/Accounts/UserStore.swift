@@ -173,6 +173,15 @@ struct UserStore: Sendable {
         await database.announce(.user(id))
     }
 
+    /// Whether an admin other than `id` can act: not disabled, not deleted.
+    func hasOtherAdmin(than id: Int64) async throws -> Bool {
+        try await database.read { sql in
+            try await sql.select().column("id").from("users").where("role", .equal, Role.admin.rawValue)
+                .where("id", .notEqual, id).where("disabled", .equal, false).where("deleted_at", .is, SQLLiteral.null)
+                .first() != nil
+        }
+    }
+
     func find(studentNumber: String) async throws -> User? {
         try await database.read { sql in
             try await sql.select().column("*").from("users").where("student_number", .equal, studentNumber)

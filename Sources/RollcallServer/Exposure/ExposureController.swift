@@ -98,12 +98,18 @@ struct ExposureController: Sendable {
     }
 
     private func setOfficer(_ context: AppRequestContext, _ granted: Bool) async throws -> UserEnvelope {
-        _ = try AccessRule.admin(context)
+        let admin = try AccessRule.admin(context)
         guard let user = try await users.find(id: try context.id("userID", .userNotFound, "user")) else {
             throw AppError.notFound(.userNotFound, "user")
         }
         guard user.deletedAt == nil else {
             throw AppError.conflict(.accountDeleted, "This account was deleted; it cannot be given a role.")
+        }
+        // Exposure reports see who sat beside whom: a second person grants the role, unless nobody else could.
+        if granted, user.id == admin.id, try await users.hasOtherAdmin(than: admin.id) {
+            throw AppError(
+                .forbidden, .secondAdminRequired,
+                "Another admin grants you the health-officer role: a second person is involved where there is one.")
         }
         if user.healthOfficer != granted { try await users.setHealthOfficer(id: user.id, granted) }
         guard let changed = try await users.find(id: user.id) else { throw AppError.notFound(.userNotFound, "user") }
