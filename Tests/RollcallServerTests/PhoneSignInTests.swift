@@ -178,13 +178,51 @@ struct PhoneSignInTests {
         }
     }
 
-    @Test func a_number_another_account_confirmed_cannot_be_confirmed_again() async throws {
+    @Test func a_number_another_account_confirmed_cannot_be_confirmed_again_nor_told_apart() async throws {
+        try await withServer(configure: Self.quick) { api in
+            // Setup: one number confirmed by its owner, one free.
+            let owner = try await Self.confirmedAccount(api, "Ona Owner", phone: "+447700900130")
+            let other = try await api.register("Ivo Intruder")
+
+            // The calls under test: asking for a code to each, then confirming the taken one with its code.
+            let taken = try await api.call(.post, "/api/v1/me/phone", as: other, json: ["phone": "07700 900130"])
+            let free = try await api.call(.post, "/api/v1/me/phone", as: other, json: ["phone": "07700 900133"])
+            let code = try await api.textedCode(to: "+447700900130")
+            try await api.expectRefused(
+                .post, "/api/v1/me/phone/confirm", as: other, json: ["phone": "+447700900130", "code": code],
+                status: .conflict, code: "phone_taken")
+
+            // Validation: the two answers cannot be told apart; only the code's holder learns of the conflict, and
+            // the number stays its owner's.
+            #expect(taken.status == .accepted && free.status == .accepted, "\(taken.text) \(free.text)")
+            #expect(
+                taken.string("message")?.replacingOccurrences(of: "+447700900130", with: "N")
+                    == free.string("message")?.replacingOccurrences(of: "+447700900133", with: "N"))
+            #expect(taken.int("nextCodeIn") == free.int("nextCodeIn"))
+            #expect(try await api.call(.get, "/api/v1/me", as: owner).string("user.phone") == "+447700900130")
+        }
+    }
+
+    @Test func asking_for_codes_counts_every_request_against_the_limit_whatever_the_number() async throws {
         try await withServer(configure: Self.quick) { api in
             _ = try await Self.confirmedAccount(api, "Ona Owner", phone: "+447700900130")
-            let other = try await api.register("Ivo Intruder")
-            try await api.expectRefused(
-                .post, "/api/v1/me/phone", as: other, json: ["phone": "07700 900130"], status: .conflict,
-                code: "phone_taken")
+            // Setup: a prober who used up the address's hourly codes on free numbers.
+            let prober = try await api.register("Pat Prober")
+            var accepted = 0
+            for number in 0...PhoneController.perAddress.limit {
+                let phone = "+4477009002" + String(format: "%02d", number)
+                let asked = try await api.call(.post, "/api/v1/me/phone", as: prober, json: ["phone": phone])
+                guard asked.status == .accepted else { break }
+                accepted += 1
+            }
+            #expect(accepted > 0 && accepted <= PhoneController.perAddress.limit, "\(accepted) codes before the limit")
+
+            // The call under test: one more, for a number another account confirmed.
+            let probe = try await api.call(.post, "/api/v1/me/phone", as: prober, json: ["phone": "+447700900130"])
+
+            // Validation: refused by the limit like any other request, saying nothing of the number.
+            #expect(probe.status == .tooManyRequests, "\(probe.text)")
+            #expect(probe.errorCode == "too_many_attempts")
         }
     }
 

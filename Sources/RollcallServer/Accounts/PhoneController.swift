@@ -151,9 +151,8 @@ struct PhoneController: Sendable {
     @Sendable func sendConfirmationCode(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let phone = try phone(try await request.decodeJSON(as: CodeRequest.self, context: context).phone)
-        if let holder = try await users.find(confirmedPhone: phone), holder.id != user.id {
-            throw AppError.conflict(.phoneTaken, "Another account has confirmed this number already.")
-        }
+        // The same answer whoever holds the number, counted like any other: only the person who holds the phone,
+        // and so its code, learns at confirmation that another account confirmed it (`confirm`).
         try await admitCode(to: phone, for: .confirm, from: context.clientAddress)
         let code = try await codes.issue(.confirm, phone: phone, userID: user.id)
         try await text(code, to: phone, purpose: .confirm)
