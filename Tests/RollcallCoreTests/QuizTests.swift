@@ -395,3 +395,26 @@ struct QuestionStatisticsTests {
         #expect(stats.percentCorrect == nil && stats.averagePoints == nil)
     }
 }
+
+@Suite("Flag floods")
+struct FlagFloodTests {
+    @Test func flags_are_kept_one_by_one_until_an_attempt_or_a_minute_is_full() {
+        #expect(FlagFlood.decide(kept: 0, lastMinute: 0, kindKept: false) == .keep)
+        #expect(FlagFlood.decide(kept: 5, lastMinute: 5, kindKept: true) == .keep)
+        #expect(FlagFlood.decide(kept: 50, lastMinute: FlagFlood.perMinute - 1, kindKept: true) == .keep)
+        #expect(FlagFlood.decide(kept: 50, lastMinute: FlagFlood.perMinute, kindKept: true) == .fold)
+        #expect(FlagFlood.decide(kept: FlagFlood.perAttempt, lastMinute: 0, kindKept: true) == .fold)
+        // A kind not seen yet is kept even in a flood: at most one per kind beyond the caps.
+        #expect(FlagFlood.decide(kept: FlagFlood.perAttempt, lastMinute: 99, kindKept: false) == .keep)
+    }
+
+    @Test func a_folded_flag_says_how_often_it_came() {
+        var report = IntegrityFlagReport(kind: .pasted, occurredAt: Date(), characters: 10)
+        #expect(report.detail == "10 characters")
+        report.repeats = 4
+        #expect(report.detail == "10 characters, 5 times")
+        report = IntegrityFlagReport(kind: .leftPage, occurredAt: Date())
+        report.repeats = 1
+        #expect(report.detail == "2 times")
+    }
+}

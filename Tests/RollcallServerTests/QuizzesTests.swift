@@ -276,6 +276,57 @@ struct QuizzesTests {
         }
     }
 
+    @Test func a_flood_of_flags_is_folded_into_counted_repeats_and_the_dashboard_stays_small() async throws {
+        try await withServer { api in
+            // Setup: a student sending 50 requests of 200 identical flags, as a script would.
+            let quiz = try await QuizRoom.start(api)
+            let attempt = try #require(try await quiz.attempt(api).int("attempt.id"))
+            let now = ISO8601DateFormatter().string(from: Date())
+            let burst = Array(
+                repeating: ["kind": "pasted", "occurredAt": now, "characters": 10] as [String: Any], count: 200)
+
+            // The calls under test.
+            for _ in 0..<50 {
+                let sent = try await api.call(
+                    .post, "/api/v1/quiz-attempts/\(attempt)/flags", as: quiz.room.student, json: ["flags": burst])
+                #expect(sent.status == .created, "\(sent.text)")
+            }
+            let left = try await api.call(
+                .post, "/api/v1/quiz-attempts/\(attempt)/flags", as: quiz.room.student,
+                json: ["flags": [["kind": "left_page", "occurredAt": now]]])
+
+            // Validation: a minute's worth of flags kept, every other repeat counted on the latest, and a new kind
+            // still shows on its own.
+            #expect(left.status == .created)
+            let stored = try await api.rows("SELECT kind FROM quiz_flags")
+            #expect(stored.count == FlagFlood.perMinute + 1, "\(stored.count) flags stored")
+            let results = try await api.call(.get, "/api/v1/quiz-runs/\(quiz.runID)/results", as: quiz.room.teacher)
+            let details = results.list("flags").compactMap { $0["detail"] as? String }
+            #expect(details.contains("10 characters, \(10_000 - FlagFlood.perMinute + 1) times"), "\(details)")
+            #expect(
+                results.text.utf8.count < 20_000, "the teacher's view stays small: \(results.text.utf8.count) bytes")
+        }
+    }
+
+    @Test func answers_saved_faster_than_a_person_types_wait_their_turn() async throws {
+        try await withServer { api in
+            let quiz = try await QuizRoom.start(api)
+            let attempt = try #require(try await quiz.attempt(api).int("attempt.id"))
+            var statuses: [HTTPResponse.Status] = []
+            var retryAfter: String?
+            for sequence in 1...(SaveThrottle.limit.limit + 5) {
+                let saved = try await api.call(
+                    .put, "/api/v1/quiz-attempts/\(attempt)/answers/q3", as: quiz.room.student,
+                    json: ["answer": ["text": "draft \(sequence)"], "sequence": sequence])
+                statuses.append(saved.status)
+                if saved.status == .tooManyRequests { retryAfter = saved.headers[.retryAfter] }
+            }
+            #expect(statuses.prefix(SaveThrottle.limit.limit).allSatisfy { $0 == .ok }, "\(statuses)")
+            #expect(statuses.last == .tooManyRequests, "\(statuses)")
+            #expect(Int(retryAfter ?? "") ?? 0 >= 1, "Retry-After says when")
+        }
+    }
+
     @Test func the_dashboard_shows_each_start_answer_flag_and_submission_live() async throws {
         try await withServer(setup: .live) { api in
             let quiz = try await QuizRoom.start(api)
@@ -401,6 +452,10 @@ struct QuizzesTests {
             try await api.expectRefused(
                 .post, flags, as: student, json: ["flags": [["kind": "offline", "occurredAt": "yesterday"]]],
                 status: .badRequest, code: "wrong_type")
+            try await api.expectRefused(
+                .post, flags, as: student,
+                json: ["flags": [["kind": "pasted", "occurredAt": now, "characters": 999_999]]],
+                status: .badRequest, code: "invalid_characters")
 
             // Quizzes.
             var broken = quizBody

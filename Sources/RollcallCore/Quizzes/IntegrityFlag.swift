@@ -46,6 +46,8 @@ public struct IntegrityFlagReport: Codable, Sendable, Equatable {
     public var width: Int?
     public var height: Int?
     public var questionId: String?
+    /// Reports of the same kind folded into this one once an attempt's flags flood (`FlagFlood`).
+    public var repeats: Int?
 
     public init(
         kind: IntegrityFlagKind, occurredAt: Date, clientId: String? = nil, secondsAway: Double? = nil,
@@ -82,18 +84,27 @@ public struct IntegrityFlagReport: Codable, Sendable, Equatable {
             }
         }
         for (value, field) in [(characters, "characters"), (width, "width"), (height, "height")] {
-            if let value, !(0...1_000_000).contains(value) {
-                throw RuleViolation(field: field, message: "“\(field)” must be a whole number from 0 to 1,000,000.")
+            if let value, !Self.numbers.contains(value) {
+                throw RuleViolation(field: field, message: "“\(field)” must be a whole number from 0 to 100,000.")
             }
         }
+        report.repeats = nil
         if let questionId, !(1...40).contains(questionId.count) {
             throw RuleViolation(field: "questionId", message: "“questionId” names one of the quiz's questions.")
         }
         return report
     }
 
-    /// The details worth showing beside the flag, as one short phrase.
+    /// The range of a flag's numbers: characters pasted, a window's width and height.
+    public static let numbers = 0...100_000
+
+    /// The details worth showing beside the flag, as one short phrase, with how often it came when folded.
     public var detail: String {
+        let times = (repeats ?? 0) > 0 ? "\((repeats ?? 0) + 1) times" : ""
+        return [ownDetail, times].filter { !$0.isEmpty }.joined(separator: ", ")
+    }
+
+    private var ownDetail: String {
         switch kind {
         case .returned: secondsAway.map { "after \(Self.duration($0))" } ?? ""
         case .pasted: characters.map { "\($0) characters" + (questionId.map { " into \($0)" } ?? "") } ?? ""
@@ -106,5 +117,30 @@ public struct IntegrityFlagReport: Codable, Sendable, Equatable {
     public static func duration(_ seconds: Double) -> String {
         let whole = Int(seconds.rounded())
         return whole < 60 ? "\(whole) s" : "\(whole / 60) min" + (whole % 60 == 0 ? "" : " \(whole % 60) s")
+    }
+}
+
+/// How an attempt's integrity flags are kept from flooding the teacher's dashboard: past a number per attempt, or
+/// per minute, a report is folded into the attempt's latest flag of its kind, which counts it.
+public enum FlagFlood {
+    /// Flags kept one by one per attempt.
+    public static let perAttempt = 100
+    /// Flags kept one by one per attempt in any minute.
+    public static let perMinute = 20
+
+    public enum Decision: Equatable, Sendable {
+        /// A flag of its own.
+        case keep
+        /// A repeat, counted on the latest flag of its kind.
+        case fold
+    }
+
+    /// - Parameters:
+    ///   - kept: the attempt's flags so far.
+    ///   - lastMinute: those received in the last minute.
+    ///   - kindKept: whether a flag of the report's kind is among them, to fold into.
+    public static func decide(kept: Int, lastMinute: Int, kindKept: Bool) -> Decision {
+        guard kindKept, kept >= perAttempt || lastMinute >= perMinute else { return .keep }
+        return .fold
     }
 }

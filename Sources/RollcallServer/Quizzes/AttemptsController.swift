@@ -7,6 +7,7 @@ import RollcallCore
 struct AttemptsController: Sendable {
     let quizzes: QuizStore
     let access: AccessRule
+    let throttle: SaveThrottle
 
     struct StartInput: Decodable {
         /// A random id the browser keeps for this quiz page, so that a second device or tab can be told apart.
@@ -157,6 +158,12 @@ struct AttemptsController: Sendable {
         let user = try context.requireUser()
         let (attempt, run) = try await access.attemptToSave(
             try context.id("attemptID", .attemptNotFound, "attempt"), for: user)
+        if let wait = throttle.admit(attemptID: attempt.id) {
+            throw AppError(
+                .tooManyRequests, .tooManyAttempts,
+                "Answers are coming faster than anyone types; this one was not saved. Your page sends it again.",
+                retryAfter: Int(wait))
+        }
         let questionID = context.parameters.get("questionID") ?? ""
         guard let question = run.definition.question(questionID) else {
             throw QuizRefusal.answer(.unknownQuestion(questionID))

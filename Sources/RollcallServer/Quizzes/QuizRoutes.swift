@@ -37,7 +37,8 @@ extension QuizRoutes {
         QuizzesController(
             quizzes: stores.quizzes, courses: stores.courses, sessions: stores.sessions, access: parts.access
         ).addRoutes(to: router)
-        AttemptsController(quizzes: stores.quizzes, access: parts.access).addRoutes(to: router)
+        AttemptsController(quizzes: stores.quizzes, access: parts.access, throttle: SaveThrottle()).addRoutes(
+            to: router)
         QuizPages(quizzes: stores.quizzes, access: parts.access, pages: parts.pages).addRoutes(to: router)
         QuizLiveController(
             quizzes: stores.quizzes, database: stores.database, access: parts.access, pageOrigin: parts.pageOrigin

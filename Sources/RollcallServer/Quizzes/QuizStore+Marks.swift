@@ -15,30 +15,60 @@ extension QuizStore {
         }
     }
 
+    /// Stores the reports, a flag each, until the attempt's flags flood (`FlagFlood`): then a report is folded into
+    /// the latest flag of its kind, whose count grows. Answers the flags stored or changed, each once.
     static func record(
         _ reports: [IntegrityFlagReport], attempt: QuizAttempt, now: Date, in sql: Transaction
     ) async throws -> [StoredFlag] {
-        var stored: [StoredFlag] = []
+        let rows = try await sql.select().columns("id", "report", "received_at").from("quiz_flags")
+            .where("attempt_id", .equal, attempt.id).orderBy("id").all()
+        var kept = rows.count
+        var lastMinute = 0
+        var latest: [IntegrityFlagKind: (id: Int64, report: IntegrityFlagReport)] = [:]
+        for row in rows {
+            let report = try decode(try row.decode(column: "report", as: String.self), as: IntegrityFlagReport.self)
+            latest[report.kind] = (try row.decode(column: "id", as: Int64.self), report)
+            if try row.decode(column: "received_at", as: Date.self) > now.addingTimeInterval(-60) { lastMinute += 1 }
+        }
+        var order: [Int64] = []
+        var flags: [Int64: StoredFlag] = [:]
+        func note(_ id: Int64, _ report: IntegrityFlagReport) {
+            if flags[id] == nil { order.append(id) }
+            flags[id] = StoredFlag(
+                id: id, attemptId: attempt.id, studentId: attempt.studentId, name: attempt.studentName,
+                kind: report.kind, label: report.kind.label, detail: report.detail, occurredAt: report.occurredAt,
+                receivedAt: now, secondsAway: report.secondsAway)
+        }
         for report in reports {
             if let clientId = report.clientId {
                 let known = try await sql.select().column("id").from("quiz_flags")
                     .where("attempt_id", .equal, attempt.id).where("client_id", .equal, clientId).first()
                 if known != nil { continue }
             }
-            let id = try await sql.insert(into: "quiz_flags")
-                .columns("attempt_id", "kind", "report", "client_id", "occurred_at", "received_at")
-                .values(
-                    SQLBind(attempt.id), SQLBind(report.kind.rawValue), SQLBind(try encode(report)),
-                    SQLBind(report.clientId), SQLBind(report.occurredAt), SQLBind(now)
-                )
-                .returning("id").first(decodingColumn: "id", as: Int64.self)
-            guard let id else { throw NotSaved(what: "quiz flag") }
-            stored.append(
-                StoredFlag(
-                    id: id, attemptId: attempt.id, studentId: attempt.studentId, name: attempt.studentName,
-                    kind: report.kind, label: report.kind.label, detail: report.detail,
-                    occurredAt: report.occurredAt, receivedAt: now, secondsAway: report.secondsAway))
+            switch FlagFlood.decide(kept: kept, lastMinute: lastMinute, kindKept: latest[report.kind] != nil) {
+            case .keep:
+                let id = try await sql.insert(into: "quiz_flags")
+                    .columns("attempt_id", "kind", "report", "client_id", "occurred_at", "received_at")
+                    .values(
+                        SQLBind(attempt.id), SQLBind(report.kind.rawValue), SQLBind(try encode(report)),
+                        SQLBind(report.clientId), SQLBind(report.occurredAt), SQLBind(now)
+                    )
+                    .returning("id").first(decodingColumn: "id", as: Int64.self)
+                guard let id else { throw NotSaved(what: "quiz flag") }
+                kept += 1
+                lastMinute += 1
+                latest[report.kind] = (id, report)
+                note(id, report)
+            case .fold:
+                guard var folded = latest[report.kind] else { continue }
+                folded.report.repeats = (folded.report.repeats ?? 0) + 1
+                try await sql.update("quiz_flags").set("report", to: try encode(folded.report))
+                    .where("id", .equal, folded.id).run()
+                latest[report.kind] = folded
+                note(folded.id, folded.report)
+            }
         }
+        let stored = order.compactMap { flags[$0] }
         try await QuizEvents.append(
             stored.map { QuizChange(kind: .flagged, payload: $0) }, runID: attempt.runId, at: now, in: sql)
         return stored

@@ -104,9 +104,16 @@ function action(label, run) {
 }
 
 function addFlag(flag) {
-  if (flags.has(flag.id)) return;
+  const shown = flags.get(flag.id);
   flags.set(flag.id, flag);
+  if (shown) {
+    // A repeat folded into a flag already shown: its count changed, its place did not.
+    shown.item.childNodes[1].textContent = ` ${flag.label}${flag.detail ? ` (${flag.detail})` : ""} `;
+    flag.item = shown.item;
+    return;
+  }
   const item = document.createElement("li");
+  flag.item = item;
   item.dataset.kind = flag.kind;
   item.dataset.student = flag.studentId;
   const who = document.createElement("strong");
