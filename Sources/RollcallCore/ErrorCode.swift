@@ -174,6 +174,10 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case secondAdminRequired = "second_admin_required"
     /// Records that must be kept stand in the way.
     case recordsMustBeKept = "records_must_be_kept"
+    /// The course has as many weekly classes as it may.
+    case timetableFull = "timetable_full"
+    /// A weekly class would schedule more sessions to come than a course may hold.
+    case tooManySessions = "too_many_sessions"
     /// A time that is not a date and time.
     case invalidScheduledAt = "invalid_scheduled_at"
     /// A number of minutes out of range.

@@ -58,6 +58,55 @@ struct TimetableServerTests {
         }
     }
 
+    @Test func a_timetable_is_capped_in_slots_and_in_the_sessions_it_schedules() async throws {
+        try await withServer { api in
+            // Setup: a course filled with one-year daily slots.
+            let (teacher, courseID, _) = try await api.teacherWithCourse()
+            let path = "/api/v1/courses/\(courseID)/timetable"
+            func slot(_ weekday: Int, _ hour: Int) -> [String: Any] {
+                [
+                    "weekday": weekday, "time": String(format: "%02d:00", hour), "minutes": 50, "from": "2026-09-01",
+                    "until": "2027-08-31",
+                ]
+            }
+            var added = 0
+            var refusal: Reply?
+            outer: for hour in 8..<20 {
+                for weekday in 1...7 {
+                    let answer = try await api.call(.post, path, as: teacher, json: slot(weekday, hour))
+                    guard answer.status == .created else {
+                        refusal = answer
+                        break outer
+                    }
+                    added += 1
+                }
+            }
+
+            // Validation: the term's sessions stop at the cap, with a sentence saying so, and nothing half-made.
+            let refused = try #require(refusal, "\(added) slots added and none refused")
+            #expect(refused.status == .conflict && refused.errorCode == "too_many_sessions", "\(refused.text)")
+            let sessions = try await api.call(.get, "/api/v1/courses/\(courseID)/sessions", as: teacher)
+            #expect(sessions.list("sessions").count <= Timetable.sessionsPerCourse)
+            try await api.expectRefused(
+                .post, path, as: teacher, json: slot(1, 21), status: .conflict, code: "too_many_sessions")
+
+            // A short course fills its slots instead.
+            let (other, otherCourse, _) = try await api.teacherWithCourse("Sid Short")
+            for index in 0..<TimetableSlot.perCourse {
+                var short = slot(index % 7 + 1, 8 + index / 7)
+                short["until"] = "2026-09-14"
+                #expect(
+                    try await api.call(.post, "/api/v1/courses/\(otherCourse)/timetable", as: other, json: short)
+                        .status == .created)
+            }
+            var oneMore = slot(1, 22)
+            oneMore["until"] = "2026-09-14"
+            try await api.expectRefused(
+                .post, "/api/v1/courses/\(otherCourse)/timetable", as: other, json: oneMore, status: .conflict,
+                code: "timetable_full")
+        }
+    }
+
     @Test func bad_slots_are_refused_and_schedule_nothing() async throws {
         try await withServer { api in
             let (teacher, courseID, _) = try await api.teacherWithCourse()

@@ -12,6 +12,8 @@ public struct TimetableSlot: Codable, Equatable, Sendable {
     public static let minutesRange = 5...720
     /// A term longer than this is more likely a typing mistake than a term.
     public static let longestTerm: TimeInterval = 366 * 86_400
+    /// Weekly slots one course may have: a full week of lectures, labs and tutorials fits.
+    public static let perCourse = 20
 
     public init(weekday: Int, time: String, minutes: Int) {
         self.weekday = weekday
@@ -83,5 +85,47 @@ public struct TimetableSlot: Codable, Equatable, Sendable {
         let wall = calendar.dateComponents([.hour, .minute], from: adjusted)
         // No such wall time that day (the clock skipped it): the elapsed time lands an hour on, as calendars do.
         return wall.hour == hour && wall.minute == minute ? adjusted : elapsed
+    }
+}
+
+/// What a course's timetable may schedule in all, so that a course page and its lists stay readable.
+public enum Timetable {
+    /// Sessions not yet held that timetables may have scheduled in one course: a year of eight classes a week.
+    public static let sessionsPerCourse = 420
+
+    /// Why a slot cannot be added, or `nil` when it can.
+    ///
+    /// - Parameters:
+    ///   - slots: the course's slots so far.
+    ///   - scheduled: the course's sessions not yet held that timetables scheduled.
+    ///   - adding: the sessions the new slot would schedule.
+    public static func refusal(slots: Int, scheduled: Int, adding: Int) -> Refusal? {
+        if slots >= TimetableSlot.perCourse { return .full }
+        if scheduled + adding > sessionsPerCourse {
+            return .tooManySessions(room: max(0, sessionsPerCourse - scheduled))
+        }
+        return nil
+    }
+
+    public enum Refusal: Error, Equatable, Sendable {
+        case full
+        case tooManySessions(room: Int)
+
+        public var code: ErrorCode {
+            switch self {
+            case .full: .timetableFull
+            case .tooManySessions: .tooManySessions
+            }
+        }
+
+        public var message: String {
+            switch self {
+            case .full:
+                "A course has at most \(TimetableSlot.perCourse) weekly classes. Remove one to add another."
+            case .tooManySessions(let room):
+                "A course's timetable schedules at most \(Timetable.sessionsPerCourse) sessions to come; this class "
+                    + "would go past that (\(room) more fit). Shorten its term, or remove another class."
+            }
+        }
     }
 }

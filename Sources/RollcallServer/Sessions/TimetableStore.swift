@@ -28,6 +28,19 @@ struct TimetableStore: Sendable {
         settings.openMinutes = slot.minutes
         let settingsJSON = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
         return try await database.transaction { sql in
+            let counts = try await sql.raw(
+                """
+                SELECT (SELECT COUNT(*) FROM timetable_slots WHERE course_id = \(bind: courseID)) AS slots,
+                  (SELECT COUNT(*) FROM sessions WHERE course_id = \(bind: courseID) AND slot_id IS NOT NULL
+                    AND opened_at IS NULL) AS scheduled
+                """
+            ).first()
+            if let refusal = Timetable.refusal(
+                slots: try counts?.decode(column: "slots", as: Int.self) ?? 0,
+                scheduled: try counts?.decode(column: "scheduled", as: Int.self) ?? 0, adding: starts.count)
+            {
+                throw AppError(.conflict, refusal.code, refusal.message)
+            }
             guard
                 let entry = try await sql.insert(into: "timetable_slots")
                     .columns(
