@@ -206,17 +206,26 @@ struct AccountsTests {
     @Test func picture_upload_accepts_images_only_within_the_size_limit() async throws {
         try await withServer { api in
             let account = try await api.register("Pic Owner")
-            let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0, count: 64)
+            let png = Pictures.png
             let uploaded = try await api.call(
                 .put, "/api/v1/me/picture", as: account, raw: png, contentType: "image/png")
             #expect(uploaded.status == .noContent)
             let picture = try await api.call(.get, "/api/v1/users/\(account.id)/picture", as: account)
             #expect(picture.status == .ok)
             #expect(picture.headers[.contentType] == "image/png")
+            #expect(picture.headers[.contentLength] == String(png.count), "a sound picture comes back whole")
             try await api.expectRefused(
                 .put, "/api/v1/me/picture", as: account, raw: Array("<script>".utf8), contentType: "image/png",
                 status: .unsupportedMediaType, code: "unsupported_image"
             )
+            // A PNG signature followed by a page, as an attacker sends it, is no picture.
+            try await api.expectRefused(
+                .put, "/api/v1/me/picture", as: account,
+                raw: Array(png.prefix(8)) + Array("<html><script>alert(document.cookie)</script>".utf8),
+                contentType: "image/png", status: .unsupportedMediaType, code: "unsupported_image")
+            try await api.expectRefused(
+                .put, "/api/v1/me/picture", as: account, raw: png + Array("<html><script>".utf8),
+                contentType: "image/png", status: .unsupportedMediaType, code: "unsupported_image")
             try await api.expectRefused(
                 .put, "/api/v1/me/picture", as: account, raw: png + Array(repeating: 0, count: 2 * 1024 * 1024),
                 contentType: "image/png", status: .contentTooLarge, code: "body_too_large"

@@ -242,7 +242,7 @@ struct AuthorizationMatrixTests {
                 try made(try await api.call(.post, "/api/v1/sessions/\(id)/close", as: teacher), .ok, "closing")
                 reopenable.append(id)
             }
-            let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]
+            let png = Pictures.png
             try made(
                 try await api.call(.put, "/api/v1/me/picture", as: teacher, raw: png, contentType: "image/png"),
                 .noContent, "T's picture")

@@ -137,13 +137,15 @@ struct CoursesTests {
     @Test func posters_are_images() async throws {
         try await withServer { api in
             let (teacher, courseID, _) = try await api.teacherWithCourse()
-            let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 7, count: 100)
+            let jpeg = Pictures.jpeg
             #expect(
                 try await api.call(.put, "/api/v1/courses/\(courseID)/poster", as: teacher, raw: jpeg).status
                     == .noContent
             )
             let poster = try await api.call(.get, "/api/v1/courses/\(courseID)/poster", as: teacher)
             #expect(poster.headers[.contentType] == "image/jpeg")
+            #expect(poster.headers[.contentLength] == String(jpeg.count - 26), "the EXIF segment was dropped")
+            #expect(!poster.text.contains("GPS"), "a phone's location is not kept")
             try await api.expectRefused(
                 .put, "/api/v1/courses/\(courseID)/poster", as: teacher, raw: Array("GIF00".utf8),
                 status: .unsupportedMediaType, code: "unsupported_image"

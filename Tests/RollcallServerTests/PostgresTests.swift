@@ -40,7 +40,7 @@ struct PostgresTests {
             let roster = try await api.call(
                 .get, "/api/v1/courses/\(room.courseID)/students?q=friend", as: room.teacher)
             #expect(roster.list("students").count == 1)
-            let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]
+            let png = Pictures.png
             #expect(try await api.call(.put, "/api/v1/me/picture", as: friend, raw: png).status == .noContent)
             #expect(try await api.call(.get, "/api/v1/users/\(friend.id)/picture", as: friend).status == .ok)
             #expect(try await api.call(.get, "/healthz").status == .ok)

@@ -1,23 +1,12 @@
 import Foundation
 import SQLKit
 
-/// An uploaded picture, checked to be the image type it claims.
+/// An uploaded picture, read whole and written anew (`PictureFile`).
 struct StoredImage: Sendable {
     var contentType: String
     var data: [UInt8]
 
     static let maxBytes = 2 * 1024 * 1024
-
-    /// The types Rollcall accepts, recognised by their first bytes rather than by what the client says.
-    static func sniff(_ bytes: [UInt8]) -> String? {
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
-        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
-        if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
-            return "image/webp"
-        }
-        if bytes.starts(with: Array("GIF87a".utf8)) || bytes.starts(with: Array("GIF89a".utf8)) { return "image/gif" }
-        return nil
-    }
 }
 
 /// Pictures and posters, kept in the database so that a backup of it is a backup of everything.

@@ -86,15 +86,18 @@ extension Request {
         }
     }
 
-    /// An uploaded picture: PNG, JPEG, WebP or GIF, recognised by its content, at most 2 MB.
+    /// An uploaded picture: PNG, JPEG, WebP or GIF, at most 2 MB, read whole and written anew without its text
+    /// and metadata (`PictureFile`); never stored as sent.
     func imageUpload() async throws -> StoredImage {
         let bytes = Array(buffer: try await collectBody(limit: StoredImage.maxBytes))
-        guard let type = StoredImage.sniff(bytes) else {
+        do {
+            let picture = try PictureFile.cleaned(bytes)
+            return StoredImage(contentType: picture.contentType, data: picture.bytes)
+        } catch {
             throw AppError(
-                .unsupportedMediaType, .unsupportedImage, "Upload a PNG, JPEG, WebP or GIF picture."
-            )
+                .unsupportedMediaType, .unsupportedImage,
+                "Upload a PNG, JPEG, WebP or GIF picture; this file is \(error.reason).")
         }
-        return StoredImage(contentType: type, data: bytes)
     }
 
     /// Refuses a plain request to a WebSocket's address, once it has passed every other check: 426, so that a
