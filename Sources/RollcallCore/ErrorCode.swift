@@ -91,6 +91,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case unsupportedImage = "unsupported_image"
     /// The `limit` of a listing is out of range.
     case invalidLimit = "invalid_limit"
+    /// The `offset` of a listing is not a whole number from 0.
+    case invalidOffset = "invalid_offset"
     /// The `before` cursor of a listing is not a message id.
     case invalidBefore = "invalid_before"
 

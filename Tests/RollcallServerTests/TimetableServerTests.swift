@@ -107,6 +107,46 @@ struct TimetableServerTests {
         }
     }
 
+    @Test func a_long_term_is_paged_in_the_api_and_folded_on_the_course_page() async throws {
+        try await withServer { api in
+            // Setup: a held session, then ten months of a weekly class (about 43 sessions to come).
+            let room = try await Classroom.open(api)
+            _ = try await api.call(.post, "/api/v1/sessions/\(room.sessionID)/close", as: room.teacher)
+            func day(_ days: Double) -> String {
+                String(ISO8601DateFormatter().string(from: Date().addingTimeInterval(days * 86_400)).prefix(10))
+            }
+            let slot: [String: Any] = ["weekday": 2, "time": "10:00", "minutes": 50, "from": day(1), "until": day(300)]
+            let added = try await api.call(
+                .post, "/api/v1/courses/\(room.courseID)/timetable", as: room.teacher, json: slot)
+            let scheduled = Int(try #require(added.int("sessions")))
+            let path = "/api/v1/courses/\(room.courseID)/sessions"
+
+            // The calls under test.
+            let first = try await api.call(.get, "\(path)?limit=10", as: room.teacher)
+            let second = try await api.call(.get, "\(path)?limit=10&offset=10", as: room.teacher)
+            let whole = try await api.call(.get, path, as: room.teacher)
+            let page = try await api.call(.get, "/courses/\(room.courseID)", as: room.student)
+
+            // Validation: pages that add up, and a page with the next classes first and the rest folded.
+            #expect(first.list("sessions").count == 10 && first.int("total") == Int64(scheduled + 1), "\(first.text)")
+            let ids = { (reply: Reply) in reply.list("sessions").compactMap { ($0["id"] as? NSNumber)?.int64Value } }
+            #expect(Set(ids(first)).isDisjoint(with: ids(second)))
+            #expect(ids(whole).prefix(20) == (ids(first) + ids(second))[...])
+            let list = try #require(page.text.firstRange(of: "id=\"session-list\"")).upperBound
+            let shown = page.text[list...].prefix { _ in true }.components(separatedBy: "</ul>")[0]
+            #expect(shown.components(separatedBy: "<li>").count - 1 == CoursePage.nextShown + 1, "\(shown)")
+            #expect(
+                page.text.contains("<summary>\(scheduled - CoursePage.nextShown) more to come</summary>"),
+                "\(scheduled) scheduled")
+            for (query, code) in [
+                ("limit=0", "invalid_limit"), ("limit=501", "invalid_limit"), ("offset=-1", "invalid_offset"),
+                ("limit=ten", "invalid_limit"),
+            ] {
+                try await api.expectRefused(.get, "\(path)?\(query)", as: room.teacher, status: .badRequest, code: code)
+            }
+        }
+    }
+
     @Test func bad_slots_are_refused_and_schedule_nothing() async throws {
         try await withServer { api in
             let (teacher, courseID, _) = try await api.teacherWithCourse()

@@ -42,8 +42,9 @@ struct CoursePages: Sendable {
         let records = try await self.records.courseRecords(course, sessions: sessions)
         let verification = try await passkeys.policy(courseID: course.id)
         var page = CoursePage(course: course)
-        page.sessions = try await sessionRows(
+        let rows = try await sessionRows(
             sessions, records: records, student: access == .attend ? user.id : nil, verification: verification)
+        page.fold(rows)
         page.assisting = access == .assist
         page.noSessions = sessions.isEmpty
         if access == .manage {
@@ -82,7 +83,8 @@ struct CoursePages: Sendable {
                 present: (count[.present] ?? 0) + (count[.late] ?? 0), studentView: student != nil, open: open,
                 spot: open && session.settings.mode == .spot, typed: open && session.settings.allowTyping,
                 scan: open && session.settings.mode == .qr, passkey: verification.required,
-                needsLocation: session.settings.geofence != nil)
+                needsLocation: session.settings.geofence != nil,
+                upcoming: session.phase(at: now) == .scheduled && (session.scheduledAt ?? now) > now)
         }
     }
 
@@ -217,6 +219,8 @@ struct CoursePage: PageModel {
         var passkey: Bool
         /// Every way of checking in sends the phone's location when the session has a geofence.
         var needsLocation: Bool
+        /// Scheduled for a time still to come (a scheduled session whose time has passed was missed).
+        var upcoming = false
     }
 
     struct MyAttendance: Sendable {
@@ -331,8 +335,36 @@ struct CoursePage: PageModel {
     var description: String
     var hasPoster: Bool
     var plannedSessions: String
+    /// The sessions in reach: those open now, the next few to come (soonest first) and the latest held.
     var sessions: [SessionRow] = []
+    /// The rest, folded, so that a term's timetable does not push everything else off the page.
+    var laterSessions: [SessionRow] = []
+    var earlierSessions: [SessionRow] = []
     var noSessions = true
+
+    /// Sessions shown unfolded: the next to come, and the latest held.
+    static let nextShown = 3
+    static let latestShown = 10
+
+    /// Sorts the course's sessions (newest first) into what is shown and what is folded.
+    mutating func fold(_ rows: [SessionRow]) {
+        let open = rows.filter(\.open)
+        let upcoming = rows.filter(\.upcoming).reversed()
+        let held = rows.filter { !$0.open && !$0.upcoming }
+        sessions = open + upcoming.prefix(Self.nextShown) + held.prefix(Self.latestShown)
+        laterSessions = Array(upcoming.dropFirst(Self.nextShown))
+        earlierSessions = Array(held.dropFirst(Self.latestShown))
+        laterCount = laterSessions.count
+        earlierCount = earlierSessions.count
+        hasLater = laterCount > 0
+        hasEarlier = earlierCount > 0
+    }
+
+    // Stored, not computed: templates read a model's stored properties only.
+    var laterCount = 0
+    var earlierCount = 0
+    var hasLater = false
+    var hasEarlier = false
     var myAttendance: MyAttendance?
     var teacher: TeacherPart?
 

@@ -57,7 +57,12 @@ struct SessionsController: Sendable {
     static let extraMinutes = 1...240
     struct SessionList: Codable, ResponseEncodable {
         var sessions: [SessionView]
+        /// The course's sessions in all, of which `sessions` is a page.
+        var total: Int
     }
+
+    /// Sessions in one page of the list.
+    static let pageSizes = 1...500
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get(SessionRoutes.courseSessions, use: list)
@@ -130,8 +135,22 @@ struct SessionsController: Sendable {
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> SessionList {
         let (course, access) = try await access.course(in: context)
         let tallies = try await sessions.tallies(courseID: course.id)
+        let limit = try Self.number(request.query("limit"), in: Self.pageSizes, code: .invalidLimit, name: "limit")
+        let offset = try Self.number(request.query("offset"), in: 0...Int.max, code: .invalidOffset, name: "offset")
         let list = try await sessions.list(courseID: course.id)
-        return SessionList(sessions: list.map { SessionView($0, tally: tallies[$0.id] ?? .init(), access: access) })
+        let page = list.dropFirst(offset ?? 0).prefix(limit ?? Self.pageSizes.upperBound)
+        return SessionList(
+            sessions: page.map { SessionView($0, tally: tallies[$0.id] ?? .init(), access: access) }, total: list.count)
+    }
+
+    /// A whole number from the query within `range`, or `nil` when absent.
+    static func number(_ text: String?, in range: ClosedRange<Int>, code: ErrorCode, name: String) throws -> Int? {
+        guard let text else { return nil }
+        guard let number = Int(text), range.contains(number) else {
+            let upper = range.upperBound == Int.max ? "" : " to \(range.upperBound)"
+            throw AppError(.badRequest, code, "“\(name)” must be a whole number from \(range.lowerBound)\(upper).")
+        }
+        return number
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
