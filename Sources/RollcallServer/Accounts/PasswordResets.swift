@@ -23,12 +23,15 @@ struct PasswordResets: Sendable {
 
     /// Uses up a link, answering whose it was when it is known and unexpired; every other link of that person is
     /// used up with it, so an older email cannot set the password again.
+    ///
+    /// The link is taken by deleting it and reading what was deleted: of many requests at once, on any number of
+    /// processes, one deletes the row and the others find nothing, so one password is set.
     func redeem(token: String, now: Date = Date()) async throws -> Int64? {
         let digest = OpaqueToken.digest(token)
         return try await database.transaction { sql in
             guard
-                let row = try await sql.select().columns("user_id", "expires_at").from("password_resets")
-                    .where("token_hash", .equal, digest).first()
+                let row = try await sql.delete(from: "password_resets").where("token_hash", .equal, digest)
+                    .returning("user_id", "expires_at").first()
             else { return nil }
             let userID = try row.decode(column: "user_id", as: Int64.self)
             try await sql.delete(from: "password_resets").where("user_id", .equal, userID).run()

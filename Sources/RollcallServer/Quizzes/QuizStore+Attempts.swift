@@ -99,14 +99,27 @@ extension QuizStore {
             let seed = Int64(bitPattern: UInt64.random(in: 0...UInt64.max))
             let deadline = AttemptRules.deadline(
                 startedAt: now, timeLimitSeconds: run.definition.timeLimitSeconds, addedSeconds: 0)
+            // Another process may start the same attempt at this very moment: the unique (run, student) decides, and
+            // the loser answers with the winner's attempt, as a retry would.
             let id = try await sql.insert(into: "quiz_attempts")
                 .columns("run_id", "student_id", "seed", "device_id", "started_at", "deadline")
                 .values(
                     SQLBind(run.id), SQLBind(studentID), SQLBind(seed), SQLBind(deviceID), SQLBind(now),
                     SQLBind(deadline)
                 )
+                .ignoringConflicts(with: ["run_id", "student_id"])
                 .returning("id").first(decodingColumn: "id", as: Int64.self)
-            guard let id, let attempt = try await Self.attempts(sql, where: "quiz_attempts.id = \(bind: id)").first
+            guard let id else {
+                guard
+                    let existing = try await Self.attempts(
+                        sql,
+                        where:
+                            "quiz_attempts.run_id = \(bind: run.id) AND quiz_attempts.student_id = \(bind: studentID)"
+                    ).first
+                else { throw NotSaved(what: "quiz attempt") }
+                return (existing, false)
+            }
+            guard let attempt = try await Self.attempts(sql, where: "quiz_attempts.id = \(bind: id)").first
             else { throw NotSaved(what: "quiz attempt") }
             try await QuizEvents.append(
                 [QuizChange(kind: .attemptStarted, payload: AttemptEvent(attempt))], runID: run.id, at: now, in: sql)
