@@ -62,4 +62,30 @@ struct RacesPostgresTests {
             }
         }
     }
+
+    @Test func one_texted_code_sent_ten_times_at_once_signs_in_once() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await withServer(databaseURL: postgres.url, setup: .live) { first in
+            // Setup: a confirmed number and a code texted to it.
+            let pia = try await first.register("Pia Racer")
+            let database = try Database.postgres(url: postgres.url, logger: .init(label: "test"))
+            let code = try await database.closing { database in
+                try await UserStore(database: database).confirmPhone(id: pia.id, phone: "+447700900150")
+                let codes = PhoneCodes(database: database, keys: ServerKeys(database: database))
+                return try await codes.issue(.signIn, phone: "+447700900150", userID: pia.id)
+            }
+            try await withServer(databaseURL: postgres.url, setup: .live) { second in
+                // The call under test: the code used ten times at once over both processes.
+                let replies = try await Self.atOnce(10, over: [first, second]) { api, _ in
+                    try await api.call(
+                        .post, "/api/v1/auth/phone-tokens", json: ["phone": "+447700900150", "code": code])
+                }
+
+                // Validation: one token issued; every other answer says the code is used.
+                #expect(replies.filter { $0.status == .created }.count == 1, "\(replies.map(\.status.code))")
+                #expect(replies.allSatisfy { $0.status == .created || $0.errorCode == "invalid_code" })
+            }
+        }
+    }
 }

@@ -67,22 +67,20 @@ struct PhoneCodes: Sendable {
                 )
             }
         }
-        var found: Int64?
+        var found: (userID: Int64, hash: String)?
         for candidate in candidates where candidate.expires > now {
             let expected = try await digest(purpose, phone: phone, userID: candidate.userID, code: code)
-            if Self.constantTimeEqual(expected, candidate.hash) { found = candidate.userID }
+            if Self.constantTimeEqual(expected, candidate.hash) { found = (candidate.userID, candidate.hash) }
         }
         let matched = found
         return try await database.transaction { sql in
             if let matched {
-                // Used once: a second request with the same code finds nothing.
-                let row = try await sql.select().column("user_id").from("phone_codes")
-                    .where("purpose", .equal, purpose.rawValue).where("phone", .equal, phone)
-                    .where("user_id", .equal, matched).first()
-                guard row != nil else { return nil }
-                try await sql.delete(from: "phone_codes").where("purpose", .equal, purpose.rawValue)
-                    .where("phone", .equal, phone).where("user_id", .equal, matched).run()
-                return matched
+                // Used once: the code is taken by deleting it and reading what was deleted, so of many requests at
+                // once, on any number of processes, one signs in and the others find nothing.
+                let taken = try await sql.delete(from: "phone_codes").where("purpose", .equal, purpose.rawValue)
+                    .where("phone", .equal, phone).where("user_id", .equal, matched.userID)
+                    .where("code_hash", .equal, matched.hash).returning("user_id").first()
+                return taken == nil ? nil : matched.userID
             }
             var update = sql.update("phone_codes").set(SQLIdentifier("failures"), to: SQLRaw("failures + 1"))
                 .where("purpose", .equal, purpose.rawValue).where("phone", .equal, phone)
