@@ -7,7 +7,7 @@ extension QuizStore {
     // MARK: Flags
 
     /// Records flags reported for an attempt; a flag whose client id is stored already is skipped. Answers the
-    /// flags newly stored.
+    /// flags stored or changed (a repeat folded into one already there).
     func record(_ reports: [IntegrityFlagReport], attemptID: Int64, now: Date = Date()) async throws -> [StoredFlag] {
         try await database.transaction { sql in
             let attempt = try await Self.locked(attemptID, in: sql)
@@ -35,9 +35,8 @@ extension QuizStore {
         func note(_ id: Int64, _ report: IntegrityFlagReport) {
             if flags[id] == nil { order.append(id) }
             flags[id] = StoredFlag(
-                id: id, attemptId: attempt.id, studentId: attempt.studentId, name: attempt.studentName,
-                kind: report.kind, label: report.kind.label, detail: report.detail, occurredAt: report.occurredAt,
-                receivedAt: now, secondsAway: report.secondsAway)
+                id: id, report: report, attemptId: attempt.id, studentId: attempt.studentId,
+                name: attempt.studentName, receivedAt: now)
         }
         for report in reports {
             if let clientId = report.clientId {
@@ -88,9 +87,8 @@ extension QuizStore {
             ).all(decoding: FlagRow.self, with: .rollcall).map { row in
                 let report = try Self.decode(row.report, as: IntegrityFlagReport.self)
                 return StoredFlag(
-                    id: row.id, attemptId: row.attemptId, studentId: row.studentId, name: row.name, kind: report.kind,
-                    label: report.kind.label, detail: report.detail, occurredAt: report.occurredAt,
-                    receivedAt: row.receivedAt, secondsAway: report.secondsAway)
+                    id: row.id, report: report, attemptId: row.attemptId, studentId: row.studentId, name: row.name,
+                    receivedAt: row.receivedAt)
             }
         }
     }
@@ -202,6 +200,19 @@ struct StoredFlag: Codable, Sendable, Equatable {
     var occurredAt: Date
     var receivedAt: Date
     var secondsAway: Double?
+}
+
+extension StoredFlag {
+
+    /// A flag as the teacher sees it, its label and details read from the stored report.
+    init(
+        id: Int64, report: IntegrityFlagReport, attemptId: Int64, studentId: Int64, name: String, receivedAt: Date
+    ) {
+        self.init(
+            id: id, attemptId: attemptId, studentId: studentId, name: name, kind: report.kind,
+            label: report.kind.label, detail: report.detail, occurredAt: report.occurredAt, receivedAt: receivedAt,
+            secondsAway: report.secondsAway)
+    }
 }
 
 /// A teacher's mark of one answer.

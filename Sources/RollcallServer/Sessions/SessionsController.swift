@@ -237,8 +237,9 @@ struct SessionsController: Sendable {
 
     /// The session named by the path, for the course's teacher.
     func managed(_ context: AppRequestContext, _ doing: String) async throws -> (ClassSession, Course) {
-        let (session, access, course) = try await session(context, changing: true)
+        let (session, access, course) = try await session(context)
         guard access == .manage else { throw AppError.forbidden("Only the course's teacher can \(doing) a session.") }
+        try AccessRule.requireActive(course)
         return (session, course)
     }
 
