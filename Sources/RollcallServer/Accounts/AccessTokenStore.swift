@@ -121,13 +121,13 @@ struct AccessTokenStore: Sendable {
     /// Uses up a verification token, answering whose it was.
     func redeemVerification(token: String) async throws -> Int64? {
         let digest = OpaqueToken.digest(token)
-        return try await database.transaction { sql in
+        // Taken by deleting it and reading what was deleted: of two uses at once, in any processes, one reads a row.
+        return try await database.write { sql in
             guard
-                let row = try await sql.select().columns("user_id", "expires_at").from("email_verifications")
-                    .where("token_hash", .equal, digest).first()
+                let row = try await sql.delete(from: "email_verifications").where("token_hash", .equal, digest)
+                    .returning("user_id", "expires_at").first(),
+                try row.decode(column: "expires_at", as: Date.self) > Date()
             else { return nil }
-            try await sql.delete(from: "email_verifications").where("token_hash", .equal, digest).run()
-            guard try row.decode(column: "expires_at", as: Date.self) > Date() else { return nil }
             return try row.decode(column: "user_id", as: Int64.self)
         }
     }

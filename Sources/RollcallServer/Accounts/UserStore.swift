@@ -275,9 +275,20 @@ struct UserStore: Sendable {
     }
 
     /// Disabling also signs the person out everywhere.
-    func setDisabled(id: Int64, _ disabled: Bool) async throws {
+    func setDisabled(id: Int64, _ disabled: Bool, by adminID: Int64? = nil) async throws {
         defer { identities.forget(userID: id) }
         try await database.transaction { sql in
+            if disabled, let adminID {
+                // Every admin's row is held, in one order: two admins disabling each other at the same moment go
+                // one after the other, and the second finds itself disabled, so one admin always remains.
+                let admins = try await sql.select().columns("id", "disabled").from("users")
+                    .where("role", .equal, Role.admin.rawValue).orderBy("id").for(.update).all()
+                let actingIsActive = try admins.contains {
+                    try $0.decode(column: "id", as: Int64.self) == adminID
+                        && !$0.decode(column: "disabled", as: Bool.self)
+                }
+                guard actingIsActive else { throw AppError.accountDisabled }
+            }
             try await sql.update("users").set("disabled", to: disabled).where("id", .equal, id).run()
             if disabled { try await sql.delete(from: "access_tokens").where("user_id", .equal, id).run() }
         }

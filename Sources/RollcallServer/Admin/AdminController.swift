@@ -61,7 +61,7 @@ struct AdminController: Sendable {
         guard user.id != admin.id else {
             throw AppError(.badRequest, .cannotDisableSelf, "You cannot disable your own account.")
         }
-        try await users.setDisabled(id: user.id, true)
+        try await users.setDisabled(id: user.id, true, by: admin.id)
         return UserEnvelope(user: UserView(try await target(context)))
     }
 

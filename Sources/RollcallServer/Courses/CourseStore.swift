@@ -269,19 +269,32 @@ struct CourseStore: Sendable {
                 on: SQLRaw("teachers.id = courses.teacher_id"))
     }
 
-    func update(_ course: Course) async throws {
-        try await database.write { sql in
-            try await sql.update("courses").set("name", to: course.name).set("description", to: course.description)
-                .set("planned_sessions", to: course.plannedSessions)
-                .set("points_present", to: course.pointsPresent).set("points_late", to: course.pointsLate)
-                .set("points_excused", to: course.pointsExcused).set("points_absent", to: course.pointsAbsent)
-                .set("mark_absent_on_close", to: course.markAbsentOnClose)
-                .set("absentee_threshold", to: course.absenteeThreshold).set("time_zone", to: course.timeZone)
-                .set("quiz_weight", to: course.quizWeight).set("join_from_scan", to: course.joinFromScan)
-                .set("archived_at", to: course.archivedAt)
-                .set("absence_notices_since", to: course.absenceNoticesSince)
-                .where("id", .equal, course.id).run()
+    /// Changes a course as `change` says, applied to the course as it stands under its row lock: an edit and an
+    /// archive (or two edits) at the same moment, in any processes, each keep what the other changed. Answers the
+    /// course as written; whatever `change` throws leaves it as it was.
+    func update(id: Int64, _ change: @Sendable (inout Course) throws -> Void) async throws -> Course {
+        try await database.transaction { sql in
+            guard
+                var course = try await sql.select().column("*").from("courses").where("id", .equal, id).for(.update)
+                    .first(decoding: Course.self, with: .rollcall)
+            else { throw NotStored(.courseNotFound, what: "course") }
+            try change(&course)
+            try await Self.write(course, in: sql)
+            return course
         }
+    }
+
+    private static func write(_ course: Course, in sql: any SQLDatabase) async throws {
+        try await sql.update("courses").set("name", to: course.name).set("description", to: course.description)
+            .set("planned_sessions", to: course.plannedSessions)
+            .set("points_present", to: course.pointsPresent).set("points_late", to: course.pointsLate)
+            .set("points_excused", to: course.pointsExcused).set("points_absent", to: course.pointsAbsent)
+            .set("mark_absent_on_close", to: course.markAbsentOnClose)
+            .set("absentee_threshold", to: course.absenteeThreshold).set("time_zone", to: course.timeZone)
+            .set("quiz_weight", to: course.quizWeight).set("join_from_scan", to: course.joinFromScan)
+            .set("archived_at", to: course.archivedAt)
+            .set("absence_notices_since", to: course.absenceNoticesSince)
+            .where("id", .equal, course.id).run()
     }
 
     func setPoster(courseID: Int64, image: StoredImage) async throws {
@@ -291,21 +304,24 @@ struct CourseStore: Sendable {
     /// Adds a student; answers `false` when they were already on the roster, which is not an error.
     @discardableResult
     func enroll(courseID: Int64, studentID: Int64) async throws -> Bool {
-        try await database.transaction { sql in
-            if try await Self.isEnrolled(courseID: courseID, studentID: studentID, sql: sql) { return false }
-            try await sql.insert(into: "enrollments").columns("course_id", "student_id", "joined_at")
-                .values(SQLBind(courseID), SQLBind(studentID), SQLBind(Date())).run()
-            return true
-        }
+        try await database.write { sql in try await Self.enroll(courseID: courseID, studentID: studentID, in: sql) }
+    }
+
+    /// Puts a student on the roster unless already there, in one statement whatever else joins them at once;
+    /// `false` when they were on it.
+    static func enroll(
+        courseID: Int64, studentID: Int64, at now: Date = Date(), in sql: any SQLDatabase
+    ) async throws -> Bool {
+        try await sql.insert(into: "enrollments").columns("course_id", "student_id", "joined_at")
+            .values(SQLBind(courseID), SQLBind(studentID), SQLBind(now))
+            .ignoringConflicts(with: ["course_id", "student_id"]).returning("student_id").first() != nil
     }
 
     /// Takes a student off the roster; their past attendance stays on record.
     func unenroll(courseID: Int64, studentID: Int64) async throws -> Bool {
-        try await database.transaction { sql in
-            guard try await Self.isEnrolled(courseID: courseID, studentID: studentID, sql: sql) else { return false }
+        try await database.write { sql in
             try await sql.delete(from: "enrollments").where("course_id", .equal, courseID)
-                .where("student_id", .equal, studentID).run()
-            return true
+                .where("student_id", .equal, studentID).returning("student_id").first() != nil
         }
     }
 

@@ -250,8 +250,15 @@ struct CoursesController: Sendable {
     }
 
     @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> CourseEnvelope {
-        var course = try await access.course(in: context, needing: .manage).0
+        let found = try await access.course(in: context, needing: .manage).0
         let input = try await request.decodeJSON(as: CourseUpdate.self, context: context)
+        // Applied to the course as it stands when written, so that a change made meanwhile (an archive) is seen.
+        let course = try await courses.update(id: found.id) { course in try Self.apply(input, to: &course) }
+        return CourseEnvelope(course: CourseView(try await courses.summary(of: course), manages: true))
+    }
+
+    /// Applies what a course update asks, checking each field.
+    static func apply(_ input: CourseUpdate, to course: inout Course) throws {
         // An archived course takes one change: being restored (with whatever else the same request sets).
         if input.archived != false { try AccessRule.requireActive(course) }
         if let name = input.name { course.name = try check { () throws(RuleViolation) in try AccountRules.name(name) } }
@@ -282,8 +289,6 @@ struct CoursesController: Sendable {
             }
             course.absenteeThreshold = threshold
         }
-        try await courses.update(course)
-        return CourseEnvelope(course: CourseView(try await courses.summary(of: course), manages: true))
     }
 
     @Sendable func uploadPoster(_ request: Request, context: AppRequestContext) async throws -> Response {

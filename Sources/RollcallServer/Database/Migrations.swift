@@ -39,7 +39,8 @@ enum Migrations {
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.
     static func apply(to database: Database) async throws {
-        try await database.write { sql in
+        try await database.transaction { sql in
+            try await holdMigrationLock(sql)
             try await sql.raw(
                 SQLQueryString(
                     "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at \(unsafeRaw: type("{time}", database.engine)) NOT NULL)"
@@ -48,6 +49,7 @@ enum Migrations {
         }
         for step in steps {
             try await database.transaction { sql in
+                try await holdMigrationLock(sql)
                 let done = try await sql.select().column("name").from("schema_migrations")
                     .where("name", .equal, step.name).first()
                 guard done == nil else { return }
@@ -59,6 +61,16 @@ enum Migrations {
             }
         }
     }
+
+    /// Processes starting together on one PostgreSQL take turns: a step's check and its tables are one decision,
+    /// and `CREATE … IF NOT EXISTS` from two at once can still collide. SQLite's write lock does this already.
+    private static func holdMigrationLock(_ sql: Transaction) async throws {
+        guard sql.dialect.name == "postgresql" else { return }
+        try await sql.raw("SELECT pg_advisory_xact_lock(\(bind: Self.lockKey))").run()
+    }
+
+    /// The advisory lock migrations take: "RCMIGRAT" in ASCII, a key nothing else uses.
+    static let lockKey: Int64 = 0x5243_4D49_4752_4154
 
     /// Replaces the placeholders with the engine's column types.
     static func type(_ statement: String, _ engine: Database.Engine) -> String {

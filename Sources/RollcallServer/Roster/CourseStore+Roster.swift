@@ -33,12 +33,10 @@ extension CourseStore {
             guard sorted.errors.isEmpty else { throw RosterImport.RowErrors(sorted.errors) }
             var result = RosterImportResult(enrolled: 0, alreadyEnrolled: 0, invited: [])
             for studentID in sorted.students {
-                if try await Self.isEnrolled(courseID: courseID, studentID: studentID, sql: sql) {
-                    result.alreadyEnrolled += 1
-                } else {
-                    try await sql.insert(into: "enrollments").columns("course_id", "student_id", "joined_at")
-                        .values(SQLBind(courseID), SQLBind(studentID), SQLBind(now)).run()
+                if try await Self.enroll(courseID: courseID, studentID: studentID, at: now, in: sql) {
                     result.enrolled += 1
+                } else {
+                    result.alreadyEnrolled += 1
                 }
             }
             for entry in sorted.invitations {
@@ -121,14 +119,12 @@ extension CourseStore {
     /// Enrols a student whose email address was just confirmed in every course that invited that address.
     func acceptInvitations(studentID: Int64, email: String, now: Date = Date()) async throws {
         try await database.transaction { sql in
-            let courses = try await sql.select().column("course_id").from("course_invitations")
-                .where("email", .equal, email).all(decodingColumn: "course_id", as: Int64.self)
-            for courseID in courses
-            where try await !Self.isEnrolled(courseID: courseID, studentID: studentID, sql: sql) {
-                try await sql.insert(into: "enrollments").columns("course_id", "student_id", "joined_at")
-                    .values(SQLBind(courseID), SQLBind(studentID), SQLBind(now)).run()
+            // Taken by deleting them: a second confirmation at the same moment finds none to take.
+            let courses = try await sql.delete(from: "course_invitations").where("email", .equal, email)
+                .returning("course_id").all(decodingColumn: "course_id", as: Int64.self)
+            for courseID in courses {
+                _ = try await Self.enroll(courseID: courseID, studentID: studentID, at: now, in: sql)
             }
-            try await sql.delete(from: "course_invitations").where("email", .equal, email).run()
         }
     }
 }
