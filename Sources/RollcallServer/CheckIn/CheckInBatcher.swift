@@ -10,12 +10,14 @@ struct PendingCheckIn: Sendable {
     var at: Date
     var evidence: CheckInEvidence
     var unboundTicket: String?
+    /// Written in the same transaction as the row, or (for a phone another student used) instead of it.
+    var followUp: CheckInFollowUp
 }
 
 /// Writes check-ins in groups: whoever arrives while a group is being written waits for the next one, and each
 /// group is one transaction of a few multi-row statements. A room checking in at once thus costs a handful of
 /// statements per group instead of several per student, and every student is still answered only after the
-/// transaction holding their row has committed.
+/// transaction holding their row, and everything the check-in decided beside it, has committed.
 actor CheckInBatcher {
     private let database: Database
     private var pending: [(PendingCheckIn, Slot)] = []
@@ -110,6 +112,7 @@ actor CheckInBatcher {
 
     /// Writes one group; the outcomes come back in the group's order.
     static func write(_ group: [PendingCheckIn], sql: Transaction) async throws -> [CheckInOutcome] {
+        try await shareSessions(group, sql: sql)
         let deviceOwners = try await claimDevices(group, sql: sql)
         var ticketOwners = try await ticketOwners(group, sql: sql)
         var outcomes = [CheckInOutcome?](repeating: nil, count: group.count)
@@ -142,7 +145,12 @@ actor CheckInBatcher {
             firstAttempt[group[$0].seat] == $0 && written.contains(group[$0].seat)
         }
         try await recordEvidence(firstWritten.map { group[$0] }, sql: sql)
-        for (index, checkIn) in group.enumerated() where outcomes[index] == nil {
+        for (index, checkIn) in group.enumerated() {
+            if outcomes[index] == .deviceTaken {
+                try await checkIn.followUp.sharedDevice(checkIn.seat, in: sql)
+                continue
+            }
+            guard outcomes[index] == nil else { continue }
             if firstAttempt[checkIn.seat] == index && written.contains(checkIn.seat) {
                 outcomes[index] = .recorded(checkIn.status, checkIn.at)
             } else if let existing = try await AttendanceLedger.record(checkIn.seat, in: sql) {
@@ -150,8 +158,22 @@ actor CheckInBatcher {
             } else {
                 throw NotSaved(what: "check-in")
             }
+            try await checkIn.followUp.accepted(checkIn.seat, in: sql)
         }
         return outcomes.map { $0! }
+    }
+
+    /// Takes the group's sessions in shared mode before writing anything, in one order: check-ins in one session
+    /// from several processes go on side by side, while a teacher's change holding the session (`SessionStore.lock`)
+    /// is waited for rather than met half-way, where each would wait for the other's row. Then the sessions' event
+    /// logs, in the same order, since the group appends check-ins for all its sessions and then flags session by
+    /// session. SQLite's one writer needs none of this.
+    private static func shareSessions(_ group: [PendingCheckIn], sql: Transaction) async throws {
+        guard sql.dialect.sharedSelectLockExpression != nil else { return }
+        let sessions = Set(group.map(\.sessionID))
+        _ = try await sql.select().column("id").from("sessions").where("id", .in, Array(sessions)).orderBy("id")
+            .for(.share).all()
+        try await EventLog.hold(sessions, in: .sessions, sql: sql)
     }
 
     /// Binds each device to the first student who checks in from it in a session, and answers every device's

@@ -9,8 +9,6 @@ struct CheckInDesk: Sendable {
     let tickets: ScanTickets
     let checkIns: CheckInStore
     let verification: CheckInVerification
-    /// Where a student joins a course from a scan.
-    let courses: CourseStore
     /// Where wrong typed codes are counted, so that every process counts the same tries.
     let counters: AttemptCounters
 
@@ -109,31 +107,42 @@ struct CheckInDesk: Sendable {
             presented.code, session: session, standing: standing, reading: reading, clientAddress: clientAddress,
             identity: identity, now: now)
         facts.autoEnrol = joinable && attempt.join == true
-        let receipt: Receipt
+        // Kept only with an accepted check-in, new or repeated: a check-in refused at the last step (another's
+        // phone) joins nobody and leaves the challenge usable.
+        let followUp = CheckInFollowUp(
+            studentName: student.name, deviceID: deviceID, joins: standing.enrolled ? nil : session.courseId,
+            identity: identity.evidence, now: now)
+        let seat = AttendanceLedger.Seat(sessionID: session.id, studentID: student.id)
         switch CheckInPolicy.decide(facts) {
         case .refused(var refusal, let flagDevice):
-            // The flag exists to record the refusal; nothing else of a refused check-in is kept.
-            if flagDevice { try await flagSharedDevice(session: session, student: student, deviceID: deviceID) }
+            if flagDevice {
+                try await checkIns.database.transaction { sql in try await followUp.sharedDevice(seat, in: sql) }
+            }
             if refusal.error == .verificationFailed { refusal.step = identity.failedStep }
             if refusal.error == .notEnrolled, scanned { refusal.joinable = joinable }
             refusal.via = presented.via
             throw refusal
         case .alreadyCheckedIn(let status, let at):
-            receipt = Receipt(status: status, at: at, session: session, new: false)
+            if followUp.joins != nil || followUp.identity != nil {
+                try await checkIns.database.transaction { sql in try await followUp.accepted(seat, in: sql) }
+            }
+            return Receipt(status: status, at: at, session: session, new: false)
         case .checkedIn(let status, let at):
             let distance = reading.flatMap { reading in session.settings.geofence?.center.distance(to: reading.point) }
             let evidence = CheckInEvidence(
                 reading: reading, distance: distance, deviceID: deviceID, clientAddress: clientAddress,
                 via: presented.via)
-            receipt = try await record(
-                status, at: at, session: session, student: student, evidence: evidence,
-                unboundTicket: presented.unboundTicket)
-            // Joined only once the check-in is in: a check-in refused at the last step (another's phone) joins nobody.
-            if !standing.enrolled { try await courses.enroll(courseID: session.courseId, studentID: student.id) }
+            let pending = PendingCheckIn(
+                sessionID: session.id, studentID: student.id, status: status, at: at, evidence: evidence,
+                unboundTicket: presented.unboundTicket, followUp: followUp)
+            // The desk ends here: the group commit writes the row and everything decided beside it at once.
+            switch try await checkIns.batcher.record(pending) {
+            case .recorded(let status, let at): return Receipt(status: status, at: at, session: session, new: true)
+            case .existing(let status, let at): return Receipt(status: status, at: at, session: session, new: false)
+            case .deviceTaken: throw CheckInRefusal(.deviceAlreadyUsed)
+            case .ticketTaken: throw Self.ticketTaken
+            }
         }
-        // Accepted, new or repeated: now, and only now, the passkey's evidence is kept.
-        try await verification.record(identity, session: session, student: student, deviceID: deviceID, now: now)
-        return receipt
     }
 
     /// Everything the policy decides from, as gathered.
@@ -150,36 +159,6 @@ struct CheckInDesk: Sendable {
             verificationRequired: identity.required, verification: identity.verification,
             deviceUsedByOtherStudent: standing.deviceUsedByOther, existing: standing.existing
         )
-    }
-
-    /// Writes an admitted check-in through the group commit; a device or ticket another student took in the same
-    /// moment still refuses it there.
-    private func record(
-        _ status: AttendanceStatus, at: Date, session: ClassSession, student: User, evidence: CheckInEvidence,
-        unboundTicket: String?
-    ) async throws -> Receipt {
-        let pending = PendingCheckIn(
-            sessionID: session.id, studentID: student.id, status: status, at: at, evidence: evidence,
-            unboundTicket: unboundTicket)
-        switch try await checkIns.batcher.record(pending) {
-        case .recorded(let status, let at): return Receipt(status: status, at: at, session: session, new: true)
-        case .existing(let status, let at): return Receipt(status: status, at: at, session: session, new: false)
-        case .deviceTaken:
-            try await flagSharedDevice(session: session, student: student, deviceID: evidence.deviceID)
-            throw CheckInRefusal(.deviceAlreadyUsed)
-        case .ticketTaken: throw Self.ticketTaken
-        }
-    }
-
-    /// Flags a check-in tried from a phone another student used, naming both, so that the teacher can find the
-    /// one who lent the phone too.
-    private func flagSharedDevice(session: ClassSession, student: User, deviceID: String?) async throws {
-        var owner: String?
-        if let deviceID { owner = try await checkIns.deviceOwnerName(sessionID: session.id, deviceID: deviceID) }
-        let detail =
-            owner.map { "\(student.name) tried to check in from the phone \($0) used in this session." }
-            ?? "\(student.name) tried to check in from a phone another student already used in this session."
-        try await checkIns.flag(sessionID: session.id, studentID: student.id, kind: .deviceAlreadyUsed, detail: detail)
     }
 
     /// Finds the session and how fresh the presented proof is. A ticket's session comes from memory with times that

@@ -36,10 +36,10 @@ extension CheckInRoutes {
         let stores = parts.stores
         let verification = CheckInVerification(
             passkeys: stores.passkeys, ceremony: parts.ceremony, tickets: parts.tickets, sessions: stores.sessions,
-            checkIns: stores.checkIns, access: parts.access)
+            access: parts.access)
         let desk = CheckInDesk(
             sessions: stores.sessions, tickets: parts.tickets, checkIns: stores.checkIns,
-            verification: verification, courses: stores.courses, counters: stores.counters)
+            verification: verification, counters: stores.counters)
         CheckInController(desk: desk).addRoutes(to: router)
         verification.addRoutes(to: router)
         CheckInPages(

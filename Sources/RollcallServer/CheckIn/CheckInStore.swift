@@ -93,43 +93,33 @@ struct CheckInStore: Sendable {
         var ticketUsedByOther: Bool
     }
 
-    /// Writes the check-in, grouped with whatever else arrives at the same moment; see `CheckInBatcher`.
-    func record(
-        sessionID: Int64, studentID: Int64, status: AttendanceStatus, at date: Date, evidence: CheckInEvidence,
-        unboundTicket ticketHash: String?
-    ) async throws -> CheckInOutcome {
-        try await batcher.record(
-            PendingCheckIn(
-                sessionID: sessionID, studentID: studentID, status: status, at: date, evidence: evidence,
-                unboundTicket: ticketHash
-            )
-        )
-    }
-
     /// Raises a flag the teacher sees on the session, such as one phone checking in two students.
     func flag(sessionID: Int64, studentID: Int64?, kind: FlagKind, detail: String) async throws {
         try await database.transaction { sql in
-            let id = try await sql.insert(into: "flags")
-                .columns("session_id", "student_id", "kind", "detail", "created_at")
-                .values(
-                    SQLBind(sessionID), SQLBind(studentID), SQLBind(kind.rawValue), SQLBind(detail), SQLBind(Date())
-                )
-                .returning("id").first(decodingColumn: "id", as: Int64.self)
-            let flagged = SessionChange.Flagged(flagId: id, studentId: studentID, kind: kind, detail: detail)
-            try await SessionEvents.append(.flagged(flagged), sessionID: sessionID, in: sql)
+            try await Self.flag(sessionID: sessionID, studentID: studentID, kind: kind, detail: detail, in: sql)
         }
     }
 
+    /// Raises a flag with its live event, in the caller's transaction.
+    static func flag(
+        sessionID: Int64, studentID: Int64?, kind: FlagKind, detail: String, in sql: Transaction
+    ) async throws {
+        let id = try await sql.insert(into: "flags")
+            .columns("session_id", "student_id", "kind", "detail", "created_at")
+            .values(SQLBind(sessionID), SQLBind(studentID), SQLBind(kind.rawValue), SQLBind(detail), SQLBind(Date()))
+            .returning("id").first(decodingColumn: "id", as: Int64.self)
+        let flagged = SessionChange.Flagged(flagId: id, studentId: studentID, kind: kind, detail: detail)
+        try await SessionEvents.append(.flagged(flagged), sessionID: sessionID, in: sql)
+    }
+
     /// The name of the student who checked in to the session from this device.
-    func deviceOwnerName(sessionID: Int64, deviceID: String) async throws -> String? {
-        try await database.read { sql in
-            try await sql.raw(
-                """
-                SELECT users.name FROM device_bindings JOIN users ON users.id = device_bindings.student_id
-                WHERE device_bindings.session_id = \(bind: sessionID) AND device_bindings.device_id = \(bind: deviceID)
-                """
-            ).first(decodingColumn: "name", as: String.self)
-        }
+    static func deviceOwnerName(sessionID: Int64, deviceID: String, in sql: any SQLDatabase) async throws -> String? {
+        try await sql.raw(
+            """
+            SELECT users.name FROM device_bindings JOIN users ON users.id = device_bindings.student_id
+            WHERE device_bindings.session_id = \(bind: sessionID) AND device_bindings.device_id = \(bind: deviceID)
+            """
+        ).first(decodingColumn: "name", as: String.self)
     }
 
     /// The flags of a session, newest first.

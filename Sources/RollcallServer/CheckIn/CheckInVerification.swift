@@ -10,8 +10,6 @@ struct CheckInVerification: Sendable {
     let ceremony: PasskeyCeremony
     let tickets: ScanTickets
     let sessions: SessionStore
-    /// Where the flags for the teacher go.
-    let checkIns: CheckInStore
     let access: AccessRule
 
     struct OptionsRequest: Decodable {
@@ -20,7 +18,7 @@ struct CheckInVerification: Sendable {
         var deviceId: String?
     }
 
-    /// What the step found, for the policy, and the evidence to keep if the check-in is accepted.
+    /// What the step found, for the policy, and the evidence `CheckInFollowUp` keeps if the check-in is accepted.
     struct Outcome: Sendable {
         var required: Bool
         var verification: Verification
@@ -161,51 +159,6 @@ struct CheckInVerification: Sendable {
             return Outcome(required: true, verification: .verified, evidence: .asserted(checked))
         } catch let failure as PasskeyFailure {
             return Outcome(required: true, verification: .failed, failedStep: failure.code.rawValue)
-        }
-    }
-
-    /// Keeps the evidence of an accepted check-in: the challenge used up, the counter moved on, the verification
-    /// recorded with the session (synced or device-bound), and the teacher told when the counter went backwards or
-    /// one passkey came from two devices.
-    func record(_ outcome: Outcome, session: ClassSession, student: User, deviceID: String?, now: Date) async throws {
-        switch outcome.evidence {
-        case nil: return
-        case .reused(let last):
-            try await passkeys.recordVerification(
-                userID: student.id, credentialID: last.credentialId, sessionID: session.id, deviceID: deviceID,
-                backupEligible: last.backupEligible, backedUp: last.backedUp, reused: true, now: now
-            )
-        case .asserted(let checked):
-            do {
-                try await ceremony.redeem(checked, now: now)
-            } catch is PasskeyFailure {
-                // The same answer came twice for this one check-in; the request that redeemed it keeps the evidence.
-                return
-            }
-            try await record(checked, session: session, student: student, deviceID: deviceID, now: now)
-        }
-    }
-
-    private func record(
-        _ checked: CheckedAssertion, session: ClassSession, student: User, deviceID: String?, now: Date
-    ) async throws {
-        let (passkey, assertion) = (checked.passkey, checked.assertion)
-        let others = try await passkeys.devices(sessionID: session.id, credentialID: passkey.credentialId)
-        try await passkeys.recordVerification(
-            userID: student.id, credentialID: passkey.credentialId, sessionID: session.id, deviceID: deviceID,
-            backupEligible: assertion.backupEligible, backedUp: assertion.backedUp, reused: false, now: now
-        )
-        if let deviceID, !others.isEmpty, !others.contains(deviceID) {
-            try await checkIns.flag(
-                sessionID: session.id, studentID: student.id, kind: .passkeyTwoDevices,
-                detail: "\(student.name)'s passkey “\(passkey.name)” was used from two devices in this session."
-            )
-        }
-        if assertion.counterRegressed {
-            try await checkIns.flag(
-                sessionID: session.id, studentID: student.id, kind: .passkeyCounterRegressed,
-                detail: "\(student.name)'s passkey “\(passkey.name)” counted backwards: it may have been copied."
-            )
         }
     }
 }

@@ -29,8 +29,23 @@ enum EventLog {
     /// Appends events in the given order, inside the caller's transaction; answers their ids in that order. Once
     /// the transaction has committed, `Database.transaction` wakes the views of every key touched.
     ///
-    /// One transaction should append once per feed (or in increasing key order): on PostgreSQL each key's log is
-    /// locked until the commit.
+    /// One transaction should append once per feed (or in increasing key order, or `hold` its keys first): on
+    /// PostgreSQL each key's log is locked until the commit.
+    /// Takes the logs of `keys` in increasing order before a transaction appends to them in another order (as the
+    /// check-in group commit does, a room's check-ins and then its flags): two such transactions never each wait for
+    /// a key the other holds. SQLite's one writer needs none.
+    static func hold(_ keys: Set<Int64>, in feed: LiveFeed, sql: Transaction) async throws {
+        guard sql.dialect.name == "postgresql" else { return }
+        for key in keys.sorted() {
+            try await sql.raw(
+                """
+                SELECT pg_advisory_xact_lock(CAST(\(bind: feed.lockClass) AS INTEGER),
+                  CAST(\(bind: key % 2_147_483_647) AS INTEGER))
+                """
+            ).run()
+        }
+    }
+
     @discardableResult
     static func append(
         _ events: [(key: Int64, kind: String, payload: String)], to feed: LiveFeed, at now: Date = Date(),

@@ -124,8 +124,10 @@ struct PasskeyCeremony: Sendable {
     /// Uses up a checked assertion's challenge and moves the passkey's counter on, once the request it came with is
     /// accepted; a challenge used meanwhile by another request refuses this one.
     func redeem(_ checked: CheckedAssertion, now: Date = Date()) async throws {
-        guard try await passkeys.consume(checked.challenge) else { throw PasskeyFailure.challengeUnknown }
-        try await passkeys.recordUse(checked.passkey, assertion: checked.assertion, now: now)
+        let redeemed = try await passkeys.database.transaction { sql in
+            try await PasskeyStore.redeem(checked, now: now, in: sql)
+        }
+        guard redeemed else { throw PasskeyFailure.challengeUnknown }
     }
 }
 

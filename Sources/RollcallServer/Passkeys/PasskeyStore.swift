@@ -119,10 +119,30 @@ struct PasskeyStore: Sendable {
 
     /// Uses a challenge up; `false` when another request used it first.
     func consume(_ challenge: PasskeyChallenge) async throws -> Bool {
-        try await database.write { sql in
-            try await sql.delete(from: "passkey_challenges").where("challenge_hash", .equal, challenge.challengeHash)
-                .returning("challenge_hash").first() != nil
-        }
+        try await database.write { sql in try await Self.consume(challenge, in: sql) }
+    }
+
+    /// Uses a challenge up by deleting it and reading what was deleted, so that of two processes taking it at once
+    /// only one reads a row.
+    static func consume(_ challenge: PasskeyChallenge, in sql: any SQLDatabase) async throws -> Bool {
+        try await sql.delete(from: "passkey_challenges").where("challenge_hash", .equal, challenge.challengeHash)
+            .returning("challenge_hash").first() != nil
+    }
+
+    /// Uses up a checked assertion's challenge and moves the passkey's counter on, in the caller's transaction;
+    /// `false` (and nothing written) when another request used the challenge first.
+    static func redeem(_ checked: CheckedAssertion, now: Date, in sql: any SQLDatabase) async throws -> Bool {
+        guard try await consume(checked.challenge, in: sql) else { return false }
+        // Compared in the statement, so that two uses at once never move the counter back.
+        let count = Int64(checked.assertion.signCount)
+        try await sql.update("passkeys")
+            .set(
+                SQLColumn("sign_count"),
+                to: SQLQueryString("CASE WHEN sign_count < \(bind: count) THEN \(bind: count) ELSE sign_count END")
+            )
+            .set("backed_up", to: checked.assertion.backedUp).set("last_used_at", to: now)
+            .where("id", .equal, checked.passkey.id).run()
+        return true
     }
 
     // MARK: Passkeys
@@ -204,16 +224,6 @@ struct PasskeyStore: Sendable {
         }
     }
 
-    /// After a verified assertion: the counter never moves back, so a copied passkey keeps being noticed.
-    func recordUse(_ passkey: Passkey, assertion: VerifiedAssertion, now: Date = Date()) async throws {
-        try await database.write { sql in
-            try await sql.update("passkeys")
-                .set("sign_count", to: max(passkey.signCount, Int64(assertion.signCount)))
-                .set("backed_up", to: assertion.backedUp).set("last_used_at", to: now)
-                .where("id", .equal, passkey.id).run()
-        }
-    }
-
     // MARK: Course settings
 
     func policy(courseID: Int64, now: Date = Date()) async throws -> CourseVerification {
@@ -240,22 +250,21 @@ struct PasskeyStore: Sendable {
 
     // MARK: Verifications at check-in
 
-    /// Keeps a verification made (or reused) for a check-in; this is the evidence the teacher sees.
-    func recordVerification(
+    /// Keeps a verification made (or reused) for a check-in, in the check-in's transaction; this is the evidence the
+    /// teacher sees.
+    static func recordVerification(
         userID: Int64, credentialID: String, sessionID: Int64, deviceID: String?, backupEligible: Bool,
-        backedUp: Bool, reused: Bool, now: Date = Date()
+        backedUp: Bool, reused: Bool, now: Date, in sql: any SQLDatabase
     ) async throws {
-        try await database.write { sql in
-            try await sql.insert(into: "passkey_verifications")
-                .columns(
-                    "user_id", "credential_id", "session_id", "device_id", "backup_eligible", "backed_up", "reused",
-                    "created_at"
-                )
-                .values(
-                    SQLBind(userID), SQLBind(credentialID), SQLBind(sessionID), SQLBind(deviceID),
-                    SQLBind(backupEligible), SQLBind(backedUp), SQLBind(reused), SQLBind(now)
-                ).run()
-        }
+        try await sql.insert(into: "passkey_verifications")
+            .columns(
+                "user_id", "credential_id", "session_id", "device_id", "backup_eligible", "backed_up", "reused",
+                "created_at"
+            )
+            .values(
+                SQLBind(userID), SQLBind(credentialID), SQLBind(sessionID), SQLBind(deviceID),
+                SQLBind(backupEligible), SQLBind(backedUp), SQLBind(reused), SQLBind(now)
+            ).run()
     }
 
     /// The latest fresh (not reused) verification of a person from one device, for the reuse window.
@@ -275,16 +284,14 @@ struct PasskeyStore: Sendable {
     }
 
     /// The devices a credential was used from in one session.
-    func devices(sessionID: Int64, credentialID: String) async throws -> Set<String> {
-        try await database.read { sql in
-            Set(
-                try await sql.select().column("device_id").from("passkey_verifications")
-                    .where("session_id", .equal, sessionID).where("credential_id", .equal, credentialID)
-                    .all().compactMap {
-                        try $0.decodeNil(column: "device_id") ? nil : $0.decode(column: "device_id", as: String.self)
-                    }
-            )
-        }
+    static func devices(sessionID: Int64, credentialID: String, in sql: any SQLDatabase) async throws -> Set<String> {
+        Set(
+            try await sql.select().column("device_id").from("passkey_verifications")
+                .where("session_id", .equal, sessionID).where("credential_id", .equal, credentialID)
+                .all().compactMap {
+                    try $0.decodeNil(column: "device_id") ? nil : $0.decode(column: "device_id", as: String.self)
+                }
+        )
     }
 
     /// Every verification at check-in in a session, newest first.

@@ -1,0 +1,72 @@
+import Foundation
+import RollcallCore
+import SQLKit
+
+/// What a check-in writes beside its attendance row, in the group commit's transaction: a walk-in's enrolment, the
+/// passkey's challenge used up with its verification and the flags it raises, or the flag a refused shared phone
+/// leaves. A crash leaves all of it or none of it.
+struct CheckInFollowUp: Sendable {
+    var studentName: String
+    var deviceID: String?
+    /// The course the student joins with this check-in, when not on its roster yet.
+    var joins: Int64?
+    /// What proved the student's identity, kept only once the check-in is accepted.
+    var identity: CheckInVerification.Evidence?
+    var now: Date
+
+    /// Writes what an accepted check-in (new or repeated) keeps.
+    func accepted(_ seat: AttendanceLedger.Seat, in sql: Transaction) async throws {
+        if let joins { _ = try await CourseStore.enroll(courseID: joins, studentID: seat.studentID, at: now, in: sql) }
+        switch identity {
+        case nil: return
+        case .reused(let last):
+            try await PasskeyStore.recordVerification(
+                userID: seat.studentID, credentialID: last.credentialId, sessionID: seat.sessionID, deviceID: deviceID,
+                backupEligible: last.backupEligible, backedUp: last.backedUp, reused: true, now: now, in: sql
+            )
+        case .asserted(let checked):
+            // The same answer sent twice for one check-in: the request that used the challenge keeps the evidence.
+            guard try await PasskeyStore.redeem(checked, now: now, in: sql) else { return }
+            try await verified(checked, seat: seat, in: sql)
+        }
+    }
+
+    /// Keeps a passkey verification, and tells the teacher when the counter went backwards or one passkey came from
+    /// two devices.
+    private func verified(_ checked: CheckedAssertion, seat: AttendanceLedger.Seat, in sql: Transaction) async throws {
+        let (passkey, assertion) = (checked.passkey, checked.assertion)
+        let others = try await PasskeyStore.devices(
+            sessionID: seat.sessionID, credentialID: passkey.credentialId, in: sql)
+        try await PasskeyStore.recordVerification(
+            userID: seat.studentID, credentialID: passkey.credentialId, sessionID: seat.sessionID, deviceID: deviceID,
+            backupEligible: assertion.backupEligible, backedUp: assertion.backedUp, reused: false, now: now, in: sql
+        )
+        if let deviceID, !others.isEmpty, !others.contains(deviceID) {
+            try await CheckInStore.flag(
+                sessionID: seat.sessionID, studentID: seat.studentID, kind: .passkeyTwoDevices,
+                detail: "\(studentName)'s passkey “\(passkey.name)” was used from two devices in this session.", in: sql
+            )
+        }
+        if assertion.counterRegressed {
+            try await CheckInStore.flag(
+                sessionID: seat.sessionID, studentID: seat.studentID, kind: .passkeyCounterRegressed,
+                detail: "\(studentName)'s passkey “\(passkey.name)” counted backwards: it may have been copied.",
+                in: sql
+            )
+        }
+    }
+
+    /// Flags a check-in tried from a phone another student used, naming both, so that the teacher can find the one
+    /// who lent the phone too. The flag exists to record the refusal: it is all a refused check-in leaves.
+    func sharedDevice(_ seat: AttendanceLedger.Seat, in sql: Transaction) async throws {
+        var owner: String?
+        if let deviceID {
+            owner = try await CheckInStore.deviceOwnerName(sessionID: seat.sessionID, deviceID: deviceID, in: sql)
+        }
+        let detail =
+            owner.map { "\(studentName) tried to check in from the phone \($0) used in this session." }
+            ?? "\(studentName) tried to check in from a phone another student already used in this session."
+        try await CheckInStore.flag(
+            sessionID: seat.sessionID, studentID: seat.studentID, kind: .deviceAlreadyUsed, detail: detail, in: sql)
+    }
+}
