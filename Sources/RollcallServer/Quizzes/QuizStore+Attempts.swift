@@ -94,7 +94,9 @@ extension QuizStore {
                 }
                 return (existing, false)
             }
-            guard run.stoppedAt == nil else { throw QuizRefusal.runStopped }
+            // Read again, shared, in this transaction: a stop that committed a moment ago refuses the start, and a
+            // stop arriving now waits for it, then closes it with the rest.
+            guard try await Self.runIsStopped(run.id, in: sql) == false else { throw QuizRefusal.runStopped }
             guard try await Self.mayTake(run, studentID: studentID, in: sql) else { throw QuizRefusal.notCheckedIn }
             let seed = Int64(bitPattern: UInt64.random(in: 0...UInt64.max))
             let deadline = AttemptRules.deadline(
@@ -150,16 +152,31 @@ extension QuizStore {
         }
     }
 
-    /// Closes attempts with their saved answers, telling the dashboards.
+    /// Whether the run has stopped, read under a shared lock of its row, so that `stop` (which locks it for update)
+    /// comes wholly before or wholly after the caller's transaction.
+    static func runIsStopped(_ runID: Int64, in sql: Transaction) async throws -> Bool? {
+        guard
+            let row = try await sql.select().column("stopped_at").from("quiz_runs").where("id", .equal, runID)
+                .for(.share).first()
+        else { return nil }
+        return try !row.decodeNil(column: "stopped_at")
+    }
+
+    /// Closes attempts with their saved answers, telling the dashboards. Each closes only if still open (and, with
+    /// `overdueBefore`, still past its deadline): another process's sweep, a submit or more time given a moment ago
+    /// wins, and no event is written for an attempt this call did not close.
     static func close(
-        _ attempts: [QuizAttempt], ending: AttemptEnding, at now: Date, in sql: Transaction
+        _ attempts: [QuizAttempt], ending: AttemptEnding, at now: Date, overdueBefore limit: Date? = nil,
+        in sql: Transaction
     ) async throws {
         var byRun: [Int64: [QuizChange]] = [:]
         for attempt in attempts {
             // An attempt closed by time closes at its deadline, however late the sweep noticed.
             let at = ending == .timeLimit ? min(attempt.deadline, now) : now
-            try await sql.update("quiz_attempts").set("closed_at", to: at).set("ending", to: ending.rawValue)
-                .where("id", .equal, attempt.id).where("closed_at", .is, SQLLiteral.null).run()
+            var update = sql.update("quiz_attempts").set("closed_at", to: at).set("ending", to: ending.rawValue)
+                .where("id", .equal, attempt.id).where("closed_at", .is, SQLLiteral.null)
+            if let limit { update = update.where("deadline", .lessThan, limit) }
+            guard try await update.returning("id").first() != nil else { continue }
             var closed = attempt
             closed.closedAt = at
             closed.ending = ending
@@ -182,7 +199,7 @@ extension QuizStore {
         guard due != nil else { return 0 }
         return try await database.transaction { sql in
             let overdue = try await Self.openAttempts(sql, where: "quiz_attempts.deadline < \(bind: limit)")
-            try await Self.close(overdue, ending: .timeLimit, at: now, in: sql)
+            try await Self.close(overdue, ending: .timeLimit, at: now, overdueBefore: limit, in: sql)
             return overdue.count
         }
     }

@@ -190,6 +190,8 @@ struct QuizStore: Sendable {
         guard quiz.archivedAt == nil else { throw QuizRefusal.archived }
         let text = try Self.encode(quiz.definition)
         let id = try await database.transaction { sql in
+            // Held so that two starts at once, in any processes, see each other's run.
+            try await SessionStore.lock(id: sessionID, in: sql)
             let running = try await sql.select().column("id").from("quiz_runs").where("quiz_id", .equal, quiz.id)
                 .where("session_id", .equal, sessionID).where("stopped_at", .is, SQLLiteral.null).first()
             guard running == nil else { throw QuizRefusal.alreadyRunning }
@@ -208,6 +210,8 @@ struct QuizStore: Sendable {
     func stop(_ run: QuizRun, now: Date = Date()) async throws -> QuizRun {
         var stopped = run
         stopped.stoppedAt = try await database.transaction { sql in
+            // Held until the commit: a second stop waits and finds this one's time; a start waits (`runIsStopped`).
+            _ = try await sql.select().column("id").from("quiz_runs").where("id", .equal, run.id).for(.update).first()
             let current = try await Self.runs(sql, where: "quiz_runs.id = \(bind: run.id)").first
             if let done = current?.stoppedAt { return done }
             try await sql.update("quiz_runs").set("stopped_at", to: now).where("id", .equal, run.id).run()
@@ -226,12 +230,11 @@ struct QuizStore: Sendable {
     /// Lets a student in by hand, as if checked in.
     func admit(_ run: QuizRun, studentID: Int64, by teacherID: Int64, now: Date = Date()) async throws {
         try await database.transaction { sql in
-            let already = try await sql.select().column("student_id").from("quiz_admissions")
-                .where("run_id", .equal, run.id).where("student_id", .equal, studentID).first()
-            guard already == nil else { throw QuizRefusal.alreadyAdmitted }
-            try await sql.insert(into: "quiz_admissions")
+            let admitted = try await sql.insert(into: "quiz_admissions")
                 .columns("run_id", "student_id", "admitted_by", "admitted_at")
-                .values(SQLBind(run.id), SQLBind(studentID), SQLBind(teacherID), SQLBind(now)).run()
+                .values(SQLBind(run.id), SQLBind(studentID), SQLBind(teacherID), SQLBind(now))
+                .ignoringConflicts(with: ["run_id", "student_id"]).returning("student_id").first()
+            guard admitted != nil else { throw QuizRefusal.alreadyAdmitted }
             try await QuizEvents.append(
                 [QuizChange(kind: .admitted, payload: Admitted(studentId: studentID, at: now))], runID: run.id,
                 at: now, in: sql)

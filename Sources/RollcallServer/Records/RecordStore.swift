@@ -162,6 +162,7 @@ struct RecordStore: Sendable {
         by teacher: User, now: Date = Date()
     ) async throws -> StatusChange {
         try await database.transaction { sql in
+            try await SessionStore.lock(id: session.id, in: sql)
             let seat = AttendanceLedger.Seat(sessionID: session.id, studentID: studentID)
             let (record, auditID) = try await AttendanceLedger.setStatus(
                 status, of: seat, reason: reason, note: note, by: teacher.id, at: now, in: sql)
@@ -174,12 +175,15 @@ struct RecordStore: Sendable {
     }
 
     /// Sets many students' status in one transaction, as one batch that can be undone; students who already have
-    /// the status are left as they are. Answers the batch with how many records changed.
+    /// the status are left as they are, and with `unrecordedOnly` so is everyone who has any record by the time the
+    /// batch holds the session (a check-in that committed a moment ago stands). Answers the batch with how many
+    /// records changed.
     func setStatus(
         session: ClassSession, studentIDs: [Int64], status: AttendanceStatus, reason: String, note: String,
-        by teacher: User, now: Date = Date()
+        unrecordedOnly: Bool = false, by teacher: User, now: Date = Date()
     ) async throws -> AttendanceBatch {
         try await database.transaction { sql in
+            try await SessionStore.lock(id: session.id, in: sql)
             guard
                 let batchID = try await sql.insert(into: "attendance_batches")
                     .columns("session_id", "created_by", "created_at", "status", "reason")
@@ -192,6 +196,7 @@ struct RecordStore: Sendable {
             var changed = 0
             for studentID in studentIDs {
                 let seat = AttendanceLedger.Seat(sessionID: session.id, studentID: studentID)
+                if unrecordedOnly, try await AttendanceLedger.record(seat, in: sql) != nil { continue }
                 let (_, auditID) = try await AttendanceLedger.setStatus(
                     status, of: seat, reason: reason, note: note, batchID: batchID, by: teacher.id, at: now, in: sql)
                 if auditID != nil { changed += 1 }
@@ -214,6 +219,11 @@ struct RecordStore: Sendable {
     /// session's latest batch that changed anything, and only while nobody has changed those records since.
     func undo(batchID: Int64, by teacher: User, now: Date = Date()) async throws -> AttendanceBatch {
         try await database.transaction { sql in
+            guard let found = try await Self.batch(id: batchID, in: sql) else {
+                throw NotStored(.batchNotFound, what: "batch")
+            }
+            // Read again under the session's lock: an undo or a new change that held it first is seen here.
+            try await SessionStore.lock(id: found.sessionId, in: sql)
             guard let batch = try await Self.batch(id: batchID, in: sql) else {
                 throw NotStored(.batchNotFound, what: "batch")
             }

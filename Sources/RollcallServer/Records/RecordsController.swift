@@ -225,8 +225,10 @@ struct RecordsController: Sendable {
             throw AppError(
                 .badRequest, .missingField, "Send either “studentIds” or “filter”, and not both.")
         }
+        // The filter is read again where the batch is written: who checks in meanwhile keeps their check-in.
         let batch = try await self.records.setStatus(
-            session: session, studentIDs: students, status: status, reason: reason, note: note, by: user)
+            session: session, studentIDs: students, status: status, reason: reason, note: note,
+            unrecordedOnly: input.filter != nil, by: user)
         return try BatchEnvelope(batch: batch).response(from: request, context: context, status: .created)
     }
 

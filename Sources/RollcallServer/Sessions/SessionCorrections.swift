@@ -60,7 +60,7 @@ extension SessionStore {
     /// new open minutes. The secret stays, so a projected code keeps working.
     func edit(id: Int64, _ edit: SessionEdit, now: Date = Date()) async throws -> ClassSession {
         let edited = try await database.transaction { sql in
-            guard let session = try await Self.find(id: id, sql: sql) else {
+            guard let session = try await Self.held(id: id, in: sql) else {
                 throw NotStored(.sessionNotFound, what: "session")
             }
             let phase = session.phase(at: now)
@@ -88,7 +88,7 @@ extension SessionStore {
     /// Keeps an open session open `minutes` longer than it would close.
     func extend(id: Int64, minutes: Int, now: Date = Date()) async throws -> ClassSession {
         try await database.transaction { sql in
-            guard let session = try await Self.find(id: id, sql: sql) else {
+            guard let session = try await Self.held(id: id, in: sql) else {
                 throw NotStored(.sessionNotFound, what: "session")
             }
             switch session.phase(at: now) {
@@ -107,7 +107,7 @@ extension SessionStore {
     /// `late`, else as present. The records made before stay as they are.
     func reopen(id: Int64, minutes: Int, late: Bool, now: Date = Date()) async throws -> ClassSession {
         let reopened = try await database.transaction { sql in
-            guard var session = try await Self.find(id: id, sql: sql) else {
+            guard var session = try await Self.held(id: id, in: sql) else {
                 throw NotStored(.sessionNotFound, what: "session")
             }
             switch session.phase(at: now) {
@@ -150,7 +150,7 @@ extension SessionStore {
     /// (`confirmedRecords`); the course's audit log keeps what went and who deleted it.
     func delete(id: Int64, confirmed: SessionContents, by teacher: User, now: Date = Date()) async throws {
         try await database.transaction { sql in
-            guard let session = try await Self.find(id: id, sql: sql) else {
+            guard let session = try await Self.held(id: id, in: sql) else {
                 throw NotStored(.sessionNotFound, what: "session")
             }
             let contents = try await Self.contents(id: id, sql: sql)

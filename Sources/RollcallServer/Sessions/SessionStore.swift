@@ -142,7 +142,7 @@ struct SessionStore: Sendable {
     /// Opens a scheduled session now; its open time starts counting.
     func open(id: Int64, now: Date = Date()) async throws -> ClassSession {
         try await database.transaction { sql in
-            guard let session = try await Self.find(id: id, sql: sql) else {
+            guard let session = try await Self.held(id: id, in: sql) else {
                 throw NotStored(.sessionNotFound, what: "session")
             }
             switch session.phase(at: now) {
@@ -162,7 +162,7 @@ struct SessionStore: Sendable {
     /// record is marked absent in the same transaction, in the name of that teacher.
     func close(id: Int64, markAbsentBy teacherID: Int64? = nil, now: Date = Date()) async throws -> ClassSession {
         try await database.transaction { sql in
-            guard let session = try await Self.find(id: id, sql: sql) else {
+            guard let session = try await Self.held(id: id, in: sql) else {
                 throw NotStored(.sessionNotFound, what: "session")
             }
             if session.phase(at: now) == .closed { throw SessionTransitionRefusal.alreadyClosed }
@@ -182,6 +182,19 @@ struct SessionStore: Sendable {
             SQLColumn("name", table: "courses"), as: "course_name"
         )
         .from("sessions").join("courses", on: "courses.id = sessions.course_id")
+    }
+
+    /// Takes the session's row lock until the transaction ends, so that what changes a session or its records (open,
+    /// close, a teacher's mark, a batch, an undo) is decided one change after another, in every process. SQLite's one
+    /// writer does that already, and its dialect writes no locking clause. Answers whether the session exists.
+    @discardableResult
+    static func lock(id: Int64, in sql: Transaction) async throws -> Bool {
+        try await sql.select().column("id").from("sessions").where("id", .equal, id).for(.update).first() != nil
+    }
+
+    /// The session, read under its row lock (`lock`), so that what is decided from it holds until the commit.
+    static func held(id: Int64, in sql: Transaction) async throws -> ClassSession? {
+        try await lock(id: id, in: sql) ? find(id: id, sql: sql) : nil
     }
 
     static func find(id: Int64, sql: any SQLDatabase) async throws -> ClassSession? {

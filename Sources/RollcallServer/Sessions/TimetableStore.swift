@@ -28,6 +28,8 @@ struct TimetableStore: Sendable {
         settings.openMinutes = slot.minutes
         let settingsJSON = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
         return try await database.transaction { sql in
+            // The course's row is held so that two slots added at once, in any processes, count each other.
+            _ = try await sql.select().column("id").from("courses").where("id", .equal, courseID).for(.update).first()
             let counts = try await sql.raw(
                 """
                 SELECT (SELECT COUNT(*) FROM timetable_slots WHERE course_id = \(bind: courseID)) AS slots,
@@ -117,7 +119,7 @@ struct TimetableStore: Sendable {
                 let updated = try await sql.raw(
                     """
                     UPDATE sessions SET opened_at = \(bind: row.scheduledAt), closes_at = \(bind: closesAt)
-                    WHERE id = \(bind: row.id) AND opened_at IS NULL RETURNING id
+                    WHERE id = \(bind: row.id) AND opened_at IS NULL AND closed_at IS NULL RETURNING id
                     """
                 ).all()
                 guard !updated.isEmpty else { return false }
