@@ -124,7 +124,10 @@ struct LiveChannel: Sendable {
                     try await probe()
                 } catch let refusal as RollcallError
                     where !refusal.isNetworkFailure && refusal.code != "websocket_required"
+                    && (refusal.status ?? 0) < 500
                 {
+                    // Refused for good (signed out, not this teacher's room); a server that cannot serve just now
+                    // (503 `database_unavailable`) is tried again like a dropped connection.
                     throw refusal
                 } catch {}
             } catch {

@@ -63,6 +63,52 @@ struct LectureTests {
         }
     }
 
+    /// PostgreSQL stops while the teacher watches: the server closes the room with "try again later" and answers
+    /// 503 meanwhile; the client keeps trying, and once the database is back the room resumes with what follows.
+    @Test func the_room_resumes_after_the_database_comes_back() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await withServer(databaseURL: postgres.url, setup: .live) { api in
+            let room = try await Classroom.open(api, settings: ["period": 60])
+            let late = try await room.enrol(api, "Lou Late")
+            let teacher = try api.rollcall(room.teacher)
+            let log = RoomLog()
+            let watching = Task {
+                for try await message in teacher.room(sessionID: room.sessionID) {
+                    log.record(message)
+                    if log.checkedIn.count == 2 { return }
+                }
+            }
+            defer { watching.cancel() }
+            try await eventually("the snapshot") { !log.snapshots.isEmpty }
+            let link = try #require(try await teacher.projectorFrame(sessionID: room.sessionID).url)
+            _ = try await api.rollcall(room.student).checkIn(
+                scannedLink: link, proof: CheckInProof(deviceID: "phone-0001"))
+            try await eventually("the first check-in") { log.checkedIn.count == 1 }
+
+            try postgres.halt()
+            // The room closes at once ("try again later"), and the client, coming back, is told 503 by the same
+            // address it asks when an upgrade fails: it keeps trying.
+            try await eventually("the server says the database is out where the client asks") {
+                try await api.call(
+                    .get, "/api/v1/sessions/\(room.sessionID)/live?after=1", as: room.teacher
+                ).status == .serviceUnavailable
+            }
+            let countsBefore = log.all.count { if case .counts = $0 { true } else { false } }
+            try postgres.resume()
+
+            try await eventually("the database answers again") { try await api.call(.get, "/healthz").status == .ok }
+            // Resumed: a resumed room starts with the counts.
+            try await eventually("the room resumed") {
+                log.all.count { if case .counts = $0 { true } else { false } } > countsBefore
+            }
+            _ = try await api.rollcall(late).checkIn(scannedLink: link, proof: CheckInProof(deviceID: "phone-0002"))
+            try await eventually("the check-in after the outage") { log.checkedIn.count == 2 }
+            try await watching.value
+            #expect(log.checkedIn == [room.student.id, late.id] && log.snapshots.count == 1, "each once, one snapshot")
+        }
+    }
+
     static func lecture(_ api: API) async throws {
         // Setup: the teacher signs in through the client on a network of their own that the test can cut.
         let teacherNetwork = try await NetworkSwitch.start(to: try #require(api.client.port))

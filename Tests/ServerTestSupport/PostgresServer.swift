@@ -59,6 +59,23 @@ public struct PostgresServer: Sendable {
         return server
     }
 
+    /// Stops the server and keeps its data, as an outage does; `resume` starts it again on the same port.
+    public func halt() throws {
+        try Self.run("\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-m", "fast", "-w", "stop"], as: owner)
+    }
+
+    /// Starts a halted server again with its data.
+    public func resume() throws {
+        try Self.run(
+            "\(binaries)/pg_ctl",
+            [
+                "-D", "\(directory)/data", "-w", "-l", "\(directory)/log",
+                "-o", "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off", "start",
+            ],
+            as: owner
+        )
+    }
+
     public func stop() {
         try? Self.run("\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-m", "immediate", "stop"], as: owner)
         try? FileManager.default.removeItem(atPath: directory)

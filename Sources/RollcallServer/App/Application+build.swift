@@ -125,7 +125,7 @@ func buildRouter(
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: LogRequestsMiddleware(.debug))
     let routeIndex = RouteIndex()
-    router.add(middleware: ErrorMiddleware(pages: parts.pages))
+    router.add(middleware: ErrorMiddleware(pages: parts.pages, database: stores.database))
     router.add(middleware: MethodNotAllowedMiddleware(routes: routeIndex))
     router.add(middleware: AssetsMiddleware())
     router.add(middleware: AuthenticationMiddleware(tokens: stores.tokens))

@@ -36,12 +36,12 @@ extension AppError {
         case let error as NotStored: self = .notFound(error.code, error.what)
         case let error as TooManyAttempts:
             self = AppError(.tooManyRequests, .tooManyAttempts, error.message, retryAfter: error.retryAfter)
-        case is DatabaseUnavailable:
-            self = AppError(.serviceUnavailable, .databaseUnavailable, "The database does not answer.")
+        case is DatabaseUnavailable: self = .databaseUnavailable
         case is DatabaseFileGone:
             self = AppError(
                 .serviceUnavailable, .databaseUnavailable,
-                "The database file was removed while Rollcall was running. Nothing more is saved until it restarts.")
+                "The database file was removed while Rollcall was running. Nothing more is saved until it restarts.",
+                retryAfter: 30)
         case is StorageFull:
             self = AppError(
                 .serviceUnavailable, .storageFull,
@@ -52,6 +52,12 @@ extension AppError {
         default: return nil
         }
     }
+
+    /// The database does not answer (stopped, restarting, out of reach): nothing was done, and the same request
+    /// can be sent again in a few seconds.
+    static let databaseUnavailable = AppError(
+        .serviceUnavailable, .databaseUnavailable,
+        "The database does not answer just now, so nothing was saved. Try again in a few seconds.", retryAfter: 5)
 
     /// The answers to refused corrections of a session.
     static func correction(_ refusal: SessionCorrectionRefusal) -> AppError {

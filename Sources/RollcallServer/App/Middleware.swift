@@ -66,9 +66,15 @@ struct ClientAddressMiddleware: RouterMiddleware {
 }
 
 /// Answers every failure in Rollcall's format: JSON for the API, a friendly page for people; 5xx are logged loudly.
+/// A failure nothing names, while the database does not answer, is the database's: 503 with `Retry-After`, on every
+/// route, pages too.
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let pages: PageRenderer?
+    var database: Database?
+
+    /// How long the database has to answer before an unexplained failure is put down to it.
+    static let databaseProbe = Duration.seconds(2)
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -76,7 +82,12 @@ struct ErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            let appError = Self.appError(for: error)
+            var appError = Self.appError(for: error)
+            if appError.code == ErrorCode.internalError.rawValue, let database,
+                await !database.answers(within: Self.databaseProbe)
+            {
+                appError = .databaseUnavailable
+            }
             if appError.status.code >= 500 {
                 context.logger.error(
                     "request failed: \(request.method) \(request.uri.path): \(String(reflecting: error))")

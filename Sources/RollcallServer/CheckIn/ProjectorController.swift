@@ -48,12 +48,14 @@ struct ProjectorController: Sendable {
             },
             onUpgrade: { inbound, outbound, context in
                 let id = try context.requestContext.id("sessionID", .sessionNotFound, "session")
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    // The client closing ends the inbound stream, and with it the feed.
-                    group.addTask { for try await _ in inbound {} }
-                    group.addTask { try await feed(sessionID: id, to: outbound) }
-                    try await group.next()
-                    group.cancelAll()
+                try await LiveSocket.closingOnOutage(of: sessions.database, outbound) {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        // The client closing ends the inbound stream, and with it the feed.
+                        group.addTask { for try await _ in inbound {} }
+                        group.addTask { try await feed(sessionID: id, to: outbound) }
+                        try await group.next()
+                        group.cancelAll()
+                    }
                 }
             }
         )

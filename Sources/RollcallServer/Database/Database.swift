@@ -173,6 +173,23 @@ public final class Database: Service, Sendable {
         (try? await checkHealth()) != nil
     }
 
+    /// Whether a trivial query is answered within `limit`, however long the pool would wait for a connection: after
+    /// an unexplained failure, this tells an outage from a fault.
+    func answers(within limit: Duration) async -> Bool {
+        let (first, continuation) = AsyncStream<Bool>.makeStream()
+        let ping = Task { continuation.yield(await self.ping()) }
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            continuation.yield(false)
+        }
+        defer {
+            ping.cancel()
+            timer.cancel()
+        }
+        for await answer in first { return answer }
+        return false
+    }
+
     /// Throws why the database cannot serve, for `/healthz`: its file gone (`DatabaseFileGone`), its disk full at
     /// the last write (`StorageFull`), or no answer (`DatabaseUnavailable`).
     func checkHealth() async throws {

@@ -28,6 +28,9 @@ struct LiveNotifications: Service {
             } catch {
                 guard !Task.isCancelled && !Task.isShuttingDownGracefully else { return }
                 logger.warning("live notifications lost; reconnecting", metadata: ["error": "\(error)"])
+                // Every view reads at once: with the database gone each closes saying "try again later", rather than
+                // learning it at its next catch-up, and with it there each finds what it may have missed.
+                hubs.publishedToAll()
                 try? await Task.sleep(for: .seconds(1))
             }
         }

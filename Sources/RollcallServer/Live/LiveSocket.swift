@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
+import NIOWebSocket
 
 /// A live view over a WebSocket, for any feed: the view's state first (a snapshot), then every event of the key's
 /// log as it commits, in id order and each once, resumable with `?after=N` after the last event received.
@@ -39,17 +40,37 @@ struct LiveSocket: Sendable {
                 return .upgrade([:])
             },
             onUpgrade: { inbound, outbound, context in
-                let (key, subject) = try await authorize(context.requestContext)
-                let after = try await resumePoint(context.request, key: key)
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    // The client closing ends the inbound stream, and with it the view.
-                    group.addTask { for try await _ in inbound {} }
-                    group.addTask { try await stream(subject, after, outbound) }
-                    try await group.next()
-                    group.cancelAll()
+                try await Self.closingOnOutage(of: database, outbound) {
+                    let (key, subject) = try await authorize(context.requestContext)
+                    let after = try await resumePoint(context.request, key: key)
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        // The client closing ends the inbound stream, and with it the view.
+                        group.addTask { for try await _ in inbound {} }
+                        group.addTask { try await stream(subject, after, outbound) }
+                        try await group.next()
+                        group.cancelAll()
+                    }
                 }
             }
         )
+    }
+
+    /// The close code that tells a live view to come back and resume after its last event: 1013, "try again
+    /// later" (RFC 6455 §7.4, IANA's registry).
+    static let resumeLater = WebSocketErrorCode.unknown(1013)
+
+    /// Runs a socket's work; should the database stop answering under it, the socket closes with `resumeLater`
+    /// rather than as a server failure (1011), and the clients come back with `?after=` once it answers.
+    static func closingOnOutage(
+        of database: Database, _ outbound: WebSocketOutboundWriter, _ work: () async throws -> Void
+    ) async throws {
+        do {
+            try await work()
+        } catch  where !(error is CancellationError) {
+            guard await !database.answers(within: ErrorMiddleware.databaseProbe) else { throw error }
+            try? await outbound.close(
+                resumeLater, reason: "The database does not answer; resume after your last event.")
+        }
     }
 
     /// The event id a reconnecting client last saw (`?after=N`), or `nil` for a fresh view with a snapshot.
