@@ -246,6 +246,16 @@ struct PhoneSignInTests {
                     .post, "/api/v1/auth/phone-tokens", json: ["phone": phone, "code": code])
                 #expect(signIn.status == .unauthorized, "a code for a number \(change) since: \(signIn.text)")
                 #expect(signIn.errorCode == "invalid_code")
+
+                // A code whose request read the number just before it went, and was stored just after: still nobody.
+                let late = try await Database.sqlite(path: api.databasePath, logger: .init(label: "test")).closing {
+                    try await PhoneCodes(database: $0, keys: ServerKeys(database: $0))
+                        .issue(.signIn, phone: phone, userID: owner.id)
+                }
+                let lateSignIn = try await api.call(
+                    .post, "/api/v1/auth/phone-tokens", json: ["phone": phone, "code": late])
+                #expect(
+                    lateSignIn.errorCode == "invalid_code", "a late code for a number \(change): \(lateSignIn.text)")
             }
         }
     }

@@ -398,6 +398,43 @@ struct RacesTests {
     }
 
     @Test(arguments: RaceGround.allCases)
+    func one_address_registered_ten_times_at_once_makes_one_account(_ ground: RaceGround) async throws {
+        try await ground.run { servers, database in
+            let replies = try await Self.atOnce(10, over: servers) { api, index in
+                try await api.call(
+                    .post, "/api/v1/auth/register",
+                    json: [
+                        "name": "Dee Double \(index)", "email": "dee.double@school.test", "password": API.password,
+                        "studentNumber": "S-\(index)",
+                    ])
+            }
+
+            #expect(replies.filter { $0.status == .created }.count == 1, "\(replies.map(\.text))")
+            #expect(
+                replies.allSatisfy { $0.status == .created || $0.errorCode == "email_taken" }, "\(replies.map(\.text))")
+            #expect(try await database.count("SELECT COUNT(*) AS n FROM users") == 1)
+        }
+    }
+
+    @Test(arguments: RaceGround.allCases)
+    func one_assistant_added_ten_times_at_once_is_added_once(_ ground: RaceGround) async throws {
+        try await ground.run { servers, database in
+            let (teacher, courseID, _) = try await servers[0].teacherWithCourse()
+            let helper = try await servers[0].register("Hal Helper")
+
+            let replies = try await Self.atOnce(10, over: servers) { api, _ in
+                try await api.call(
+                    .post, "/api/v1/courses/\(courseID)/staff", as: teacher,
+                    json: ["email": helper.email, "role": "assistant"])
+            }
+
+            #expect(replies.filter { $0.status == .created }.count == 1, "\(replies.map(\.text))")
+            #expect(replies.allSatisfy { $0.status == .created || $0.status == .ok }, "\(replies.map(\.text))")
+            #expect(try await database.count("SELECT COUNT(*) AS n FROM course_staff") == 1)
+        }
+    }
+
+    @Test(arguments: RaceGround.allCases)
     func two_admins_disabling_each_other_at_once_leave_one_admin(_ ground: RaceGround) async throws {
         try await ground.run { servers, database in
             let hash = try await PasswordHasher(cost: 4).hash(API.password)

@@ -28,8 +28,10 @@ struct ImageStore: Sendable {
         _ image: StoredImage, table: String, column: String, id: Int64, database: Database
     ) async throws {
         try await database.transaction { sql in
+            // The owner's row is held: two uploads at once each replace the picture the other left, and none is
+            // left behind unreferenced.
             let old =
-                try await sql.select().column(column).from(table).where("id", .equal, id)
+                try await sql.select().column(column).from(table).where("id", .equal, id).for(.update)
                 .first(decodingColumn: column, as: Int64?.self) ?? nil
             let newID = try await insert(image, sql: sql)
             try await sql.update(table).set(column, to: newID).where("id", .equal, id).run()

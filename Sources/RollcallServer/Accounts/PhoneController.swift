@@ -120,7 +120,9 @@ struct PhoneController: Sendable {
         let code = input.code.filter { !$0.isWhitespace }
         guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }),
             let userID = try await codes.redeem(.signIn, phone: phone, code: code),
-            let user = try await users.find(id: userID)
+            let user = try await users.find(id: userID),
+            // The number may have been removed or changed while the text was on its way.
+            user.phone == phone, user.phoneConfirmedAt != nil
         else {
             throw AppError(
                 .unauthorized, .invalidCode,

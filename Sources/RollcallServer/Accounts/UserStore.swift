@@ -92,6 +92,17 @@ struct UserStore: Sendable {
 
     /// Creates an account, refusing an email address or student number already in use.
     func create(_ new: NewUser) async throws -> User {
+        do {
+            return try await insert(new)
+        } catch  where database.isUniqueViolation(error, index: "users_email_key") {
+            // Registered at the same moment in another process: the unique index decided, and says the same.
+            throw AccountConflict.emailTaken
+        } catch  where database.isUniqueViolation(error, index: "users_student_number_key") {
+            throw AccountConflict.studentNumberTaken(new.studentNumber ?? "")
+        }
+    }
+
+    private func insert(_ new: NewUser) async throws -> User {
         try await database.transaction { sql in
             if try await sql.select().column("id").from("users").where("email", .equal, new.email).first() != nil {
                 throw AccountConflict.emailTaken

@@ -137,19 +137,15 @@ struct CourseStore: Sendable {
     /// Adds or changes a member of staff; answers `false` when they already had that role.
     @discardableResult
     func setStaff(courseID: Int64, userID: Int64, role: StaffRole, now: Date = Date()) async throws -> Bool {
-        try await database.transaction { sql in
-            let current = try await sql.select().column("role").from("course_staff")
-                .where("course_id", .equal, courseID).where("user_id", .equal, userID)
-                .first(decodingColumn: "role", as: String.self)
-            if current == role.rawValue { return false }
-            if current != nil {
-                try await sql.update("course_staff").set("role", to: role.rawValue)
-                    .where("course_id", .equal, courseID).where("user_id", .equal, userID).run()
-            } else {
-                try await sql.insert(into: "course_staff").columns("course_id", "user_id", "role", "added_at")
-                    .values(SQLBind(courseID), SQLBind(userID), SQLBind(role.rawValue), SQLBind(now)).run()
-            }
-            return true
+        // One statement, which changes a row only when its role differs: of two adds at once, one answers true.
+        try await database.write { sql in
+            try await sql.insert(into: "course_staff").columns("course_id", "user_id", "role", "added_at")
+                .values(SQLBind(courseID), SQLBind(userID), SQLBind(role.rawValue), SQLBind(now))
+                .onConflict(with: ["course_id", "user_id"]) {
+                    $0.set(excludedValueOf: "role")
+                        .where(SQLColumn("role", table: "course_staff"), .notEqual, SQLBind(role.rawValue))
+                }
+                .returning("user_id").first() != nil
         }
     }
 

@@ -238,11 +238,15 @@ struct PasskeyStore: Sendable {
     }
 
     func setPolicy(courseID: Int64, _ policy: CourseVerification, now: Date = Date()) async throws {
-        try await database.transaction { sql in
-            try await sql.delete(from: "course_verification").where("course_id", .equal, courseID).run()
+        // One statement: two saves at once, in any processes, leave one of them rather than a failed second insert.
+        try await database.write { sql in
             try await sql.insert(into: "course_verification")
                 .columns("course_id", "required", "reuse_seconds", "updated_at")
-                .values(SQLBind(courseID), SQLBind(policy.required), SQLBind(policy.reuseSeconds), SQLBind(now)).run()
+                .values(SQLBind(courseID), SQLBind(policy.required), SQLBind(policy.reuseSeconds), SQLBind(now))
+                .onConflict(with: ["course_id"]) {
+                    $0.set(excludedValueOf: "required").set(excludedValueOf: "reuse_seconds")
+                        .set(excludedValueOf: "updated_at")
+                }.run()
         }
         policies.forget(courseID: courseID)
         await database.announce(.course(courseID))

@@ -107,15 +107,18 @@ extension QuizStore {
     func mark(
         attemptID: Int64, questionID: String, points: Double, comment: String, by teacherID: Int64, now: Date = Date()
     ) async throws {
-        try await database.transaction { sql in
-            try await sql.delete(from: "quiz_marks").where("attempt_id", .equal, attemptID)
-                .where("question_id", .equal, questionID).run()
+        // One statement: the teacher and an assistant marking the same answer at once leave the later mark.
+        try await database.write { sql in
             try await sql.insert(into: "quiz_marks")
                 .columns("attempt_id", "question_id", "points", "comment", "marked_by", "marked_at")
                 .values(
                     SQLBind(attemptID), SQLBind(questionID), SQLBind(points), SQLBind(comment), SQLBind(teacherID),
                     SQLBind(now)
-                ).run()
+                )
+                .onConflict(with: ["attempt_id", "question_id"]) {
+                    $0.set(excludedValueOf: "points").set(excludedValueOf: "comment")
+                        .set(excludedValueOf: "marked_by").set(excludedValueOf: "marked_at")
+                }.run()
         }
     }
 
