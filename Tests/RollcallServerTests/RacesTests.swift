@@ -435,6 +435,34 @@ struct RacesTests {
     }
 
     @Test(arguments: RaceGround.allCases)
+    func a_device_forgotten_while_it_signs_in_leaves_no_session_behind(_ ground: RaceGround) async throws {
+        try await ground.run { servers, database in
+            let pia = try await servers[0].register("Pia Remembered")
+            try await UserStore(database: database).confirmPhone(id: pia.id, phone: "+447700900160")
+            let devices = RememberedDevices(
+                database: database, keys: ServerKeys(database: database), tokens: AccessTokenStore(database: database))
+            let remembered = try await devices.remember(userID: pia.id, phone: "+447700900160", name: "Pia's phone")
+            let cookie = "rollcall_device=\(remembered.cookie)"
+
+            // Index 0 forgets the device from the Devices page; the others continue as Pia with it at that moment.
+            let replies = try await Self.atOnce(10, over: servers) { api, index in
+                index == 0
+                    ? try await api.call(.delete, "/api/v1/me/remembered-devices/\(remembered.device.id)", as: pia)
+                    : try await api.call(.post, "/api/v1/auth/device-session", headers: [.cookie: cookie])
+            }
+
+            #expect(replies[0].status == .noContent, "\(replies[0].text)")
+            // Whatever sign-in went through before the forget, its session went with the device.
+            for reply in replies.dropFirst() where reply.status == .ok {
+                let session = try RememberedDeviceTests.sessionCookie(reply)
+                let me = try await servers[1].call(.get, "/api/v1/me", headers: [.cookie: session])
+                #expect(me.status == .unauthorized, "a session outlived its forgotten device")
+            }
+            #expect(replies.dropFirst().allSatisfy { $0.status == .ok || $0.errorCode == "device_not_remembered" })
+        }
+    }
+
+    @Test(arguments: RaceGround.allCases)
     func two_admins_disabling_each_other_at_once_leave_one_admin(_ ground: RaceGround) async throws {
         try await ground.run { servers, database in
             let hash = try await PasswordHasher(cost: 4).hash(API.password)
