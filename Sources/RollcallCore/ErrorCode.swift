@@ -95,6 +95,16 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case invalidOffset = "invalid_offset"
     /// The `before` cursor of a listing is not a message id.
     case invalidBefore = "invalid_before"
+    /// The school's sign-in came back with no sign-in this browser started, or one used or expired.
+    case ssoStateInvalid = "sso_state_invalid"
+    /// The school's identity provider refused the sign-in, or sent an ID token Rollcall does not accept.
+    case ssoTokenRefused = "sso_token_refused"
+    /// The school's identity provider does not answer.
+    case ssoProviderUnavailable = "sso_provider_unavailable"
+    /// A password account has the address the school's sign-in gave; it is linked once its owner proves it.
+    case ssoAccountExists = "sso_account_exists"
+    /// This school signs in through its own sign-in only: no passwords, no registration.
+    case passwordSignInOff = "password_sign_in_off"
 
     // MARK: Not found
 

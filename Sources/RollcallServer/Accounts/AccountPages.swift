@@ -11,6 +11,8 @@ struct AccountPages: Sendable {
     /// For the sign-in page: whom a remembered browser may continue as.
     let devices: RememberedDevices
     let users: UserStore
+    /// For the sign-in page: the school's sign-in, and whether passwords are offered.
+    let configuration: Configuration
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get(AccountRoutes.home, use: home)
@@ -45,7 +47,9 @@ struct AccountPages: Sendable {
 
     @Sendable func signIn(_ request: Request, context: AppRequestContext) async throws -> Response {
         let next = Self.next(request)
-        var page = SignInPage(next: next, nextQuery: Self.queryValue(next))
+        var page = SignInPage(
+            next: next, nextQuery: Self.queryValue(next), passwordSignIn: configuration.passwordSignIn,
+            hasSchoolSignIn: configuration.singleSignOn != nil, schoolSignIn: configuration.singleSignOn?.name ?? "")
         if let (device, user) = try await devices.recognised(request, users: users) {
             page.remembered = true
             page.rememberedName = user.name
@@ -92,6 +96,11 @@ struct SignInPage: PageModel {
     var remembered = false
     var rememberedName = ""
     var rememberedPhone = ""
+    /// Passwords are offered to everyone; without them, only admins use the (folded) password form.
+    var passwordSignIn = true
+    var hasSchoolSignIn = false
+    /// The school's sign-in button's label.
+    var schoolSignIn = ""
 }
 
 struct RegisterPage: PageModel {

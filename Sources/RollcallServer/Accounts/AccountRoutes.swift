@@ -61,9 +61,16 @@ extension AccountRoutes {
         ).addRoutes(to: router)
         RememberedDevicesController(devices: stores.devices, users: stores.users, signIns: parts.signIns)
             .addRoutes(to: router)
+        if let settings = parts.configuration.singleSignOn {
+            SingleSignOnController(
+                settings: settings, provider: OpenIDProvider(settings: settings),
+                store: SingleSignOnStore(database: stores.database), tokens: stores.tokens, signIns: parts.signIns,
+                configuration: parts.configuration
+            ).addRoutes(to: router)
+        }
         AccountPages(
             pages: parts.pages, exposure: stores.exposure, personal: stores.personal, devices: stores.devices,
-            users: stores.users
+            users: stores.users, configuration: parts.configuration
         ).addRoutes(to: router)
     }
 }

@@ -60,7 +60,16 @@ struct AccountsController: Sendable {
         router.get(AccountRoutes.userPicture, use: picture)
     }
 
+    /// The refusal of a password where the school signs people in itself.
+    var passwordSignInOff: AppError {
+        AppError(
+            .forbidden, .passwordSignInOff,
+            "This school signs people in through its own sign-in: choose “\(configuration.singleSignOn?.name ?? "your school account")” on the sign-in page."
+        )
+    }
+
     @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> Response {
+        guard configuration.passwordSignIn else { throw passwordSignInOff }
         let input = try await request.decodeJSON(as: Registration.self, context: context)
         let role = input.role ?? .student
         guard Role.selfRegistrable.contains(role) else {
@@ -149,6 +158,9 @@ struct AccountsController: Sendable {
             (current.map { AttemptCounters.Counter(count: max(0, $0.count - 1), since: $0.since, last: $0.last) }, ())
         }
         guard !user.disabled else { throw AppError.accountDisabled }
+        // Admins keep their passwords (made with `create-admin`): someone must be able to sign in when the school's
+        // provider is down.
+        guard configuration.passwordSignIn || user.role == .admin else { throw passwordSignInOff }
         return user
     }
 

@@ -23,6 +23,8 @@ struct User: Codable, Sendable, Equatable {
     var deletedAt: Date?
     /// When the person proved with a code that `phone` is theirs; only a confirmed number signs in.
     var phoneConfirmedAt: Date? = nil
+    /// Where the role came from: the person's registration, the school's sign-in, or an admin.
+    var roleSource: RoleSource = .registration
 
     /// Whether the person holds `role`, as their own or granted.
     func has(_ role: Role) -> Bool { role == self.role || (role == .healthOfficer && healthOfficer) }
@@ -53,7 +55,8 @@ extension User {
             createdAt: try row.decode(column: "created_at", as: Date.self),
             healthOfficer: try row.decode(column: "health_officer", as: Bool.self),
             deletedAt: try optional("deleted_at", Date.self),
-            phoneConfirmedAt: try optional("phone_confirmed_at", Date.self)
+            phoneConfirmedAt: try optional("phone_confirmed_at", Date.self),
+            roleSource: try optional("role_source", String.self).flatMap(RoleSource.init(rawValue:)) ?? .registration
         )
     }
 }

@@ -54,6 +54,10 @@ public struct Configuration: Sendable {
     public var smsWebhookSecret: String?
     /// The school's name in every letter (`ROLLCALL_SCHOOL_NAME`).
     public var schoolName: String = "Rollcall"
+    /// The school's OpenID Connect sign-in (`ROLLCALL_OIDC_*`), when it is set up.
+    public var singleSignOn: SingleSignOnSettings?
+    /// Whether people may register and sign in with a password (`ROLLCALL_PASSWORD_SIGN_IN`); admins always may.
+    public var passwordSignIn = true
     /// Waits between attempts at a message whose delivery failed.
     var mailRetry = RetryPolicy()
     /// How often the delivery reads the queue when nothing wakes it.
@@ -102,6 +106,7 @@ public struct Configuration: Sendable {
         configuration.tls = try TLSFiles.fromEnvironment(
             certificate: value("ROLLCALL_TLS_CERT"), key: value("ROLLCALL_TLS_KEY"))
         if let tls = configuration.tls { _ = try tls.serverConfiguration() }
+        configuration.singleSignOn = try SingleSignOnSettings.fromEnvironment(value)
         if value("ROLLCALL_PUBLIC_URL") == nil {
             configuration.publicURL = Configuration(port: configuration.port, tls: configuration.tls).publicURL
         }
@@ -111,6 +116,11 @@ public struct Configuration: Sendable {
                 variable: "ROLLCALL_MAIL_FROM",
                 problem: "must name the sender of Rollcall's email when ROLLCALL_SMTP_URL is set")
         }
+        if !configuration.passwordSignIn, configuration.singleSignOn == nil {
+            throw ConfigurationError(
+                variable: "ROLLCALL_PASSWORD_SIGN_IN",
+                problem: "can be false only with the school's sign-in set up (ROLLCALL_OIDC_ISSUER)")
+        }
         if configuration.smsWebhook != nil, (configuration.smsWebhookSecret ?? "").count < 16 {
             throw ConfigurationError(
                 variable: "ROLLCALL_SMS_WEBHOOK_SECRET",
@@ -119,7 +129,8 @@ public struct Configuration: Sendable {
         return configuration
     }
 
-    /// Every `ROLLCALL_*` variable but the TLS pair, each with the setting it fills and its parser.
+    /// Every `ROLLCALL_*` variable but the TLS pair and the `ROLLCALL_OIDC_*` group (`SingleSignOnSettings`), each with
+    /// the setting it fills and its parser.
     static let settings: [Setting] = [
         Setting("ROLLCALL_HOSTNAME", \.hostname, Parse.text),
         Setting("ROLLCALL_PORT", \.port, Parse.port),
@@ -141,6 +152,7 @@ public struct Configuration: Sendable {
         Setting("ROLLCALL_SMS_WEBHOOK_URL", \.smsWebhook, Parse.webhookURL),
         Setting("ROLLCALL_SMS_WEBHOOK_SECRET", \.smsWebhookSecret, Parse.text),
         Setting("ROLLCALL_SCHOOL_NAME", \.schoolName, Parse.singleLine),
+        Setting("ROLLCALL_PASSWORD_SIGN_IN", \.passwordSignIn, Parse.flag),
     ]
 
     /// `Name <address>` or a bare address.

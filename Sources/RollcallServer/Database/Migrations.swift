@@ -35,6 +35,7 @@ enum Migrations {
         step022PhoneSignIn,
         step023RememberedDevices,
         step024AbsenceNotices,
+        step025SingleSignOn,
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.

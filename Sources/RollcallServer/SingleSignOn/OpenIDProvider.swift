@@ -1,0 +1,254 @@
+import AsyncHTTPClient
+import Foundation
+import JWTKit
+import NIOCore
+import NIOHTTP1
+import RollcallCore
+
+/// Why the school's sign-in did not end with a person: the provider is out of reach, it refused, or its answer
+/// broke a rule.
+enum SingleSignOnFailure: Error, Sendable {
+    /// The provider did not answer, or not as a provider does, within the time allowed.
+    case providerUnavailable(String)
+    /// The provider answered the code exchange with an error.
+    case providerRefused(String)
+    /// The ID token broke a rule of OpenID Connect.
+    case tokenRefused(SingleSignOnRefusal)
+    /// The token names a signing key the provider does not publish, even after fetching its keys again.
+    case unknownKey
+    /// The signature does not verify with the provider's key.
+    case badSignature
+}
+
+/// The school's OpenID Connect provider as Rollcall uses it: its discovery document, its signing keys (chosen by
+/// `kid`, fetched again once when a token names a key not seen yet, kept as long as the provider's cache headers
+/// say), and its token endpoint. Every request has a time limit.
+actor OpenIDProvider {
+    /// The parts of the discovery document (OpenID Connect Discovery 1.0 §3) Rollcall uses.
+    struct Discovery: Decodable, Sendable {
+        var issuer: String
+        var authorizationEndpoint: String
+        var tokenEndpoint: String
+        var jwksUri: String
+        var endSessionEndpoint: String?
+        var idTokenSigningAlgValuesSupported: [String]?
+        var tokenEndpointAuthMethodsSupported: [String]?
+    }
+
+    let settings: SingleSignOnSettings
+    private let http: HTTPClient
+    private var discovered: (document: Discovery, until: Date)?
+    private var keys: (byID: [String: JWK], until: Date)?
+
+    /// How long a document or key set is kept when the provider sends no `max-age`.
+    static let defaultLifetime: TimeInterval = 3600
+
+    init(settings: SingleSignOnSettings, http: HTTPClient = .shared) {
+        self.settings = settings
+        self.http = http
+    }
+
+    /// The discovery document, fetched at first use and again once it has aged out; its issuer must be the one
+    /// configured.
+    func discovery(now: Date = Date()) async throws -> Discovery {
+        if let discovered, discovered.until > now { return discovered.document }
+        let url = String(settings.issuer.trimmingSuffix("/")) + "/.well-known/openid-configuration"
+        let (body, lifetime) = try await fetch(url)
+        let document: Discovery
+        do {
+            document = try Self.decoder.decode(Discovery.self, from: body)
+        } catch {
+            throw SingleSignOnFailure.providerUnavailable("its discovery document is not one")
+        }
+        guard document.issuer == settings.issuer else {
+            throw SingleSignOnFailure.providerUnavailable(
+                "it names itself \(document.issuer), not \(settings.issuer) as configured")
+        }
+        discovered = (document, now.addingTimeInterval(lifetime))
+        return document
+    }
+
+    /// Trades an authorization code (with its PKCE verifier) for the ID token.
+    func idToken(code: String, verifier: String, redirectURI: String) async throws -> String {
+        let document = try await discovery()
+        var form = [
+            ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
+            ("code_verifier", verifier),
+        ]
+        var request = HTTPClientRequest(url: document.tokenEndpoint)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        request.headers.add(name: "Accept", value: "application/json")
+        let methods = document.tokenEndpointAuthMethodsSupported ?? ["client_secret_basic"]
+        if methods.contains("client_secret_basic") || !methods.contains("client_secret_post") {
+            let credentials = Self.formEncoded(settings.clientID) + ":" + Self.formEncoded(settings.clientSecret)
+            request.headers.add(name: "Authorization", value: "Basic " + Data(credentials.utf8).base64EncodedString())
+        } else {
+            form += [("client_id", settings.clientID), ("client_secret", settings.clientSecret)]
+        }
+        request.body = .bytes(ByteBuffer(string: form.map { "\($0)=\(Self.formEncoded($1))" }.joined(separator: "&")))
+        let response: HTTPClientResponse
+        let body: ByteBuffer
+        do {
+            response = try await http.execute(request, timeout: .init(settings.timeout))
+            body = try await response.body.collect(upTo: 1 << 20)
+        } catch {
+            throw SingleSignOnFailure.providerUnavailable("its token endpoint did not answer")
+        }
+        let answer = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any]
+        guard response.status == .ok else {
+            let error = answer?["error"] as? String ?? "HTTP \(response.status.code)"
+            throw SingleSignOnFailure.providerRefused(error)
+        }
+        guard let token = answer?["id_token"] as? String else {
+            throw SingleSignOnFailure.providerRefused("no ID token in its answer")
+        }
+        return token
+    }
+
+    /// Verifies an ID token's signature with the provider's key named by its `kid` and checks its claims for this
+    /// sign-in; answers the claims.
+    func verify(_ token: String, nonce: String, now: Date = Date()) async throws -> IDTokenClaims {
+        let document = try await discovery(now: now)
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerData = Self.base64URL(parts[0]),
+            let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
+            let payloadData = Self.base64URL(parts[1]),
+            let payload = try? JSONSerialization.jsonObject(with: payloadData) as? [String: Any]
+        else { throw SingleSignOnFailure.tokenRefused(.missingSubject) }
+        let algorithm = header["alg"] as? String ?? ""
+        do throws(SingleSignOnRefusal) {
+            try SingleSignOn.checkAlgorithm(algorithm, announced: document.idTokenSigningAlgValuesSupported ?? [])
+        } catch {
+            throw SingleSignOnFailure.tokenRefused(error)
+        }
+        let key = try await key(named: header["kid"] as? String, now: now)
+        // Only the named key is in the collection: jwt-kit would otherwise fall back to a default key.
+        let collection = JWTKeyCollection()
+        do {
+            try await collection.add(jwk: key)
+            _ = try await collection.verify(token, as: SignatureOnly.self)
+        } catch {
+            throw SingleSignOnFailure.badSignature
+        }
+        let claims = Self.claims(payload)
+        do throws(SingleSignOnRefusal) {
+            try SingleSignOn.check(claims, issuer: settings.issuer, clientID: settings.clientID, nonce: nonce, now: now)
+        } catch {
+            throw SingleSignOnFailure.tokenRefused(error)
+        }
+        return claims
+    }
+
+    /// The published key with this `kid`; a `kid` not seen yet fetches the key set again, once. A token without a
+    /// `kid` is taken only when the provider publishes a single key.
+    private func key(named kid: String?, now: Date) async throws -> JWK {
+        if keys == nil || keys!.until <= now { try await fetchKeys(now: now) }
+        if let found = Self.pick(kid, from: keys!.byID) { return found }
+        try await fetchKeys(now: now)
+        guard let found = Self.pick(kid, from: keys!.byID) else { throw SingleSignOnFailure.unknownKey }
+        return found
+    }
+
+    private static func pick(_ kid: String?, from keys: [String: JWK]) -> JWK? {
+        guard let kid else { return keys.count == 1 ? keys.values.first : nil }
+        return keys[kid]
+    }
+
+    private func fetchKeys(now: Date) async throws {
+        let document = try await discovery(now: now)
+        let (body, lifetime) = try await fetch(document.jwksUri)
+        guard let set = try? JSONDecoder().decode(JWKS.self, from: body) else {
+            throw SingleSignOnFailure.providerUnavailable("its key set is not one")
+        }
+        var byID: [String: JWK] = [:]
+        for key in set.keys {
+            byID[key.keyIdentifier?.string ?? ""] = key
+        }
+        keys = (byID, now.addingTimeInterval(lifetime))
+    }
+
+    /// GETs a document of the provider; answers its body and how long it may be kept (`Cache-Control: max-age`).
+    private func fetch(_ url: String) async throws -> (Data, TimeInterval) {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "Accept", value: "application/json")
+        do {
+            let response = try await http.execute(request, timeout: .init(settings.timeout))
+            let body = try await response.body.collect(upTo: 1 << 20)
+            guard response.status == .ok else {
+                throw SingleSignOnFailure.providerUnavailable("\(url) answered HTTP \(response.status.code)")
+            }
+            return (Data(buffer: body), Self.lifetime(cacheControl: response.headers["Cache-Control"].first))
+        } catch let failure as SingleSignOnFailure {
+            throw failure
+        } catch {
+            throw SingleSignOnFailure.providerUnavailable("\(url) did not answer")
+        }
+    }
+
+    /// How long a response may be kept by its `Cache-Control`: `max-age`, nothing for `no-store` or `no-cache`.
+    static func lifetime(cacheControl: String?) -> TimeInterval {
+        guard let cacheControl = cacheControl?.lowercased() else { return defaultLifetime }
+        if cacheControl.contains("no-store") || cacheControl.contains("no-cache") { return 0 }
+        for directive in cacheControl.split(separator: ",") {
+            let parts = directive.trimmingCharacters(in: .whitespaces).split(separator: "=")
+            if parts.count == 2, parts[0] == "max-age", let seconds = TimeInterval(parts[1]) { return max(0, seconds) }
+        }
+        return defaultLifetime
+    }
+
+    /// The claims Rollcall reads, from a payload already decoded as JSON.
+    static func claims(_ payload: [String: Any]) -> IDTokenClaims {
+        func texts(_ value: Any?) -> [String] {
+            switch value {
+            case let text as String: [text]
+            case let list as [Any]: list.compactMap { $0 as? String }
+            case let number as NSNumber: [number.stringValue]
+            default: []
+            }
+        }
+        func date(_ value: Any?) -> Date {
+            (value as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue) } ?? .distantPast
+        }
+        let verified: Bool? =
+            switch payload["email_verified"] {
+            case let flag as Bool: flag
+            case let text as String: text == "true"
+            default: nil
+            }
+        var others: [String: [String]] = [:]
+        for (name, value) in payload { others[name] = texts(value) }
+        return IDTokenClaims(
+            issuer: payload["iss"] as? String ?? "", subject: payload["sub"] as? String ?? "",
+            audience: texts(payload["aud"]), authorizedParty: payload["azp"] as? String,
+            expiresAt: date(payload["exp"]), issuedAt: date(payload["iat"]), nonce: payload["nonce"] as? String,
+            email: payload["email"] as? String, emailVerified: verified, name: payload["name"] as? String,
+            others: others)
+    }
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }()
+
+    static func base64URL(_ text: Substring) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64)
+    }
+
+    /// `application/x-www-form-urlencoded`, as RFC 6749 §2.3.1 asks for the client's credentials too.
+    static func formEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: formSafe) ?? text
+    }
+    static let formSafe = CharacterSet(
+        charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._*")
+}
+
+/// A token whose signature is all jwt-kit checks here: its claims are checked by `SingleSignOn.check`.
+private struct SignatureOnly: JWTPayload {
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+    init(from decoder: any Decoder) throws {}
+    func encode(to encoder: any Encoder) throws {}
+}
