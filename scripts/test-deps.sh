@@ -2,7 +2,8 @@
 # Installs what Rollcall's tests need beyond the Swift toolchain: Chromium and its driver for the browser tests,
 # zbar and librsvg to decode rendered QR codes, PostgreSQL for the tests on it, nginx for the test behind a reverse
 # proxy, and a Python environment with selenium, pytest, cryptography (the tests' self-signed certificates),
-# aiosmtpd (the mail server the mail tests deliver to) and pymarkdownlnt (the lint of the README and docs/).
+# aiosmtpd (the mail server the mail tests deliver to), oidc-provider-mock (the school sign-in the browser tests go
+# through) and pymarkdownlnt (the lint of the README and docs/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,7 +27,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 venv=.build/python
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import selenium, pytest, schemathesis, cryptography, aiosmtpd, pymarkdown" 2>/dev/null; then
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import selenium, pytest, schemathesis, cryptography, aiosmtpd, pymarkdown, oidc_provider_mock" 2>/dev/null; then
     python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install -q --disable-pip-version-check selenium pytest schemathesis cryptography aiosmtpd pymarkdownlnt
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check selenium pytest schemathesis cryptography aiosmtpd pymarkdownlnt oidc-provider-mock
 fi

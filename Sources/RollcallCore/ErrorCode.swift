@@ -105,6 +105,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case ssoAccountExists = "sso_account_exists"
     /// This school signs in through its own sign-in only: no passwords, no registration.
     case passwordSignInOff = "password_sign_in_off"
+    /// An admin's role is not changed from the admin page (nor one's own).
+    case adminRoleFixed = "admin_role_fixed"
 
     // MARK: Not found
 

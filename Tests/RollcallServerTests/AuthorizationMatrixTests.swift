@@ -570,6 +570,9 @@ struct AuthorizationMatrixTests {
                     "POST /admin/users/{userID}/enable", [401, 403, 403, 403, 403, 200],
                     parameters: ["userID": managed.id]),
                 Row(
+                    "PUT /admin/users/{userID}/role", [401, 403, 403, 403, 403, 200],
+                    parameters: ["userID": managed.id], json: ["role": "teacher"]),
+                Row(
                     "POST /admin/users/{userID}/password-reset", [401, 403, 403, 403, 403, 202],
                     parameters: ["userID": managed.id]),
                 Row("GET /admin/outbox", [401, 403, 403, 403, 403, 200]),

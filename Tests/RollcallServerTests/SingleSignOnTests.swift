@@ -62,6 +62,37 @@ struct SingleSignOnServerTests {
         }
     }
 
+    @Test func an_admin_gives_a_role_by_hand_and_the_schools_sign_in_leaves_it() async throws {
+        try await SchoolProvider.run { api, provider in
+            let first = try await SchoolSignIn.through(api, provider)
+            let me = try await api.call(.get, "/api/v1/me", headers: [.cookie: try #require(first.sessionCookie)])
+            #expect(me.string("user.roleSource") == "school")
+            let id = try #require(me.int("user.id"))
+            let admin = try await api.admin()
+
+            let made = try await api.call(.put, "/api/v1/admin/users/\(id)/role", as: admin, json: ["role": "teacher"])
+            #expect(made.string("user.role") == "teacher" && made.string("user.roleSource") == "admin", "\(made.text)")
+            // The school still calls Ada a student; the admin's choice stands.
+            let again = try await SchoolSignIn.through(api, provider)
+            let after = try await api.call(.get, "/api/v1/me", headers: [.cookie: try #require(again.sessionCookie)])
+            #expect(after.string("user.role") == "teacher")
+            let page = try await api.call(.get, "/admin", as: admin, headers: [.accept: "text/html"])
+            #expect(page.text.contains("(set by an admin)"), "the page says where a role came from")
+
+            // Bad input changes nothing.
+            let path = "/api/v1/admin/users/\(id)/role"
+            try await api.expectRefused(
+                .put, path, as: admin, json: ["role": "admin"], status: .badRequest, code: "invalid_role")
+            try await api.expectRefused(.put, path, as: admin, json: [:], status: .badRequest, code: "missing_field")
+            try await api.expectRefused(
+                .put, "/api/v1/admin/users/\(admin.id)/role", as: admin, json: ["role": "student"], status: .conflict,
+                code: "admin_role_fixed")
+            try await api.expectRefused(
+                .put, "/api/v1/admin/users/999999/role", as: admin, json: ["role": "student"], status: .notFound,
+                code: "user_not_found")
+        }
+    }
+
     /// A token that breaks one rule, and how it is made.
     enum BadToken: String, CaseIterable, Sendable {
         case wrongIssuer, wrongAudience, otherAuthorizedParty, expired, issuedInFuture, badSignature, unknownKey,

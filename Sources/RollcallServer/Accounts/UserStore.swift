@@ -309,6 +309,17 @@ struct UserStore: Sendable {
         await database.announce(.user(id))
     }
 
+    /// Gives an account a role by hand: approved, and marked as the admin's choice, which the school's sign-in then
+    /// leaves as it is.
+    func setRole(id: Int64, _ role: Role) async throws {
+        defer { identities.forget(userID: id) }
+        try await database.write { sql in
+            try await sql.update("users").set("role", to: role.rawValue).set("approved", to: true)
+                .set("role_source", to: RoleSource.admin.rawValue).where("id", .equal, id).run()
+        }
+        await database.announce(.user(id))
+    }
+
     func setHealthOfficer(id: Int64, _ granted: Bool) async throws {
         defer { identities.forget(userID: id) }
         try await database.write { sql in

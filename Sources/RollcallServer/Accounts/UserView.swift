@@ -19,9 +19,12 @@ struct UserView: Codable, Sendable, Equatable {
     var createdAt: Date
     /// Whether an admin granted the health-officer role, who runs exposure reports.
     var healthOfficer: Bool
+    /// Where the role came from: `registration`, `school` (the school's sign-in) or `admin`.
+    var roleSource: RoleSource
 
     init(_ user: User) {
         id = user.id
+        roleSource = user.roleSource
         name = user.name
         email = user.email
         role = user.role

@@ -24,6 +24,7 @@ struct AdminController: Sendable {
         router.post(AdminRoutes.approve, use: approve)
         router.post(AdminRoutes.disable, use: disable)
         router.post(AdminRoutes.enable, use: enable)
+        router.put(AdminRoutes.role, use: setRole)
         router.get(AdminRoutes.outbox, use: listOutbox)
     }
 
@@ -69,6 +70,26 @@ struct AdminController: Sendable {
         _ = try AccessRule.admin(context)
         let user = try await target(context)
         try await users.setDisabled(id: user.id, false)
+        return UserEnvelope(user: UserView(try await target(context)))
+    }
+
+    struct RoleChange: Decodable {
+        var role: String
+    }
+
+    /// Makes someone a teacher or a student by hand, whatever their registration or the school's sign-in said.
+    @Sendable func setRole(_ request: Request, context: AppRequestContext) async throws -> UserEnvelope {
+        let admin = try AccessRule.admin(context)
+        let input = try await request.decodeJSON(as: RoleChange.self, context: context)
+        guard let role = Role(rawValue: input.role), Role.selfRegistrable.contains(role) else {
+            throw AppError(.badRequest, .invalidRole, "Choose teacher or student; “\(input.role)” is neither.")
+        }
+        let user = try await target(context)
+        guard user.id != admin.id, user.role != .admin else {
+            throw AppError(
+                .conflict, .adminRoleFixed, "An admin stays an admin here; admins are made with rollcall create-admin.")
+        }
+        try await users.setRole(id: user.id, role)
         return UserEnvelope(user: UserView(try await target(context)))
     }
 

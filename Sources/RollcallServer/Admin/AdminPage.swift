@@ -32,7 +32,8 @@ struct AdminPage: Sendable {
                     id: user.id, name: user.name, email: user.email, role: user.role.rawValue,
                     pending: user.role == .teacher && !user.approved, disabled: user.disabled,
                     isSelf: user.id == context.user?.id, healthOfficer: user.healthOfficer,
-                    deleted: user.deletedAt != nil)
+                    deleted: user.deletedAt != nil, roleSource: Self.roleSource(user.roleSource),
+                    mayTeach: user.role == .student, mayStudy: user.role == .teacher)
             },
             q: query ?? "", messages: messages, noMessages: messages.isEmpty,
             olderMessages: outboxPage.nextCursor.map { Self.olderLink(query: query, before: $0) },
@@ -92,6 +93,16 @@ struct AdminPage: Sendable {
 }
 
 /// What the admin page shows: people found by the search, and the latest messages of the outbox.
+extension AdminPage {
+    static func roleSource(_ source: RoleSource) -> String {
+        switch source {
+        case .registration: "chosen at registration"
+        case .school: "from the school's sign-in"
+        case .admin: "set by an admin"
+        }
+    }
+}
+
 struct AdminPageModel: PageModel {
     static let template = "admin"
 
@@ -107,6 +118,11 @@ struct AdminPageModel: PageModel {
         var isSelf: Bool
         var healthOfficer: Bool
         var deleted: Bool
+        /// Where the role came from, in words.
+        var roleSource: String
+        /// The role an admin may give instead.
+        var mayTeach: Bool
+        var mayStudy: Bool
     }
 
     /// One exposure report in the audit.
