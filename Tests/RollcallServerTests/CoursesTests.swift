@@ -113,9 +113,16 @@ struct CoursesTests {
                 .post, "/api/v1/courses/\(courseID)/students", as: teacher, json: ["email": "ghost@school.test"],
                 status: .notFound, code: "student_not_found"
             )
+            // A teacher's (or admin's) address is answered as nobody's: no name, no role.
+            let notStudent = try await api.call(
+                .post, "/api/v1/courses/\(courseID)/students", as: teacher, json: ["email": other.email])
+            #expect(notStudent.status == .notFound && notStudent.errorCode == "student_not_found")
+            let nobody = try await api.call(
+                .post, "/api/v1/courses/\(courseID)/students", as: teacher, json: ["email": "ghost@school.test"])
+            #expect(notStudent.errorMessage == nobody.errorMessage, "the same answer as for no account at all")
             try await api.expectRefused(
                 .post, "/api/v1/courses/\(courseID)/students", as: teacher, json: ["email": other.email],
-                status: .badRequest, code: "not_a_student"
+                status: .notFound, code: "student_not_found"
             )
             try await api.expectRefused(
                 .post, "/api/v1/courses/\(courseID)/students", as: teacher, json: [:], status: .badRequest,

@@ -364,6 +364,9 @@ struct RecordsTests {
             #expect(
                 clash.list("error.rows").map { $0["code"] as? String } == ["not_a_student", "student_number_taken"])
             #expect(clash.list("error.rows").map { $0["line"] as? Int } == [1, 2])
+            // The rows say what to mend, not whose accounts they clash with or what those accounts are.
+            let messages = clash.list("error.rows").compactMap { $0["message"] as? String }.joined(separator: " ")
+            #expect(!messages.contains("teacher") && !messages.contains("@school.test)"), "\(messages)")
             #expect(try await api.snapshot() == before, "not even the fine row was imported")
 
             try await api.expectRefused(

@@ -66,23 +66,23 @@ extension CourseStore {
             if let user = try await sql.select().columns("id", "role").from("users")
                 .where("email", .equal, entry.email).first()
             {
-                let role = try user.decode(column: "role", as: String.self)
-                guard role == Role.student.rawValue else {
+                // Whose account it is, and its role, are not the importing teacher's to learn.
+                guard try user.decode(column: "role", as: String.self) == Role.student.rawValue else {
                     sorted.errors.append(
                         .init(
                             line: entry.line, code: "not_a_student",
-                            message: "\(entry.email) belongs to a \(role) account, not a student account."))
+                            message: "\(entry.email) is not a student's address here; leave this row out."))
                     continue
                 }
                 sorted.students.append(try user.decode(column: "id", as: Int64.self))
             } else if let number = entry.studentNumber,
-                let owner = try await sql.select().column("email").from("users")
-                    .where("student_number", .equal, number).first(decodingColumn: "email", as: String.self)
+                try await sql.select().column("id").from("users").where("student_number", .equal, number).first()
+                    != nil
             {
                 sorted.errors.append(
                     .init(
                         line: entry.line, code: "student_number_taken",
-                        message: "Student number \(number) belongs to another account (\(owner))."))
+                        message: "Student number \(number) belongs to another account; check the number."))
             } else {
                 sorted.invitations.append(entry)
             }
