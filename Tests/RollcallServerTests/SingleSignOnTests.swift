@@ -253,6 +253,19 @@ struct SingleSignOnServerTests {
         }
     }
 
+    @Test func signing_out_offers_the_schools_sign_out_too() async throws {
+        try await SchoolProvider.run { api, provider in
+            let page = try await api.call(.get, "/sign-in?signed-out=1", headers: [.accept: "text/html"])
+            let link = try #require(
+                page.text.firstMatch(of: /id="school-sign-out"|href="([^"]+)" id="school-sign-out"/))
+            #expect(page.text.contains("You are signed out of Rollcall"))
+            #expect(page.text.contains("\(provider.issuer)/logout?client_id=\(SchoolProvider.clientID)"), "\(link.0)")
+            #expect(page.text.contains("post_logout_redirect_uri="))
+            let plain = try await api.call(.get, "/sign-in", headers: [.accept: "text/html"])
+            #expect(!plain.text.contains("school-sign-out"), "only after signing out")
+        }
+    }
+
     @Test func with_passwords_on_the_sign_in_page_offers_both() async throws {
         try await SchoolProvider.run { api, _ in
             let page = try await api.call(.get, "/sign-in", headers: [.accept: "text/html"])

@@ -13,6 +13,8 @@ struct AccountPages: Sendable {
     let users: UserStore
     /// For the sign-in page: the school's sign-in, and whether passwords are offered.
     let configuration: Configuration
+    /// The school's provider, whose sign-out the page offers after signing out of Rollcall.
+    let school: OpenIDProvider?
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get(AccountRoutes.home, use: home)
@@ -50,6 +52,19 @@ struct AccountPages: Sendable {
         var page = SignInPage(
             next: next, nextQuery: Self.queryValue(next), passwordSignIn: configuration.passwordSignIn,
             hasSchoolSignIn: configuration.singleSignOn != nil, schoolSignIn: configuration.singleSignOn?.name ?? "")
+        if request.query("signed-out") != nil, let school, let settings = configuration.singleSignOn,
+            let endpoint = try? await school.discovery().endSessionEndpoint,
+            var link = URLComponents(string: endpoint)
+        {
+            // Rollcall's session is gone; the school's own may be open still, on a shared computer too.
+            link.queryItems =
+                (link.queryItems ?? []) + [
+                    URLQueryItem(name: "client_id", value: settings.clientID),
+                    URLQueryItem(name: "post_logout_redirect_uri", value: configuration.publicURL + "/sign-in"),
+                ]
+            page.schoolSignOut = link.string ?? ""
+            page.signedOut = true
+        }
         if let (device, user) = try await devices.recognised(request, users: users) {
             page.remembered = true
             page.rememberedName = user.name
@@ -99,6 +114,9 @@ struct SignInPage: PageModel {
     /// Passwords are offered to everyone; without them, only admins use the (folded) password form.
     var passwordSignIn = true
     var hasSchoolSignIn = false
+    /// Just signed out of Rollcall, with the school's provider offering a sign-out of its own.
+    var signedOut = false
+    var schoolSignOut = ""
     /// The school's sign-in button's label.
     var schoolSignIn = ""
 }

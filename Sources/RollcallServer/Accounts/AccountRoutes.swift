@@ -61,16 +61,17 @@ extension AccountRoutes {
         ).addRoutes(to: router)
         RememberedDevicesController(devices: stores.devices, users: stores.users, signIns: parts.signIns)
             .addRoutes(to: router)
-        if let settings = parts.configuration.singleSignOn {
+        let provider = parts.configuration.singleSignOn.map { OpenIDProvider(settings: $0) }
+        if let settings = parts.configuration.singleSignOn, let provider {
             SingleSignOnController(
-                settings: settings, provider: OpenIDProvider(settings: settings),
+                settings: settings, provider: provider,
                 store: SingleSignOnStore(database: stores.database), tokens: stores.tokens, signIns: parts.signIns,
                 configuration: parts.configuration
             ).addRoutes(to: router)
         }
         AccountPages(
             pages: parts.pages, exposure: stores.exposure, personal: stores.personal, devices: stores.devices,
-            users: stores.users, configuration: parts.configuration
+            users: stores.users, configuration: parts.configuration, school: provider
         ).addRoutes(to: router)
     }
 }
