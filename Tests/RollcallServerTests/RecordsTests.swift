@@ -308,10 +308,16 @@ struct RecordsTests {
                 ])
             let invitation = try #require(try await api.outbox().first { $0.recipient == "nia@school.test" })
             #expect(invitation.body.contains("/register?email=nia%40school.test"))
+            // The subject is Rollcall's own words; the teacher's course name is in the body only.
+            #expect(
+                !invitation.subject.contains("Biology") && invitation.body.contains("Biology"), "\(invitation.subject)")
 
             let again = try await api.call(
                 .post, path, as: room.teacher, raw: Array(csv.utf8), contentType: "text/csv")
             #expect(again.int("alreadyEnrolled") == 2, "importing the same file twice changes nothing more")
+            // Invited already: not mailed again, and the answer says so.
+            #expect(again.int("alreadyInvited") == 1 && again.list("invited").isEmpty, "\(again.text)")
+            #expect(try await api.outbox().filter { $0.recipient == "nia@school.test" }.count == 1)
 
             let nia = try await api.register("Nia Newman", email: "nia@school.test")
             let pending = try await api.call(.get, "/api/v1/courses/\(room.courseID)/invitations", as: room.teacher)

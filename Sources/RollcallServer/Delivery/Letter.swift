@@ -82,7 +82,8 @@ struct Letters: Sendable {
 
     func invitation(name: String, teacher: String, course: String, link: String) -> Letter {
         Letter(
-            subject: "You're on the roster of \(course)", greeting: "Hello \(name),",
+            // Rollcall's own words in the subject: the teacher's course name goes in the body only.
+            subject: "Your class check-in at \(school)", greeting: "Hello \(name),",
             paragraphs: [
                 "\(teacher) added you to \(course) at \(school) on Rollcall, where you will check in to class.",
                 "Create your account with this email address and confirm it, and the course is yours.",

@@ -18,6 +18,8 @@ struct RosterImportResult: Codable, Sendable, Equatable {
     var enrolled: Int
     /// Students who were on the roster already.
     var alreadyEnrolled: Int
+    /// People invited by an earlier import, not mailed again (their name and number are brought up to date).
+    var alreadyInvited = 0
     /// People without an account yet, invited by email.
     var invited: [CourseInvitation]
 }
@@ -40,8 +42,12 @@ extension CourseStore {
                 }
             }
             for entry in sorted.invitations {
-                result.invited.append(
-                    try await Self.invite(entry, courseID: courseID, by: teacher.id, at: now, sql: sql))
+                if let invitation = try await Self.invite(entry, courseID: courseID, by: teacher.id, at: now, sql: sql)
+                {
+                    result.invited.append(invitation)
+                } else {
+                    result.alreadyInvited += 1
+                }
             }
             return result
         }
@@ -90,19 +96,24 @@ extension CourseStore {
         return sorted
     }
 
-    /// Invites someone without an account; inviting them again updates their name and number.
+    /// Invites someone without an account; answers the new invitation, or `nil` when they were invited already (their
+    /// name and number are then brought up to date, and nobody is mailed again).
     static func invite(
         _ entry: RosterImport.Entry, courseID: Int64, by teacherID: Int64, at now: Date, sql: any SQLDatabase
-    ) async throws -> CourseInvitation {
-        try await sql.insert(into: "course_invitations")
+    ) async throws -> CourseInvitation? {
+        let inserted = try await sql.insert(into: "course_invitations")
             .columns("course_id", "email", "name", "student_number", "invited_by", "invited_at")
             .values(
                 SQLBind(courseID), SQLBind(entry.email), SQLBind(entry.name), SQLBind(entry.studentNumber),
                 SQLBind(teacherID), SQLBind(now)
             )
-            .onConflict(with: ["course_id", "email"]) {
-                $0.set(excludedValueOf: "name").set(excludedValueOf: "student_number")
-            }.run()
+            .ignoringConflicts(with: ["course_id", "email"]).returning("email").first()
+        guard inserted != nil else {
+            try await sql.update("course_invitations").set("name", to: entry.name)
+                .set("student_number", to: entry.studentNumber)
+                .where("course_id", .equal, courseID).where("email", .equal, entry.email).run()
+            return nil
+        }
         return CourseInvitation(
             courseId: courseID, email: entry.email, name: entry.name, studentNumber: entry.studentNumber,
             invitedAt: now)

@@ -14,6 +14,8 @@ struct RosterController: Sendable {
     struct ImportAnswer: Codable, ResponseEncodable {
         var enrolled: Int
         var alreadyEnrolled: Int
+        /// Invited by an earlier import: not mailed again.
+        var alreadyInvited: Int
         var invited: [CourseInvitation]
     }
     struct Invitations: Codable, ResponseEncodable {
@@ -62,7 +64,8 @@ struct RosterController: Sendable {
             let result = try await courses.importRoster(courseID: course.id, entries: entries, by: user)
             for invitation in result.invited { try await invite(invitation, to: course, by: user) }
             return try ImportAnswer(
-                enrolled: result.enrolled, alreadyEnrolled: result.alreadyEnrolled, invited: result.invited
+                enrolled: result.enrolled, alreadyEnrolled: result.alreadyEnrolled,
+                alreadyInvited: result.alreadyInvited, invited: result.invited
             ).response(from: request, context: context, status: .ok)
         } catch let errors as RosterImport.RowErrors {
             return try Self.refusal(errors)
