@@ -227,6 +227,8 @@ struct SingleSignOnServerTests {
             #expect(!page.text.contains("id=\"register-link\""), "no registration")
             #expect(
                 page.text.contains("<details id=\"admin-password-sign-in\">"), "the password form, folded for admins")
+            let register = try await api.call(.get, "/register?next=/courses", headers: [.accept: "text/html"])
+            #expect(register.status == .found && register.headers[.location]?.hasPrefix("/sign-in") == true)
 
             try await api.expectRefused(
                 .post, "/api/v1/auth/register",

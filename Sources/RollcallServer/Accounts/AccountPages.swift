@@ -75,6 +75,10 @@ struct AccountPages: Sendable {
 
     @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> Response {
         let next = Self.next(request)
+        // Where the school signs people in itself, there is nothing to register: its button is on the sign-in page.
+        guard configuration.passwordSignIn else {
+            return .redirect(to: AccountRoutes.signIn(next: next), type: .found)
+        }
         let page = RegisterPage(next: next, nextQuery: Self.queryValue(next), email: request.query("email") ?? "")
         return try pages.render(page, title: "Create your account · Rollcall", context: context)
     }

@@ -32,7 +32,8 @@ struct AdminPage: Sendable {
                     id: user.id, name: user.name, email: user.email, role: user.role.rawValue,
                     pending: user.role == .teacher && !user.approved, disabled: user.disabled,
                     isSelf: user.id == context.user?.id, healthOfficer: user.healthOfficer,
-                    deleted: user.deletedAt != nil, roleSource: Self.roleSource(user.roleSource),
+                    deleted: user.deletedAt != nil,
+                    roleSource: Self.roleSource(user.roleSource), showsRoleSource: user.role != .admin,
                     mayTeach: user.role == .student, mayStudy: user.role == .teacher)
             },
             q: query ?? "", messages: messages, noMessages: messages.isEmpty,
@@ -118,8 +119,9 @@ struct AdminPageModel: PageModel {
         var isSelf: Bool
         var healthOfficer: Bool
         var deleted: Bool
-        /// Where the role came from, in words.
+        /// Where the role came from, in words; not shown for admins, who are made with `create-admin`.
         var roleSource: String
+        var showsRoleSource: Bool
         /// The role an admin may give instead.
         var mayTeach: Bool
         var mayStudy: Bool
