@@ -254,6 +254,9 @@ struct AccountsTests {
 
     @Test func the_bcrypt_cost_is_read_and_checked_at_start() async throws {
         #expect(try Configuration.fromEnvironment([:]).bcryptCost == 10)
+        // Nobody teaches on a server merely by saying so: approval is on unless turned off.
+        #expect(try Configuration.fromEnvironment([:]).teacherApproval)
+        #expect(try !Configuration.fromEnvironment(["ROLLCALL_TEACHER_APPROVAL": "false"]).teacherApproval)
         #expect(try Configuration.fromEnvironment(["ROLLCALL_BCRYPT_COST": "13"]).bcryptCost == 13)
         for bad in ["9", "4", "17", "31", "twelve", "12.5", "-10"] {
             let error = #expect(throws: ConfigurationError.self, "\(bad)") {

@@ -114,7 +114,9 @@ class Server(JSONClient):
         self.start()
 
     def start(self):
-        env = {**os.environ, "ROLLCALL_PUBLIC_URL": self.url, "ROLLCALL_LOG_LEVEL": "warning", **self.env}
+        # Teachers registered by the tests teach at once; the approval itself is tested where a test turns it on.
+        env = {**os.environ, "ROLLCALL_PUBLIC_URL": self.url, "ROLLCALL_LOG_LEVEL": "warning",
+               "ROLLCALL_TEACHER_APPROVAL": "false", **self.env}
         self.log = open(Path(self.data_dir) / "server.log", "a")
         self.process = subprocess.Popen(
             [str(server_binary()), "serve", "--port", str(self.port), "--data-dir", self.data_dir],

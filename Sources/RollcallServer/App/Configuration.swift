@@ -96,7 +96,9 @@ public struct Configuration: Sendable {
         func value(_ name: String) -> String? {
             environment[name].flatMap { $0.isEmpty ? nil : $0 }
         }
-        var configuration = Configuration()
+        // A server people can register on waits for an admin to approve each new teacher, unless told otherwise:
+        // otherwise anyone could call themselves a teacher and reach students.
+        var configuration = Configuration(teacherApproval: true)
         for setting in settings {
             if let text = value(setting.name) { try setting.apply(text, &configuration) }
         }
