@@ -247,6 +247,13 @@ struct SingleSignOnServerTests {
             try await api.expectRefused(
                 .post, "/api/v1/auth/session", json: ["email": "old@hill.test", "password": API.password],
                 status: .forbidden, code: "password_sign_in_off")
+            // Nor does a link to set a password go to anyone but an admin; the answer is the same for everyone.
+            for address in ["old@hill.test", "admin@school.test"] {
+                let asked = try await api.call(.post, "/api/v1/auth/password-reset", json: ["email": address])
+                #expect(asked.status == .accepted)
+            }
+            let links = try await api.outbox().filter { $0.subject.contains("new password") }.map(\.recipient)
+            #expect(links == ["admin@school.test"], "\(links)")
             // A student made by the school has no password to sign in with, and is told where to go.
             _ = try await SchoolSignIn.through(api, provider)
             try await api.expectRefused(

@@ -38,7 +38,10 @@ struct PasswordResetController: Sendable {
         try await counters.admit(
             .passwordResetAddress, key: context.clientAddress ?? "-", under: Self.perAddress,
             refusal: "Too many requests for new passwords from this network. Try again in an hour.")
-        if let user = try await users.find(email: email), user.deletedAt == nil, !user.disabled {
+        // Where the school signs people in itself, only admins have passwords to forget; the answer is the same.
+        if let user = try await users.find(email: email), user.deletedAt == nil, !user.disabled,
+            configuration.passwordSignIn || user.role == .admin
+        {
             do {
                 try await counters.admit(
                     .passwordResetEmail, key: email, under: Self.perEmail, refusal: "too many links for \(email)")
