@@ -123,7 +123,7 @@ struct CheckInDesk: Sendable {
             refusal.via = presented.via
             throw refusal
         case .alreadyCheckedIn(let status, let at):
-            if followUp.joins != nil || followUp.identity != nil {
+            if followUp.keepsAnything {
                 try await checkIns.database.transaction { sql in try await followUp.accepted(seat, in: sql) }
             }
             return Receipt(status: status, at: at, session: session, new: false)

@@ -14,6 +14,9 @@ struct CheckInFollowUp: Sendable {
     var identity: CheckInVerification.Evidence?
     var now: Date
 
+    /// Whether an accepted check-in has anything to keep beside its row.
+    var keepsAnything: Bool { joins != nil || identity != nil }
+
     /// Writes what an accepted check-in (new or repeated) keeps.
     func accepted(_ seat: AttendanceLedger.Seat, in sql: Transaction) async throws {
         if let joins { _ = try await CourseStore.enroll(courseID: joins, studentID: seat.studentID, at: now, in: sql) }

@@ -93,14 +93,8 @@ struct CheckInStore: Sendable {
         var ticketUsedByOther: Bool
     }
 
-    /// Raises a flag the teacher sees on the session, such as one phone checking in two students.
-    func flag(sessionID: Int64, studentID: Int64?, kind: FlagKind, detail: String) async throws {
-        try await database.transaction { sql in
-            try await Self.flag(sessionID: sessionID, studentID: studentID, kind: kind, detail: detail, in: sql)
-        }
-    }
-
-    /// Raises a flag with its live event, in the caller's transaction.
+    /// Raises a flag the teacher sees on the session (one phone checking in two students), with its live event, in
+    /// the caller's transaction.
     static func flag(
         sessionID: Int64, studentID: Int64?, kind: FlagKind, detail: String, in sql: Transaction
     ) async throws {

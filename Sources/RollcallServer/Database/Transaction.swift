@@ -21,6 +21,14 @@ final class Transaction: SQLDatabase {
         _ = keys.withLockedValue { $0[feed, default: []].insert(key) }
     }
 
+    /// Holds row `id` of `table` for update until the transaction ends, so that decisions about it are taken one after
+    /// another in every process; answers whether the row exists. SQLite's dialect writes no locking clause: its one
+    /// writer already takes them one after another.
+    @discardableResult
+    func lockRow(of table: String, id: Int64) async throws -> Bool {
+        try await select().column("id").from(table).where("id", .equal, id).for(.update).first() != nil
+    }
+
     /// The keys changed so far, by feed.
     var touched: [LiveFeed: Set<Int64>] { keys.withLockedValue { $0 } }
 

@@ -26,26 +26,26 @@ struct LoggedEvent: Sendable, Equatable, Decodable {
 /// PostgreSQL, `append` takes a per-key lock held to the commit), so a reader that saw event `n` will never later
 /// find an event below `n`: "everything after my last id" is always complete.
 enum EventLog {
-    /// Appends events in the given order, inside the caller's transaction; answers their ids in that order. Once
-    /// the transaction has committed, `Database.transaction` wakes the views of every key touched.
-    ///
-    /// One transaction should append once per feed (or in increasing key order, or `hold` its keys first): on
-    /// PostgreSQL each key's log is locked until the commit.
     /// Takes the logs of `keys` in increasing order before a transaction appends to them in another order (as the
     /// check-in group commit does, a room's check-ins and then its flags): two such transactions never each wait for
     /// a key the other holds. SQLite's one writer needs none.
     static func hold(_ keys: Set<Int64>, in feed: LiveFeed, sql: Transaction) async throws {
         guard sql.dialect.name == "postgresql" else { return }
-        for key in keys.sorted() {
-            try await sql.raw(
-                """
-                SELECT pg_advisory_xact_lock(CAST(\(bind: feed.lockClass) AS INTEGER),
-                  CAST(\(bind: key % 2_147_483_647) AS INTEGER))
-                """
-            ).run()
-        }
+        for key in keys.sorted() { try await sql.raw("SELECT " + lock(key, of: feed)).run() }
     }
 
+    /// The advisory lock of one key's log, held to the end of the transaction.
+    private static func lock(_ key: Int64, of feed: LiveFeed) -> SQLQueryString {
+        """
+        pg_advisory_xact_lock(CAST(\(bind: feed.lockClass) AS INTEGER), CAST(\(bind: key % 2_147_483_647) AS INTEGER))
+        """
+    }
+
+    /// Appends events in the given order, inside the caller's transaction; answers their ids in that order. Once
+    /// the transaction has committed, `Database.transaction` wakes the views of every key touched.
+    ///
+    /// One transaction should append once per feed (or in increasing key order, or `hold` its keys first): on
+    /// PostgreSQL each key's log is locked until the commit.
     @discardableResult
     static func append(
         _ events: [(key: Int64, kind: String, payload: String)], to feed: LiveFeed, at now: Date = Date(),
@@ -59,13 +59,9 @@ enum EventLog {
             // PostgreSQL hands out identity values before commit, in no particular commit order. The notification
             // goes out at the commit, and only then, to every process (`LiveNotifications`).
             for key in keys.sorted() {
-                try await sql.raw(
-                    """
-                    SELECT pg_advisory_xact_lock(CAST(\(bind: feed.lockClass) AS INTEGER),
-                      CAST(\(bind: key % 2_147_483_647) AS INTEGER)),
-                      pg_notify(\(bind: LiveNotifications.channel), \(bind: feed.notification(key: key)))
-                    """
-                ).run()
+                let notify: SQLQueryString =
+                    ", pg_notify(\(bind: LiveNotifications.channel), \(bind: feed.notification(key: key)))"
+                try await sql.raw("SELECT " + lock(key, of: feed) + notify).run()
             }
         }
         var ids: [Int64] = []

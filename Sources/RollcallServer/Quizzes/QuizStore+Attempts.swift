@@ -96,7 +96,7 @@ extension QuizStore {
             }
             // Read again, shared, in this transaction: a stop that committed a moment ago refuses the start, and a
             // stop arriving now waits for it, then closes it with the rest.
-            guard try await Self.runIsStopped(run.id, in: sql) == false else { throw QuizRefusal.runStopped }
+            guard try await !Self.runIsStopped(run.id, in: sql) else { throw QuizRefusal.runStopped }
             guard try await Self.mayTake(run, studentID: studentID, in: sql) else { throw QuizRefusal.notCheckedIn }
             let seed = Int64(bitPattern: UInt64.random(in: 0...UInt64.max))
             let deadline = AttemptRules.deadline(
@@ -152,13 +152,13 @@ extension QuizStore {
         }
     }
 
-    /// Whether the run has stopped, read under a shared lock of its row, so that `stop` (which locks it for update)
-    /// comes wholly before or wholly after the caller's transaction.
-    static func runIsStopped(_ runID: Int64, in sql: Transaction) async throws -> Bool? {
+    /// Whether the run has stopped (or is gone), read under a shared lock of its row, so that `stop` (which locks it
+    /// for update) comes wholly before or wholly after the caller's transaction.
+    static func runIsStopped(_ runID: Int64, in sql: Transaction) async throws -> Bool {
         guard
             let row = try await sql.select().column("stopped_at").from("quiz_runs").where("id", .equal, runID)
                 .for(.share).first()
-        else { return nil }
+        else { return true }
         return try !row.decodeNil(column: "stopped_at")
     }
 

@@ -211,7 +211,7 @@ struct QuizStore: Sendable {
         var stopped = run
         stopped.stoppedAt = try await database.transaction { sql in
             // Held until the commit: a second stop waits and finds this one's time; a start waits (`runIsStopped`).
-            _ = try await sql.select().column("id").from("quiz_runs").where("id", .equal, run.id).for(.update).first()
+            try await sql.lockRow(of: "quiz_runs", id: run.id)
             let current = try await Self.runs(sql, where: "quiz_runs.id = \(bind: run.id)").first
             if let done = current?.stoppedAt { return done }
             try await sql.update("quiz_runs").set("stopped_at", to: now).where("id", .equal, run.id).run()

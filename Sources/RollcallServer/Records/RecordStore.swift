@@ -194,9 +194,16 @@ struct RecordStore: Sendable {
                     .returning("id").first(decodingColumn: "id", as: Int64.self)
             else { throw NotSaved(what: "batch") }
             var changed = 0
-            for studentID in studentIDs {
+            // Read once, under the lock, for the whole batch.
+            let recorded: Set<Int64> =
+                unrecordedOnly
+                ? Set(
+                    try await sql.select().column("student_id").from("attendance").where(
+                        "session_id", .equal, session.id
+                    )
+                    .all(decodingColumn: "student_id", as: Int64.self)) : []
+            for studentID in studentIDs where !recorded.contains(studentID) {
                 let seat = AttendanceLedger.Seat(sessionID: session.id, studentID: studentID)
-                if unrecordedOnly, try await AttendanceLedger.record(seat, in: sql) != nil { continue }
                 let (_, auditID) = try await AttendanceLedger.setStatus(
                     status, of: seat, reason: reason, note: note, batchID: batchID, by: teacher.id, at: now, in: sql)
                 if auditID != nil { changed += 1 }

@@ -189,7 +189,7 @@ struct SessionStore: Sendable {
     /// writer does that already, and its dialect writes no locking clause. Answers whether the session exists.
     @discardableResult
     static func lock(id: Int64, in sql: Transaction) async throws -> Bool {
-        try await sql.select().column("id").from("sessions").where("id", .equal, id).for(.update).first() != nil
+        try await sql.lockRow(of: "sessions", id: id)
     }
 
     /// The session, read under its row lock (`lock`), so that what is decided from it holds until the commit.

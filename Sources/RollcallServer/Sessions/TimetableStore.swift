@@ -29,7 +29,7 @@ struct TimetableStore: Sendable {
         let settingsJSON = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
         return try await database.transaction { sql in
             // The course's row is held so that two slots added at once, in any processes, count each other.
-            _ = try await sql.select().column("id").from("courses").where("id", .equal, courseID).for(.update).first()
+            try await sql.lockRow(of: "courses", id: courseID)
             let counts = try await sql.raw(
                 """
                 SELECT (SELECT COUNT(*) FROM timetable_slots WHERE course_id = \(bind: courseID)) AS slots,
