@@ -16,6 +16,14 @@ struct SingleSignOnServerTests {
             let first = try await SchoolSignIn.through(api, provider) { $0["student_number"] = "s-42" }
             #expect(first.status == .found, "\(first.text)")
             #expect(first.headers[.location] == "/courses", "back where the person was going")
+            // A `next` that leaves the site is not followed: the person lands on Rollcall's front page.
+            let away = try await SchoolSignIn.begin(api, next: "//evil.test/")
+            let key = provider.published[0]
+            let landed = try await away.finish(
+                api, provider,
+                idToken: try SchoolProvider.token(
+                    header: ["alg": "ES256", "kid": key.kid], claims: away.claims(provider), key: key))
+            #expect(landed.headers[.location] == "/", "\(landed.headers)")
             let session = try #require(first.sessionCookie)
             let me = try await api.call(.get, "/api/v1/me", headers: [.cookie: session])
             #expect(me.string("user.email") == "ada@hill.test" && me.string("user.name") == "Ada Hill", "\(me.text)")
@@ -96,7 +104,7 @@ struct SingleSignOnServerTests {
     /// A token that breaks one rule, and how it is made.
     enum BadToken: String, CaseIterable, Sendable {
         case wrongIssuer, wrongAudience, otherAuthorizedParty, expired, issuedInFuture, badSignature, unknownKey,
-            algorithmNone, hmacWithThePublicKey, replayedNonce, noNonce, noSubject
+            algorithmNone, hmacWithThePublicKey, replayedNonce, noNonce, noSubject, notAToken
     }
 
     @Test(arguments: BadToken.allCases)
@@ -135,8 +143,12 @@ struct SingleSignOnServerTests {
                 claims["nonce"] = other.nonce
             case .noNonce: claims["nonce"] = nil
             case .noSubject: claims["sub"] = ""
+            case .notAToken: break
             }
-            let token = try SchoolProvider.token(header: header, claims: claims, key: signingKey, hmacSecret: hmac)
+            let token =
+                bad == .notAToken
+                ? "not.a-token"
+                : try SchoolProvider.token(header: header, claims: claims, key: signingKey, hmacSecret: hmac)
             let fetchesBefore = provider.keyFetches
 
             let reply = try await signIn.finish(api, provider, idToken: token)
@@ -180,6 +192,14 @@ struct SingleSignOnServerTests {
                 stolen.status == .badRequest && stolen.text.contains("not started in this browser"), "\(stolen.text)")
             let late = try await signIn.finish(api, provider, idToken: token)
             #expect(late.status == .badRequest, "a state is used once: \(late.text)")
+
+            // The provider said no: a page that says so, and nobody signed in.
+            let denied = try await SchoolSignIn.begin(api)
+            let refused = try await api.call(
+                .get, "/auth/oidc/callback?state=\(denied.state)&error=access_denied",
+                headers: [.cookie: denied.browser, .accept: "text/html"])
+            #expect(refused.status == .forbidden && refused.text.contains("did not sign you in"), "\(refused.text)")
+            #expect(refused.sessionCookie == nil)
 
             for query in ["", "?state=unknown&code=x", "?code=x"] {
                 let reply = try await api.call(

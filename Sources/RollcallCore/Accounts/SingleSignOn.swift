@@ -48,6 +48,8 @@ public enum SingleSignOnRefusal: Error, Sendable, Equatable {
     /// The nonce is missing or is not the one this browser's sign-in sent.
     case wrongNonce
     case missingSubject
+    /// Not a signed token of three parts, each JSON.
+    case unreadable
 
     public var code: ErrorCode { .ssoTokenRefused }
 
@@ -62,6 +64,7 @@ public enum SingleSignOnRefusal: Error, Sendable, Equatable {
         case .issuedInFuture: "it says it was issued in the future"
         case .wrongNonce: "it answers another sign-in"
         case .missingSubject: "it names nobody"
+        case .unreadable: "it is not a token at all"
         }
     }
 }

@@ -115,7 +115,7 @@ actor OpenIDProvider {
             let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
             let payloadData = Self.base64URL(parts[1]),
             let payload = try? JSONSerialization.jsonObject(with: payloadData) as? [String: Any]
-        else { throw SingleSignOnFailure.tokenRefused(.missingSubject) }
+        else { throw SingleSignOnFailure.tokenRefused(.unreadable) }
         let algorithm = header["alg"] as? String ?? ""
         do throws(SingleSignOnRefusal) {
             try SingleSignOn.checkAlgorithm(algorithm, announced: document.idTokenSigningAlgValuesSupported ?? [])
