@@ -71,6 +71,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case approvalPending = "approval_pending"
     /// The email address is confirmed already.
     case alreadyVerified = "already_verified"
+    /// A teacher whose address nobody has confirmed tried to add, import or invite students.
+    case emailUnconfirmed = "email_unconfirmed"
     /// An email confirmation link that is unknown, used or expired.
     case invalidVerificationToken = "invalid_verification_token"
     /// A password reset link that is unknown, used or expired.

@@ -107,6 +107,53 @@ struct RacesTests {
     }
 
     @Test(arguments: RaceGround.allCases)
+    func senders_in_every_process_at_once_spend_a_teachers_daily_allowance_of_invitations_once(_ ground: RaceGround)
+        async throws
+    {
+        try await ground.run { servers, database in
+            let room = try await Classroom.open(servers[0])
+            let now = Date()
+            try await database.write { sql in
+                for number in 1...10 {
+                    try await sql.insert(into: "course_invitations")
+                        .columns("course_id", "email", "name", "invited_by", "invited_at")
+                        .values(
+                            SQLBind(room.courseID), SQLBind("waiting\(number)@school.test"),
+                            SQLBind("Waiting \(number)"),
+                            SQLBind(room.teacher.id), SQLBind(now)
+                        ).run()
+                }
+            }
+            // A second pool on the same database, as another process has.
+            try await servers[1].database().closing { other async throws in
+                let senders = [database, other].map { database in
+                    InvitationMail(
+                        database: database, outbox: Outbox(database: database, logger: .init(label: "test")),
+                        perDay: 3, school: "Rollcall", publicURL: "http://localhost:8080")
+                }
+                let gate = Gate()
+                let sent = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for index in 0..<8 {
+                        group.addTask {
+                            await gate.wait()
+                            return try await senders[index % 2].sendWaiting(from: room.teacher.id)
+                        }
+                    }
+                    await gate.open(after: 8)
+                    return try await group.reduce(0, +)
+                }
+                #expect(sent == 3)
+            }
+            #expect(
+                try await database.count("SELECT COUNT(*) AS n FROM course_invitations WHERE mailed_at IS NOT NULL")
+                    == 3)
+            #expect(
+                try await database.count("SELECT COUNT(*) AS n FROM outbox WHERE body LIKE '%/register?email=waiting%'")
+                    == 3)
+        }
+    }
+
+    @Test(arguments: RaceGround.allCases)
     func one_confirmation_link_used_ten_times_at_once_confirms_once_and_takes_the_invited_place_once(
         _ ground: RaceGround
     ) async throws {

@@ -50,16 +50,30 @@ struct SingleSignOnServerTests {
         try await SchoolProvider.run { api, provider in
             let teacher = try await SchoolSignIn.through(api, provider, subject: "t-1", email: "tess@hill.test") {
                 $0["affiliation"] = ["Faculty", "member"]
+                $0["email_verified"] = false
             }
             let session = try #require(teacher.sessionCookie)
             let me = try await api.call(.get, "/api/v1/me", headers: [.cookie: session])
             #expect(me.string("user.role") == "teacher", "\(me.text)")
             // Approved by the school: no admin needs to.
-            let csrf = try await api.call(.get, "/api/v1/me", headers: [.cookie: session])
-            #expect(csrf.status == .ok)
             let users = try await api.rows(
                 "SELECT role, approved, role_source FROM users WHERE email = 'tess@hill.test'")
             #expect(users.first?["approved"] == "1" && users.first?["role_source"] == "school", "\(users)")
+            // Vouched for by the school, the teacher adds students though the provider did not say the address is
+            // verified.
+            #expect(
+                try await api.rows("SELECT email_verified_at FROM users WHERE email = 'tess@hill.test'")
+                    .first?["email_verified_at"] == .some(nil))
+            let page = try await api.call(.get, "/courses", headers: [.cookie: session])
+            let csrf = String(try #require(page.text.firstMatch(of: /name="csrf-token" content="([^"]+)"/)?.1))
+            var headers: HTTPFields = [.cookie: session]
+            headers[AuthenticationMiddleware.csrfHeader] = csrf
+            let course = try await api.call(.post, "/api/v1/courses", json: ["name": "Geology"], headers: headers)
+            let student = try await api.register("Stu Dent")
+            let added = try await api.call(
+                .post, "/api/v1/courses/\(try #require(course.int("course.id")))/students",
+                json: ["email": student.email], headers: headers)
+            #expect(added.status == .created, "\(added.text)")
 
             // The school changes its mind: the next sign-in follows it.
             _ = try await SchoolSignIn.through(api, provider, subject: "t-1", email: "tess@hill.test") {

@@ -8,8 +8,10 @@ import hashlib
 import ipaddress
 import json
 import os
+import re
 import shutil
 import socket
+import sqlite3
 import ssl
 import subprocess
 import sys
@@ -97,6 +99,22 @@ class JSONClient:
                 return response.status, json.loads(text) if text else None
         except urllib.error.HTTPError as error:
             return error.code, json.loads(error.read() or b"null")
+
+
+def confirm_email(server, email):
+    """Opens the confirmation link Rollcall stored for `email` (in the server's SQLite outbox), as its reader would."""
+    path = Path(server.data_dir) / "rollcall.sqlite"
+    database = sqlite3.connect(path, timeout=10)
+    try:
+        row = database.execute(
+            "SELECT body FROM outbox WHERE recipient = ? AND body LIKE '%/verify-email?token=%' ORDER BY id DESC LIMIT 1",
+            (email,)).fetchone()
+    finally:
+        database.close()
+    assert row, f"no confirmation letter to {email}"
+    token = re.search(r"/verify-email\?token=([A-Za-z0-9_-]+)", row[0]).group(1)
+    status, body = server.api("POST", "/api/v1/auth/verify-email", {"token": token})
+    assert status == 200, body
 
 
 class Server(JSONClient):

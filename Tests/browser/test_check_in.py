@@ -8,7 +8,7 @@ from pathlib import Path
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import PAGE_WAIT, screenshot, wait_for, wait_for_path
+from conftest import PAGE_WAIT, confirm_email, screenshot, wait_for, wait_for_path
 
 ROOM = (52.0, 4.0)
 INSIDE = (52.0001, 4.0)  # 11 m from the teacher's point
@@ -19,6 +19,8 @@ PASSWORD = "a long enough password"
 def account(server, name, email, role="student"):
     status, _ = server.api("POST", "/api/v1/auth/register", {"name": name, "email": email, "password": PASSWORD, "role": role})
     assert status == 201
+    if role == "teacher" and (Path(getattr(server, "data_dir", "/nonexistent")) / "rollcall.sqlite").exists():
+        confirm_email(server, email)  # a teacher reaches students only from a confirmed address
     status, body = server.api("POST", "/api/v1/auth/tokens", {"email": email, "password": PASSWORD})
     assert status == 201
     return body["token"]

@@ -31,6 +31,11 @@ struct User: Codable, Sendable, Equatable {
 
     /// Teachers awaiting approval may sign in and look around, but not create courses.
     var mayTeach: Bool { (role == .teacher && approved) || role == .admin }
+
+    /// Whether the person may reach others through a roster (add, import, invite): an address someone proved, or
+    /// a role the school or an admin gave. A stranger's freshly registered account learns nobody's name and
+    /// mails nobody.
+    var mayReachPeople: Bool { role == .admin || emailVerifiedAt != nil || roleSource != .registration }
 }
 
 extension User {

@@ -94,6 +94,12 @@ extension AppError {
         .forbidden, .csrfTokenInvalid, "This form has expired. Reload the page and try again."
     )
 
+    /// A roster reaches people: only someone whose address is confirmed, or whom the school or an admin vouches
+    /// for, adds students, imports rosters, invites or names colleagues.
+    static let emailUnconfirmed = AppError(
+        .forbidden, .emailUnconfirmed,
+        "Confirm your email address first: open the link we mailed you (your courses page sends it again). Then you can add students, import a roster and invite people."
+    )
     static let courseArchived = AppError.conflict(
         .courseArchived, "This course is archived: it keeps its records and takes no new sessions nor students.")
 

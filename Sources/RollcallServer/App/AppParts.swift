@@ -14,6 +14,8 @@ struct AppParts: Sendable {
     let passwords: PasswordHasher
     /// Where Rollcall's own pages are, for the live sockets' origin check.
     let pageOrigin: PageOrigin
+    /// Invitation letters within each teacher's daily allowance.
+    let invitationMail: InvitationMail
 
     init(stores: Stores, configuration: Configuration, pages: PageRenderer, passwordCost: UInt8) {
         self.stores = stores
@@ -25,6 +27,7 @@ struct AppParts: Sendable {
         tickets = ScanTickets(sessions: stores.sessions)
         passwords = PasswordHasher(cost: passwordCost)
         pageOrigin = PageOrigin(publicURL: configuration.publicURL)
+        invitationMail = InvitationMail(configuration, stores: stores)
     }
 }
 

@@ -38,6 +38,7 @@ public func buildApplication(
             AbsenceNotices(
                 stores: stores, school: configuration.schoolName, publicURL: configuration.publicURL, logger: logger),
             ready: schema, logger: logger),
+        Periodically.invitationSender(InvitationMail(configuration, stores: stores), ready: schema, logger: logger),
     ]
     if !couriers.isEmpty {
         services.append(

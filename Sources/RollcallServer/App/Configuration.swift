@@ -58,6 +58,9 @@ public struct Configuration: Sendable {
     public var singleSignOn: SingleSignOnSettings?
     /// Whether people may register and sign in with a password (`ROLLCALL_PASSWORD_SIGN_IN`); admins always may.
     public var passwordSignIn = true
+    /// Invitation letters each teacher's imports may send in any 24 hours (`ROLLCALL_INVITATIONS_PER_DAY`); the
+    /// rest wait.
+    public var invitationsPerDay = 500
     /// Waits between attempts at a message whose delivery failed.
     var mailRetry = RetryPolicy()
     /// How often the delivery reads the queue when nothing wakes it.
@@ -155,6 +158,7 @@ public struct Configuration: Sendable {
         Setting("ROLLCALL_SMS_WEBHOOK_SECRET", \.smsWebhookSecret, Parse.text),
         Setting("ROLLCALL_SCHOOL_NAME", \.schoolName, Parse.singleLine),
         Setting("ROLLCALL_PASSWORD_SIGN_IN", \.passwordSignIn, Parse.flag),
+        Setting("ROLLCALL_INVITATIONS_PER_DAY", \.invitationsPerDay, Parse.positiveNumber),
     ]
 
     /// `Name <address>` or a bare address.

@@ -11,6 +11,8 @@ struct CoursePages: Sendable {
     let timetable: TimetableStore
     let access: AccessRule
     let pages: PageRenderer
+    /// Each teacher's allowance of invitation letters a day, for the page to explain those waiting.
+    let invitationsPerDay: Int
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get(CourseRoutes.coursesPage, use: list)
@@ -52,6 +54,7 @@ struct CoursePages: Sendable {
                 course, records: records,
                 query: try check { () throws(RuleViolation) in try TextRules.search(request.query("q")) },
                 page: max(1, Int(request.query("page") ?? "") ?? 1), verification: verification)
+            page.teacher?.mayReachPeople = user.mayReachPeople
         } else if access == .attend {
             let figures = try await self.records.gradebook(records, studentID: user.id).figures(studentID: user.id)
             // Whether this student turned the notes off matters only while the course sends them.
@@ -154,13 +157,23 @@ struct CoursePages: Sendable {
             timeZones: CourseTimeZone.choices(selected: course.timeZone).map {
                 CoursePage.TimeZoneChoice(id: $0, selected: $0 == course.timeZone)
             },
-            invitations: invitations.map { CoursePage.Invitation(name: $0.name, email: $0.email) },
-            hasInvitations: !invitations.isEmpty, slots: slots, hasSlots: !slots.isEmpty, staff: staff,
+            invitations: invitations.map {
+                CoursePage.Invitation(name: $0.name, email: $0.email, waiting: $0.mailedAt == nil)
+            },
+            hasInvitations: !invitations.isEmpty,
+            waitingText: Self.waitingText(invitations.count { $0.mailedAt == nil }, perDay: invitationsPerDay),
+            slots: slots, hasSlots: !slots.isEmpty, staff: staff,
             hasStaff: !staff.isEmpty)
     }
 }
 
 extension CoursePages {
+    static func waitingText(_ waiting: Int, perDay: Int) -> String? {
+        guard waiting > 0 else { return nil }
+        return
+            "\(waiting == 1 ? "1 invitation waits" : "\(waiting) invitations wait") to be mailed: at most \(perDay) go out for you in a day, and the rest follow as the day’s allowance frees up."
+    }
+
     static let weekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
     /// Students on one page of the roster.
     static let rosterPage = 25
@@ -285,6 +298,11 @@ struct CoursePage: PageModel {
         var timeZones: [TimeZoneChoice]
         var invitations: [Invitation]
         var hasInvitations: Bool
+        /// How many invitations wait for the teacher's daily allowance, when any do.
+        var waitingText: String?
+        /// Whether the person may add, import and invite (`User.mayReachPeople`); else the page asks them to confirm
+        /// their address first.
+        var mayReachPeople = true
         var slots: [Slot]
         var hasSlots: Bool
         var staff: [Staff]
@@ -327,6 +345,8 @@ struct CoursePage: PageModel {
     struct Invitation: Sendable {
         var name: String
         var email: String
+        /// Not mailed yet: beyond the teacher's daily allowance.
+        var waiting: Bool
     }
 
     var id: Int64

@@ -101,6 +101,7 @@ struct CoursesController: Sendable {
     /// Adds a co-teacher (a teacher's account) or a teaching assistant (anyone's), by email address.
     @Sendable func addStaff(_ request: Request, context: AppRequestContext) async throws -> Response {
         let course = try await access.course(in: context, needing: .manage, changing: true).0
+        guard try context.requireUser().mayReachPeople else { throw AppError.emailUnconfirmed }
         let input = try await request.decodeJSON(as: NewStaff.self, context: context)
         guard let role = StaffRole(rawValue: input.role) else {
             throw AppError(
@@ -315,6 +316,7 @@ struct CoursesController: Sendable {
 
     @Sendable func addStudent(_ request: Request, context: AppRequestContext) async throws -> Response {
         let course = try await access.course(in: context, needing: .manage, changing: true).0
+        guard try context.requireUser().mayReachPeople else { throw AppError.emailUnconfirmed }
         let input = try await request.decodeJSON(as: AddStudent.self, context: context)
         let student: User?
         if let email = input.email.nonBlank {

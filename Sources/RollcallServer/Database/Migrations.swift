@@ -36,6 +36,7 @@ enum Migrations {
         step023RememberedDevices,
         step024AbsenceNotices,
         step025SingleSignOn,
+        step026InvitationMail,
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.

@@ -58,13 +58,23 @@ struct Outbox: MessageSender {
 
     /// Stores `messages` in the transaction of `claim`, when it answers `true`: the messages are queued together
     /// with what the claim writes, or not at all. Answers the claim's answer.
-    func send(_ messages: [OutgoingMessage], once claim: @Sendable (any SQLDatabase) async throws -> Bool)
+    func send(_ messages: [OutgoingMessage], once claim: @Sendable @escaping (any SQLDatabase) async throws -> Bool)
         async throws -> Bool
+    {
+        try await send { sql in try await claim(sql) ? messages : nil } != nil
+    }
+
+    /// Stores the messages `compose` answers in the transaction in which it decides them, so that what it writes
+    /// (such as an invitation marked as mailed) and its messages are kept together or not at all. `nil` means
+    /// nothing to send; the transaction still commits what `compose` wrote. Answers the messages sent.
+    @discardableResult
+    func send(composing compose: @Sendable (Transaction) async throws -> [OutgoingMessage]?) async throws
+        -> [OutgoingMessage]?
     {
         let now = Date()
         let delivered = self.delivered
-        let claimed = try await database.transaction { sql in
-            guard try await claim(sql) else { return false }
+        let messages = try await database.transaction { sql -> [OutgoingMessage]? in
+            guard let messages = try await compose(sql) else { return nil }
             for message in messages {
                 let queued = delivered.contains(message.channel)
                 try await sql.insert(into: "outbox")
@@ -78,9 +88,9 @@ struct Outbox: MessageSender {
                         SQLBind(queued ? "queued" : "stored"), SQLBind(queued ? now : nil), SQLBind(now)
                     ).run()
             }
-            return true
+            return messages
         }
-        guard claimed else { return false }
+        guard let messages else { return nil }
         for message in messages {
             if delivered.contains(message.channel) {
                 logger.info("outbox: \(message.channel.rawValue) to \(message.recipient) queued: \(message.subject)")
@@ -90,7 +100,7 @@ struct Outbox: MessageSender {
             }
         }
         if messages.contains(where: { delivered.contains($0.channel) }) { bell?.ring() }
-        return true
+        return messages
     }
 
     /// The newest messages first.

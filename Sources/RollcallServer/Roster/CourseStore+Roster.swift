@@ -10,6 +10,8 @@ struct CourseInvitation: Codable, Sendable, Equatable {
     var name: String
     var studentNumber: String?
     var invitedAt: Date
+    /// When the letter was queued; `nil` while it waits for the teacher's daily allowance.
+    var mailedAt: Date?
 }
 
 /// What a roster import did.

@@ -7,9 +7,8 @@ import RollcallCore
 /// email, and the list of open invitations.
 struct RosterController: Sendable {
     let courses: CourseStore
-    let outbox: Outbox
+    let mail: InvitationMail
     let access: AccessRule
-    let configuration: Configuration
 
     struct ImportAnswer: Codable, ResponseEncodable {
         var enrolled: Int
@@ -17,6 +16,10 @@ struct RosterController: Sendable {
         /// Invited by an earlier import: not mailed again.
         var alreadyInvited: Int
         var invited: [CourseInvitation]
+        /// The course's invitations not mailed yet: beyond the teacher's daily allowance, they go out later.
+        var waiting: Int
+        /// The teacher's allowance of invitation letters in any 24 hours.
+        var invitationsPerDay: Int
     }
     struct Invitations: Codable, ResponseEncodable {
         var invitations: [CourseInvitation]
@@ -44,6 +47,7 @@ struct RosterController: Sendable {
     @Sendable func importRoster(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let course = try await access.course(in: context, needing: .manage, changing: true).0
+        guard user.mayReachPeople else { throw AppError.emailUnconfirmed }
         let body = try await request.collectBody(limit: Self.importLimit)
         guard let text = String(validating: body.readableBytesView, as: UTF8.self) else {
             throw AppError(
@@ -62,10 +66,13 @@ struct RosterController: Sendable {
             let problems = (formatErrors + (try await courses.rosterProblems(entries))).sorted { $0.line < $1.line }
             guard problems.isEmpty else { throw RosterImport.RowErrors(problems) }
             let result = try await courses.importRoster(courseID: course.id, entries: entries, by: user)
-            for invitation in result.invited { try await invite(invitation, to: course, by: user) }
+            if !result.invited.isEmpty { try await mail.sendWaiting(from: user.id) }
+            let invitations = try await courses.invitations(courseID: course.id)
+            let new = Set(result.invited.map(\.email))
             return try ImportAnswer(
                 enrolled: result.enrolled, alreadyEnrolled: result.alreadyEnrolled,
-                alreadyInvited: result.alreadyInvited, invited: result.invited
+                alreadyInvited: result.alreadyInvited, invited: invitations.filter { new.contains($0.email) },
+                waiting: invitations.count { $0.mailedAt == nil }, invitationsPerDay: mail.perDay
             ).response(from: request, context: context, status: .ok)
         } catch let errors as RosterImport.RowErrors {
             return try Self.refusal(errors)
@@ -90,18 +97,6 @@ struct RosterController: Sendable {
             body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(body)))
         )
     }
-
-    func invite(_ invitation: CourseInvitation, to course: Course, by teacher: User) async throws {
-        let link =
-            "\(configuration.publicURL)/register?email=\(invitation.email.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? "")"
-        try await outbox.send(
-            Letters(school: configuration.schoolName).invitation(
-                name: invitation.name, teacher: teacher.name, course: course.name, link: link
-            ).email(to: invitation.email, name: invitation.name))
-    }
-
-    /// Characters left as they are in a query value; `@`, `+` and `&` are encoded.
-    static let queryValue = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-_~"))
 
     @Sendable func invitations(_ request: Request, context: AppRequestContext) async throws -> Invitations {
         let course = try await access.course(in: context, needing: .manage).0

@@ -9,9 +9,7 @@ enum RosterRoutes {
 extension RosterRoutes {
     /// Adds the roster import and the list of invitations.
     static func addRoutes(to router: AppRouter, _ parts: AppParts) {
-        RosterController(
-            courses: parts.stores.courses, outbox: parts.stores.outbox, access: parts.access,
-            configuration: parts.configuration
-        ).addRoutes(to: router)
+        RosterController(courses: parts.stores.courses, mail: parts.invitationMail, access: parts.access)
+            .addRoutes(to: router)
     }
 }

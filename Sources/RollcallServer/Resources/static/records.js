@@ -65,8 +65,13 @@ importForm?.addEventListener("submit", async (event) => {
       rowList.hidden = rowList.childElementCount === 0;
       return;
     }
-    const invited = data.invited.length;
-    answerBox.textContent = `${data.enrolled} added, ${data.alreadyEnrolled} already on the roster, ${invited} invited by email.`;
+    const parts = [`${data.enrolled} added`, `${data.alreadyEnrolled} already on the roster`, `${data.invited.length} invited by email`];
+    if (data.alreadyInvited > 0) parts.push(`${data.alreadyInvited} invited before (not mailed again)`);
+    let text = parts.join(", ") + ".";
+    if (data.waiting > 0) {
+      text += ` ${data.waiting} ${data.waiting === 1 ? "invitation waits" : "invitations wait"} to be mailed: at most ${data.invitationsPerDay} go out for you in a day.`;
+    }
+    answerBox.textContent = text;
     answerBox.hidden = false;
     setTimeout(() => window.location.reload(), 1500);
   } catch {

@@ -1,0 +1,111 @@
+import Foundation
+import Logging
+import SQLKit
+
+/// Invitation letters, at most `perDay` for each teacher in any 24 hours: a roster import is not a mail relay.
+/// Invitations beyond the allowance wait, without a `mailed_at`, and go out as it frees up.
+struct InvitationMail: Sendable {
+    let database: Database
+    let outbox: Outbox
+    let perDay: Int
+    let school: String
+    let publicURL: String
+
+    init(database: Database, outbox: Outbox, perDay: Int, school: String, publicURL: String) {
+        self.database = database
+        self.outbox = outbox
+        self.perDay = perDay
+        self.school = school
+        self.publicURL = publicURL
+    }
+
+    init(_ configuration: Configuration, stores: Stores) {
+        self.init(
+            database: stores.database, outbox: stores.outbox, perDay: configuration.invitationsPerDay,
+            school: configuration.schoolName, publicURL: configuration.publicURL)
+    }
+
+    /// Mails as many of `teacherID`'s waiting invitations as their allowance lets, oldest first; answers how many.
+    @discardableResult
+    func sendWaiting(from teacherID: Int64, now: Date = Date()) async throws -> Int {
+        let perDay = self.perDay
+        let letters = Letters(school: school)
+        let publicURL = self.publicURL
+        let sent = try await outbox.send { sql -> [OutgoingMessage]? in
+            // One teacher's allowance is counted and spent by one transaction at a time, in every process.
+            guard try await sql.lockRow(of: "users", id: teacherID),
+                let teacher = try await sql.select().column("name").from("users").where("id", .equal, teacherID)
+                    .first(decodingColumn: "name", as: String.self)
+            else { return nil }
+            let mailed =
+                try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
+                .from("course_invitations").where("invited_by", .equal, teacherID)
+                .where("mailed_at", .greaterThan, now.addingTimeInterval(-Self.day))
+                .first(decodingColumn: "count", as: Int.self) ?? 0
+            guard mailed < perDay else { return nil }
+            let waiting = try await sql.select()
+                .column(SQLColumn("course_id", table: "course_invitations"))
+                .column(SQLColumn("email", table: "course_invitations"))
+                .column(SQLColumn("name", table: "course_invitations"))
+                .column(SQLColumn("name", table: "courses"), as: "course_name")
+                .from("course_invitations")
+                .join(
+                    "courses", on: SQLColumn("id", table: "courses"), .equal,
+                    SQLColumn("course_id", table: "course_invitations")
+                )
+                .where(SQLColumn("invited_by", table: "course_invitations"), .equal, SQLBind(teacherID))
+                .where(SQLColumn("mailed_at", table: "course_invitations"), .is, SQLLiteral.null)
+                .where(SQLColumn("archived_at", table: "courses"), .is, SQLLiteral.null)
+                .orderBy(SQLColumn("invited_at", table: "course_invitations"))
+                .orderBy(SQLColumn("course_id", table: "course_invitations"))
+                .orderBy(SQLColumn("email", table: "course_invitations"))
+                .limit(perDay - mailed).all()
+            var messages: [OutgoingMessage] = []
+            for row in waiting {
+                let courseID = try row.decode(column: "course_id", as: Int64.self)
+                let email = try row.decode(column: "email", as: String.self)
+                let name = try row.decode(column: "name", as: String.self)
+                try await sql.update("course_invitations").set("mailed_at", to: now)
+                    .where("course_id", .equal, courseID).where("email", .equal, email).run()
+                let link =
+                    "\(publicURL)/register?email=\(email.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? "")"
+                messages.append(
+                    letters.invitation(
+                        name: name, teacher: teacher, course: try row.decode(column: "course_name", as: String.self),
+                        link: link
+                    ).email(to: email, name: name))
+            }
+            return messages
+        }
+        return sent?.count ?? 0
+    }
+
+    /// Mails what every teacher's allowance lets of the invitations waiting; answers how many went out.
+    @discardableResult
+    func sendAllWaiting(now: Date = Date()) async throws -> Int {
+        let teachers = try await database.read { sql in
+            try await sql.select().distinct().column("invited_by").from("course_invitations")
+                .where("mailed_at", .is, SQLLiteral.null).all(decodingColumn: "invited_by", as: Int64.self)
+        }
+        var sent = 0
+        for teacher in teachers { sent += try await sendWaiting(from: teacher, now: now) }
+        return sent
+    }
+
+    static let day: TimeInterval = 24 * 3600
+    /// Characters left as they are in a query value; `@`, `+` and `&` are encoded.
+    static let queryValue = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-_~"))
+}
+
+extension Periodically {
+    /// Sends waiting invitations as teachers' daily allowances free up, in each process; the teacher's row lock keeps
+    /// two processes from spending one allowance twice.
+    static func invitationSender(
+        _ mail: InvitationMail, ready: SchemaReady, logger: Logger, interval: Duration = .seconds(600)
+    ) -> Periodically {
+        Periodically(name: "invitation-mail", interval: interval, ready: ready, logger: logger) {
+            let sent = try await mail.sendAllWaiting()
+            if sent > 0 { logger.info("waiting invitations mailed", metadata: ["count": "\(sent)"]) }
+        }
+    }
+}
