@@ -49,6 +49,38 @@ struct BulkMarkingTests {
         }
     }
 
+    @Test func the_session_page_lists_recent_changes_with_undo_on_the_newest_after_a_reload() async throws {
+        try await withServer { api in
+            let (room, ada, ben) = try await Self.room(api)
+            let path = "/api/v1/sessions/\(room.sessionID)/attendance"
+            let first = try await api.call(
+                .post, path, as: room.teacher,
+                json: ["studentIds": [ada.id], "status": "excused", "reason": "Field trip"])
+            let second = try await api.call(
+                .post, path, as: room.teacher, json: ["studentIds": [ben.id], "status": "absent"])
+            let (firstID, secondID) = (try #require(first.int("batch.id")), try #require(second.int("batch.id")))
+            func undoForms() async throws -> [Int64] {
+                let page = try await api.call(.get, "/sessions/\(room.sessionID)", as: room.teacher)
+                return page.text.matches(of: /data-api="POST \/api\/v1\/attendance-batches\/(\d+)\/undo"/)
+                    .compactMap { Int64($0.1) }
+            }
+            let page = try await api.call(.get, "/sessions/\(room.sessionID)", as: room.teacher)
+            #expect(
+                page.text.contains("1 student marked absent")
+                    && page.text.contains("1 student marked excused — “Field trip”"))
+            #expect(try await undoForms() == [secondID], "only the newest can be undone")
+
+            _ = try await api.call(.post, "/api/v1/attendance-batches/\(secondID)/undo", as: room.teacher)
+            #expect(try await undoForms() == [firstID], "then the one before")
+            #expect(
+                try await api.call(.get, "/sessions/\(room.sessionID)", as: room.teacher).text.contains("· undone "))
+
+            // The undo cleared Ben's record: the student's own page shows the change without an empty quote.
+            let own = try await api.call(.get, "/sessions/\(room.sessionID)", as: ben)
+            #expect(own.text.contains("absent → <strong>not yet</strong>") && !own.text.contains("“”"), "\(own.text)")
+        }
+    }
+
     @Test func marking_again_when_nobody_is_left_does_not_stand_in_the_way_of_undo() async throws {
         try await withServer { api in
             let (room, ada, ben) = try await Self.room(api)

@@ -259,6 +259,7 @@ struct CheckInTests {
             try await database.shutdown()
             #expect(flags.map(\.kind) == [.deviceAlreadyUsed])
             #expect(flags.first?.studentId == friend.id)
+            #expect(flags.first?.otherStudentId == room.student.id, "the flag names both students, for “Flagged”")
             #expect(
                 flags.first?.detail
                     == "Phone Borrower tried to check in from the phone Cass Checkin used in this session.",

@@ -281,8 +281,11 @@ struct LiveTests {
             let page = try await api.call(.get, "/sessions/\(room.sessionID)", as: room.teacher)
             #expect(page.status == .ok)
             #expect(
-                page.text.contains(#"<li class="room-row" data-student="\#(room.student.id)" data-status="present">"#))
-            #expect(page.text.contains(#"<li class="room-row" data-student="\#(later.id)" data-status="none">"#))
+                page.text.contains(
+                    #"<li class="room-row" data-student="\#(room.student.id)" data-status="present" data-via="qr">"#))
+            #expect(
+                page.text.contains(#"<li class="room-row" data-student="\#(later.id)" data-status="none" data-via="">"#)
+            )
             #expect(page.text.contains(#"<strong data-count="checkedIn">1</strong>"#))
             #expect(page.text.contains("/assets/live.js"))
             let studentsPage = try await api.call(.get, "/sessions/\(room.sessionID)", as: room.student)

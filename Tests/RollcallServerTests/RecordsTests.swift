@@ -328,6 +328,8 @@ struct RecordsTests {
             _ = try await api.call(.post, "/api/v1/auth/verify-email", json: ["token": String(token)])
             let joined = try await api.call(.get, "/api/v1/courses/\(room.courseID)", as: nia)
             #expect(joined.status == .ok, "confirming the address joins the invited course: \(joined.text)")
+            let me = try await api.call(.get, "/api/v1/me", as: nia)
+            #expect(me.string("user.studentNumber") == "N-7", "the roster's number is kept: \(me.text)")
             let none = try await api.call(.get, "/api/v1/courses/\(room.courseID)/invitations", as: room.teacher)
             #expect(none.list("invitations").isEmpty)
         }

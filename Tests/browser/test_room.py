@@ -122,8 +122,17 @@ def test_a_teacher_finds_filters_sorts_and_marks_students_in_a_room_of_200(serve
     dialog.find_element(By.NAME, "note").send_keys("Came at 9:40, spoke to me after")
     dialog.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     WebDriverWait(teacher, 20).until(
-        lambda b: row(b, noted["id"]).find_element(By.CSS_SELECTOR, ".note").text == "Note: Came at 9:40, spoke to me after",
+        lambda b: row(b, noted["id"]).find_element(By.CSS_SELECTOR, ".note").get_attribute("textContent")
+        == "Note: Came at 9:40, spoke to me after",
         "the note on the row, live")
+    # Hidden until asked for: a laptop on the projector does not show it to the class.
+    assert not row(teacher, noted["id"]).find_element(By.CSS_SELECTOR, ".note").is_displayed()
+    teacher.execute_script("window.scrollTo(0, 0)")
+    teacher.find_element(By.ID, "show-notes").click()
+    WebDriverWait(teacher, 10).until(
+        lambda b: row(b, noted["id"]).find_element(By.CSS_SELECTOR, ".note").text == "Note: Came at 9:40, spoke to me after",
+        "the note shown on demand")
+    teacher.find_element(By.ID, "show-notes").click()
 
     # Everyone not yet checked in marked absent in one go; then undone in one go.
     teacher.execute_script("window.scrollTo(0, 0)")
@@ -147,25 +156,94 @@ def test_a_teacher_finds_filters_sorts_and_marks_students_in_a_room_of_200(serve
     Select(teacher.find_element(By.ID, "room-filter")).select_by_value("none")
     WebDriverWait(teacher, 20).until(lambda b: b.find_element(By.ID, "room-shown").text == "78 of 200 shown", "78 not yet again")
 
-    # A selection: the students whose numbers start S0019 (ten, none checked in) excused with a reason.
+    # A selection of ten who checked in by QR: the dialog opens with no status chosen and warns before anything
+    # is overwritten; cancelling changes nothing.
+    Select(teacher.find_element(By.ID, "room-filter")).select_by_value("all")
     search = teacher.find_element(By.ID, "room-search")
+    search.send_keys("S0011")
+    WebDriverWait(teacher, 10).until(lambda b: b.find_element(By.ID, "room-shown").text == "10 of 200 shown", "the ten found")
+    teacher.find_element(By.ID, "pick-shown").click()
+    teacher.find_element(By.ID, "mark-picked").click()
+    dialog = teacher.find_element(By.ID, "mark-dialog")
+    WebDriverWait(teacher, 10).until(lambda _: dialog.is_displayed(), "the mark dialog for the selection")
+    assert dialog.find_element(By.ID, "mark-name").text == "10 selected students"
+    assert not [box for box in dialog.find_elements(By.CSS_SELECTOR, 'input[name="status"]') if box.is_selected()]
+    warning = dialog.find_element(By.ID, "mark-warning")
+    assert warning.is_displayed() and warning.text.startswith("All 10 checked in by QR "), warning.text
+    assert "Saving overwrites those check-ins." in warning.text
+    screenshot(teacher, "room-bulk-warning", sizes=(PHONE, LAPTOP))
+    screenshot(teacher, "room-bulk-warning-dark", sizes=(PHONE,), dark=True)
+    # Saving with no status chosen is not possible: the dialog stays, nothing is sent.
+    dialog.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    assert dialog.is_displayed()
+    teacher.find_element(By.ID, "mark-cancel").click()
+    assert server.api("GET", f"/api/v1/sessions/{session_id}/audit", token=teacher_token)[1]["entries"][0]["studentId"] != students[110]["id"]
+    teacher.find_element(By.ID, "pick-none").click()
+    search.clear()
+    Select(teacher.find_element(By.ID, "room-filter")).select_by_value("none")
+
+    # The students whose numbers start S0019 (ten, none checked in) excused with a reason, through the same dialog.
     search.send_keys("S0019")
     WebDriverWait(teacher, 10).until(lambda b: b.find_element(By.ID, "room-shown").text == "10 of 200 shown", "the ten found")
     teacher.find_element(By.ID, "pick-shown").click()
     assert teacher.find_element(By.ID, "picked-count").text == "10"
-    bulk = teacher.find_element(By.ID, "bulk-form")
-    Select(bulk.find_element(By.NAME, "status")).select_by_value("excused")
-    bulk.find_element(By.NAME, "reason").send_keys("Field trip")
-    screenshot(teacher, "room-bulk-selection", sizes=(PHONE, LAPTOP))
-    bulk.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    teacher.find_element(By.ID, "mark-picked").click()
+    WebDriverWait(teacher, 10).until(lambda _: dialog.is_displayed(), "the mark dialog for the selection")
+    assert not dialog.find_element(By.ID, "mark-warning").is_displayed(), "nobody among them checked in"
+    dialog.find_element(By.CSS_SELECTOR, 'input[value="excused"]').click()
+    dialog.find_element(By.NAME, "reason").send_keys("Field trip")
+    dialog.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     WebDriverWait(teacher, 20).until(
         lambda b: b.find_element(By.ID, "room-undo-text").text == "Marked 10 students excused.", "the selection marked")
     WebDriverWait(teacher, 20).until(lambda b: b.find_element(By.ID, "room-shown").text == "0 of 200 shown", "none of the ten is 'not yet' now")
     assert teacher.find_element(By.ID, "picked").is_displayed() is False
+
+    # After a reload the change is still there to undo, from the list of recent changes.
+    teacher.refresh()
+    recent = wait_for(teacher, "#recent-batches")
+    recent.find_element(By.TAG_NAME, "summary").click()
+    newest = recent.find_element(By.CSS_SELECTOR, "li")
+    assert "10 students marked excused — “Field trip”" in newest.text, newest.text
+    screenshot(teacher, "room-recent-batches", sizes=(PHONE, LAPTOP))
+    newest.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    WebDriverWait(teacher, 20).until(
+        lambda b: "undone" in b.find_element(By.CSS_SELECTOR, "#recent-batches li").get_attribute("textContent"),
+        "the undo after a reload")
+    assert all(row(teacher, students[number]["id"]).get_attribute("data-status") == "none" for number in range(190, 200))
     _, noted_record = server.api(
         "GET", f"/api/v1/courses/{row_course(server, teacher_token, session_id)}/students/{noted['id']}/attendance",
         token=teacher_token)
     assert "9:40" not in json.dumps(noted_record), "the note is not in the student's record"
+
+
+def check_in(server, teacher_token, session_id, number, device):
+    """Student `number` of the lecture hall scans the projected code and checks in from `device`."""
+    token = server.api("POST", "/api/v1/auth/tokens", {"email": f"hall{number}@school.test", "password": PASSWORD})[1]["token"]
+    url = server.api("GET", f"/api/v1/sessions/{session_id}/projector", token=teacher_token)[1]["url"]
+    scan = urllib.request.Request(
+        server.url + url[url.index("/C/"):], headers={"Authorization": f"Bearer {token}", "Accept": "application/json"})
+    with urllib.request.urlopen(scan) as answer:
+        ticket = json.loads(answer.read())["ticket"]
+    return server.api("POST", "/api/v1/check-ins", {"ticket": ticket, "deviceId": device}, token)[0]
+
+
+def test_a_shared_phone_is_flagged_above_the_room_and_flagged_shows_both_students(server, browsers):
+    teacher_token, session_id, students = lecture_hall(server)
+    assert check_in(server, teacher_token, session_id, 180, "shared-phone-1") == 201
+    assert check_in(server, teacher_token, session_id, 181, "shared-phone-1") == 409
+    teacher = browsers(LAPTOP)
+    sign_in(teacher, server, "hall@school.test")
+    wait_for_path(teacher, "/courses")
+    open_dashboard(teacher, server, session_id)
+    flags = wait_for(teacher, "#flags")
+    assert f"{students[181]['name']} tried to check in from the phone {students[180]['name']}" in flags.text
+    room = teacher.find_element(By.ID, "room")
+    assert flags.location["y"] < room.location["y"], "the flags come before 200 rows, not after them"
+    Select(teacher.find_element(By.ID, "room-filter")).select_by_value("flagged")
+    WebDriverWait(teacher, 10).until(lambda b: b.find_element(By.ID, "room-shown").text == "2 of 200 shown", "both students flagged")
+    assert {item.get_attribute("data-student") for item in shown_rows(teacher)} == {
+        str(students[180]["id"]), str(students[181]["id"])}
+    screenshot(teacher, "room-flagged", sizes=(PHONE, LAPTOP))
 
 
 def row_course(server, token, session_id):

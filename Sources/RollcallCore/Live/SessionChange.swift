@@ -68,12 +68,15 @@ public enum SessionChange: Sendable, Equatable {
     public struct Flagged: Codable, Sendable, Equatable {
         public var flagId: Int64?
         public var studentId: Int64?
+        /// The second student the flag names, such as the owner of a phone another tried to check in from.
+        public var otherStudentId: Int64?
         public var kind: FlagKind
         public var detail: String
 
-        public init(flagId: Int64?, studentId: Int64?, kind: FlagKind, detail: String) {
+        public init(flagId: Int64?, studentId: Int64?, otherStudentId: Int64? = nil, kind: FlagKind, detail: String) {
             self.flagId = flagId
             self.studentId = studentId
+            self.otherStudentId = otherStudentId
             self.kind = kind
             self.detail = detail
         }

@@ -111,9 +111,12 @@ struct AccountsController: Sendable {
             )
         }
         try await users.markEmailVerified(id: userID)
-        guard let user = try await users.find(id: userID) else { throw AppError.notFound(.userNotFound, "user") }
-        // Only a confirmed address may take the places a roster import kept for it.
-        if user.role == .student { try await courses.acceptInvitations(studentID: user.id, email: user.email) }
+        guard var user = try await users.find(id: userID) else { throw AppError.notFound(.userNotFound, "user") }
+        // Only a confirmed address may take the places (and the student number) a roster import kept for it.
+        if user.role == .student {
+            try await courses.acceptInvitations(studentID: user.id, email: user.email)
+            user = try await users.find(id: userID) ?? user
+        }
         return UserEnvelope(user: UserView(user))
     }
 

@@ -338,6 +338,8 @@ struct UserStore: Sendable {
             try await sql.update("users").set("email_verified_at", to: Date()).where("id", .equal, id)
                 .where("email_verified_at", .is, SQLLiteral.null).run()
         }
+        // Every process forgets what it knew: a teacher who just confirmed may add students on any of them.
+        await database.announce(.user(id))
     }
 }
 

@@ -62,14 +62,15 @@ struct CheckInFollowUp: Sendable {
     /// Flags a check-in tried from a phone another student used, naming both, so that the teacher can find the one
     /// who lent the phone too. The flag exists to record the refusal: it is all a refused check-in leaves.
     func sharedDevice(_ seat: AttendanceLedger.Seat, in sql: Transaction) async throws {
-        var owner: String?
+        var owner: (id: Int64, name: String)?
         if let deviceID {
-            owner = try await CheckInStore.deviceOwnerName(sessionID: seat.sessionID, deviceID: deviceID, in: sql)
+            owner = try await CheckInStore.deviceOwner(sessionID: seat.sessionID, deviceID: deviceID, in: sql)
         }
         let detail =
-            owner.map { "\(studentName) tried to check in from the phone \($0) used in this session." }
+            owner.map { "\(studentName) tried to check in from the phone \($0.name) used in this session." }
             ?? "\(studentName) tried to check in from a phone another student already used in this session."
         try await CheckInStore.flag(
-            sessionID: seat.sessionID, studentID: seat.studentID, kind: .deviceAlreadyUsed, detail: detail, in: sql)
+            sessionID: seat.sessionID, studentID: seat.studentID, otherStudentID: owner?.id, kind: .deviceAlreadyUsed,
+            detail: detail, in: sql)
     }
 }

@@ -96,24 +96,34 @@ struct CheckInStore: Sendable {
     /// Raises a flag the teacher sees on the session (one phone checking in two students), with its live event, in
     /// the caller's transaction.
     static func flag(
-        sessionID: Int64, studentID: Int64?, kind: FlagKind, detail: String, in sql: Transaction
+        sessionID: Int64, studentID: Int64?, otherStudentID: Int64? = nil, kind: FlagKind, detail: String,
+        in sql: Transaction
     ) async throws {
         let id = try await sql.insert(into: "flags")
-            .columns("session_id", "student_id", "kind", "detail", "created_at")
-            .values(SQLBind(sessionID), SQLBind(studentID), SQLBind(kind.rawValue), SQLBind(detail), SQLBind(Date()))
+            .columns("session_id", "student_id", "other_student_id", "kind", "detail", "created_at")
+            .values(
+                SQLBind(sessionID), SQLBind(studentID), SQLBind(otherStudentID), SQLBind(kind.rawValue),
+                SQLBind(detail), SQLBind(Date())
+            )
             .returning("id").first(decodingColumn: "id", as: Int64.self)
-        let flagged = SessionChange.Flagged(flagId: id, studentId: studentID, kind: kind, detail: detail)
+        let flagged = SessionChange.Flagged(
+            flagId: id, studentId: studentID, otherStudentId: otherStudentID, kind: kind, detail: detail)
         try await SessionEvents.append(.flagged(flagged), sessionID: sessionID, in: sql)
     }
 
-    /// The name of the student who checked in to the session from this device.
-    static func deviceOwnerName(sessionID: Int64, deviceID: String, in sql: any SQLDatabase) async throws -> String? {
-        try await sql.raw(
-            """
-            SELECT users.name FROM device_bindings JOIN users ON users.id = device_bindings.student_id
-            WHERE device_bindings.session_id = \(bind: sessionID) AND device_bindings.device_id = \(bind: deviceID)
-            """
-        ).first(decodingColumn: "name", as: String.self)
+    /// The student who checked in to the session from this device, and their name.
+    static func deviceOwner(sessionID: Int64, deviceID: String, in sql: any SQLDatabase) async throws
+        -> (id: Int64, name: String)?
+    {
+        guard
+            let row = try await sql.raw(
+                """
+                SELECT users.id, users.name FROM device_bindings JOIN users ON users.id = device_bindings.student_id
+                WHERE device_bindings.session_id = \(bind: sessionID) AND device_bindings.device_id = \(bind: deviceID)
+                """
+            ).first()
+        else { return nil }
+        return (try row.decode(column: "id", as: Int64.self), try row.decode(column: "name", as: String.self))
     }
 
     /// The flags of a session, newest first.
@@ -140,6 +150,8 @@ struct Flag: Codable, Sendable, Equatable {
     var id: Int64
     var sessionId: Int64
     var studentId: Int64?
+    /// The second student the flag names, if any.
+    var otherStudentId: Int64?
     var kind: FlagKind
     var detail: String
     var createdAt: Date

@@ -37,6 +37,7 @@ enum Migrations {
         step024AbsenceNotices,
         step025SingleSignOn,
         step026InvitationMail,
+        step027FlagOtherStudent,
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.

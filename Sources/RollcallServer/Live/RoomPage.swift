@@ -13,6 +13,9 @@ struct RoomView: Sendable {
         var label: String
         var at: String
         var time: String
+        /// How the record came to be (`qr`, `manual`, …), empty without one: bulk marking warns before overwriting
+        /// a student's own check-in.
+        var via: String
         /// The teacher's own note on the record.
         var note: String?
     }
@@ -40,7 +43,8 @@ struct RoomView: Sendable {
                 id: String(student.id), name: student.name, studentNumber: student.studentNumber,
                 status: student.status?.rawValue ?? "none", label: Self.label(student.status, phase: phase),
                 at: student.at?.millisecondText ?? "",
-                time: student.at?.formatted(date: .omitted, time: .shortened) ?? "", note: student.note
+                time: student.at?.formatted(date: .omitted, time: .shortened) ?? "", via: student.via?.rawValue ?? "",
+                note: student.note
             )
         }
         empty = students.isEmpty
@@ -51,8 +55,7 @@ struct RoomView: Sendable {
         awayLabel = phase == .closed ? "absent" : "absent or not yet"
         blankRow = Row(
             id: "", name: "", studentNumber: nil, status: "none", label: Self.label(nil, phase: phase), at: "",
-            time: "",
-            note: nil)
+            time: "", via: "", note: nil)
     }
 
     /// The words beside a student's name; `live.js` uses the same.

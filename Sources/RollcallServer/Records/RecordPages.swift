@@ -224,7 +224,8 @@ struct AuditLogView: Sendable {
         var sessionTitle: String
         var oldText: String
         var newStatus: String
-        var reason: String
+        /// `nil` when empty, so that no empty quotes show.
+        var reason: String?
         var changedByName: String
         var when: String
     }
@@ -237,7 +238,8 @@ struct AuditLogView: Sendable {
             Entry(
                 studentName: entry.studentName, sessionTitle: entry.sessionTitle,
                 oldText: entry.oldStatus?.rawValue ?? "no record", newStatus: entry.newStatus?.rawValue ?? "not yet",
-                reason: entry.reason, changedByName: entry.changedByName, when: entry.changedAt.pageText)
+                reason: entry.reason.isEmpty ? nil : entry.reason, changedByName: entry.changedByName,
+                when: entry.changedAt.pageText)
         }
         noAudit = entries.isEmpty
     }

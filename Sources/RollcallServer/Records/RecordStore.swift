@@ -278,6 +278,31 @@ struct RecordStore: Sendable {
         var oldStatus: String?
     }
 
+    /// A session's latest batches that changed anything, newest first, with who made each.
+    func batches(sessionID: Int64, limit: Int = 5) async throws -> [(batch: AttendanceBatch, by: String)] {
+        try await database.read { sql in
+            let rows = try await sql.select().column(SQLColumn("*", table: "attendance_batches"))
+                .column(SQLColumn("name", table: "users"), as: "created_by_name")
+                .from("attendance_batches")
+                .join(
+                    "users", on: SQLColumn("id", table: "users"), .equal,
+                    SQLColumn("created_by", table: "attendance_batches")
+                )
+                .where(SQLColumn("session_id", table: "attendance_batches"), .equal, SQLBind(sessionID))
+                .where(SQLColumn("changed", table: "attendance_batches"), .greaterThan, SQLBind(0))
+                .orderBy(
+                    SQLOrderBy(
+                        expression: SQLColumn("id", table: "attendance_batches"), direction: SQLDirection.descending)
+                ).limit(limit).all()
+            return try rows.map { row in
+                (
+                    try row.decode(model: AttendanceBatch.self, with: .rollcall),
+                    try row.decode(column: "created_by_name", as: String.self)
+                )
+            }
+        }
+    }
+
     func batch(id: Int64) async throws -> AttendanceBatch? {
         try await database.read { sql in try await Self.batch(id: id, in: sql) }
     }

@@ -131,13 +131,30 @@ extension CourseStore {
 
     /// Enrols a student whose email address was just confirmed in every course that invited that address.
     func acceptInvitations(studentID: Int64, email: String, now: Date = Date()) async throws {
-        try await database.transaction { sql in
+        defer { database.caches.identities.forget(userID: studentID) }
+        let numbered = try await database.transaction { sql -> Bool in
             // Taken by deleting them: a second confirmation at the same moment finds none to take.
-            let courses = try await sql.delete(from: "course_invitations").where("email", .equal, email)
-                .returning("course_id").all(decodingColumn: "course_id", as: Int64.self)
-            for courseID in courses {
+            let taken = try await sql.delete(from: "course_invitations").where("email", .equal, email)
+                .returning("course_id", "student_number").all()
+            var number: String?
+            for invitation in taken {
+                let courseID = try invitation.decode(column: "course_id", as: Int64.self)
                 _ = try await Self.enroll(courseID: courseID, studentID: studentID, at: now, in: sql)
+                number = try number ?? invitation.decode(column: "student_number", as: String?.self)
             }
+            // The number the roster gave, for a student who registered without one, unless someone else has it.
+            if let number {
+                try await sql.raw(
+                    """
+                    UPDATE users SET student_number = \(bind: number)
+                    WHERE id = \(bind: studentID) AND student_number IS NULL
+                      AND NOT EXISTS (SELECT 1 FROM users other WHERE other.student_number = \(bind: number))
+                    """
+                ).run()
+                return true
+            }
+            return false
         }
+        if numbered { await database.announce(.user(studentID)) }
     }
 }

@@ -42,6 +42,8 @@ struct SessionPage: Sendable {
             page.hasVerifications = !verifications.isEmpty
             page.auditLog = AuditLogView(try await records.audit(sessionID: session.id))
             page.room = RoomView(try await rooms.room(sessionID: session.id, courseID: course.id), phase: phase)
+            page.batches = Self.batchRows(try await records.batches(sessionID: session.id))
+            page.hasBatches = !page.batches.isEmpty
             // An assistant marks attendance in the room; correcting the session is the teachers'.
             if access == .manage { page.corrections = try await corrections(session, phase: phase) }
             page.assistant = access == .assist
@@ -87,6 +89,21 @@ struct SessionPage: Sendable {
         return SessionPageModel.Mine(
             status: status?.rawValue ?? "pending", statusText: status?.rawValue ?? "not checked in",
             how: Self.how(record, status: status, phase: phase), changes: AuditLogView(changes))
+    }
+
+    /// The latest changes to many students, each undoable from the page, after a reload too; only the newest not
+    /// undone offers Undo, as only it can be.
+    static func batchRows(_ batches: [(batch: AttendanceBatch, by: String)]) -> [SessionPageModel.BatchRow] {
+        let undoable = batches.first { $0.batch.undoneAt == nil }?.batch.id
+        return batches.map { batch, by in
+            let students = batch.changed == 1 ? "1 student" : "\(batch.changed) students"
+            return SessionPageModel.BatchRow(
+                id: batch.id,
+                text: "\(students) marked \(batch.status.rawValue)"
+                    + (batch.reason.isEmpty ? "" : " — “\(batch.reason)”"),
+                when: "\(by), \(batch.createdAt.pageText)",
+                undone: batch.undoneAt.map { "undone \($0.pageText)" }, undoable: batch.id == undoable)
+        }
     }
 
     /// How a student's status came to be, in one sentence.
@@ -172,6 +189,15 @@ struct SessionPageModel: PageModel {
         var when: String
     }
 
+    /// A change to many students at once, in the list of recent ones.
+    struct BatchRow: Sendable {
+        var id: Int64
+        var text: String
+        var when: String
+        var undone: String?
+        var undoable: Bool
+    }
+
     /// A student's own standing in the session.
     struct Mine: Sendable {
         /// The status pill's class: `present`, `late`, `excused`, `absent`, or `pending` before it counts.
@@ -198,6 +224,8 @@ struct SessionPageModel: PageModel {
     var verifications: [CheckInVerificationRecord.PageRow] = []
     var hasVerifications = false
     var auditLog: AuditLogView?
+    var batches: [BatchRow] = []
+    var hasBatches = false
     var room: RoomView?
     var mine: Mine?
     var corrections: Corrections?

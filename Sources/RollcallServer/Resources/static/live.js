@@ -20,6 +20,7 @@ const rowTemplate = document.getElementById("room-row-template");
 function row(student) {
   const item = rowTemplate.content.firstElementChild.cloneNode(true);
   item.dataset.student = student.id;
+  item.dataset.via = student.via ?? "";
   const name = item.querySelector(".name");
   name.textContent = student.name;
   name.href = `/courses/${room.dataset.course}/students/${student.id}`;
@@ -73,26 +74,67 @@ function applyView() {
   shown.textContent = count === rows.length ? `${rows.length} students` : `${count} of ${rows.length} shown`;
 }
 
+// The teacher's private notes, on demand only; the choice is remembered in this browser.
+const showNotes = document.getElementById("show-notes");
+const NOTES_SHOWN = "rollcall.room-notes";
+showNotes.checked = localStorage.getItem(NOTES_SHOWN) === "yes";
+room.classList.toggle("showing-notes", showNotes.checked);
+showNotes.addEventListener("change", () => {
+  room.classList.toggle("showing-notes", showNotes.checked);
+  localStorage.setItem(NOTES_SHOWN, showNotes.checked ? "yes" : "no");
+});
+
 for (const control of [search, filter, sort]) {
   control.addEventListener("input", applyView);
   control.addEventListener("change", applyView);
 }
 
-// Marking by hand from the room: one dialog for every row; the live event then redraws the row.
+// Marking by hand from the room: one dialog for a row and for a selection; the live event then redraws the rows.
 const dialog = document.getElementById("mark-dialog");
 const markForm = document.getElementById("mark-form");
+const markWarning = document.getElementById("mark-warning");
+/** The row being marked, or `null` when the dialog marks the selection. */
 let marking = null;
+
+function openMarkDialog(name) {
+  document.getElementById("mark-name").textContent = name;
+  markForm.reset();
+  markForm.querySelector(".form-error").hidden = true;
+  markWarning.hidden = true;
+  dialog.showModal();
+}
 
 list.addEventListener("click", (event) => {
   const button = event.target.closest(".mark");
   if (!button) return;
   marking = button.closest(".room-row");
-  document.getElementById("mark-name").textContent = marking.querySelector(".name").textContent;
-  markForm.reset();
+  openMarkDialog(marking.querySelector(".name").textContent);
   const current = markForm.querySelector(`input[name="status"][value="${marking.dataset.status}"]`);
   if (current) current.checked = true;
-  markForm.querySelector(".form-error").hidden = true;
-  dialog.showModal();
+});
+
+const CHECK_INS = { qr: "by QR", typed: "by typed code", spot: "at the check-in spot", api: "from the app" };
+
+/** Warns, before a selection is marked, that it holds students who checked in themselves. */
+function checkInWarning(rows) {
+  const own = rows.filter((item) => item.dataset.via in CHECK_INS);
+  if (own.length === 0) return null;
+  const ways = [...new Set(own.map((item) => CHECK_INS[item.dataset.via]))].join(" or ");
+  const times = own.map((item) => item.querySelector(".at").dateTime).filter(Boolean).sort();
+  const first = timeText(times[0]);
+  const last = timeText(times[times.length - 1]);
+  const when = first === last ? `at ${first}` : `between ${first} and ${last}`;
+  const them = own.length === rows.length ? (own.length === 1 ? "This student" : `All ${own.length}`) : `${own.length} of them`;
+  return `${them} checked in ${ways} ${when}. Saving overwrites ${own.length === 1 ? "that check-in" : "those check-ins"}.`;
+}
+
+document.getElementById("mark-picked").addEventListener("click", () => {
+  marking = null;
+  const rows = [...picked].map((id) => list.querySelector(`[data-student="${id}"]`)).filter(Boolean);
+  openMarkDialog(rows.length === 1 ? rows[0].querySelector(".name").textContent : `${rows.length} selected students`);
+  const warning = checkInWarning(rows);
+  markWarning.textContent = warning ?? "";
+  markWarning.hidden = warning === null;
 });
 
 document.getElementById("mark-cancel").addEventListener("click", () => dialog.close());
@@ -108,7 +150,11 @@ markForm.addEventListener("submit", async (event) => {
     const body = { status };
     if (reason) body.reason = reason;
     if (note) body.note = note;
-    await api("PUT", `/api/v1/sessions/${session}/attendance/${marking.dataset.student}`, body);
+    if (marking === null) {
+      await markMany({ ...body, studentIds: [...picked].map(Number) }, "");
+    } else {
+      await api("PUT", `/api/v1/sessions/${session}/attendance/${marking.dataset.student}`, body);
+    }
     dialog.close();
   } catch (failure) {
     error.textContent = failure.message;
@@ -171,8 +217,8 @@ function setPhase(next) {
   }
 }
 
-function addFlag(detail, at, studentId) {
-  if (studentId != null) flagged.add(String(studentId));
+function addFlag(detail, at, ...students) {
+  for (const id of students) if (id != null) flagged.add(String(id));
   const section = document.getElementById("flags");
   const item = document.createElement("li");
   item.textContent = `${detail} `;
@@ -192,7 +238,7 @@ function renderSnapshot(snapshot) {
   const flags = document.getElementById("flag-list");
   flags.replaceChildren();
   flagged.clear();
-  for (const flag of [...snapshot.flags].reverse()) addFlag(flag.detail, flag.createdAt, flag.studentId);
+  for (const flag of [...snapshot.flags].reverse()) addFlag(flag.detail, flag.createdAt, flag.studentId, flag.otherStudentId);
   document.getElementById("flags").hidden = snapshot.flags.length === 0;
   applyView();
 }
@@ -210,13 +256,14 @@ function apply(event) {
         return false;
       }
       setStatus(item, data.status ?? null, data.at ?? null);
+      item.dataset.via = event.kind === "checked_in" ? data.via : data.status == null ? "" : "manual";
       if (data.note !== undefined || data.status == null) setNote(item, data.note);
       recount();
       applyView();
       break;
     }
     case "flagged":
-      addFlag(data.detail, event.createdAt, data.studentId);
+      addFlag(data.detail, event.createdAt, data.studentId, data.otherStudentId);
       applyView();
       break;
     case "session_opened":
@@ -272,8 +319,9 @@ function connect() {
   };
 }
 
-// Marking many at once: a selection, or everyone not yet checked in; the last change can be undone.
-const bulkForm = document.getElementById("bulk-form");
+// Marking many at once: a selection (through the dialog), or everyone not yet checked in; the last change can be
+// undone here, and from the list of recent changes after a reload.
+const markPicked = document.getElementById("mark-picked");
 const bulkError = document.getElementById("bulk-error");
 const undoBox = document.getElementById("room-undo");
 let lastBatch = null;
@@ -281,7 +329,7 @@ let lastBatch = null;
 function showPicked() {
   document.getElementById("picked-count").textContent = picked.size;
   document.getElementById("picked").hidden = picked.size === 0;
-  bulkForm.hidden = picked.size === 0;
+  markPicked.hidden = picked.size === 0;
 }
 
 list.addEventListener("change", (event) => {
@@ -307,37 +355,24 @@ document.getElementById("pick-none").addEventListener("click", () => {
   showPicked();
 });
 
+/** Marks many students; a refusal is thrown to the caller. */
 async function markMany(body, what) {
   const { api } = await import("/assets/app.js");
   bulkError.hidden = true;
-  try {
-    const { batch } = await api("POST", `/api/v1/sessions/${session}/attendance`, body);
-    if (batch.changed === 0) {
-      // Nothing changed: the change before stays the one Undo takes back.
-      bulkError.textContent = `Nobody was marked ${batch.status}${what}: they all had that status already.`;
-      bulkError.hidden = false;
-      document.getElementById("pick-none").click();
-      return;
-    }
-    lastBatch = batch.id;
-    const count = batch.changed === 1 ? "1 student" : `${batch.changed} students`;
-    document.getElementById("room-undo-text").textContent = `Marked ${count} ${batch.status}${what}.`;
-    document.getElementById("room-undo-button").hidden = false;
-    undoBox.hidden = false;
-    document.getElementById("pick-none").click();
-  } catch (failure) {
-    bulkError.textContent = failure.message;
+  const { batch } = await api("POST", `/api/v1/sessions/${session}/attendance`, body);
+  document.getElementById("pick-none").click();
+  if (batch.changed === 0) {
+    // Nothing changed: the change before stays the one Undo takes back.
+    bulkError.textContent = `Nobody was marked ${batch.status}${what}: they all had that status already.`;
     bulkError.hidden = false;
+    return;
   }
+  lastBatch = batch.id;
+  const count = batch.changed === 1 ? "1 student" : `${batch.changed} students`;
+  document.getElementById("room-undo-text").textContent = `Marked ${count} ${batch.status}${what}.`;
+  document.getElementById("room-undo-button").hidden = false;
+  undoBox.hidden = false;
 }
-
-bulkForm.addEventListener("submit", (event) => {
-  event.preventDefault();
-  const body = { studentIds: [...picked].map(Number), status: bulkForm.elements.status.value };
-  const reason = bulkForm.elements.reason.value.trim();
-  if (reason) body.reason = reason;
-  markMany(body, "");
-});
 
 document.getElementById("mark-rest-absent").addEventListener("click", () => {
   const rest = [...list.children].filter((item) => item.dataset.status === "none").length;
@@ -347,7 +382,10 @@ document.getElementById("mark-rest-absent").addEventListener("click", () => {
     return;
   }
   if (!window.confirm(`Mark the ${rest} students not yet checked in absent? You can undo it.`)) return;
-  markMany({ filter: "not_checked_in", status: "absent" }, " who had not checked in");
+  markMany({ filter: "not_checked_in", status: "absent" }, " who had not checked in").catch((failure) => {
+    bulkError.textContent = failure.message;
+    bulkError.hidden = false;
+  });
 });
 
 document.getElementById("room-undo-button").addEventListener("click", async () => {

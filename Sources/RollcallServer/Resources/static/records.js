@@ -27,6 +27,15 @@ for (const number of document.querySelectorAll("[data-count-to]")) {
 
 // Roster import: the file goes to the API as it is; a refusal lists every line to mend.
 const importForm = document.querySelector("form[data-import]");
+const IMPORT_SUMMARY = "rollcall.import-summary";
+const summary = sessionStorage.getItem(IMPORT_SUMMARY);
+if (importForm && summary) {
+  sessionStorage.removeItem(IMPORT_SUMMARY);
+  const answerBox = importForm.querySelector(".import-answer");
+  answerBox.textContent = summary;
+  answerBox.hidden = false;
+  answerBox.scrollIntoView({ block: "center" });
+}
 importForm?.addEventListener("submit", async (event) => {
   event.preventDefault();
   const errorBox = importForm.querySelector(".form-error");
@@ -71,9 +80,9 @@ importForm?.addEventListener("submit", async (event) => {
     if (data.waiting > 0) {
       text += ` ${data.waiting} ${data.waiting === 1 ? "invitation waits" : "invitations wait"} to be mailed: at most ${data.invitationsPerDay} go out for you in a day.`;
     }
-    answerBox.textContent = text;
-    answerBox.hidden = false;
-    setTimeout(() => window.location.reload(), 1500);
+    // The roster below is drawn by the server: reload it, and show the summary again on the new page.
+    sessionStorage.setItem(IMPORT_SUMMARY, text);
+    window.location.reload();
   } catch {
     errorBox.textContent = "Rollcall could not be reached. Check the connection and try again.";
     errorBox.hidden = false;
