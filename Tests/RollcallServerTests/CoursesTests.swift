@@ -141,6 +141,29 @@ struct CoursesTests {
         }
     }
 
+    @Test func the_open_session_comes_first_on_a_students_course_page_and_asks_nothing_once_they_are_in()
+        async throws
+    {
+        try await withServer { api in
+            let room = try await Classroom.open(api, settings: ["allowTyping": true])
+            func coursePage() async throws -> String {
+                try await api.call(.get, "/courses/\(room.courseID)", as: room.student).text
+            }
+            let page = try await coursePage()
+            let now = try #require(page.firstRange(of: "id=\"now\"")).lowerBound
+            let figures = try #require(page.firstRange(of: "id=\"my-attendance\"")).lowerBound
+            #expect(now < figures, "the open session before the student's figures")
+            let card = page[now...].components(separatedBy: "</section>")[0]
+            #expect(card.contains("/sessions/\(room.sessionID)\"") && card.contains("typed-form"), "\(card)")
+            #expect(card.contains("data-quiz-announce=\"\(room.sessionID)\""), "a running quiz is announced there")
+            #expect(page.contains("No other sessions yet."))
+
+            #expect(try await room.checkIn(api, room.student).status == .created)
+            let after = try await coursePage()
+            #expect(!after.contains("typed-form") && !after.contains("Scan the code on the screen"), "already in")
+        }
+    }
+
     @Test func posters_are_images() async throws {
         try await withServer { api in
             let (teacher, courseID, _) = try await api.teacherWithCourse()

@@ -135,6 +135,7 @@ struct TimetableServerTests {
             let list = try #require(page.text.firstRange(of: "id=\"session-list\"")).upperBound
             let shown = page.text[list...].prefix { _ in true }.components(separatedBy: "</ul>")[0]
             #expect(shown.components(separatedBy: "<li>").count - 1 == CoursePage.nextShown + 1, "\(shown)")
+            #expect(page.text.contains("id=\"next-session\""), "with nothing open, the next session is named on top")
             #expect(
                 page.text.contains("<summary>\(scheduled - CoursePage.nextShown) more to come</summary>"),
                 "\(scheduled) scheduled")

@@ -311,3 +311,44 @@ def test_a_second_tab_a_paste_and_a_narrow_window_are_flagged(server, browsers):
     flags = kinds(phone)
     assert flags["pasted"]["detail"] == "32 characters into q3"
     assert flags["resized"]["detail"].startswith("280")
+
+
+def test_a_running_quiz_is_found_from_the_check_in_the_course_page_and_the_session(server, browsers):
+    teacher = account(server, "Theo Teacher", "theo@school.test", "teacher")
+    _, course = server.api("POST", "/api/v1/courses", {"name": "Biology"}, teacher)
+    course_id = course["course"]["id"]
+    student = account(server, "Sam Student", "sam@school.test")
+    server.api("POST", "/api/v1/courses/join", {"code": course["course"]["joinCode"]}, student)
+    _, session = server.api("POST", f"/api/v1/courses/{course_id}/sessions", {"settings": {"period": 30}}, teacher)
+    session_id = session["session"]["id"]
+
+    phone = browsers(PHONE)
+    sign_in(phone, server, "sam@school.test")
+    wait_for_path(phone, "/courses")
+    _, frame = server.api("GET", f"/api/v1/sessions/{session_id}/projector", token=teacher)
+    phone.get(frame["url"])
+    WebDriverWait(phone, 20).until(lambda b: b.find_element(By.ID, "check-in").get_attribute("data-result") == "present")
+    assert not phone.find_element(By.ID, "check-in-quiz").is_displayed(), "no quiz yet"
+
+    # The teacher starts a quiz after the student checked in: the "You're in" page learns of it by itself.
+    _, quiz = server.api("POST", f"/api/v1/courses/{course_id}/quizzes", QUIZ, teacher)
+    _, run = server.api("POST", f"/api/v1/sessions/{session_id}/quiz-runs", {"quizId": quiz["quiz"]["id"]}, teacher)
+    run_id = run["run"]["id"]
+    link = WebDriverWait(phone, 60).until(
+        lambda b: b.find_element(By.CSS_SELECTOR, "#check-in-quiz a") if b.find_elements(By.CSS_SELECTOR, "#check-in-quiz a") else False,
+        "the running quiz announced on the check-in page")
+    assert link.text == "open “Cells”"
+    screenshot(phone, "check-in-quiz-running", sizes=(PHONE,))
+    screenshot(phone, "check-in-quiz-running-dark", sizes=(PHONE,), dark=True)
+
+    # The course page names it in the open session's card at the top, and so does the session's page.
+    phone.get(f"{server.url}/courses/{course_id}")
+    announced = wait_for(phone, "#now [data-quiz-announce] a")
+    assert announced.get_attribute("href").endswith(f"/quiz-runs/{run_id}")
+    screenshot(phone, "course-now-quiz", sizes=(PHONE, LAPTOP))
+    phone.get(f"{server.url}/sessions/{session_id}")
+    wait_for(phone, "#my-quiz a").click()
+
+    # The quiz's instructions are there to read before starting.
+    wait_for_path(phone, f"/quiz-runs/{run_id}")
+    assert wait_for(phone, "#quiz-instructions").text == "Instructions\nNo notes."

@@ -79,13 +79,16 @@ struct CoursePages: Sendable {
         return sessions.map { session in
             let count = tallies[session.id]?.statuses ?? [:]
             let open = session.phase(at: now) == .open
+            let mine = student.flatMap { records.countedStatus(session: session, studentID: $0) }
+            // Already in: no "scan the code" nor a code box for a student who has checked in.
+            let waiting = open && mine != .present && mine != .late
             return CoursePage.SessionRow(
                 id: session.id, title: session.title, phase: session.phase(at: now).rawValue,
-                myStatus: student.flatMap { records.countedStatus(session: session, studentID: $0)?.rawValue },
+                myStatus: mine?.rawValue,
                 when: (session.openedAt ?? session.scheduledAt ?? session.createdAt).pageText,
                 present: (count[.present] ?? 0) + (count[.late] ?? 0), studentView: student != nil, open: open,
-                spot: open && session.settings.mode == .spot, typed: open && session.settings.allowTyping,
-                scan: open && session.settings.mode == .qr, passkey: verification.required,
+                spot: waiting && session.settings.mode == .spot, typed: waiting && session.settings.allowTyping,
+                scan: waiting && session.settings.mode == .qr, passkey: verification.required,
                 needsLocation: session.settings.geofence != nil,
                 upcoming: session.phase(at: now) == .scheduled && (session.scheduledAt ?? now) > now)
         }
@@ -355,7 +358,15 @@ struct CoursePage: PageModel {
     var description: String
     var hasPoster: Bool
     var plannedSessions: String
-    /// The sessions in reach: those open now, the next few to come (soonest first) and the latest held.
+    /// The sessions open now, first on the page with their ways to check in: on a phone they are what a student
+    /// came for.
+    var current: [SessionRow] = []
+    var hasCurrent = false
+    /// With nothing open, the next session to come, named near the top.
+    var nextSession: SessionRow?
+    /// Nothing but the open sessions: the list below says so rather than stand empty.
+    var onlyCurrent = false
+    /// The sessions in reach below: the next few to come (soonest first) and the latest held.
     var sessions: [SessionRow] = []
     /// The rest, folded, so that a term's timetable does not push everything else off the page.
     var laterSessions: [SessionRow] = []
@@ -371,7 +382,11 @@ struct CoursePage: PageModel {
         let open = rows.filter(\.open)
         let upcoming = rows.filter(\.upcoming).reversed()
         let held = rows.filter { !$0.open && !$0.upcoming }
-        sessions = open + upcoming.prefix(Self.nextShown) + held.prefix(Self.latestShown)
+        current = open
+        hasCurrent = !open.isEmpty
+        nextSession = open.isEmpty ? upcoming.first : nil
+        sessions = Array(upcoming.prefix(Self.nextShown)) + Array(held.prefix(Self.latestShown))
+        onlyCurrent = hasCurrent && upcoming.isEmpty && held.isEmpty
         laterSessions = Array(upcoming.dropFirst(Self.nextShown))
         earlierSessions = Array(held.dropFirst(Self.latestShown))
         laterCount = laterSessions.count

@@ -55,6 +55,7 @@ struct QuizPages: Sendable {
         let page = QuizStudentPage(
             runId: run.id, sessionId: run.sessionId, studentId: try context.requireUser().id,
             title: run.definition.title,
+            instructions: run.definition.instructions.isEmpty ? nil : run.definition.instructions,
             questions: run.definition.questions.count,
             minutes: QuizText.minutes(run.definition.timeLimitSeconds), narrowWidth: IntegrityFlagReport.narrowWidth)
         return try pages.render(page, title: "\(run.definition.title) · Rollcall", context: context)
@@ -112,6 +113,8 @@ struct QuizStudentPage: PageModel {
     /// it as theirs.
     var studentId: Int64
     var title: String
+    /// The teacher's instructions, read before starting.
+    var instructions: String?
     var questions: Int
     var minutes: String
     var narrowWidth: Int

@@ -88,7 +88,8 @@ struct SessionPage: Sendable {
         }
         return SessionPageModel.Mine(
             status: status?.rawValue ?? "pending", statusText: status?.rawValue ?? "not checked in",
-            how: Self.how(record, status: status, phase: phase), changes: AuditLogView(changes))
+            how: Self.how(record, status: status, phase: phase), changes: AuditLogView(changes),
+            sessionId: session.id, sessionOpen: phase == .open)
     }
 
     /// The latest changes to many students, each undoable from the page, after a reload too; only the newest not
@@ -205,6 +206,9 @@ struct SessionPageModel: PageModel {
         var statusText: String
         var how: String
         var changes: AuditLogView
+        /// While the session is open, the page announces a quiz running in it.
+        var sessionId: Int64
+        var sessionOpen: Bool
     }
 
     var id: Int64

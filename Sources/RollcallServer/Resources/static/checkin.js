@@ -2,6 +2,7 @@
 // then the check-in, then a plain answer.
 import { api, deviceId, locate } from "/assets/app.js";
 import { assertPasskey, registerPasskey } from "/assets/passkeys.js";
+import { announceQuizzes } from "/assets/quiz-announce.js";
 
 const root = document.getElementById("check-in");
 const show = (id) => {
@@ -76,6 +77,7 @@ async function checkIn(options = {}) {
     root.dataset.result = answer.status;
     document.getElementById("check-in-validity").hidden = true;
     show("check-in-done");
+    announceQuizzes(document.getElementById("check-in-quiz"), answer.sessionId);
   } catch (error) {
     failed(error);
   }
