@@ -125,6 +125,39 @@ struct CheckInTests {
         }
     }
 
+    @Test func an_old_code_of_a_session_that_has_closed_says_so_rather_than_to_scan_again() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            let url = try #require(try await room.projector(api).string("url"))
+            let code = String(url.suffix(RotatingCode.length))
+            try await api.execute(
+                "UPDATE sessions SET opened_at = opened_at - 60, closes_at = closes_at - 60 WHERE id = \(room.sessionID)"
+            )
+            _ = try await api.call(.post, "/api/v1/sessions/\(room.sessionID)/close", as: room.teacher)
+            let page = try await api.call(.get, "/C/\(code)", as: room.student)
+            #expect(page.text.contains("This session is not taking check-ins: it has closed"), "\(page.text)")
+            #expect(!page.text.contains("scan the code on the screen again"))
+            let answer = try await api.call(
+                .get, "/C/\(code)", as: room.student, headers: [.accept: "application/json"])
+            #expect(answer.errorCode == "session_closed", "\(answer.text)")
+        }
+    }
+
+    @Test func signing_in_after_a_scan_names_the_class_and_how_long_the_scan_is_held() async throws {
+        try await withServer { api in
+            let room = try await Classroom.open(api)
+            let ticket = try await room.scan(api)
+            let next = "/check-in/\(ticket)".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let signIn = try await api.call(.get, "/sign-in?next=\(next)")
+            #expect(signIn.text.contains("Sign in to check in to Biology 101"), "\(signIn.text)")
+            #expect(signIn.text.contains("held for 2 minutes"))
+            let register = try await api.call(.get, "/register?next=\(next)")
+            #expect(register.text.contains("id=\"scan-notice\""))
+            let plain = try await api.call(.get, "/sign-in")
+            #expect(!plain.text.contains("scan-notice"))
+        }
+    }
+
     @Test func a_ticket_survives_a_slow_sign_in_but_not_two_minutes() async throws {
         try await withServer { api in
             let room = try await Classroom.open(api)

@@ -70,7 +70,7 @@ public enum CheckInError: String, Error, CaseIterable, Sendable {
         case .invalidCode:
             "This is not a check-in code for this session. Scan the code on the screen in your classroom."
         case .sessionClosed:
-            "This session is not taking check-ins now. If you are in class, ask your teacher to mark you present."
+            "This session is not taking check-ins: it has closed, or not opened yet. If you are in class, ask your teacher to mark you present."
         case .codeExpired:
             "The code has changed — scan the code on the screen again."
         case .notEnrolled:

@@ -15,6 +15,9 @@ struct AccountPages: Sendable {
     let configuration: Configuration
     /// The school's provider, whose sign-out the page offers after signing out of Rollcall.
     let school: OpenIDProvider?
+    /// For a sign-in on the way to a check-in: the scan's class, and how long it is held.
+    let tickets: ScanTickets
+    let sessions: SessionStore
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get(AccountRoutes.home, use: home)
@@ -65,6 +68,7 @@ struct AccountPages: Sendable {
             page.schoolSignOut = link.string ?? ""
             page.signedOut = true
         }
+        page.scan = try await scanNotice(next: next)
         if let (device, user) = try await devices.recognised(request, users: users) {
             page.remembered = true
             page.rememberedName = user.name
@@ -79,8 +83,25 @@ struct AccountPages: Sendable {
         guard configuration.passwordSignIn else {
             return .redirect(to: AccountRoutes.signIn(next: next), type: .found)
         }
-        let page = RegisterPage(next: next, nextQuery: Self.queryValue(next), email: request.query("email") ?? "")
+        var page = RegisterPage(next: next, nextQuery: Self.queryValue(next), email: request.query("email") ?? "")
+        page.scan = try await scanNotice(next: next)
         return try pages.render(page, title: "Create your account · Rollcall", context: context)
+    }
+
+    /// What a person who scanned the projected code before signing in is told: which class the scan is for, and
+    /// that it is held for a while, or that it ran out.
+    func scanNotice(next: String, now: Date = Date()) async throws -> String? {
+        let prefix = CheckInRoutes.checkInPage(ticket: "")
+        guard next.hasPrefix(prefix), let ticket = try await tickets.read(String(next.dropFirst(prefix.count))),
+            let session = try await sessions.find(id: ticket.sessionId)
+        else { return nil }
+        let held = Int(ScanTickets.lifetime / 60)
+        guard ticket.expiresAt > now else {
+            return
+                "Your scan for \(session.courseName) — \(session.title) has run out. Sign in, then scan the code on the screen again."
+        }
+        return
+            "Sign in to check in to \(session.courseName) — \(session.title). Your scan is held for \(held) minutes from when you scanned: sign in or create your account now, and you are checked in."
     }
 
     @Sendable func verifyEmail(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -123,6 +144,8 @@ struct SignInPage: PageModel {
     var schoolSignOut = ""
     /// The school's sign-in button's label.
     var schoolSignIn = ""
+    /// On the way to a check-in: the class scanned, and how long the scan is held.
+    var scan: String?
 }
 
 struct RegisterPage: PageModel {
@@ -131,6 +154,8 @@ struct RegisterPage: PageModel {
     var nextQuery: String
     /// Filled in from an invitation's link.
     var email: String
+    /// On the way to a check-in: the class scanned, and how long the scan is held.
+    var scan: String?
 }
 
 struct ForgotPasswordPage: PageModel {

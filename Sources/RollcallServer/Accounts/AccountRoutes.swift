@@ -71,7 +71,8 @@ extension AccountRoutes {
         }
         AccountPages(
             pages: parts.pages, exposure: stores.exposure, personal: stores.personal, devices: stores.devices,
-            users: stores.users, configuration: parts.configuration, school: provider
+            users: stores.users, configuration: parts.configuration, school: provider, tickets: parts.tickets,
+            sessions: stores.sessions
         ).addRoutes(to: router)
     }
 }

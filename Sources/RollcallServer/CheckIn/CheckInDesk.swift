@@ -77,7 +77,8 @@ struct CheckInDesk: Sendable {
             return Scan(
                 ticket: tickets.issue(session: session, step: step, scannedAt: now, studentID: studentID),
                 expiresAt: now.addingTimeInterval(ScanTickets.lifetime), session: session)
-        case .expired: throw CheckInRefusal(.codeExpired)
+        // A code of a session that has closed since is not merely old: scanning again cannot help.
+        case .expired: throw CheckInRefusal(session.phase(at: now) == .open ? .codeExpired : .sessionClosed)
         case .fromFuture, .invalid: throw CheckInRefusal(.invalidCode)
         }
     }
