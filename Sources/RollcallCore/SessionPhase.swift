@@ -12,3 +12,13 @@ public enum SessionPhase: String, Codable, CaseIterable, Sendable {
         return .open
     }
 }
+
+extension SessionPhase {
+    /// Whether a session that never opened is past its time: scheduled for `scheduledAt`, it would have closed
+    /// `openMinutes` later, and `now` is after that. Such a session did not take place; the teacher opens it late or
+    /// cancels it.
+    public static func missed(_ phase: SessionPhase, scheduledAt: Date?, openMinutes: Int, now: Date) -> Bool {
+        guard phase == .scheduled, let scheduledAt else { return false }
+        return scheduledAt.addingTimeInterval(Double(openMinutes) * 60) <= now
+    }
+}

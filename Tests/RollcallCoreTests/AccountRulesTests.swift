@@ -197,6 +197,17 @@ struct SessionPhaseTests {
                 == .open)
         #expect(SessionPhase.at(opened, openedAt: nil, closesAt: nil, closedAt: nil) == .scheduled)
     }
+
+    @Test func a_scheduled_session_is_missed_once_its_time_to_close_has_passed() {
+        let end = opened.addingTimeInterval(90 * 60)
+        #expect(!SessionPhase.missed(.scheduled, scheduledAt: opened, openMinutes: 90, now: opened))
+        #expect(!SessionPhase.missed(.scheduled, scheduledAt: opened, openMinutes: 90, now: end.addingTimeInterval(-1)))
+        #expect(SessionPhase.missed(.scheduled, scheduledAt: opened, openMinutes: 90, now: end))
+        #expect(!SessionPhase.missed(.scheduled, scheduledAt: nil, openMinutes: 90, now: end), "no time, no miss")
+        for phase in [SessionPhase.open, .closed] {
+            #expect(!SessionPhase.missed(phase, scheduledAt: opened, openMinutes: 90, now: end), "it took place")
+        }
+    }
 }
 
 @Suite("Small rules people run into")

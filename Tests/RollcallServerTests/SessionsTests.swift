@@ -52,6 +52,34 @@ struct SessionsTests {
         }
     }
 
+    @Test func a_scheduled_session_whose_time_passed_unopened_is_shown_as_missed_with_open_and_cancel()
+        async throws
+    {
+        try await withServer { api in
+            let (teacher, courseID, _) = try await api.teacherWithCourse()
+            let later = ISO8601DateFormatter().string(from: Date().addingTimeInterval(3600))
+            let made = try await api.call(
+                .post, "/api/v1/courses/\(courseID)/sessions", as: teacher,
+                json: ["title": "Lab 1", "scheduledAt": later, "settings": ["openMinutes": 30]])
+            let id = try #require(made.int("session.id"))
+            let upcoming = try await api.call(.get, "/courses/\(courseID)", as: teacher)
+            #expect(upcoming.text.contains("class=\"badge scheduled\"") && !upcoming.text.contains("badge missed"))
+
+            // Yesterday's class, never opened: it says so, and offers to open it late or cancel it.
+            try await api.execute(
+                "UPDATE sessions SET scheduled_at = scheduled_at - \(26 * 3600) WHERE id = \(id)")
+            let page = try await api.call(.get, "/sessions/\(id)", as: teacher)
+            #expect(page.text.contains("class=\"badge missed\"") && page.text.contains("id=\"missed-notice\""))
+            #expect(page.text.contains("and never opened"))
+            #expect(page.text.contains("DELETE /api/v1/sessions/\(id)?records=0&amp;attempts=0"))
+            let course = try await api.call(.get, "/courses/\(courseID)", as: teacher)
+            #expect(course.text.contains("class=\"badge missed\""))
+            let opened = try await api.call(.post, "/api/v1/sessions/\(id)/open", as: teacher)
+            #expect(opened.string("session.phase") == "open", "\(opened.text)")
+            #expect(!(try await api.call(.get, "/sessions/\(id)", as: teacher)).text.contains("missed-notice"))
+        }
+    }
+
     @Test func a_scheduled_session_waits_until_it_is_opened() async throws {
         try await withServer { api in
             let (teacher, courseID, _) = try await api.teacherWithCourse()

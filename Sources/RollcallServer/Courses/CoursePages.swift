@@ -83,7 +83,7 @@ struct CoursePages: Sendable {
             // Already in: no "scan the code" nor a code box for a student who has checked in.
             let waiting = open && mine != .present && mine != .late
             return CoursePage.SessionRow(
-                id: session.id, title: session.title, phase: session.phase(at: now).rawValue,
+                id: session.id, title: session.title, phase: session.badge(at: now),
                 myStatus: mine?.rawValue,
                 when: (session.openedAt ?? session.scheduledAt ?? session.createdAt).pageText,
                 present: (count[.present] ?? 0) + (count[.late] ?? 0), studentView: student != nil, open: open,

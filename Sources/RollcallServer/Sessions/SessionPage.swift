@@ -23,7 +23,7 @@ struct SessionPage: Sendable {
         let phase = session.phase(at: Date())
         var page = SessionPageModel(
             id: session.id, title: session.title, courseId: course.id, courseName: course.name,
-            phase: phase.rawValue, isOpen: phase == .open, isScheduled: phase == .scheduled,
+            phase: session.badge(at: Date()), isOpen: phase == .open, isScheduled: phase == .scheduled,
             timing: Self.timing(session, phase: phase),
             facts: Self.facts(session.settings, forTeacher: access == .manage))
         if access == .attend, let user = context.user, user.role == .student {
@@ -46,6 +46,7 @@ struct SessionPage: Sendable {
             page.hasBatches = !page.batches.isEmpty
             // An assistant marks attendance in the room; correcting the session is the teachers'.
             if access == .manage { page.corrections = try await corrections(session, phase: phase) }
+            page.missed = access == .manage && session.missed(at: Date())
             page.assistant = access == .assist
         }
         return try pages.render(page, title: "\(session.title) · Rollcall", context: context)
@@ -133,6 +134,9 @@ struct SessionPage: Sendable {
     static func timing(_ session: ClassSession, phase: SessionPhase) -> String {
         switch phase {
         case .scheduled:
+            if session.missed(at: Date()), let scheduledAt = session.scheduledAt {
+                return "scheduled for \(scheduledAt.pageText), and never opened"
+            }
             return session.scheduledAt.map { "scheduled for \($0.pageText)" } ?? "not opened yet"
         case .open:
             let opened = session.openedAt.map { "opened \($0.pageText)" } ?? "open"
@@ -235,6 +239,8 @@ struct SessionPageModel: PageModel {
     var corrections: Corrections?
     /// A teaching assistant: the room and marking, without the session's own actions.
     var assistant = false
+    /// Scheduled, never opened, past its time: the page asks the teacher to open it late or cancel it.
+    var missed = false
 
     /// The teacher's ways to undo a mistake: rename, extend, reopen, delete.
     struct Corrections: Sendable {

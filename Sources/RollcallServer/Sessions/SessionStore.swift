@@ -21,6 +21,14 @@ struct ClassSession: Sendable, Equatable {
     func phase(at now: Date) -> SessionPhase {
         SessionPhase.at(now, openedAt: openedAt, closesAt: closesAt, closedAt: closedAt)
     }
+
+    /// Scheduled, never opened, and past the time it would have closed (`SessionPhase.missed`).
+    func missed(at now: Date) -> Bool {
+        SessionPhase.missed(phase(at: now), scheduledAt: scheduledAt, openMinutes: settings.openMinutes, now: now)
+    }
+
+    /// The word on the session's badge: its phase, or `missed`.
+    func badge(at now: Date) -> String { missed(at: now) ? "missed" : phase(at: now).rawValue }
 }
 
 /// Why a session cannot move to the phase asked for.
