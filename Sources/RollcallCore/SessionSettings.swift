@@ -104,6 +104,28 @@ public struct SessionSettingsDraft: Codable, Equatable, Sendable {
         self.room = room
     }
 
+    /// This draft, with each field it leaves out taken from `defaults` (a course's settings for new sessions).
+    public func filling(from defaults: SessionSettingsDraft) -> SessionSettingsDraft {
+        var filled = self
+        filled.mode = mode ?? defaults.mode
+        filled.period = period ?? defaults.period
+        filled.grace = grace ?? defaults.grace
+        // A place is all or nothing: a draft with a location of its own keeps its radius or size too.
+        if latitude == nil && longitude == nil && radius == nil && classroomSize == nil {
+            filled.latitude = defaults.latitude
+            filled.longitude = defaults.longitude
+            filled.radius = defaults.radius
+            filled.classroomSize = defaults.classroomSize
+        }
+        filled.openMinutes = openMinutes ?? defaults.openMinutes
+        filled.lateAfterMinutes = lateAfterMinutes ?? defaults.lateAfterMinutes
+        filled.allowTyping = allowTyping ?? defaults.allowTyping
+        filled.allowedNetworks = allowedNetworks ?? defaults.allowedNetworks
+        filled.room = room ?? defaults.room
+        filled.typedPeriod = typedPeriod ?? defaults.typedPeriod
+        return filled
+    }
+
     /// The settings this draft describes, or the first rule it breaks.
     public func validated() throws(RuleViolation) -> SessionSettings {
         let standard = SessionSettings.standard

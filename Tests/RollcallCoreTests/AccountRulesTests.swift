@@ -171,6 +171,25 @@ struct SessionSettingsTests {
         #expect(try SessionSettingsDraft(mode: .typed).validated().allowTyping)
         #expect(try SessionSettingsDraft(mode: .qr).validated().allowTyping == false)
     }
+
+    @Test func a_course_default_fills_what_a_session_leaves_out() throws {
+        let defaults = SessionSettingsDraft(
+            mode: .qr, period: 8, latitude: 52, longitude: 4, classroomSize: .hall, openMinutes: 90,
+            lateAfterMinutes: 15, allowTyping: true, allowedNetworks: ["10.0.0.0/8"], room: "B204", typedPeriod: 40)
+        #expect(SessionSettingsDraft().filling(from: defaults) == defaults, "nothing given: the defaults, all of them")
+        let own = SessionSettingsDraft(period: 3, lateAfterMinutes: 5, allowTyping: false, room: "C1")
+            .filling(from: defaults)
+        #expect(own.period == 3 && own.lateAfterMinutes == 5 && own.allowTyping == false && own.room == "C1")
+        #expect(own.mode == .qr && own.openMinutes == 90 && own.typedPeriod == 40 && own.latitude == 52)
+        // A place of its own is not mixed with the default's: its radius does not meet the default's coordinates.
+        let elsewhere = SessionSettingsDraft(latitude: 48.85, longitude: 2.35, radius: 40).filling(from: defaults)
+        #expect(elsewhere.latitude == 48.85 && elsewhere.radius == 40 && elsewhere.classroomSize == nil)
+        let settings = try SessionSettingsDraft().filling(from: defaults).validated()
+        #expect(settings.geofence?.radius == ClassroomSize.hall.radius && settings.lateAfterMinutes == 15)
+        #expect(
+            SessionSettingsDraft(mode: .typed).filling(from: SessionSettingsDraft())
+                == SessionSettingsDraft(mode: .typed))
+    }
 }
 
 @Suite("Session phase")

@@ -148,6 +148,66 @@ struct TimetableServerTests {
         }
     }
 
+    @Test func the_courses_defaults_give_new_and_timetabled_sessions_their_check_in_settings() async throws {
+        try await withServer { api in
+            let (teacher, courseID, _) = try await api.teacherWithCourse()
+            let coursePath = "/api/v1/courses/\(courseID)"
+            let defaults: [String: Any] = [
+                "mode": "qr", "latitude": 48.85, "longitude": 2.35, "classroomSize": "hall", "lateAfterMinutes": 15,
+                "allowTyping": true, "room": "Amphi A",
+            ]
+            for (bad, code) in [
+                (["latitude": 48.85], "invalid_latitude"), (["period": 99], "invalid_period"),
+                (["mode": "spot"], "invalid_latitude"),
+            ] as [([String: Any], String)] {
+                try await api.expectRefused(
+                    .patch, coursePath, as: teacher, json: ["sessionDefaults": bad], status: .badRequest, code: code)
+            }
+            let saved = try await api.call(.patch, coursePath, as: teacher, json: ["sessionDefaults": defaults])
+            #expect(saved.string("course.sessionDefaults.room") == "Amphi A", "\(saved.text)")
+
+            // A session opened with nothing said takes them; one that says otherwise keeps its own.
+            let plain = try await api.call(.post, "\(coursePath)/sessions", as: teacher, json: [:])
+            #expect(plain.value("session.settings.geofence.radius") as? Double == ClassroomSize.hall.radius)
+            #expect(
+                plain.int("session.settings.lateAfterMinutes") == 15
+                    && plain.value("session.settings.allowTyping") as? Bool == true)
+            _ = try await api.call(
+                .post, "/api/v1/sessions/\(try #require(plain.int("session.id")))/close", as: teacher)
+            let own = try await api.call(
+                .post, "\(coursePath)/sessions", as: teacher, json: ["settings": ["lateAfterMinutes": 5, "room": "B1"]])
+            #expect(own.int("session.settings.lateAfterMinutes") == 5 && own.string("session.settings.room") == "B1")
+            _ = try await api.call(.post, "/api/v1/sessions/\(try #require(own.int("session.id")))/close", as: teacher)
+
+            // A weekly class made with nothing but its times gets the location, typed code and late rule too.
+            let day = { (days: Double) in
+                String(ISO8601DateFormatter().string(from: Date().addingTimeInterval(days * 86_400)).prefix(10))
+            }
+            let slot = try await api.call(
+                .post, "\(coursePath)/timetable", as: teacher,
+                json: ["weekday": 3, "time": "09:00", "minutes": 90, "from": day(1), "until": day(30)])
+            #expect(slot.status == .created, "\(slot.text)")
+            let listed = try await api.call(.get, "\(coursePath)/sessions", as: teacher)
+            let scheduled = try #require(listed.list("sessions").first { $0["phase"] as? String == "scheduled" })
+            let settings = try #require(scheduled["settings"] as? [String: Any])
+            #expect(
+                settings["lateAfterMinutes"] as? Int == 15 && settings["allowTyping"] as? Bool == true, "\(settings)")
+            #expect(settings["openMinutes"] as? Int == 90 && settings["geofence"] != nil)
+
+            // The forms start from the defaults, and a scheduled session offers its settings to correct.
+            let page = try await api.call(.get, "/courses/\(courseID)", as: teacher)
+            #expect(page.text.contains(#"name="settings.latitude" data-geo="latitude" value="48.85""#))
+            #expect(
+                page.text.contains(#"name="sessionDefaults.room" maxlength="80" placeholder="B204" value="Amphi A""#))
+            let id = try #require((scheduled["id"] as? NSNumber)?.int64Value)
+            let sessionPage = try await api.call(.get, "/sessions/\(id)", as: teacher)
+            #expect(sessionPage.text.contains("id=\"settings-form\"") && sessionPage.text.contains("value=\"Amphi A\""))
+            let changed = try await api.call(
+                .patch, "/api/v1/sessions/\(id)", as: teacher, json: ["settings": ["mode": "typed", "openMinutes": 90]])
+            #expect(changed.string("session.settings.mode") == "typed", "\(changed.text)")
+        }
+    }
+
     @Test func bad_slots_are_refused_and_schedule_nothing() async throws {
         try await withServer { api in
             let (teacher, courseID, _) = try await api.teacherWithCourse()

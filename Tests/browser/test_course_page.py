@@ -121,6 +121,15 @@ def test_a_weekly_class_from_the_timetable_form_schedules_the_term(server, brows
     form.find_element(By.CSS_SELECTOR, 'select[name="weekday"] option[value="3"]').click()
     for name, value in (("time", "16:30"), ("from", "2030-09-02"), ("until", "2030-12-20")):
         browser.execute_script("arguments[0].value = arguments[1]", form.find_element(By.NAME, name), value)
+    # The full check-in settings: a geofence and a typed code beside the QR, late after ten minutes.
+    form.find_element(By.CSS_SELECTOR, "details summary").click()
+    form.find_element(By.NAME, "settings.latitude").send_keys("52.0")
+    form.find_element(By.NAME, "settings.longitude").send_keys("4.0")
+    form.find_element(By.CSS_SELECTOR, 'select[name="settings.classroomSize"] option[value="medium"]').click()
+    form.find_element(By.NAME, "settings.allowTyping").click()
+    assert form.find_element(By.NAME, "settings.lateAfterMinutes").get_attribute("value") == "10"
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", form)
+    screenshot(browser, "course-timetable-settings", sizes=(PHONE, LAPTOP))
     form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     slots = wait_for(browser, "#timetable-slots")
     assert "Choir · Wednesdays at 16:30, 90 minutes" in slots.text
@@ -128,6 +137,9 @@ def test_a_weekly_class_from_the_timetable_form_schedules_the_term(server, brows
     _, listed = server.api("GET", f"/api/v1/courses/{course_id}/sessions", token=teacher)
     assert len(listed["sessions"]) == 16, "the Wednesdays from 4 September to 18 December"
     assert all(session["phase"] == "scheduled" for session in listed["sessions"])
+    settings = listed["sessions"][0]["settings"]
+    assert settings["geofence"]["center"]["latitude"] == 52.0 and settings["allowTyping"] is True, settings
+    assert settings["lateAfterMinutes"] == 10 and settings["openMinutes"] == 90, settings
     browser.execute_script("document.getElementById('timetable').scrollIntoView()")
     screenshot(browser, "course-timetable", sizes=(PHONE, LAPTOP))
 

@@ -130,6 +130,9 @@ struct CoursePages: Sendable {
             )
         }
         return CoursePage.TeacherPart(
+            openSettings: SettingsForm(course.defaults),
+            timetableSettings: SettingsForm(course.defaults, withOpenMinutes: false),
+            defaultSettings: SettingsForm(course.defaults, prefix: "sessionDefaults"),
             joinCode: course.joinCode, q: query ?? "",
             roster: roster.map { entry in
                 CoursePage.RosterRow(
@@ -146,7 +149,6 @@ struct CoursePages: Sendable {
             absenteesMore: Array(absentees.dropFirst(Self.absenteesShown)),
             absenteesMoreCount: max(0, absentees.count - Self.absenteesShown),
             hasMoreAbsentees: absentees.count > Self.absenteesShown,
-            sizes: ClassroomSize.allCases.map { CoursePage.Size(value: $0.rawValue, radius: Int($0.radius)) },
             verificationRequired: verification.required,
             reuseChoices: CourseVerification.reuseChoices(selected: verification.reuseSeconds),
             absentees: absentees, noAbsentees: absentees.isEmpty, absenteeThreshold: course.absenteeThreshold,
@@ -274,6 +276,11 @@ struct CoursePage: PageModel {
 
     /// The part only the course's teacher sees; the template reads it inside `{{#teacher}}`.
     struct TeacherPart: Sendable {
+        /// The check-in settings of the open-session and timetable forms, from the course's defaults, and the form
+        /// that sets those defaults.
+        var openSettings: SettingsForm
+        var timetableSettings: SettingsForm
+        var defaultSettings: SettingsForm
         var joinCode: String
         var q: String
         var roster: [RosterRow]
@@ -284,7 +291,6 @@ struct CoursePage: PageModel {
         var absenteesMore: [Absentee]
         var absenteesMoreCount: Int
         var hasMoreAbsentees: Bool
-        var sizes: [Size]
         var verificationRequired: Bool
         var reuseChoices: [CourseVerification.ReuseChoice]
         var absentees: [Absentee]
@@ -318,11 +324,6 @@ struct CoursePage: PageModel {
         var email: String
         var studentNumber: String
         var joined: String
-    }
-
-    struct Size: Sendable {
-        var value: String
-        var radius: Int
     }
 
     struct Absentee: Sendable {

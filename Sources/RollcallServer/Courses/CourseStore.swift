@@ -30,6 +30,17 @@ struct Course: Codable, Sendable, Equatable {
     var archivedAt: Date?
     /// Since when the weekly absence notices go out; `nil` while they are off, as they are unless a teacher asks.
     var absenceNoticesSince: Date?
+    /// The check-in settings new sessions start from, as a `SessionSettingsDraft` in JSON; `nil` for Rollcall's.
+    var sessionDefaults: String? = nil
+
+    /// What a new session or timetable entry leaves out is taken from here.
+    var defaults: SessionSettingsDraft {
+        get {
+            sessionDefaults.flatMap { try? JSONDecoder().decode(SessionSettingsDraft.self, from: Data($0.utf8)) }
+                ?? SessionSettingsDraft()
+        }
+        set { sessionDefaults = (try? JSONEncoder().encode(newValue)).map { String(decoding: $0, as: UTF8.self) } }
+    }
 
     /// How the course grade weighs attendance against quizzes.
     var gradeWeights: GradeWeights {
@@ -290,6 +301,7 @@ struct CourseStore: Sendable {
             .set("quiz_weight", to: course.quizWeight).set("join_from_scan", to: course.joinFromScan)
             .set("archived_at", to: course.archivedAt)
             .set("absence_notices_since", to: course.absenceNoticesSince)
+            .set("session_defaults", to: course.sessionDefaults)
             .where("id", .equal, course.id).run()
     }
 

@@ -28,6 +28,8 @@ struct CourseView: Codable, Sendable, Equatable {
     var joinFromScan: Bool?
     /// Whether students below the absentee threshold get a note each Monday, and the teacher the list.
     var absenceNotices: Bool?
+    /// The check-in settings new sessions start from.
+    var sessionDefaults: SessionSettingsDraft?
 
     init(_ summary: CourseSummary, manages: Bool) {
         let course = summary.course
@@ -49,6 +51,7 @@ struct CourseView: Codable, Sendable, Equatable {
             gradeWeights = course.gradeWeights
             joinFromScan = course.joinFromScan
             absenceNotices = course.absenceNoticesSince != nil
+            sessionDefaults = course.defaults
         }
     }
 }

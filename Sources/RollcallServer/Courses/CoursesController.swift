@@ -32,6 +32,8 @@ struct CoursesController: Sendable {
         var absenceNotices: Bool?
         /// Archive (`true`) or restore (`false`) the course.
         var archived: Bool?
+        /// The check-in settings new sessions and timetable entries start from.
+        var sessionDefaults: SessionSettingsDraft?
     }
     struct Join: Decodable {
         var code: String
@@ -281,6 +283,11 @@ struct CoursesController: Sendable {
             course.gradeWeights = try check { () throws(RuleViolation) in try weights.validated() }
         }
         if let timeZone = input.timeZone { course.timeZone = try CourseTimeZone.validated(timeZone) }
+        if let defaults = input.sessionDefaults {
+            // Kept as given, so that what it leaves out stays the session's to choose; checked as a session would be.
+            _ = try check { () throws(RuleViolation) in try defaults.validated() }
+            course.defaults = defaults
+        }
         if let threshold = input.absenteeThreshold {
             guard (0...100).contains(threshold) else {
                 throw AppError.invalid(

@@ -38,6 +38,7 @@ enum Migrations {
         step025SingleSignOn,
         step026InvitationMail,
         step027FlagOtherStudent,
+        step028SessionDefaults,
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.

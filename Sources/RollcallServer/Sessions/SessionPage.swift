@@ -64,7 +64,9 @@ struct SessionPage: Sendable {
             ? "Delete “\(session.title)”? Nothing was recorded in it."
             : "Delete “\(session.title)” and its \(contents.text)? The course's audit log keeps a line of it; they cannot be brought back."
         return SessionPageModel.Corrections(
-            title: session.title, isClosed: phase == .closed, records: contents.records, attempts: contents.attempts,
+            id: session.id, title: session.title, isClosed: phase == .closed,
+            scheduledSettings: phase == .scheduled ? SettingsForm(SettingsForm.draft(session.settings)) : nil,
+            records: contents.records, attempts: contents.attempts,
             recordsText: contents.records == 0 && contents.attempts == 0
                 ? "Nothing recorded goes with it."
                 : "\(contents.text) \(contents.records + contents.attempts == 1 ? "goes" : "go") with it.",
@@ -244,8 +246,11 @@ struct SessionPageModel: PageModel {
 
     /// The teacher's ways to undo a mistake: rename, extend, reopen, delete.
     struct Corrections: Sendable {
+        var id: Int64
         var title: String
         var isClosed: Bool
+        /// Before it opens, a session's check-in settings may be changed.
+        var scheduledSettings: SettingsForm?
         var records: Int
         var attempts: Int
         var recordsText: String

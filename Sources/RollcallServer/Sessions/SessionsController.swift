@@ -95,7 +95,7 @@ struct SessionsController: Sendable {
         let starts = try check { () throws(RuleViolation) in try slot.starts(from: from, until: until, in: course.zone)
         }
         let settings = try check { () throws(RuleViolation) in
-            var draft = input.settings ?? SessionSettingsDraft()
+            var draft = (input.settings ?? SessionSettingsDraft()).filling(from: course.defaults)
             draft.openMinutes = input.minutes
             draft.lateAfterMinutes = draft.lateAfterMinutes.map { min($0, input.minutes) }
             return try draft.validated()
@@ -157,7 +157,7 @@ struct SessionsController: Sendable {
         let course = try await access.course(in: context, needing: .manage, changing: true).0
         let input = try await request.decodeJSON(as: NewSession.self, context: context)
         let settings = try check { () throws(RuleViolation) in
-            try (input.settings ?? SessionSettingsDraft()).validated()
+            try (input.settings ?? SessionSettingsDraft()).filling(from: course.defaults).validated()
         }
         let now = Date()
         let scheduledAt = try input.scheduledAt.nonBlank.map(Self.date)
