@@ -93,6 +93,8 @@ struct GradebookServerTests {
             #expect(
                 grid.text.contains("<td class=\"figure quizzes\">70%</td><td class=\"figure course\">88%</td>"),
                 "\(grid.text)")
+            // Each column names its session, not only its day: a day of several sessions tells them apart.
+            #expect(grid.text.contains("<span class=\"session-title\">"), "\(grid.text)")
             #expect(try await api.call(.get, "/courses/\(course)/grid", as: cass).status == .forbidden)
 
             // The student's page says the same, with each figure explained.
@@ -125,5 +127,15 @@ struct GradebookServerTests {
             let course = try await api.call(.get, path, as: teacher)
             #expect(course.int("course.gradeWeights.attendance") == 100)
         }
+    }
+}
+
+@Suite("Grid columns")
+struct GridColumnTests {
+    @Test func a_long_title_is_cut_to_fit_a_column_and_a_short_one_kept() {
+        #expect(GridPage.short("Lecture 3") == "Lecture 3")
+        let cut = GridPage.short("Introduction to marine ecosystems")
+        #expect(cut.count == GridPage.shortLength && cut.hasSuffix("…") && cut.hasPrefix("Introduction to m"))
+        #expect(GridPage.short(String(repeating: "x", count: GridPage.shortLength)).count == GridPage.shortLength)
     }
 }

@@ -23,7 +23,7 @@ struct RecordPages: Sendable {
         let gradebook = try await self.records.gradebook(records)
         let columns = records.sessions.map { session in
             GridPage.Column(
-                id: session.id, title: session.title,
+                id: session.id, title: session.title, short: GridPage.short(session.title),
                 day: session.openedAt.map { CourseTimeZone.day($0, in: course.zone) } ?? "")
         }
         let percent = { (value: Double?) in value.map { "\(Int($0.rounded()))%" } ?? "—" }
@@ -100,8 +100,16 @@ struct GridPage: PageModel {
     struct Column: Sendable {
         var id: Int64
         var title: String
+        /// The title cut to fit a column's head; several sessions on one day differ by it.
+        var short: String
         var day: String
     }
+
+    /// A title of at most `shortLength` characters, cut with an ellipsis.
+    static func short(_ title: String) -> String {
+        title.count <= shortLength ? title : String(title.prefix(shortLength - 1)) + "…"
+    }
+    static let shortLength = 18
     struct Cell: Sendable {
         /// `present`, `late`, `excused`, `absent`, or `none` while the session does not count for the student.
         var status: String
