@@ -352,3 +352,59 @@ def test_a_running_quiz_is_found_from_the_check_in_the_course_page_and_the_sessi
     # The quiz's instructions are there to read before starting.
     wait_for_path(phone, f"/quiz-runs/{run_id}")
     assert wait_for(phone, "#quiz-instructions").text == "Instructions\nNo notes."
+
+
+def test_identical_short_answers_are_marked_together_and_let_in_goes_when_the_quiz_stops(server, browsers):
+    teacher = account(server, "Theo Teacher", "theo@school.test", "teacher")
+    _, course = server.api("POST", "/api/v1/courses", {"name": "Biology"}, teacher)
+    course_id = course["course"]["id"]
+    _, session = server.api("POST", f"/api/v1/courses/{course_id}/sessions", {"settings": {"period": 30}}, teacher)
+    session_id = session["session"]["id"]
+    answers = ["Water crosses a membrane", "water  crosses a membrane ", "WATER crosses a membrane", "Diffusion"]
+    students = []
+    for number, text in enumerate(answers + [None]):
+        token = account(server, f"Student {number}", f"s{number}@school.test")
+        server.api("POST", "/api/v1/courses/join", {"code": course["course"]["joinCode"]}, token)
+        students.append((token, text))
+    _, quiz = server.api("POST", f"/api/v1/courses/{course_id}/quizzes", {
+        "title": "Osmosis", "timeLimitSeconds": 600,
+        "questions": [{"id": "q1", "kind": "short_text", "prompt": "What is osmosis?", "points": 2}]}, teacher)
+    for token, text in students:
+        _, frame = server.api("GET", f"/api/v1/sessions/{session_id}/projector", token=teacher)
+        assert server.api("POST", "/api/v1/check-ins", {"code": frame["url"].split("/C/")[1]}, token)[0] == 201
+    _, run = server.api("POST", f"/api/v1/sessions/{session_id}/quiz-runs", {"quizId": quiz["quiz"]["id"]}, teacher)
+    run_id = run["run"]["id"]
+    for number, (token, text) in enumerate(students[:-1]):
+        status, started = server.api("POST", f"/api/v1/quiz-runs/{run_id}/attempts", {"deviceId": f"phone-{number}"}, token)
+        assert status == 201, started
+        attempt = started["attempt"]["id"]
+        server.api("PUT", f"/api/v1/quiz-attempts/{attempt}/answers/q1", {"sequence": 1, "answer": {"text": text}}, token)
+        server.api("POST", f"/api/v1/quiz-attempts/{attempt}/submit", {}, token)
+
+    dashboard = browsers(LAPTOP)
+    sign_in(dashboard, server, "theo@school.test")
+    wait_for_path(dashboard, "/courses")
+    dashboard.get(f"{server.url}/quiz-runs/{run_id}/dashboard")
+    # The one student who did not start can be let in while the quiz runs, and not once it stopped.
+    WebDriverWait(dashboard, 15).until(lambda b: "Let in" in b.find_element(By.ID, "attempt-rows").text)
+    server.api("POST", f"/api/v1/quiz-runs/{run_id}/stop", token=teacher)
+    WebDriverWait(dashboard, 15).until(lambda b: "Let in" not in b.find_element(By.ID, "attempt-rows").text)
+
+    dashboard.find_element(By.ID, "load-results").click()
+    section = wait_for(dashboard, '#results-body section.marking[data-question="q1"]')
+    assert section.find_element(By.TAG_NAME, "h3").text == "What is osmosis? (2 points)"
+    forms = section.find_elements(By.CSS_SELECTOR, "form.mark-form")
+    assert len(forms) == 2, "three spellings of one answer, and another"
+    first = forms[0]
+    assert "3 students" in first.text and first.find_element(By.CSS_SELECTOR, "button[type=submit]").text == "Mark all 3"
+    first.find_element(By.CSS_SELECTOR, 'input[type="number"]').send_keys("2")
+    first.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    WebDriverWait(dashboard, 20).until(
+        lambda b: b.find_element(By.CSS_SELECTOR, '#results-body form.mark-form .mark-state').text == "Marked: 2 of 2.",
+        "the mark given, shown after saving")
+    dashboard.execute_script(
+        "arguments[0].scrollIntoView({block: 'center'})", dashboard.find_element(By.CSS_SELECTOR, "section.marking"))
+    screenshot(dashboard, "quiz-marking-together", sizes=(PHONE, LAPTOP))
+    _, results = server.api("GET", f"/api/v1/quiz-runs/{run_id}/results", token=teacher)
+    marked = sorted(result["answers"]["q1"]["mark"]["points"] for result in results["results"])
+    assert marked == [0, 2, 2, 2], marked

@@ -72,7 +72,7 @@ function draw() {
             return api("POST", `/api/v1/quiz-attempts/${attempt.attemptId}/end`);
           }
         }));
-      } else if (!attempt) {
+      } else if (!attempt && running) {
         actions.append(action("Let in", () => api("POST", `/api/v1/quiz-runs/${runId}/admissions`, { studentId: person.id })));
       }
       row.append(actions);
@@ -163,11 +163,16 @@ function apply(message) {
   draw();
 }
 
-function setRunning(running) {
+/** Whether the run takes attempts: "Let in" is offered only then. */
+let running = true;
+
+function setRunning(now) {
+  running = now;
   const badge = document.getElementById("run-state");
   badge.textContent = running ? "running" : "stopped";
   badge.className = `badge ${running ? "open" : "closed"}`;
   document.getElementById("stop-quiz")?.toggleAttribute("hidden", !running);
+  draw();
 }
 
 function connect() {
@@ -200,7 +205,7 @@ document.getElementById("stop-quiz")?.addEventListener("click", async () => {
 
 document.getElementById("load-results").addEventListener("click", loadResults);
 
-/** The results table, with a mark field for each short text. */
+/** The results table, then the short answers to mark, question by question, identical answers together. */
 async function loadResults() {
   const results = await api("GET", `/api/v1/quiz-runs/${runId}/results`);
   const body = document.getElementById("results-body");
@@ -217,51 +222,110 @@ async function loadResults() {
       row.append(cell);
     }
     tbody.append(row);
-    for (const question of results.questions.filter((q) => q.kind === "short_text")) {
-      const given = result.answers[question.id];
-      if (!given?.answer?.text) continue;
-      const markRow = document.createElement("tr");
-      const cell = document.createElement("td");
-      cell.colSpan = 3;
-      const form = document.createElement("form");
-      form.className = "row mark-form";
-      const quote = document.createElement("blockquote");
-      quote.textContent = given.answer.text;
-      const points = document.createElement("input");
-      points.type = "number";
-      points.min = "0";
-      points.max = String(question.points);
-      points.step = "0.5";
-      points.value = given.mark.pending ? "" : String(given.mark.points);
-      points.setAttribute("aria-label", `Points for ${question.id}`);
-      const comment = document.createElement("input");
-      comment.placeholder = "Comment for the student";
-      comment.value = given.mark.comment ?? "";
-      const save = document.createElement("button");
-      save.type = "submit";
-      save.textContent = "Mark";
-      form.append(`${question.id}: `, quote, points, comment, save);
-      form.addEventListener("submit", async (event) => {
-        event.preventDefault();
-        try {
-          await api("PUT", `/api/v1/quiz-attempts/${result.attempt.id}/marks/${question.id}`, {
-            points: Number(points.value),
-            comment: comment.value,
-          });
-          loadResults();
-        } catch (error) {
-          window.alert(error.message);
-        }
-      });
-      cell.append(form);
-      markRow.append(cell);
-      tbody.append(markRow);
-    }
   }
   table.append(tbody);
   body.append(table);
+  for (const question of results.questions.filter((q) => q.kind === "short_text")) {
+    body.append(markingSection(question, results.results));
+  }
   document.getElementById("results").hidden = false;
   drawStatistics(results.questions, await api("GET", `/api/v1/quiz-runs/${runId}/statistics`));
+}
+
+/** The same words, whatever their case and spacing: such answers are marked together. */
+const sameAnswer = (text) => text.trim().replace(/\s+/g, " ").toLocaleLowerCase();
+
+/** One question's short answers, one form per distinct answer, marking every student who gave it. */
+function markingSection(question, results) {
+  const section = document.createElement("section");
+  section.className = "marking";
+  section.dataset.question = question.id;
+  const heading = document.createElement("h3");
+  heading.textContent = `${question.prompt} (${question.points} ${question.points === 1 ? "point" : "points"})`;
+  section.append(heading);
+  const groups = new Map();
+  for (const result of results) {
+    const given = result.answers[question.id];
+    if (!given?.answer?.text) continue;
+    const key = sameAnswer(given.answer.text);
+    if (!groups.has(key)) groups.set(key, { text: given.answer.text.trim(), entries: [] });
+    groups.get(key).entries.push({ result, mark: given.mark });
+  }
+  const list = document.createElement("ul");
+  list.className = "list marking-groups";
+  for (const group of [...groups.values()].sort((a, b) => b.entries.length - a.entries.length)) {
+    list.append(markingForm(question, group));
+  }
+  if (groups.size === 0) {
+    const none = document.createElement("p");
+    none.className = "muted";
+    none.textContent = "Nobody has answered this question.";
+    section.append(none);
+  }
+  section.append(list);
+  return section;
+}
+
+function markingForm(question, group) {
+  const item = document.createElement("li");
+  const form = document.createElement("form");
+  form.className = "mark-form";
+  const quote = document.createElement("blockquote");
+  quote.textContent = group.text;
+  const who = document.createElement("p");
+  who.className = "muted";
+  const names = group.entries.map((entry) => entry.result.attempt.name);
+  const count = names.length === 1 ? "1 student" : `${names.length} students`;
+  who.textContent = `${count}: ${names.join(", ")}`;
+  const marked = group.entries.filter((entry) => !entry.mark.pending);
+  const state = document.createElement("p");
+  state.className = "mark-state";
+  state.setAttribute("role", "status");
+  const given = [...new Set(marked.map((entry) => entry.mark.points))];
+  state.textContent =
+    marked.length === 0 ? "Not marked yet."
+      : given.length === 1 && marked.length === names.length ? `Marked: ${given[0]} of ${question.points}.`
+      : `${marked.length} of ${names.length} marked.`;
+  const points = document.createElement("input");
+  points.type = "number";
+  points.min = "0";
+  points.max = String(question.points);
+  points.step = "0.5";
+  points.required = true;
+  points.value = given.length === 1 ? String(given[0]) : "";
+  const pointsLabel = document.createElement("label");
+  pointsLabel.append(`Points, out of ${question.points}`, points);
+  const comment = document.createElement("input");
+  comment.value = group.entries.find((entry) => entry.mark.comment)?.mark.comment ?? "";
+  const commentLabel = document.createElement("label");
+  commentLabel.className = "grow";
+  commentLabel.append("Comment for the student (optional)", comment);
+  const save = document.createElement("button");
+  save.type = "submit";
+  save.className = "secondary";
+  save.textContent = names.length === 1 ? "Mark" : `Mark all ${names.length}`;
+  const row = document.createElement("div");
+  row.className = "row";
+  row.append(pointsLabel, commentLabel, save);
+  form.append(quote, who, state, row);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    save.disabled = true;
+    try {
+      for (const entry of group.entries) {
+        await api("PUT", `/api/v1/quiz-attempts/${entry.result.attempt.id}/marks/${question.id}`, {
+          points: Number(points.value),
+          comment: comment.value,
+        });
+      }
+      await loadResults();
+    } catch (error) {
+      state.textContent = error.message;
+      save.disabled = false;
+    }
+  });
+  item.append(form);
+  return item;
 }
 
 /** One item per question: how many got it right, and what the class answered, as bars. */
