@@ -68,6 +68,11 @@ def test_a_confirmed_phone_signs_in_with_a_texted_code(gb_server, browsers):
     ask.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     check = wait_for(browser, "#phone-confirm-form")
     assert "+447700900123" in check.find_element(By.CSS_SELECTOR, ".phone-sent").text
+    # The page reloads, as when the phone switches to its messages app and back: the code's field is still there.
+    browser.refresh()
+    check = wait_for(browser, "#phone-confirm-form")
+    assert "+447700900123" in check.find_element(By.CSS_SELECTOR, ".phone-sent").text
+    assert not browser.find_element(By.ID, "phone-add-form").is_displayed()
     code, last = texted_code(server, token, "+447700900123")
     check.find_element(By.NAME, "code").send_keys(code)
     check.find_element(By.CSS_SELECTOR, "button[type=submit]").click()

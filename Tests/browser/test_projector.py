@@ -46,6 +46,7 @@ def test_the_projector_reads_from_the_back_row_and_takes_a_stale_code_down(serve
     assert pixels(projector, "#projector-count") >= 0.06 * height
     assert pixels(projector, "#projector-typed") >= 0.08 * height
     assert join_code in projector.find_element(By.ID, "projector-join").text
+    assert pixels(projector, "#projector-join strong") >= 0.06 * height, "the join code reads from the back"
     assert projector.find_element(By.ID, "projector-fullscreen").is_displayed()
     # With the typed code and the join code below it, the QR code still fits the screen and reads.
     qr = projector.find_element(By.ID, "projector-qr").rect

@@ -60,6 +60,12 @@ def test_a_teacher_finds_filters_sorts_and_marks_students_in_a_room_of_200(serve
     WebDriverWait(teacher, 20).until(lambda b: count(b, "checkedIn") == "120", "the 120 check-ins in the counts")
     assert teacher.find_element(By.ID, "room-shown").text == "200 students"
     screenshot(teacher, "room-200", sizes=(PHONE, LAPTOP, (1440, 900)))
+    # On a wide screen the room takes the width, not a column down the middle.
+    teacher.set_window_size(1920, 1080)
+    width = teacher.execute_script("return [document.getElementById('room').getBoundingClientRect().width, window.innerWidth]")
+    assert width[0] >= 0.8 * width[1], width
+    screenshot(teacher, "room-200-wide", sizes=((1920, 1080),))
+    teacher.set_window_size(*LAPTOP)
 
     # Full names, accents and all, found as typed without them; a student number finds its one student.
     search = teacher.find_element(By.ID, "room-search")

@@ -21,12 +21,30 @@ if (remembered) {
   });
 }
 
+// A code lives 5 minutes on the server; while one may still work, the page keeps its field across a reload (as when
+// the phone switches to its messages app and back).
+const PENDING_FOR = 5 * 60 * 1000;
+
 for (const flow of document.querySelectorAll("[data-phone-flow]")) {
   const ask = flow.querySelector(".phone-ask");
   const check = flow.querySelector(".phone-check");
   const sentNote = flow.querySelector(".phone-sent");
   const again = flow.querySelector(".phone-again");
+  const pendingKey = `rollcall.phone-code.${flow.id || location.pathname}`;
   let phone = "";
+
+  const showCheck = (note) => {
+    sentNote.textContent = note;
+    ask.hidden = true;
+    check.hidden = false;
+  };
+  const pending = JSON.parse(sessionStorage.getItem(pendingKey) ?? "null");
+  if (pending && pending.until > Date.now()) {
+    phone = pending.phone;
+    showCheck(pending.note);
+  } else {
+    sessionStorage.removeItem(pendingKey);
+  }
 
   const fail = (form, problem) => {
     const box = form.querySelector(".form-error");
@@ -39,9 +57,8 @@ for (const flow of document.querySelectorAll("[data-phone-flow]")) {
     const [method, path] = flow.dataset.send.split(" ");
     const answer = await api(method, path, { phone: form.querySelector('[name="phone"]')?.value ?? phone });
     phone = answer.phone;
-    sentNote.textContent = `${answer.message} You can ask for another in ${answer.nextCodeIn} seconds.`;
-    ask.hidden = true;
-    check.hidden = false;
+    showCheck(`${answer.message} You can ask for another in ${answer.nextCodeIn} seconds.`);
+    sessionStorage.setItem(pendingKey, JSON.stringify({ phone, note: answer.message, until: Date.now() + PENDING_FOR }));
     check.querySelector('[name="code"]').focus();
   };
 
@@ -63,6 +80,7 @@ for (const flow of document.querySelectorAll("[data-phone-flow]")) {
       const remember = check.querySelector('[name="rememberDevice"]');
       if (remember) body.rememberDevice = remember.checked;
       await api(method, path, body);
+      sessionStorage.removeItem(pendingKey);
       const then = flow.dataset.then ?? "reload";
       if (then.startsWith("go:")) window.location.assign(then.slice(3));
       else window.location.reload();
