@@ -111,6 +111,10 @@ struct ProcessesPostgresTests {
                     name: "Sam Student", email: "sam@school.test", passwordHash: "-", role: .student,
                     studentNumber: nil,
                     approved: true, emailVerified: true))
+            let admin = try await users.create(
+                NewUser(
+                    name: "Ada Admin", email: "ada@school.test", passwordHash: "-", role: .admin, studentNumber: nil,
+                    approved: true, emailVerified: true))
             let listener = try #require(second.liveServices.first)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await listener.run() }
@@ -126,7 +130,7 @@ struct ProcessesPostgresTests {
 
                 let kept = try await tokensOnA.issue(userID: student.id, kind: .api).token
                 #expect(try await tokensOnB.identity(token: kept, kind: .api)?.user.disabled == false)
-                try await users.setDisabled(id: student.id, true)
+                try await users.setDisabled(id: student.id, true, by: admin)
                 try await waitUntil("B forgets the account disabled on A") {
                     cache.identity(tokenHash: OpaqueToken.digest(kept)) == nil
                 }

@@ -81,6 +81,12 @@ def test_a_health_officer_runs_a_report_with_every_contact_and_minute(server, br
     wait_for_path(admin, "/admin")
     row = next(r for r in admin.find_elements(By.CSS_SELECTOR, "#users-table tbody tr") if "hana@school.test" in r.text)
     row.find_element(By.CSS_SELECTOR, ".grant-officer button").click()
+    # The role shows whom people sat beside: the page asks first, and the change is on record.
+    question = admin.switch_to.alert
+    assert question.text.startswith("Make Hana Health a health officer?")
+    question.accept()
+    WebDriverWait(admin, 15, ignored_exceptions=[StaleElementReferenceException]).until(
+        lambda b: "Ada Admin made Hana Health a health officer" in b.find_element(By.ID, "account-changes").text)
     WebDriverWait(admin, 15, ignored_exceptions=[StaleElementReferenceException]).until(
         lambda b: any("hana@school.test" in r.text and "HEALTH OFFICER" in r.text.upper()
                       for r in b.find_elements(By.CSS_SELECTOR, "#users-table tbody tr")))

@@ -78,7 +78,7 @@ struct PasswordResetController: Sendable {
         try await tokens.revokeAll(userID: user.id, except: nil)
         // The link arrived at the address: it is confirmed.
         try await users.markEmailVerified(id: user.id)
-        try await resets.audit(userID: user.id, action: "password_reset", actor: user)
+        try await resets.audit(userID: user.id, .passwordReset, actor: user)
         return Response(status: .noContent)
     }
 
@@ -90,7 +90,7 @@ struct PasswordResetController: Sendable {
             throw AppError.notFound(.userNotFound, "user")
         }
         try await sendLink(to: user, by: admin)
-        try await resets.audit(userID: user.id, action: "password_reset_link_sent", actor: admin)
+        try await resets.audit(userID: user.id, .passwordResetLinkSent, actor: admin)
         return Response(status: .accepted)
     }
 }

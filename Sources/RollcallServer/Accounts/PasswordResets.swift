@@ -40,29 +40,10 @@ struct PasswordResets: Sendable {
         }
     }
 
-    /// Records a change to a person's sign-in: `action` on `userID`, by `actor` (themselves when they used a link).
-    func audit(userID: Int64, action: String, actor: User, now: Date = Date()) async throws {
+    /// Records a change to a person's sign-in: `change` to `userID`, by `actor` (themselves when they used a link).
+    func audit(userID: Int64, _ change: AccountChange, actor: User, now: Date = Date()) async throws {
         try await database.write { sql in
-            try await sql.insert(into: "account_audit").columns("user_id", "action", "actor_id", "actor_name", "at")
-                .values(SQLBind(userID), SQLBind(action), SQLBind(actor.id), SQLBind(actor.name), SQLBind(now)).run()
-        }
-    }
-
-    /// One audit entry.
-    struct AuditEntry: Codable, Sendable, Equatable {
-        var id: Int64
-        var userId: Int64
-        var action: String
-        var actorId: Int64?
-        var actorName: String
-        var at: Date
-    }
-
-    /// The newest entries first.
-    func auditEntries(limit: Int = 50) async throws -> [AuditEntry] {
-        try await database.read { sql in
-            try await sql.select().column("*").from("account_audit").orderBy("id", .descending).limit(limit)
-                .all(decoding: AuditEntry.self, with: .rollcall)
+            try await AccountAudit.record(change, userID: userID, actor: actor, at: now, in: sql)
         }
     }
 }

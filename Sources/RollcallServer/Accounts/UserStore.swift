@@ -285,19 +285,23 @@ struct UserStore: Sendable {
         await database.announce(.user(id))
     }
 
-    func setApproved(id: Int64, _ approved: Bool) async throws {
+    /// Approves a teacher; recorded as `actor`'s doing when it changed anything.
+    func approve(id: Int64, by actor: User) async throws {
         defer { identities.forget(userID: id) }
-        try await database.write { sql in
-            try await sql.update("users").set("approved", to: approved).where("id", .equal, id).run()
+        try await database.transaction { sql in
+            let changed = try await sql.update("users").set("approved", to: true).where("id", .equal, id)
+                .where("approved", .equal, false).returning("id").first()
+            if changed != nil { try await AccountAudit.record(.approved, userID: id, actor: actor, in: sql) }
         }
         await database.announce(.user(id))
     }
 
     /// Disabling also signs the person out everywhere.
-    func setDisabled(id: Int64, _ disabled: Bool, by adminID: Int64? = nil) async throws {
+    func setDisabled(id: Int64, _ disabled: Bool, by actor: User) async throws {
         defer { identities.forget(userID: id) }
+        let adminID = actor.id
         try await database.transaction { sql in
-            if disabled, let adminID {
+            if disabled {
                 // Every admin's row is held, in one order: two admins disabling each other at the same moment go
                 // one after the other, and the second finds itself disabled, so one admin always remains.
                 let admins = try await sql.select().columns("id", "disabled").from("users")
@@ -308,28 +312,48 @@ struct UserStore: Sendable {
                 }
                 guard actingIsActive else { throw AppError.accountDisabled }
             }
-            try await sql.update("users").set("disabled", to: disabled).where("id", .equal, id).run()
+            let changed = try await sql.update("users").set("disabled", to: disabled).where("id", .equal, id)
+                .where("disabled", .equal, !disabled).returning("id").first()
             if disabled { try await sql.delete(from: "access_tokens").where("user_id", .equal, id).run() }
+            if changed != nil {
+                try await AccountAudit.record(disabled ? .disabled : .enabled, userID: id, actor: actor, in: sql)
+            }
         }
         await database.announce(.user(id))
     }
 
     /// Gives an account a role by hand: approved, and marked as the admin's choice, which the school's sign-in then
     /// leaves as it is.
-    func setRole(id: Int64, _ role: Role) async throws {
+    func setRole(id: Int64, _ role: Role, by actor: User) async throws {
         defer { identities.forget(userID: id) }
-        try await database.write { sql in
-            try await sql.update("users").set("role", to: role.rawValue).set("approved", to: true)
-                .set("role_source", to: RoleSource.admin.rawValue).where("id", .equal, id).run()
+        try await database.transaction { sql in
+            let changed = try await sql.update("users").set("role", to: role.rawValue).set("approved", to: true)
+                .set("role_source", to: RoleSource.admin.rawValue).where("id", .equal, id)
+                .where("role", .notEqual, role.rawValue).returning("id").first()
+            if changed == nil {
+                // The same role, now the admin's choice: the school's sign-in leaves it as it is from here on.
+                try await sql.update("users").set("approved", to: true)
+                    .set("role_source", to: RoleSource.admin.rawValue).where("id", .equal, id).run()
+            } else {
+                try await AccountAudit.record(
+                    role == .teacher ? .madeTeacher : .madeStudent, userID: id, actor: actor, in: sql)
+            }
         }
         await database.announce(.user(id))
     }
 
-    func setHealthOfficer(id: Int64, _ granted: Bool) async throws {
+    /// Grants or revokes the health-officer role; recorded as `actor`'s doing when it changed anything.
+    func setHealthOfficer(id: Int64, _ granted: Bool, by actor: User) async throws {
         defer { identities.forget(userID: id) }
-        try await database.write { sql in
-            try await sql.update("users").set("health_officer", to: granted).where("id", .equal, id).run()
+        try await database.transaction { sql in
+            let changed = try await sql.update("users").set("health_officer", to: granted).where("id", .equal, id)
+                .where("health_officer", .equal, !granted).returning("id").first()
+            if changed != nil {
+                try await AccountAudit.record(
+                    granted ? .healthOfficerGranted : .healthOfficerRevoked, userID: id, actor: actor, in: sql)
+            }
         }
+        await database.announce(.user(id))
     }
 
     func markEmailVerified(id: Int64) async throws {

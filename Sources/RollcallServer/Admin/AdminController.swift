@@ -50,9 +50,9 @@ struct AdminController: Sendable {
     }
 
     @Sendable func approve(_ request: Request, context: AppRequestContext) async throws -> UserEnvelope {
-        _ = try AccessRule.admin(context)
+        let admin = try AccessRule.admin(context)
         let user = try await target(context)
-        try await users.setApproved(id: user.id, true)
+        try await users.approve(id: user.id, by: admin)
         return UserEnvelope(user: UserView(try await target(context)))
     }
 
@@ -62,14 +62,14 @@ struct AdminController: Sendable {
         guard user.id != admin.id else {
             throw AppError(.badRequest, .cannotDisableSelf, "You cannot disable your own account.")
         }
-        try await users.setDisabled(id: user.id, true, by: admin.id)
+        try await users.setDisabled(id: user.id, true, by: admin)
         return UserEnvelope(user: UserView(try await target(context)))
     }
 
     @Sendable func enable(_ request: Request, context: AppRequestContext) async throws -> UserEnvelope {
-        _ = try AccessRule.admin(context)
+        let admin = try AccessRule.admin(context)
         let user = try await target(context)
-        try await users.setDisabled(id: user.id, false)
+        try await users.setDisabled(id: user.id, false, by: admin)
         return UserEnvelope(user: UserView(try await target(context)))
     }
 
@@ -89,7 +89,7 @@ struct AdminController: Sendable {
             throw AppError(
                 .conflict, .adminRoleFixed, "An admin stays an admin here; admins are made with rollcall create-admin.")
         }
-        try await users.setRole(id: user.id, role)
+        try await users.setRole(id: user.id, role, by: admin)
         return UserEnvelope(user: UserView(try await target(context)))
     }
 

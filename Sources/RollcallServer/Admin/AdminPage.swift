@@ -7,8 +7,6 @@ struct AdminPage: Sendable {
     let users: UserStore
     let outbox: Outbox
     let exposure: ExposureStore
-    /// For the audit of password resets.
-    let resets: PasswordResets
     let pages: PageRenderer
 
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -18,7 +16,18 @@ struct AdminPage: Sendable {
     @Sendable func admin(_ request: Request, context: AppRequestContext) async throws -> Response {
         _ = try AccessRule.admin(context)
         let query = try check { () throws(RuleViolation) in try TextRules.search(request.query("q")) }
-        let users = try await self.users.list(query: query, role: nil)
+        // Teachers waiting for approval first, then everyone else, in pages a screen can hold.
+        let everyone = try await self.users.list(query: query, role: nil)
+        let waiting = everyone.filter { $0.role == .teacher && !$0.approved }
+        let listed = waiting + everyone.filter { !($0.role == .teacher && !$0.approved) }
+        let pageCount = max(1, (listed.count + Self.peoplePage - 1) / Self.peoplePage)
+        let current = min(max(1, Int(request.query("page") ?? "") ?? 1), pageCount)
+        let users = Array(listed.dropFirst((current - 1) * Self.peoplePage).prefix(Self.peoplePage))
+        let link = { (page: Int) in
+            "/admin?page=\(page)"
+                + (query.map { "&q=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? "")
+                + "#people"
+        }
         let outboxPage = try await outbox.page(limit: 30, before: try OutboxPage.cursor(request))
         let messages = outboxPage.messages.map { message in
             AdminPageModel.Message(
@@ -26,7 +35,7 @@ struct AdminPage: Sendable {
                 when: message.createdAt.pageText, channel: message.channel, status: message.status,
                 delivery: Self.delivery(message))
         }
-        let page = AdminPageModel(
+        var page = AdminPageModel(
             users: users.map { user in
                 AdminPageModel.Person(
                     id: user.id, name: user.name, email: user.email, role: user.role.rawValue,
@@ -45,26 +54,24 @@ struct AdminPage: Sendable {
                     window: "\(entry.windowFrom.dayText) – \(entry.windowUntil.dayText)", when: entry.createdAt.pageText
                 )
             },
-            accountChanges: try await accountChanges(users))
+            accountChanges: try await accountChanges())
+        page.peopleCount = listed.count
+        page.waitingCount = waiting.count
+        if pageCount > 1 {
+            page.peoplePages = AdminPageModel.Pages(
+                text: "Page \(current) of \(pageCount)", previous: current > 1 ? link(current - 1) : nil,
+                next: current < pageCount ? link(current + 1) : nil)
+        }
         return try pages.render(page, title: "Admin · Rollcall", context: context)
     }
 
-    /// The latest password resets, in words.
-    func accountChanges(_ shown: [User]) async throws -> [String] {
-        let entries = try await resets.auditEntries()
-        var names = Dictionary(shown.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-        for entry in entries where names[entry.userId] == nil {
-            names[entry.userId] = try await users.find(id: entry.userId)?.name ?? "someone"
-        }
-        return entries.map { entry in
-            let person = names[entry.userId] ?? "someone"
-            let what =
-                entry.action == "password_reset_link_sent"
-                ? "\(entry.actorName) sent \(person) a link to set a new password"
-                : "\(person) set a new password from an emailed link"
-            return "\(what) · \(entry.at.pageText)"
-        }
+    /// The latest changes to people's accounts by others, in words.
+    func accountChanges() async throws -> [String] {
+        try await AccountAudit.entries(in: users.database).map { "\($0.sentence) · \($0.at.pageText)" }
     }
+
+    /// People on one page of the admin's list.
+    static let peoplePage = 50
 
     /// Where a message's delivery stands, in words.
     static func delivery(_ message: OutboxMessage) -> String {
@@ -158,9 +165,19 @@ struct AdminPageModel: PageModel {
     var newestMessages: String?
     var exposureReports: [Report]
     var noExposureReports: Bool
-    /// Password resets: links sent by admins, new passwords set from links.
+    /// Changes to people's accounts by others: roles granted, approvals, password links.
     var accountChanges: [String]
     var noAccountChanges: Bool
+    /// People found, on every page; teachers waiting for approval among them.
+    var peopleCount = 0
+    var waitingCount = 0
+    var peoplePages: Pages?
+
+    struct Pages: Sendable {
+        var text: String
+        var previous: String?
+        var next: String?
+    }
 
     init(
         users: [Person], q: String, messages: [Message], noMessages: Bool, olderMessages: String?,

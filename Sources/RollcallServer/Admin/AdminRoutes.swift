@@ -20,7 +20,7 @@ extension AdminRoutes {
         let stores = parts.stores
         AdminController(users: stores.users, outbox: stores.outbox).addRoutes(to: router)
         AdminPage(
-            users: stores.users, outbox: stores.outbox, exposure: stores.exposure, resets: stores.resets,
+            users: stores.users, outbox: stores.outbox, exposure: stores.exposure,
             pages: parts.pages
         ).addRoutes(to: router)
     }

@@ -111,7 +111,7 @@ struct ExposureController: Sendable {
                 .forbidden, .secondAdminRequired,
                 "Another admin grants you the health-officer role: a second person is involved where there is one.")
         }
-        if user.healthOfficer != granted { try await users.setHealthOfficer(id: user.id, granted) }
+        try await users.setHealthOfficer(id: user.id, granted, by: admin)
         guard let changed = try await users.find(id: user.id) else { throw AppError.notFound(.userNotFound, "user") }
         return UserEnvelope(user: UserView(changed))
     }

@@ -1,0 +1,71 @@
+import Foundation
+import RollcallCore
+import SQLKit
+
+/// A change to a person's account made other than by themselves in their profile.
+enum AccountChange: String, Codable, Sendable, CaseIterable {
+    case passwordReset = "password_reset"
+    case passwordResetLinkSent = "password_reset_link_sent"
+    case healthOfficerGranted = "health_officer_granted"
+    case healthOfficerRevoked = "health_officer_revoked"
+    case madeTeacher = "made_teacher"
+    case madeStudent = "made_student"
+    case approved
+    case disabled
+    case enabled
+
+    /// The change in words, for the admin page: `actor` changed `person`'s account.
+    func sentence(actor: String, person: String) -> String {
+        switch self {
+        case .passwordReset: "\(person) set a new password from an emailed link"
+        case .passwordResetLinkSent: "\(actor) sent \(person) a link to set a new password"
+        case .healthOfficerGranted: "\(actor) made \(person) a health officer"
+        case .healthOfficerRevoked: "\(actor) removed \(person) as health officer"
+        case .madeTeacher: "\(actor) made \(person) a teacher"
+        case .madeStudent: "\(actor) made \(person) a student"
+        case .approved: "\(actor) approved \(person) as a teacher"
+        case .disabled: "\(actor) disabled \(person)'s account"
+        case .enabled: "\(actor) enabled \(person)'s account again"
+        }
+    }
+}
+
+/// The record of `AccountChange`s, in `account_audit`: who changed whose account, how, and when. Each is written in
+/// the transaction of its change.
+enum AccountAudit {
+    static func record(
+        _ change: AccountChange, userID: Int64, actor: User, at now: Date = Date(), in sql: any SQLDatabase
+    ) async throws {
+        try await sql.insert(into: "account_audit").columns("user_id", "action", "actor_id", "actor_name", "at")
+            .values(SQLBind(userID), SQLBind(change.rawValue), SQLBind(actor.id), SQLBind(actor.name), SQLBind(now))
+            .run()
+    }
+
+    /// One entry, with the name of the person whose account changed.
+    struct Entry: Codable, Sendable, Equatable {
+        var id: Int64
+        var userId: Int64
+        var userName: String
+        var action: String
+        var actorId: Int64?
+        var actorName: String
+        var at: Date
+
+        var sentence: String {
+            AccountChange(rawValue: action)?.sentence(actor: actorName, person: userName) ?? "\(actorName): \(action)"
+        }
+    }
+
+    /// The newest entries first.
+    static func entries(limit: Int = 50, in database: Database) async throws -> [Entry] {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT account_audit.*, users.name AS user_name FROM account_audit
+                JOIN users ON users.id = account_audit.user_id
+                ORDER BY account_audit.id DESC LIMIT \(bind: limit)
+                """
+            ).all(decoding: Entry.self, with: .rollcall)
+        }
+    }
+}
