@@ -107,9 +107,26 @@ def test_a_health_officer_runs_a_report_with_every_contact_and_minute(server, br
         for r in contacts.find_elements(By.CSS_SELECTOR, "tbody tr")
     ]
     assert ranked == [("Ann Able", "95", "2"), ("Ben Baker", "85", "2"), ("Cy Cole", "20", "1")]
+    assert officer.find_element(By.ID, "contact-total").text == "3 contacts, 3 of them for 15 minutes or more"
+
+    # At a lecture hall's size the contacts are found by name or kept above some minutes, sessions too.
+    least = officer.find_element(By.ID, "contact-minutes")
+    least.clear()
+    least.send_keys("50")
+    WebDriverWait(officer, 10).until(lambda b: b.find_element(By.ID, "contacts-shown").text == "2 of 3 shown")
+    least.clear()
+    least.send_keys("0")
+    officer.find_element(By.ID, "contact-search").send_keys("cy")
+    WebDriverWait(officer, 10).until(lambda b: b.find_element(By.ID, "contacts-shown").text == "1 of 3 shown")
+    visible = [r.text for r in contacts.find_elements(By.CSS_SELECTOR, "tbody tr") if r.is_displayed()]
+    assert len(visible) == 1 and "Cy Cole" in visible[0]
+    officer.find_element(By.ID, "contact-search").clear()
+    officer.execute_script("document.getElementById('contact-search').dispatchEvent(new Event('input'))")
 
     def session_contacts(session):
         article = officer.find_element(By.CSS_SELECTOR, f'.exposure-session[data-session="{session}"]')
+        if article.get_attribute("open") is None:
+            article.find_element(By.TAG_NAME, "summary").click()
         rows = article.find_elements(By.CSS_SELECTOR, "tbody tr")
         shared = {r.find_element(By.CSS_SELECTOR, ".name").text: int(r.find_element(By.CSS_SELECTOR, ".minutes").text) for r in rows}
         return article.find_element(By.CSS_SELECTOR, ".room").text, shared

@@ -89,8 +89,13 @@ struct ExposureReportPage: PageModel {
     var method: String
     var contacts: [Contact]
     var noContacts: Bool
+    /// How many contacts, in words, and how many shared 15 minutes or more.
+    var contactTotal: String
     var sessions: [SessionRow]
     var noSessions: Bool
+
+    /// The shared time from which a contact counts as close in the total, as public-health guidance often does.
+    static let closeMinutes = 15
 
     init(_ report: ExposureReport) {
         id = report.id
@@ -106,6 +111,9 @@ struct ExposureReportPage: PageModel {
                 sessions: contact.sessions)
         }
         noContacts = contacts.isEmpty
+        let close = contacts.count { $0.totalMinutes >= Self.closeMinutes }
+        contactTotal =
+            "\(contacts.count == 1 ? "1 contact" : "\(contacts.count) contacts"), \(close) of them for \(Self.closeMinutes) minutes or more"
         sessions = report.sessions.map { session in
             SessionRow(
                 sessionId: session.sessionId, course: session.course, title: session.title, room: session.room ?? "—",
