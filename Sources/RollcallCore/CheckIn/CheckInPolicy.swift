@@ -78,8 +78,8 @@ public enum CheckInError: String, Error, CaseIterable, Sendable {
         case .locationRequired:
             "This session needs your location to check you in. Allow location access for this page and try again."
         case .locationInaccurate:
-            "Your phone's location is not precise enough to tell if you are in the room. Turn on precise location, "
-                + "move near a window or door, and try again."
+            "Your phone's location is too imprecise to tell if you are in the room. Turn on precise location and "
+                + "try again, or ask your teacher to mark you present."
         case .outOfRange:
             "You are \(Self.spoken(distance ?? 0)) from the classroom — move closer and try again."
         case .networkNotAllowed:
