@@ -338,6 +338,8 @@ struct IntegrityFlagTests {
 
     @Test func details_read_as_a_short_phrase() {
         #expect(IntegrityFlagReport(kind: .returned, occurredAt: start, secondsAway: 45).detail == "after 45 s")
+        #expect(
+            IntegrityFlagReport(kind: .online, occurredAt: start, secondsAway: 185).detail == "after 3 min 5 s offline")
         #expect(IntegrityFlagReport(kind: .returned, occurredAt: start, secondsAway: 185).detail == "after 3 min 5 s")
         #expect(IntegrityFlagReport(kind: .returned, occurredAt: start, secondsAway: 120).detail == "after 2 min")
         #expect(

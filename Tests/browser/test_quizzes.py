@@ -2,6 +2,7 @@
 once in their latest version; the teacher's dashboard shows the integrity flags as they come; the time limit closes
 an attempt with its saved answers."""
 
+import re
 import sqlite3
 import time
 from pathlib import Path
@@ -171,9 +172,12 @@ def test_answers_survive_a_cut_network_and_a_closed_tab_and_the_teacher_sees_the
 
     # The flag queued offline reaches the teacher too, with the reload (the tab that went offline was closed before
     # it could see the network come back).
-    for kind in ("offline", "reloaded"):
+    for kind in ("offline", "reloaded", "online"):
         WebDriverWait(dashboard, 15).until(
             lambda b, kind=kind: b.find_elements(By.CSS_SELECTOR, f'#flag-feed li[data-kind="{kind}"]'))
+    # "Back online" says how long the phone was away, though the tab that went offline was closed meanwhile.
+    back = dashboard.find_element(By.CSS_SELECTOR, '#flag-feed li[data-kind="online"]').text
+    assert re.search(r"back online \(after (\d+ min )?\d+ s offline\)", back), back
     WebDriverWait(dashboard, 15).until(
         lambda b: "4 of 4" in b.find_element(By.CSS_SELECTOR, "#attempt-rows tr").text)
     screenshot(dashboard, "quiz-dashboard")

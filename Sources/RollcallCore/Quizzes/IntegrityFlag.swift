@@ -107,6 +107,7 @@ public struct IntegrityFlagReport: Codable, Sendable, Equatable {
     private var ownDetail: String {
         switch kind {
         case .returned: secondsAway.map { "after \(Self.duration($0))" } ?? ""
+        case .online: secondsAway.map { "after \(Self.duration($0)) offline" } ?? ""
         case .pasted: characters.map { "\($0) characters" + (questionId.map { " into \($0)" } ?? "") } ?? ""
         case .resized: width.map { w in height.map { "\(w)×\($0)" } ?? "\(w) wide" } ?? ""
         default: ""

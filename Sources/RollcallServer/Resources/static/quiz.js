@@ -182,6 +182,17 @@ async function sendFlags() {
   persist();
 }
 
+/** Reports the end of a time offline, with how long it lasted. */
+function backOnline() {
+  if (state.offlineSince == null) {
+    flag("online");
+    return;
+  }
+  const secondsAway = Math.min(86400, Math.round((Date.now() - state.offlineSince) / 100) / 10);
+  state.offlineSince = null;
+  flag("online", { secondsAway });
+}
+
 function setOffline(value) {
   offline = value;
   updateStatus();
@@ -202,16 +213,22 @@ function watchIntegrity() {
   document.addEventListener("visibilitychange", () => (document.hidden ? leave() : back()));
   window.addEventListener("blur", leave);
   window.addEventListener("focus", back);
+  // When the phone went offline is kept with the attempt, so that "back online" says for how long, even when the
+  // tab was closed while offline and the quiz opened again later.
   window.addEventListener("offline", () => {
     setOffline(true);
-    flag("offline");
+    if (state.offlineSince == null) {
+      state.offlineSince = Date.now();
+      flag("offline");
+    }
   });
   window.addEventListener("online", () => {
     retryAt = 0;
-    flag("online");
+    backOnline();
     setOffline(false);
     schedule(0);
   });
+  if (state.offlineSince != null && navigator.onLine) backOnline();
   window.addEventListener("resize", () => {
     const isNarrow = window.innerWidth < narrow;
     if (isNarrow && !narrowNow) flag("resized", { width: window.innerWidth, height: window.innerHeight });
