@@ -99,6 +99,13 @@ def test_students_check_in_from_the_projected_code(server, browsers):
     screenshot(phone, "check-in-done", sizes=((390, 844),))
     WebDriverWait(projector, 10).until(lambda b: b.find_element(By.ID, "projector-count").text == "1")
 
+    # The teacher's room is open on a laptop: it hears of refused attempts too.
+    room = browsers((1366, 900))
+    sign_in(room, server, "theo@school.test")
+    wait_for_path(room, "/courses")
+    room.get(f"{server.url}/sessions/{session_id}")
+    WebDriverWait(room, 15).until(lambda b: b.find_element(By.ID, "live-status").text == "live")
+
     # A student 111 m away is told how far away they are.
     far = browsers()
     place_phone(far, server, OUTSIDE)
@@ -109,6 +116,10 @@ def test_students_check_in_from_the_projected_code(server, browsers):
     assert result == "out_of_range"
     assert message == "You are 111 m from the classroom — move closer and try again."
     screenshot(far, "check-in-out-of-range", sizes=((390, 844),))
+    # The room says so at once, so that the teacher can mark a student whose phone cannot place them.
+    WebDriverWait(room, 15).until(
+        lambda b: b.find_element(By.ID, "refused-summary").text.startswith("1 tried from too far"), "the refusal, live")
+    assert "Far Away tried to check in 111 m from the room." in room.find_element(By.ID, "flag-list").text
 
     # A student who must first sign in, taking 30 s, still gets in: the scan was pinned in a ticket.
     slow = browsers()

@@ -27,4 +27,11 @@ public enum FlagKind: String, Codable, CaseIterable, Sendable {
     case passkeyTwoDevices = "passkey_two_devices"
     /// A passkey's signature counter went backwards: it may have been copied.
     case passkeyCounterRegressed = "passkey_counter_regressed"
+    /// A student tried to check in from outside the classroom's reach; the teacher may know why (a wrong fix).
+    case triedOutOfRange = "tried_out_of_range"
+    /// A student tried to check in, but the phone's location was too imprecise to tell.
+    case triedImpreciseLocation = "tried_imprecise_location"
+
+    /// The kinds that record a refused check-in, so that the teacher can mark a student whose phone cannot get in.
+    public static let refusedCheckIns: [FlagKind] = [.triedOutOfRange, .triedImpreciseLocation]
 }

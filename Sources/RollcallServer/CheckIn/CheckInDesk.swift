@@ -119,6 +119,12 @@ struct CheckInDesk: Sendable {
             if flagDevice {
                 try await checkIns.database.transaction { sql in try await followUp.sharedDevice(seat, in: sql) }
             }
+            if standing.enrolled, let kind = Self.refusedKind(refusal.error) {
+                let refused = refusal
+                try await checkIns.database.transaction { sql in
+                    try await followUp.refused(seat, kind: kind, refusal: refused, reading: reading, in: sql)
+                }
+            }
             if refusal.error == .verificationFailed { refusal.step = identity.failedStep }
             if refusal.error == .notEnrolled, scanned { refusal.joinable = joinable }
             refusal.via = presented.via
@@ -143,6 +149,15 @@ struct CheckInDesk: Sendable {
             case .deviceTaken: throw CheckInRefusal(.deviceAlreadyUsed)
             case .ticketTaken: throw Self.ticketTaken
             }
+        }
+    }
+
+    /// The flag a refused check-in leaves for the teacher: only the refusals a phone may not be able to mend.
+    static func refusedKind(_ error: CheckInError) -> FlagKind? {
+        switch error {
+        case .outOfRange: .triedOutOfRange
+        case .locationInaccurate: .triedImpreciseLocation
+        default: nil
         }
     }
 

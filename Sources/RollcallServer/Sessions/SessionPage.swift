@@ -30,9 +30,11 @@ struct SessionPage: Sendable {
             page.mine = try await mine(session, course: course, studentID: user.id, phase: phase)
         }
         if access != .attend {
-            let flags = try await checkIns.flags(sessionID: session.id).map { flag in
+            let stored = try await checkIns.flags(sessionID: session.id)
+            let flags = stored.map { flag in
                 SessionPageModel.FlagRow(detail: flag.detail, when: flag.createdAt.pageText)
             }
+            page.refusedSummary = Self.refusedSummary(stored)
             let verifications = try await passkeys.verifications(sessionID: session.id).map(\.pageRow)
             page.manage = true
             page.projector = phase == .open && session.settings.mode != .spot
@@ -108,6 +110,18 @@ struct SessionPage: Sendable {
                 when: "\(by), \(batch.createdAt.pageText)",
                 undone: batch.undoneAt.map { "undone \($0.pageText)" }, undoable: batch.id == undoable)
         }
+    }
+
+    /// The refused check-ins in one line, as `live.js` writes it too: "2 tried from too far · …".
+    static func refusedSummary(_ flags: [Flag]) -> String? {
+        let parts = [
+            (FlagKind.triedOutOfRange, "tried from too far"), (.triedImpreciseLocation, "had a location too imprecise"),
+        ]
+        .compactMap { kind, words -> String? in
+            let students = Set(flags.filter { $0.kind == kind }.compactMap(\.studentId))
+            return students.isEmpty ? nil : "\(students.count) \(words)"
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: " · ") + ": mark them by hand if they are in the room."
     }
 
     /// How a student's status came to be, in one sentence.
@@ -231,6 +245,8 @@ struct SessionPageModel: PageModel {
     var projector = false
     var flags: [FlagRow] = []
     var hasFlags = false
+    /// The refused check-ins, summed up above the flags.
+    var refusedSummary: String?
     var verifications: [CheckInVerificationRecord.PageRow] = []
     var hasVerifications = false
     var auditLog: AuditLogView?

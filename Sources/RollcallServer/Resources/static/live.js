@@ -217,8 +217,24 @@ function setPhase(next) {
   }
 }
 
-function addFlag(detail, at, ...students) {
+// Refused check-ins, by kind, summed up above the flags: who could not get in, so the teacher can mark them.
+const REFUSED = { tried_out_of_range: "tried from too far", tried_imprecise_location: "had a location too imprecise" };
+const refused = new Map();
+
+function showRefused() {
+  const summary = document.getElementById("refused-summary");
+  const parts = [...refused].map(([kind, students]) => `${students.size} ${REFUSED[kind]}`);
+  summary.textContent = parts.length ? `${parts.join(" · ")}: mark them by hand if they are in the room.` : "";
+  summary.hidden = parts.length === 0;
+}
+
+function addFlag(detail, at, kind, ...students) {
   for (const id of students) if (id != null) flagged.add(String(id));
+  if (kind in REFUSED && students[0] != null) {
+    if (!refused.has(kind)) refused.set(kind, new Set());
+    refused.get(kind).add(String(students[0]));
+    showRefused();
+  }
   const section = document.getElementById("flags");
   const item = document.createElement("li");
   item.textContent = `${detail} `;
@@ -238,7 +254,11 @@ function renderSnapshot(snapshot) {
   const flags = document.getElementById("flag-list");
   flags.replaceChildren();
   flagged.clear();
-  for (const flag of [...snapshot.flags].reverse()) addFlag(flag.detail, flag.createdAt, flag.studentId, flag.otherStudentId);
+  refused.clear();
+  showRefused();
+  for (const flag of [...snapshot.flags].reverse()) {
+    addFlag(flag.detail, flag.createdAt, flag.kind, flag.studentId, flag.otherStudentId);
+  }
   document.getElementById("flags").hidden = snapshot.flags.length === 0;
   applyView();
 }
@@ -263,7 +283,7 @@ function apply(event) {
       break;
     }
     case "flagged":
-      addFlag(data.detail, event.createdAt, data.studentId, data.otherStudentId);
+      addFlag(data.detail, event.createdAt, data.kind, data.studentId, data.otherStudentId);
       applyView();
       break;
     case "session_opened":
