@@ -105,10 +105,17 @@ struct RefusalTests {
                 _ = try await student.checkIn(ticket: scan.ticket, proof: CheckInProof(deviceID: "phone-0001"))
             }
             let far = Location(latitude: 52.01, longitude: 4.0, accuracy: 5)
-            try await Self.expectRefused(api, "out_of_range", status: 403) {
+            // Refused for where the phone is: nothing is stored but the teacher's flag and its live event.
+            let before = try await api.snapshot()
+            await expectRefusal("out_of_range", status: 403) {
                 _ = try await student.checkIn(
                     ticket: scan.ticket, proof: CheckInProof(deviceID: "phone-0001", location: { far }))
             }
+            var after = try await api.snapshot()
+            #expect(after["flags"]?.count == 1 && after["flags"]?.first?.contains("tried_out_of_range") == true)
+            after["flags"] = before["flags"]
+            after["session_events"] = before["session_events"]
+            #expect(after == before, "a refused request changed stored data")
             do {
                 _ = try await student.checkIn(ticket: scan.ticket, deviceID: "phone-0001", location: far)
             } catch let error as RollcallError {

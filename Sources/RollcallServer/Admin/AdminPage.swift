@@ -20,14 +20,9 @@ struct AdminPage: Sendable {
         let everyone = try await self.users.list(query: query, role: nil)
         let waiting = everyone.filter { $0.role == .teacher && !$0.approved }
         let listed = waiting + everyone.filter { !($0.role == .teacher && !$0.approved) }
-        let pageCount = max(1, (listed.count + Self.peoplePage - 1) / Self.peoplePage)
-        let current = min(max(1, Int(request.query("page") ?? "") ?? 1), pageCount)
-        let users = Array(listed.dropFirst((current - 1) * Self.peoplePage).prefix(Self.peoplePage))
-        let link = { (page: Int) in
-            "/admin?page=\(page)"
-                + (query.map { "&q=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? "")
-                + "#people"
-        }
+        let (users, peoplePages) = PageLinks.page(
+            listed, requested: Int(request.query("page") ?? "") ?? 1, size: Self.peoplePage, path: "/admin",
+            query: query, anchor: "people")
         let outboxPage = try await outbox.page(limit: 30, before: try OutboxPage.cursor(request))
         let messages = outboxPage.messages.map { message in
             AdminPageModel.Message(
@@ -57,11 +52,7 @@ struct AdminPage: Sendable {
             accountChanges: try await accountChanges())
         page.peopleCount = listed.count
         page.waitingCount = waiting.count
-        if pageCount > 1 {
-            page.peoplePages = AdminPageModel.Pages(
-                text: "Page \(current) of \(pageCount)", previous: current > 1 ? link(current - 1) : nil,
-                next: current < pageCount ? link(current + 1) : nil)
-        }
+        page.peoplePages = peoplePages
         return try pages.render(page, title: "Admin · Rollcall", context: context)
     }
 
@@ -171,13 +162,7 @@ struct AdminPageModel: PageModel {
     /// People found, on every page; teachers waiting for approval among them.
     var peopleCount = 0
     var waitingCount = 0
-    var peoplePages: Pages?
-
-    struct Pages: Sendable {
-        var text: String
-        var previous: String?
-        var next: String?
-    }
+    var peoplePages: PageLinks?
 
     init(
         users: [Person], q: String, messages: [Message], noMessages: Bool, olderMessages: String?,

@@ -102,14 +102,9 @@ struct CoursePages: Sendable {
     ) async throws -> CoursePage.TeacherPart {
         let everyone = try await courses.roster(courseID: course.id, query: query)
         // A lecture hall's roster in pages, so that the rest of the page stays within reach.
-        let pages = max(1, (everyone.count + Self.rosterPage - 1) / Self.rosterPage)
-        let current = min(requested, pages)
-        let roster = everyone.dropFirst((current - 1) * Self.rosterPage).prefix(Self.rosterPage)
-        let link = { (page: Int) in
-            "/courses/\(course.id)?page=\(page)"
-                + (query.map { "&q=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? "")
-                + "#roster"
-        }
+        let (roster, rosterPages) = PageLinks.page(
+            everyone, requested: requested, size: Self.rosterPage, path: "/courses/\(course.id)", query: query,
+            anchor: "roster")
         let absentees = records.absentees(below: Double(course.absenteeThreshold)).map { student, summary in
             CoursePage.Absentee(
                 id: student.id, name: student.name, percentText: "\(Int((summary.percentage ?? 0).rounded()))%",
@@ -140,11 +135,7 @@ struct CoursePages: Sendable {
                     joined: entry.joinedAt.pageText)
             },
             rosterEmpty: everyone.isEmpty, rosterCount: everyone.count,
-            rosterPages: pages > 1
-                ? CoursePage.Pages(
-                    text: "Page \(current) of \(pages)", previous: current > 1 ? link(current - 1) : nil,
-                    next: current < pages ? link(current + 1) : nil)
-                : nil,
+            rosterPages: rosterPages,
             absenteesShown: Array(absentees.prefix(Self.absenteesShown)),
             absenteesMore: Array(absentees.dropFirst(Self.absenteesShown)),
             absenteesMoreCount: max(0, absentees.count - Self.absenteesShown),
@@ -268,12 +259,6 @@ struct CoursePage: PageModel {
     }
 
     /// Where a paged list is, and the links to its neighbours.
-    struct Pages: Sendable {
-        var text: String
-        var previous: String?
-        var next: String?
-    }
-
     /// The part only the course's teacher sees; the template reads it inside `{{#teacher}}`.
     struct TeacherPart: Sendable {
         /// The check-in settings of the open-session and timetable forms, from the course's defaults, and the form
@@ -286,7 +271,7 @@ struct CoursePage: PageModel {
         var roster: [RosterRow]
         var rosterEmpty: Bool
         var rosterCount: Int
-        var rosterPages: Pages?
+        var rosterPages: PageLinks?
         var absenteesShown: [Absentee]
         var absenteesMore: [Absentee]
         var absenteesMoreCount: Int
