@@ -1,6 +1,10 @@
 """The teacher's course page with a term's worth in it (200 students, 40 sessions): the roster in pages, searchable,
 "Remove" behind a menu and a confirmation, the absentees folded, and a student added twice told so."""
 
+import datetime
+import sqlite3
+from pathlib import Path
+
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -129,7 +133,7 @@ def test_a_weekly_class_from_the_timetable_form_schedules_the_term(server, brows
     form.find_element(By.NAME, "settings.allowTyping").click()
     assert form.find_element(By.NAME, "settings.lateAfterMinutes").get_attribute("value") == "10"
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", form)
-    screenshot(browser, "course-timetable-settings", sizes=(PHONE, LAPTOP))
+    screenshot(browser, "course-timetable-settings", sizes=(PHONE, LAPTOP), dark=True)
     form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     slots = wait_for(browser, "#timetable-slots")
     assert "Choir · Wednesdays at 16:30, 90 minutes" in slots.text
@@ -180,3 +184,35 @@ def test_an_assistant_added_on_the_course_page_marks_attendance_in_the_room(serv
     WebDriverWait(assistant, 15).until(
         lambda b: b.find_element(By.CSS_SELECTOR, "#room-list .room-row").get_attribute("data-status") == "present")
     screenshot(assistant, "room-assistant", sizes=(PHONE,))
+
+
+def test_a_session_that_never_opened_is_shown_as_missed_with_open_and_cancel(server, browsers):
+    teacher = account(server, "Mia Missed", "mia@school.test", role="teacher")
+    _, course = server.api("POST", "/api/v1/courses", {"name": "Geology", "timeZone": "Europe/Paris"}, token=teacher)
+    course_id = course["course"]["id"]
+    later = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    _, made = server.api("POST", f"/api/v1/courses/{course_id}/sessions",
+                         {"title": "Field lab", "scheduledAt": later, "settings": {"openMinutes": 30}}, token=teacher)
+    session_id = made["session"]["id"]
+    # Yesterday's lab: nobody opened it.
+    database = sqlite3.connect(Path(server.data_dir) / "rollcall.sqlite", timeout=10)
+    try:
+        database.execute("UPDATE sessions SET scheduled_at = scheduled_at - 93600 WHERE id = ?", (session_id,))
+        database.commit()
+    finally:
+        database.close()
+
+    browser = browsers(PHONE)
+    browser.get(f"{server.url}/sign-in?next=/courses/{course_id}")
+    sign_in(browser, server, "mia@school.test", then=True)
+    wait_for_path(browser, f"/courses/{course_id}")
+    badge = wait_for(browser, f'#session-list a[href="/sessions/{session_id}"] ~ .badge')
+    assert badge.text == "MISSED"
+    browser.get(f"{server.url}/sessions/{session_id}")
+    notice = wait_for(browser, "#missed-notice")
+    assert "never" in notice.text and "opened" in notice.text
+    screenshot(browser, "session-missed", sizes=(PHONE, LAPTOP), dark=True)
+    # Clicked by script: the screenshots' resizing leaves the next pointer click to the headless browser's mercy.
+    browser.execute_script("arguments[0].click()", notice.find_element(By.CSS_SELECTOR, "button.primary"))
+    WebDriverWait(browser, 15).until(lambda b: b.find_element(By.ID, "session-phase").text.upper() == "OPEN")
+    assert not browser.find_elements(By.ID, "missed-notice")

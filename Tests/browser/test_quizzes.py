@@ -349,7 +349,7 @@ def test_a_running_quiz_is_found_from_the_check_in_the_course_page_and_the_sessi
     phone.get(f"{server.url}/courses/{course_id}")
     announced = wait_for(phone, "#now [data-quiz-announce] a")
     assert announced.get_attribute("href").endswith(f"/quiz-runs/{run_id}")
-    screenshot(phone, "course-now-quiz", sizes=(PHONE, LAPTOP))
+    screenshot(phone, "course-now-quiz", sizes=(PHONE, LAPTOP), dark=True)
     phone.get(f"{server.url}/sessions/{session_id}")
     wait_for(phone, "#my-quiz a").click()
 
@@ -408,7 +408,7 @@ def test_identical_short_answers_are_marked_together_and_let_in_goes_when_the_qu
         "the mark given, shown after saving")
     dashboard.execute_script(
         "arguments[0].scrollIntoView({block: 'center'})", dashboard.find_element(By.CSS_SELECTOR, "section.marking"))
-    screenshot(dashboard, "quiz-marking-together", sizes=(PHONE, LAPTOP))
+    screenshot(dashboard, "quiz-marking-together", sizes=(PHONE, LAPTOP), dark=True)
     _, results = server.api("GET", f"/api/v1/quiz-runs/{run_id}/results", token=teacher)
     marked = sorted(result["answers"]["q1"]["mark"]["points"] for result in results["results"])
     assert marked == [0, 2, 2, 2], marked
