@@ -103,6 +103,8 @@ function editor(form) {
               placeholder: `Option ${optionIndex + 1}`,
               className: "grow",
             });
+            // A placeholder is no label: it is gone once the field has text.
+            text.setAttribute("aria-label", `Option ${optionIndex + 1} of question ${index + 1}`);
             const drop = document.createElement("button");
             drop.type = "button";
             drop.className = "link";
