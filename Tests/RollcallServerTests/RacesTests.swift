@@ -154,6 +154,27 @@ struct RacesTests {
     }
 
     @Test(arguments: RaceGround.allCases)
+    func ten_check_ins_refused_for_distance_at_once_tell_the_teacher_once(_ ground: RaceGround) async throws {
+        try await ground.run { servers, database in
+            let room = try await Classroom.open(
+                servers[0], settings: ["latitude": 52.0, "longitude": 4.0, "radius": 30])
+            let far = try Self.json([
+                "ticket": try await room.scan(servers[0]),
+                "location": ["latitude": 52.01, "longitude": 4.0, "accuracy": 5],
+            ])
+            let replies = try await Self.atOnce(10, over: servers) { api, _ in
+                try await api.call(
+                    .post, "/api/v1/check-ins", as: room.student, raw: far, contentType: "application/json")
+            }
+
+            #expect(replies.allSatisfy { $0.errorCode == "out_of_range" }, "\(replies.map(\.text))")
+            #expect(try await database.count("SELECT COUNT(*) AS n FROM flags") == 1)
+            #expect(try await database.count("SELECT COUNT(*) AS n FROM session_events WHERE kind = 'flagged'") == 1)
+            #expect(try await database.count("SELECT COUNT(*) AS n FROM attendance") == 0)
+        }
+    }
+
+    @Test(arguments: RaceGround.allCases)
     func one_confirmation_link_used_ten_times_at_once_confirms_once_and_takes_the_invited_place_once(
         _ ground: RaceGround
     ) async throws {

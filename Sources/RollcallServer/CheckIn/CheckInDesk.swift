@@ -119,7 +119,9 @@ struct CheckInDesk: Sendable {
             if flagDevice {
                 try await checkIns.database.transaction { sql in try await followUp.sharedDevice(seat, in: sql) }
             }
-            if standing.enrolled, let kind = Self.refusedKind(refusal.error) {
+            if standing.enrolled, let kind = Self.refusedKind(refusal.error),
+                try await !checkIns.hasFlag(sessionID: session.id, studentID: student.id, kind: kind)
+            {
                 let refused = refusal
                 try await checkIns.database.transaction { sql in
                     try await followUp.refused(seat, kind: kind, refusal: refused, reading: reading, in: sql)

@@ -62,14 +62,12 @@ struct CheckInFollowUp: Sendable {
     /// Flags a check-in tried from a phone another student used, naming both, so that the teacher can find the one
     /// who lent the phone too. The flag exists to record the refusal: it is all a refused check-in leaves.
     /// Tells the teacher a student tried and was refused for where the phone placed them, once per session and
-    /// kind: the room's flags list them, and the teacher may mark the student by hand.
+    /// kind (the flag's unique index keeps it once in every process): the room's flags list them, and the teacher
+    /// may mark the student by hand.
     func refused(
         _ seat: AttendanceLedger.Seat, kind: FlagKind, refusal: CheckInRefusal, reading: LocationReading?,
         in sql: Transaction
     ) async throws {
-        let known = try await sql.select().column("id").from("flags").where("session_id", .equal, seat.sessionID)
-            .where("student_id", .equal, seat.studentID).where("kind", .equal, kind.rawValue).first()
-        guard known == nil else { return }
         let detail =
             switch kind {
             case .triedOutOfRange:

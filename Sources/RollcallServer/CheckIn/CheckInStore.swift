@@ -95,20 +95,33 @@ struct CheckInStore: Sendable {
 
     /// Raises a flag the teacher sees on the session (one phone checking in two students), with its live event, in
     /// the caller's transaction.
+    /// Writes a flag and its live event. A kind kept once per student (`FlagKind.refusedCheckIns`, by a unique
+    /// index) writes nothing when the student has it already.
     static func flag(
         sessionID: Int64, studentID: Int64?, otherStudentID: Int64? = nil, kind: FlagKind, detail: String,
         in sql: Transaction
     ) async throws {
-        let id = try await sql.insert(into: "flags")
+        var insert = sql.insert(into: "flags")
             .columns("session_id", "student_id", "other_student_id", "kind", "detail", "created_at")
             .values(
                 SQLBind(sessionID), SQLBind(studentID), SQLBind(otherStudentID), SQLBind(kind.rawValue),
                 SQLBind(detail), SQLBind(Date())
             )
-            .returning("id").first(decodingColumn: "id", as: Int64.self)
+        if FlagKind.refusedCheckIns.contains(kind) { insert = insert.ignoringConflicts() }
+        let id = try await insert.returning("id").first(decodingColumn: "id", as: Int64.self)
+        if FlagKind.refusedCheckIns.contains(kind) && id == nil { return }
         let flagged = SessionChange.Flagged(
             flagId: id, studentId: studentID, otherStudentId: otherStudentID, kind: kind, detail: detail)
         try await SessionEvents.append(.flagged(flagged), sessionID: sessionID, in: sql)
+    }
+
+    /// Whether the student already has a flag of `kind` in the session: a student retrying from afar is told
+    /// again without a write.
+    func hasFlag(sessionID: Int64, studentID: Int64, kind: FlagKind) async throws -> Bool {
+        try await database.read { sql in
+            try await sql.select().column("id").from("flags").where("session_id", .equal, sessionID)
+                .where("student_id", .equal, studentID).where("kind", .equal, kind.rawValue).first() != nil
+        }
     }
 
     /// The student who checked in to the session from this device, and their name.

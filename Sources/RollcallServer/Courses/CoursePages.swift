@@ -124,10 +124,11 @@ struct CoursePages: Sendable {
                     "\(CourseTimeZone.day(slot.startsOn, in: course.zone)) to \(CourseTimeZone.day(slot.endsOn, in: course.zone))"
             )
         }
+        let defaults = course.defaults
         return CoursePage.TeacherPart(
-            openSettings: SettingsForm(course.defaults),
-            timetableSettings: SettingsForm(course.defaults, withOpenMinutes: false),
-            defaultSettings: SettingsForm(course.defaults, prefix: "sessionDefaults"),
+            openSettings: SettingsForm(defaults),
+            timetableSettings: SettingsForm(defaults, withOpenMinutes: false),
+            defaultSettings: SettingsForm(defaults, prefix: "sessionDefaults"),
             joinCode: course.joinCode, q: query ?? "",
             roster: roster.map { entry in
                 CoursePage.RosterRow(

@@ -39,6 +39,7 @@ enum Migrations {
         step026InvitationMail,
         step027FlagOtherStudent,
         step028SessionDefaults,
+        step029RefusedFlagsOnce,
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.
