@@ -276,7 +276,9 @@ function markingForm(question, group) {
   who.className = "muted";
   const names = group.entries.map((entry) => entry.result.attempt.name);
   const count = names.length === 1 ? "1 student" : `${names.length} students`;
-  who.textContent = `${count}: ${names.join(", ")}`;
+  // A lecture hall gives the same answer forty times: the first names, then how many more.
+  const shown = names.length > 8 ? `${names.slice(0, 6).join(", ")} and ${names.length - 6} more` : names.join(", ");
+  who.textContent = `${count}: ${shown}`;
   const marked = group.entries.filter((entry) => !entry.mark.pending);
   const state = document.createElement("p");
   state.className = "mark-state";
