@@ -223,6 +223,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case deviceAlreadyUsed = "device_already_used"
     /// A device id that is not 8 to 128 letters, digits or dashes.
     case invalidDeviceID = "invalid_device_id"
+    /// A check-in's heard pseudo-IDs that are not 32 hexadecimal digits each, or too many.
+    case invalidHeard = "invalid_heard"
 
     // MARK: Passkeys
 
@@ -334,6 +336,15 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case invalidDays = "invalid_days"
     /// A report's window reaches past what retention keeps.
     case windowBeyondRetention = "window_beyond_retention"
+
+    // MARK: Proximity
+
+    /// The person has proximity off: no pseudo-IDs are issued and no encounters taken until they turn it on.
+    case proximityOff = "proximity_off"
+    /// Too many requests for pseudo-IDs in a day.
+    case tooManyProximityRequests = "too_many_proximity_requests"
+    /// An upload answers a health officer's request that is not the person's.
+    case proximityRequestNotFound = "proximity_request_not_found"
 
     // MARK: Operations
 

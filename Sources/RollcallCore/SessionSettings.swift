@@ -32,6 +32,12 @@ public struct SessionSettings: Codable, Equatable, Sendable {
     public var allowedNetworks: [NetworkRange]
     /// Where the class meets, as people name it ("B204"); reports show this, never coordinates.
     public var room: String?
+    /// Whether check-ins from the app bring the pseudo-IDs the phone heard, so the room shows how many classmates'
+    /// phones heard each student's. Evidence beside the check-in, never a condition of it; `nil` is off.
+    public var askProximity: Bool?
+
+    /// Whether the room counts classmates' phones.
+    public var countsProximity: Bool { askProximity == true }
 
     public static let openMinutesRange = 1...720
     /// Seconds a typed code may be shown: long enough to type, short enough that a code sent to a friend dies soon.
@@ -51,8 +57,9 @@ public struct SessionSettings: Codable, Equatable, Sendable {
     public init(
         mode: CheckInMode, period: Int, grace: Int, geofence: Geofence?, classroomSize: ClassroomSize?,
         openMinutes: Int, lateAfterMinutes: Int?, allowTyping: Bool, allowedNetworks: [NetworkRange],
-        room: String? = nil, typedPeriod: Int? = nil
+        room: String? = nil, typedPeriod: Int? = nil, askProximity: Bool? = nil
     ) {
+        self.askProximity = askProximity
         self.typedPeriod = typedPeriod
         self.mode = mode
         self.period = period
@@ -82,13 +89,15 @@ public struct SessionSettingsDraft: Codable, Equatable, Sendable {
     public var allowedNetworks: [String]?
     public var room: String?
     public var typedPeriod: Int?
+    public var askProximity: Bool?
 
     public init(
         mode: CheckInMode? = nil, period: Int? = nil, grace: Int? = nil, latitude: Double? = nil,
         longitude: Double? = nil, radius: Double? = nil, classroomSize: ClassroomSize? = nil,
         openMinutes: Int? = nil, lateAfterMinutes: Int? = nil, allowTyping: Bool? = nil,
-        allowedNetworks: [String]? = nil, room: String? = nil, typedPeriod: Int? = nil
+        allowedNetworks: [String]? = nil, room: String? = nil, typedPeriod: Int? = nil, askProximity: Bool? = nil
     ) {
+        self.askProximity = askProximity
         self.typedPeriod = typedPeriod
         self.mode = mode
         self.period = period
@@ -123,6 +132,7 @@ public struct SessionSettingsDraft: Codable, Equatable, Sendable {
         filled.allowedNetworks = allowedNetworks ?? defaults.allowedNetworks
         filled.room = room ?? defaults.room
         filled.typedPeriod = typedPeriod ?? defaults.typedPeriod
+        filled.askProximity = askProximity ?? defaults.askProximity
         return filled
     }
 
@@ -178,7 +188,8 @@ public struct SessionSettingsDraft: Codable, Equatable, Sendable {
             mode: mode, period: period, grace: grace, geofence: geofence,
             classroomSize: geofence == nil ? nil : classroomSize, openMinutes: openMinutes,
             lateAfterMinutes: lateAfter, allowTyping: allowTyping ?? (mode == .typed), allowedNetworks: networks,
-            room: room?.isEmpty == false ? room : nil, typedPeriod: typedPeriod
+            room: room?.isEmpty == false ? room : nil, typedPeriod: typedPeriod,
+            askProximity: askProximity == true ? true : nil
         )
     }
 

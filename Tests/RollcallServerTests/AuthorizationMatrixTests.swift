@@ -584,6 +584,21 @@ struct AuthorizationMatrixTests {
                 Row("GET /exposure-reports/{reportID}/report.csv", [401, 403, 403, 403, 403, 403]),
                 Row("GET /admin/exposure-reports", [401, 403, 403, 403, 403, 200]),
                 Row("GET /me/exposure-reports", [401, 200, 200, 200, 200, 200]),
+                Row("POST /exposure-reports/{reportID}/proximity-request", [401, 403, 403, 403, 403, 403]),
+                // Proximity is each person's own: on, pseudo-IDs, and an upload (of a value nobody was issued).
+                Row("GET /me/proximity", [401, 200, 200, 200, 200, 200]),
+                Row("PUT /me/proximity", [401, 200, 200, 200, 200, 200], json: ["on": true]),
+                Row("POST /me/proximity-ids", [401, 201, 201, 201, 201, 201], json: ["days": 1]),
+                Row(
+                    "POST /me/proximity-encounters", [401, 201, 201, 201, 201, 201],
+                    json: [
+                        "encounters": [
+                            [
+                                "heard": String(repeating: "0a", count: 16), "firstSeen": Date().formatted(.iso8601),
+                                "lastSeen": Date().formatted(.iso8601), "signal": -70,
+                            ]
+                        ]
+                    ]),
                 Row(
                     "POST /admin/users/{userID}/health-officer", [401, 403, 403, 403, 403, 200],
                     parameters: ["userID": managed.id]),

@@ -150,8 +150,8 @@ struct ExposureReportTests {
             let again = try await api.call(.get, "/api/v1/exposure-reports/\(id)", as: s.officer)
             #expect(again.list("report.contacts").count == 3)
             let csv = try await api.csv("/api/v1/exposure-reports/\(id)/report.csv", as: s.officer)
-            #expect(csv[0] == ["Contact", "Total shared minutes", "Sessions"])
-            #expect(csv[1] == ["Ann Able", "95", "2"])
+            #expect(csv[0] == ["Contact", "Total shared minutes", "Sessions", "Minutes near by phone", "Evidence"])
+            #expect(csv[1] == ["Ann Able", "95", "2", "0", "attendance"])
             #expect(
                 csv.contains {
                     $0.first == "Biology 101" && $0[1] == "Cells" && $0[2] == "B204" && $0[5] == "Ann Able"

@@ -92,24 +92,47 @@ public enum Exposure {
         }
     }
 
+    /// What a contact rests on: shared sessions in the attendance records, the phones' own sightings, or both.
+    public enum Evidence: String, Codable, Sendable, CaseIterable {
+        case attendance
+        case proximity
+    }
+
     /// One contact over the whole window.
     public struct RankedContact: Equatable, Sendable {
         public var personID: Int64
         public var name: String
+        /// Minutes shared in sessions, from attendance.
         public var totalMinutes: Int
         public var sessions: Int
+        /// Minutes the two phones heard each other.
+        public var proximityMinutes: Int
 
-        public init(personID: Int64, name: String, totalMinutes: Int, sessions: Int) {
+        public init(personID: Int64, name: String, totalMinutes: Int, sessions: Int, proximityMinutes: Int = 0) {
             self.personID = personID
             self.name = name
             self.totalMinutes = totalMinutes
             self.sessions = sessions
+            self.proximityMinutes = proximityMinutes
+        }
+
+        /// The evidence this contact rests on, attendance first.
+        public var evidence: [Evidence] {
+            (sessions > 0 ? [.attendance] : []) + (proximityMinutes > 0 ? [.proximity] : [])
         }
     }
 
-    /// Every contact once, by total shared minutes, then number of sessions, then name, then id.
-    public static func ranking(_ encounters: [Encounter]) -> [RankedContact] {
+    /// Every contact once, from the shared sessions and from the phones (`proximity`, each with the person's name),
+    /// ranked by the larger of the two minutes, then number of sessions, then name, then id.
+    public static func ranking(
+        _ encounters: [Encounter], proximity: [(contact: Proximity.Contact, name: String)] = []
+    ) -> [RankedContact] {
         var byID: [Int64: RankedContact] = [:]
+        for (contact, name) in proximity {
+            byID[contact.personID] = RankedContact(
+                personID: contact.personID, name: name, totalMinutes: 0, sessions: 0,
+                proximityMinutes: contact.minutes)
+        }
         for encounter in encounters {
             for contact in encounter.contacts {
                 byID[
@@ -122,6 +145,8 @@ public enum Exposure {
             }
         }
         return byID.values.sorted { a, b in
+            let (first, second) = (max(a.totalMinutes, a.proximityMinutes), max(b.totalMinutes, b.proximityMinutes))
+            if first != second { return first > second }
             if a.totalMinutes != b.totalMinutes { return a.totalMinutes > b.totalMinutes }
             if a.sessions != b.sessions { return a.sessions > b.sessions }
             if a.name != b.name { return a.name < b.name }

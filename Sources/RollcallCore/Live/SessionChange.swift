@@ -7,6 +7,7 @@ public enum SessionEventKind: String, Codable, CaseIterable, Sendable {
     case flagged
     case sessionOpened = "session_opened"
     case sessionClosed = "session_closed"
+    case heard
 }
 
 /// Something that happened in a session, as the teacher's live view is told of it.
@@ -19,6 +20,21 @@ public enum SessionChange: Sendable, Equatable {
     case flagged(Flagged)
     /// The session opened or closed.
     case phaseChanged(PhaseChanged)
+    /// A student's phone, checking in, heard the phones of these classmates (a session that asks for it).
+    case heard(Heard)
+
+    /// Classmates heard by one student's phone.
+    public struct Heard: Codable, Sendable, Equatable {
+        /// The students whose phones were heard, each now heard by one more classmate.
+        public var studentIds: [Int64]
+        /// The student whose phone heard them.
+        public var heardBy: Int64
+
+        public init(studentIds: [Int64], heardBy: Int64) {
+            self.studentIds = studentIds
+            self.heardBy = heardBy
+        }
+    }
 
     /// A new check-in.
     public struct CheckedIn: Codable, Sendable, Equatable {
@@ -97,6 +113,7 @@ public enum SessionChange: Sendable, Equatable {
         case .statusChanged: .statusChanged
         case .flagged: .flagged
         case .phaseChanged(let change): change.phase == .closed ? .sessionClosed : .sessionOpened
+        case .heard: .heard
         }
     }
 
@@ -109,6 +126,7 @@ public enum SessionChange: Sendable, Equatable {
         case .statusChanged(let change): data = try encoder.encode(change)
         case .flagged(let change): data = try encoder.encode(change)
         case .phaseChanged(let change): data = try encoder.encode(change)
+        case .heard(let change): data = try encoder.encode(change)
         }
         return String(decoding: data, as: UTF8.self)
     }

@@ -142,6 +142,7 @@ func buildRouter(
     RosterRoutes.addRoutes(to: router, parts)
     QuizRoutes.addRoutes(to: router, parts)
     ExposureRoutes.addRoutes(to: router, parts)
+    ProximityRoutes.addRoutes(to: router, parts)
     PrivacyRoutes.addRoutes(to: router, parts)
     AdminRoutes.addRoutes(to: router, parts)
 

@@ -61,6 +61,8 @@ public struct Configuration: Sendable {
     /// Invitation letters each teacher's imports may send in any 24 hours (`ROLLCALL_INVITATIONS_PER_DAY`); the
     /// rest wait.
     public var invitationsPerDay = 500
+    /// The clock proximity and exposure reports read; tests run a week of phones on one of their own.
+    public var clock: @Sendable () -> Date = { Date() }
     /// Waits between attempts at a message whose delivery failed.
     var mailRetry = RetryPolicy()
     /// How often the delivery reads the queue when nothing wakes it.

@@ -25,6 +25,7 @@ struct Stores: Sendable {
     let devices: RememberedDevices
     let personal: PersonalData
     let outbox: Outbox
+    let proximity: ProximityStore
 
     /// - Parameters:
     ///   - database: the one database every store reads and writes.
@@ -48,6 +49,7 @@ struct Stores: Sendable {
         resets = PasswordResets(database: database)
         keys = ServerKeys(database: database)
         phoneCodes = PhoneCodes(database: database, keys: keys)
+        proximity = ProximityStore(database: database, keys: keys)
         devices = RememberedDevices(database: database, keys: keys, tokens: tokens)
         personal = PersonalData(
             database: database, identities: database.caches.identities, retentionDays: retentionDays)

@@ -11,6 +11,8 @@ struct CheckInDesk: Sendable {
     let verification: CheckInVerification
     /// Where wrong typed codes are counted, so that every process counts the same tries.
     let counters: AttemptCounters
+    /// Where a check-in's heard pseudo-IDs go, in sessions that count classmates' phones.
+    let proximity: ProximityStore
 
     /// Wrong typed codes a student may make in one session: six digits can be guessed, so after this only the QR
     /// code (or the teacher) checks them in.
@@ -28,6 +30,8 @@ struct CheckInDesk: Sendable {
         var passkey: CredentialInput?
         /// Join the course with this scan when not on its roster yet, where the course allows it.
         var join: Bool?
+        /// Pseudo-IDs the phone heard in the last few minutes (the app, in sessions that ask for them).
+        var heard: [String]?
     }
 
     struct LocationInput: Codable, Sendable {
@@ -88,6 +92,7 @@ struct CheckInDesk: Sendable {
         let presented = try await presented(attempt, studentID: student.id, now: now)
         let reading = try Self.reading(attempt.location)
         let deviceID = try Self.deviceID(attempt.deviceId)
+        let heard = try Self.heard(attempt.heard)
         guard
             let standing = try await checkIns.standing(
                 sessionID: presented.session.id, studentID: student.id, deviceID: deviceID,
@@ -135,6 +140,7 @@ struct CheckInDesk: Sendable {
             if followUp.keepsAnything {
                 try await checkIns.database.transaction { sql in try await followUp.accepted(seat, in: sql) }
             }
+            try await keep(heard, student: student, session: session, now: now)
             return Receipt(status: status, at: at, session: session, new: false)
         case .checkedIn(let status, let at):
             let distance = reading.flatMap { reading in session.settings.geofence?.center.distance(to: reading.point) }
@@ -146,12 +152,23 @@ struct CheckInDesk: Sendable {
                 unboundTicket: presented.unboundTicket, followUp: followUp)
             // The desk ends here: the group commit writes the row and everything decided beside it at once.
             switch try await checkIns.batcher.record(pending) {
-            case .recorded(let status, let at): return Receipt(status: status, at: at, session: session, new: true)
-            case .existing(let status, let at): return Receipt(status: status, at: at, session: session, new: false)
+            case .recorded(let status, let at):
+                try await keep(heard, student: student, session: session, now: now)
+                return Receipt(status: status, at: at, session: session, new: true)
+            case .existing(let status, let at):
+                try await keep(heard, student: student, session: session, now: now)
+                return Receipt(status: status, at: at, session: session, new: false)
             case .deviceTaken: throw CheckInRefusal(.deviceAlreadyUsed)
             case .ticketTaken: throw Self.ticketTaken
             }
         }
+    }
+
+    /// Keeps what an accepted check-in's phone heard, where the session counts classmates' phones; elsewhere it is
+    /// not kept at all.
+    private func keep(_ heard: [String], student: User, session: ClassSession, now: Date) async throws {
+        guard session.settings.countsProximity, !heard.isEmpty else { return }
+        _ = try await proximity.heard(heard, by: student.id, sessionID: session.id, now: now)
     }
 
     /// The flag a refused check-in leaves for the teacher: only the refusals a phone may not be able to mend.
@@ -251,6 +268,23 @@ struct CheckInDesk: Sendable {
                 throw AppError(.badRequest, .invalidLocation, "The location sent is not a place on Earth.")
             }
             return reading
+        }
+    }
+
+    /// The heard pseudo-IDs, each read as one, at most `Proximity.heardLimit`, repeats dropped.
+    static func heard(_ values: [String]?) throws -> [String] {
+        guard let values else { return [] }
+        guard values.count <= Proximity.heardLimit else {
+            throw AppError(
+                .badRequest, .invalidHeard,
+                "A check-in brings at most \(Proximity.heardLimit) heard pseudo-IDs: those of the last few minutes.")
+        }
+        var seen: Set<String> = []
+        return try values.compactMap { value in
+            guard let id = Proximity.pseudoID(value) else {
+                throw AppError(.badRequest, .invalidHeard, "A heard pseudo-ID is 32 hexadecimal digits.")
+            }
+            return seen.insert(id).inserted ? id : nil
         }
     }
 

@@ -39,7 +39,7 @@ extension CheckInRoutes {
             access: parts.access)
         let desk = CheckInDesk(
             sessions: stores.sessions, tickets: parts.tickets, checkIns: stores.checkIns,
-            verification: verification, counters: stores.counters)
+            verification: verification, counters: stores.counters, proximity: stores.proximity)
         CheckInController(desk: desk).addRoutes(to: router)
         verification.addRoutes(to: router)
         CheckInPages(

@@ -22,6 +22,7 @@ struct AttemptCounters: Sendable {
         case phoneCodeNumber = "phone_code_number"
         case phoneCodeAddress = "phone_code_address"
         case phoneCodeCheck = "phone_code_check"
+        case proximityIDs = "proximity_ids"
     }
 
     /// A counter as stored.

@@ -40,6 +40,7 @@ enum Migrations {
         step027FlagOtherStudent,
         step028SessionDefaults,
         step029RefusedFlagsOnce,
+        step030Proximity,
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.

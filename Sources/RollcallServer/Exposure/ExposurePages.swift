@@ -23,13 +23,13 @@ struct ExposurePages: Sendable {
         }
         let page = ExposurePage(
             defaultDays: min(Exposure.defaultDays, configuration.evidenceDays), maxDays: configuration.evidenceDays,
-            today: Date().dayText, earlier: earlier, noEarlier: earlier.isEmpty)
+            today: configuration.clock().dayText, earlier: earlier, noEarlier: earlier.isEmpty)
         return try pages.render(page, title: "Exposure report · Rollcall", context: context)
     }
 
     @Sendable func report(_ request: Request, context: AppRequestContext) async throws -> Response {
         let entry = try await reports.own(context)
-        let report = try await reports.report(entry, now: Date())
+        let report = try await reports.report(entry, now: configuration.clock())
         return try pages.render(
             ExposureReportPage(report), title: "Exposure report: \(report.person.name) · Rollcall", context: context)
     }
@@ -63,6 +63,14 @@ struct ExposureReportPage: PageModel {
         var name: String
         var totalMinutes: Int
         var sessions: Int
+        var proximityMinutes: Int
+        var evidence: String
+    }
+    struct PhoneContact: Sendable {
+        var personId: Int64
+        var name: String
+        var minutes: Int
+        var when: String
     }
     struct SessionRow: Sendable {
         var sessionId: Int64
@@ -93,6 +101,10 @@ struct ExposureReportPage: PageModel {
     var contactTotal: String
     var sessions: [SessionRow]
     var noSessions: Bool
+    var phones: [PhoneContact]
+    var noPhones: Bool
+    /// Where the request for the person's phone encounters stands, in words; `nil` before any.
+    var phoneRequest: String?
 
     /// The shared time from which a contact counts as close in the total, as public-health guidance often does.
     static let closeMinutes = 15
@@ -108,10 +120,26 @@ struct ExposureReportPage: PageModel {
         contacts = report.contacts.enumerated().map { index, contact in
             Contact(
                 rank: index + 1, personId: contact.personId, name: contact.name, totalMinutes: contact.totalMinutes,
-                sessions: contact.sessions)
+                sessions: contact.sessions, proximityMinutes: contact.proximityMinutes,
+                evidence: contact.evidence.map { $0 == .attendance ? "attendance" : "phones" }.joined(
+                    separator: " and "))
+        }
+        phones = report.phones.map { phone in
+            PhoneContact(
+                personId: phone.personId, name: phone.name, minutes: phone.minutes,
+                when: phone.firstSeen.dayText == phone.lastSeen.dayText
+                    ? "\(phone.firstSeen.pageText) – \(phone.lastSeen.timeText)"
+                    : "\(phone.firstSeen.pageText) – \(phone.lastSeen.pageText)")
+        }
+        noPhones = phones.isEmpty
+        phoneRequest = report.phoneRequest.map { request in
+            if let answered = request.answeredAt {
+                return "Asked \(request.requestedAt.pageText); \(report.person.name) uploaded \(answered.pageText)."
+            }
+            return "Asked \(request.requestedAt.pageText); not uploaded yet. The report includes it once they do."
         }
         noContacts = contacts.isEmpty
-        let close = contacts.count { $0.totalMinutes >= Self.closeMinutes }
+        let close = contacts.count { max($0.totalMinutes, $0.proximityMinutes) >= Self.closeMinutes }
         contactTotal =
             "\(contacts.count == 1 ? "1 contact" : "\(contacts.count) contacts"), \(close) of them for \(Self.closeMinutes) minutes or more"
         sessions = report.sessions.map { session in

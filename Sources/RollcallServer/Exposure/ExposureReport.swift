@@ -29,8 +29,26 @@ struct ExposureReport: Codable, ResponseEncodable, Sendable {
     struct RankedEntry: Codable, Sendable {
         var personId: Int64
         var name: String
+        /// Minutes shared in sessions, from attendance.
         var totalMinutes: Int
         var sessions: Int
+        /// Minutes the two phones heard each other.
+        var proximityMinutes: Int
+        /// What the contact rests on: `attendance`, `proximity`, or both.
+        var evidence: [Exposure.Evidence]
+    }
+    /// A contact from the phones: when first and last heard, and for how many minutes.
+    struct PhoneEntry: Codable, Sendable {
+        var personId: Int64
+        var name: String
+        var minutes: Int
+        var firstSeen: Date
+        var lastSeen: Date
+    }
+    /// The health officer's request that the person upload their phone's encounters, and whether they have.
+    struct PhoneRequest: Codable, Sendable {
+        var requestedAt: Date
+        var answeredAt: Date?
     }
 
     var id: Int64
@@ -43,6 +61,9 @@ struct ExposureReport: Codable, ResponseEncodable, Sendable {
     var method: String
     var sessions: [SessionEntry]
     var contacts: [RankedEntry]
+    /// Contacts from the phones' own evidence, most minutes first.
+    var phones: [PhoneEntry]
+    var phoneRequest: PhoneRequest?
 
     /// How every report is computed, shown with it.
     static let method =
@@ -51,9 +72,16 @@ struct ExposureReport: Codable, ResponseEncodable, Sendable {
         + "Everyone else recorded the same way in that session is a contact. Shared minutes run from the later of "
         + "the two check-ins (the session's opening for a mark by hand) to the session's end (its closing, or when "
         + "it stopped taking check-ins), rounded down. People who did not check in and were not marked present "
-        + "or late are not in this report, even if they were in the room; absences and excused records are not used."
+        + "or late are not in this report, even if they were in the room; absences and excused records are not used. "
+        + "Phones with the Rollcall app and proximity on add their own evidence: the rotating pseudo-IDs each phone "
+        + "heard nearby, as uploaded by the phone's owner. A phone contact's minutes are those in which either phone "
+        + "heard the other (each sighting counts at least one minute), within the window. Contacts are ranked by "
+        + "the larger of the two kinds of minutes; each names the evidence it rests on."
 
-    init(entry: ExposureAuditEntry, facts: [ExposureSessionFacts]) {
+    init(
+        entry: ExposureAuditEntry, facts: [ExposureSessionFacts],
+        phones: (sightings: [Proximity.Sighting], names: [Int64: String]) = ([], [:]), request: ProximityRequest? = nil
+    ) {
         let byID = Dictionary(facts.map { ($0.session.id, $0) }, uniquingKeysWith: { $1 })
         let encounters = Exposure.encounters(of: entry.personId, in: facts.map(\.session))
         id = entry.id
@@ -74,16 +102,29 @@ struct ExposureReport: Codable, ResponseEncodable, Sendable {
                     ContactEntry(personId: $0.personID, name: $0.name, minutes: $0.minutes)
                 })
         }
-        contacts = Exposure.ranking(encounters).map {
-            RankedEntry(personId: $0.personID, name: $0.name, totalMinutes: $0.totalMinutes, sessions: $0.sessions)
+        let nearby = Proximity.contacts(of: entry.personId, in: phones.sightings)
+        let name = { (id: Int64) in phones.names[id] ?? "Person \(id)" }
+        self.phones = nearby.map {
+            PhoneEntry(
+                personId: $0.personID, name: name($0.personID), minutes: $0.minutes, firstSeen: $0.firstSeen,
+                lastSeen: $0.lastSeen)
+        }
+        phoneRequest = request.map { PhoneRequest(requestedAt: $0.createdAt, answeredAt: $0.answeredAt) }
+        contacts = Exposure.ranking(encounters, proximity: nearby.map { ($0, name($0.personID)) }).map {
+            RankedEntry(
+                personId: $0.personID, name: $0.name, totalMinutes: $0.totalMinutes, sessions: $0.sessions,
+                proximityMinutes: $0.proximityMinutes, evidence: $0.evidence)
         }
     }
 
     /// One line per contact in each session, after a line per ranked contact.
     var csv: String {
-        var text = CSV.line(["Contact", "Total shared minutes", "Sessions"])
+        var text = CSV.line(["Contact", "Total shared minutes", "Sessions", "Minutes near by phone", "Evidence"])
         for contact in contacts {
-            text += CSV.line([contact.name, String(contact.totalMinutes), String(contact.sessions)])
+            text += CSV.line([
+                contact.name, String(contact.totalMinutes), String(contact.sessions), String(contact.proximityMinutes),
+                contact.evidence.map(\.rawValue).joined(separator: " and "),
+            ])
         }
         text += "\r\n"
         text += CSV.line(["Course", "Session", "Room", "Opened at", "Ended at", "Contact", "Shared minutes"])

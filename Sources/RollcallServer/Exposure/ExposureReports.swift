@@ -6,6 +6,8 @@ import RollcallCore
 /// window is still within what is kept.
 struct ExposureReports: Sendable {
     let exposure: ExposureStore
+    /// The phones' own evidence, read beside attendance.
+    let proximity: ProximityStore
     /// Days evidence is kept; a report reaching further back is refused.
     let retentionDays: Int
 
@@ -30,6 +32,9 @@ struct ExposureReports: Sendable {
         }
         let facts = try await exposure.sessions(
             of: entry.personId, from: entry.windowFrom, until: entry.windowUntil, now: now)
-        return ExposureReport(entry: entry, facts: facts)
+        let phones = try await proximity.sightings(
+            of: entry.personId, from: entry.windowFrom, until: entry.windowUntil)
+        return ExposureReport(
+            entry: entry, facts: facts, phones: phones, request: try await proximity.request(reportID: entry.id))
     }
 }

@@ -9,7 +9,7 @@ import RollcallCore
 /// Messages, all JSON text:
 /// - `{"type":"snapshot", "session":{…}, "lastEventId":N, "counts":{…}, "students":[…], "flags":[…]}` first, unless
 ///   the client resumes with `?after=N`;
-/// - `{"type":"event", "id":N, "kind":"checked_in"|"status_changed"|"flagged"|"session_opened"|"session_closed",
+/// - `{"type":"event", "id":N, "kind":"checked_in"|"status_changed"|"flagged"|"session_opened"|"session_closed"|"heard",
 ///   "createdAt":…, "data":{…}}` for each event, in id order, each exactly once;
 /// - `{"type":"counts", "lastEventId":N, "counts":{…}}` after each run of events.
 struct LiveController: Sendable {
@@ -32,7 +32,9 @@ struct LiveController: Sendable {
                 try await socket.stream(
                     key: session.id, after: after, to: outbound,
                     snapshot: {
-                        let room = try await rooms.room(sessionID: session.id, courseID: session.courseId)
+                        let room = try await rooms.room(
+                            sessionID: session.id, courseID: session.courseId,
+                            proximity: session.settings.countsProximity)
                         return (try LiveMessage.snapshot(room, session: session), room.lastEventId)
                     },
                     summary: {

@@ -18,6 +18,9 @@ struct RoomView: Sendable {
         var via: String
         /// The teacher's own note on the record.
         var note: String?
+        /// "heard by 12 phones", in a session that counts classmates' phones; `nil` elsewhere.
+        var heard: String?
+        var heardBy: Int
     }
 
     /// The counters above the list.
@@ -37,14 +40,14 @@ struct RoomView: Sendable {
     var awayLabel: String
     var blankRow: Row
 
-    init(_ room: Room, phase: SessionPhase) {
+    init(_ room: Room, phase: SessionPhase, countsProximity counting: Bool = false) {
         students = room.students.map { student in
             Row(
                 id: String(student.id), name: student.name, studentNumber: student.studentNumber,
                 status: student.status?.rawValue ?? "none", label: Self.label(student.status, phase: phase),
                 at: student.at?.millisecondText ?? "",
                 time: student.at?.formatted(date: .omitted, time: .shortened) ?? "", via: student.via?.rawValue ?? "",
-                note: student.note
+                note: student.note, heard: student.heardBy.map(Self.heardText), heardBy: student.heardBy ?? 0
             )
         }
         empty = students.isEmpty
@@ -55,7 +58,12 @@ struct RoomView: Sendable {
         awayLabel = phase == .closed ? "absent" : "absent or not yet"
         blankRow = Row(
             id: "", name: "", studentNumber: nil, status: "none", label: Self.label(nil, phase: phase), at: "",
-            time: "", via: "", note: nil)
+            time: "", via: "", note: nil, heard: counting ? Self.heardText(0) : nil, heardBy: 0)
+    }
+
+    /// How many classmates' phones heard a student's; `live.js` says the same.
+    static func heardText(_ count: Int) -> String {
+        count == 1 ? "heard by 1 phone" : "heard by \(count) phones"
     }
 
     /// The words beside a student's name; `live.js` uses the same.

@@ -16,6 +16,8 @@ struct Room: Codable, Sendable, Equatable {
         var via: RecordSource?
         /// The teacher's own note on the record, never shown to the student.
         var note: String?
+        /// How many classmates' phones heard this student's, in a session that counts them; absent elsewhere.
+        var heardBy: Int?
     }
 
     var sessionId: Int64
@@ -39,6 +41,7 @@ struct RoomStore: Sendable {
         var recordedAt: Date?
         var source: String?
         var note: String?
+        var heardBy: Int?
         var joinedAt: Date?
         /// When the session ended, if it has: then a student on its roster with no record counts as absent.
         var endedAt: Date?
@@ -56,6 +59,8 @@ struct RoomStore: Sendable {
                   users.id AS id, users.name AS name, users.student_number AS student_number,
                   attendance.status AS status, attendance.recorded_at AS recorded_at, attendance.source AS source,
                   attendance.note AS note,
+                  (SELECT COUNT(*) FROM session_proximity WHERE session_proximity.session_id = \(bind: sessionID)
+                    AND session_proximity.student_id = users.id) AS heard_by,
                   enrollments.joined_at AS joined_at, ended.at AS ended_at
                 FROM (SELECT 1 AS one) AS one_row
                 \(Self.ended(sessionID: sessionID, now: now))
@@ -69,7 +74,8 @@ struct RoomStore: Sendable {
     }
 
     /// The room now; flags written after its last event are left to the events that follow.
-    func room(sessionID: Int64, courseID: Int64, now: Date = Date()) async throws -> Room {
+    /// `proximity`: the session counts classmates' phones, and each student says by how many.
+    func room(sessionID: Int64, courseID: Int64, proximity: Bool = false, now: Date = Date()) async throws -> Room {
         let rows = try await rows(sessionID: sessionID, courseID: courseID, now: now)
         let students = rows.compactMap { row -> Room.Student? in
             guard let id = row.id, let name = row.name else { return nil }
@@ -77,7 +83,7 @@ struct RoomStore: Sendable {
                 id: id, name: name, studentNumber: row.studentNumber,
                 status: row.status.flatMap(AttendanceStatus.init(rawValue:)), at: row.recordedAt,
                 via: row.source.flatMap(RecordSource.init(rawValue:)),
-                note: row.note.flatMap { $0.isEmpty ? nil : $0 }
+                note: row.note.flatMap { $0.isEmpty ? nil : $0 }, heardBy: proximity ? row.heardBy ?? 0 : nil
             )
         }
         let lastFlagId = rows.first?.lastFlagId ?? 0

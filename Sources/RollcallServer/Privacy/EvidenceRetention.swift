@@ -6,7 +6,8 @@ import ServiceLifecycle
 
 /// Deletes evidence older than the retention period, once at start (after the migrations) and then every day.
 ///
-/// Aged out: location readings, device ids and client addresses (`check_in_evidence`, `device_bindings`), passkey
+/// Aged out: location readings, device ids and client addresses (`check_in_evidence`, `device_bindings`), the phones'
+/// pseudo-IDs and encounters, passkey
 /// verifications, flags (quiz flags too) and their live events, the outbox, sign-in failures, and expired challenges, tokens and
 /// confirmation links. Kept: attendance records, their audit, exposure-report audit entries, courses and grades.
 /// Scan tickets are signed, not stored, so there is nothing of them to delete.
@@ -24,6 +25,10 @@ struct EvidenceRetention: Service {
         ("check_in_evidence", "created_at"), ("device_bindings", "created_at"),
         ("passkey_verifications", "created_at"), ("flags", "created_at"),
         ("attempt_counters", "last_at"), ("quiz_flags", "received_at"),
+        // The phones' evidence: what was heard, by when it was last heard; pseudo-IDs by their window (what anyone
+        // heard of them goes with them); a session's "heard by" counts; and the uploads' counts.
+        ("proximity_encounters", "last_seen"), ("proximity_ids", "window_start"), ("session_proximity", "created_at"),
+        ("proximity_uploads", "created_at"),
     ]
 
     func run() async throws {

@@ -80,6 +80,20 @@ struct PersonalDataExport: Codable, Sendable {
         var receivedAt: Date
     }
 
+    /// The phones' evidence: on since when, pseudo-IDs issued, and what the person uploaded, as times and signals;
+    /// who their phone heard is not said here, as it is about other people.
+    struct ProximityEntry: Codable, Sendable {
+        var onSince: Date?
+        var pseudoIDsKept: Int
+        var encounters: [EncounterEntry]
+        var uploads: [ProximityUpload]
+    }
+    struct EncounterEntry: Codable, Sendable {
+        var firstSeen: Date
+        var lastSeen: Date
+        var signal: Int
+    }
+
     var exportedAt: Date
     var retentionDays: Int
     var account: UserView
@@ -96,6 +110,7 @@ struct PersonalDataExport: Codable, Sendable {
     var quizAnswers: [QuizAnswerEntry]
     /// Integrity flags still kept (they age out with the other evidence).
     var quizFlags: [QuizFlagEntry]
+    var proximity: ProximityEntry
 }
 
 /// Why an account cannot be deleted now.
@@ -176,12 +191,28 @@ struct PersonalData: Sendable {
                 WHERE t.student_id = \(bind: id) ORDER BY f.id
                 """
             ).all(decoding: PersonalDataExport.QuizFlagEntry.self, with: .rollcall)
+            let since =
+                try await sql.select().column("proximity_since").from("users").where("id", .equal, id)
+                .first(decodingColumn: "proximity_since", as: Date?.self) ?? nil
+            let pseudoIDs =
+                try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")
+                .from("proximity_ids").where("user_id", .equal, id).first(decodingColumn: "n", as: Int.self) ?? 0
+            let encounters = try await sql.raw(
+                """
+                SELECT first_seen, last_seen, signal FROM proximity_encounters
+                WHERE uploader_id = \(bind: id) ORDER BY first_seen
+                """
+            ).all(decoding: PersonalDataExport.EncounterEntry.self, with: .rollcall)
+            let uploads = try await sql.select().column("*").from("proximity_uploads").where("user_id", .equal, id)
+                .orderBy("id").all(decoding: ProximityUpload.self, with: .rollcall)
             return PersonalDataExport(
                 exportedAt: now, retentionDays: retentionDays, account: UserView(user), courses: courses,
                 attendance: attendance, checkInEvidence: evidence, devices: devices, passkeys: passkeys,
                 rememberedBrowsers: browsers, passkeyVerifications: verifications, changesByHand: changes,
                 exposureReportsAboutYou: reports,
-                quizAnswers: quizAnswers, quizFlags: quizFlags)
+                quizAnswers: quizAnswers, quizFlags: quizFlags,
+                proximity: PersonalDataExport.ProximityEntry(
+                    onSince: since, pseudoIDsKept: pseudoIDs, encounters: encounters, uploads: uploads))
         }
     }
 
@@ -220,6 +251,8 @@ struct PersonalData: Sendable {
                 try await sql.delete(from: table).where(SQLColumn(column), .equal, SQLBind(id)).run()
             }
             try await sql.delete(from: "course_invitations").where("email", .equal, user.email).run()
+            try await ProximityStore.forget(id, in: sql)
+            try await sql.update("users").set("proximity_since", to: SQLLiteral.null).where("id", .equal, id).run()
             // Quiz flags and device ids are evidence; answers and marks stay with the anonymous account, as
             // attendance does.
             try await sql.raw(

@@ -43,7 +43,10 @@ struct SessionPage: Sendable {
             page.verifications = verifications
             page.hasVerifications = !verifications.isEmpty
             page.auditLog = AuditLogView(try await records.audit(sessionID: session.id))
-            page.room = RoomView(try await rooms.room(sessionID: session.id, courseID: course.id), phase: phase)
+            page.room = RoomView(
+                try await rooms.room(
+                    sessionID: session.id, courseID: course.id, proximity: session.settings.countsProximity),
+                phase: phase, countsProximity: session.settings.countsProximity)
             page.batches = Self.batchRows(try await records.batches(sessionID: session.id))
             page.hasBatches = !page.batches.isEmpty
             // An assistant marks attendance in the room; correcting the session is the teachers'.

@@ -13,6 +13,8 @@ struct SessionView: Codable, Sendable, Equatable {
         var schoolNetworkOnly: Bool
         var openMinutes: Int
         var lateAfterMinutes: Int?
+        /// The app sends the pseudo-IDs its phone heard with the check-in.
+        var askProximity: Bool
     }
 
     struct Counts: Codable, Sendable, Equatable {
@@ -49,7 +51,7 @@ struct SessionView: Codable, Sendable, Equatable {
         checkIn = CheckInNeeds(
             mode: rules.mode, allowTyping: rules.allowTyping, needsLocation: rules.geofence != nil,
             schoolNetworkOnly: !rules.allowedNetworks.isEmpty, openMinutes: rules.openMinutes,
-            lateAfterMinutes: rules.lateAfterMinutes)
+            lateAfterMinutes: rules.lateAfterMinutes, askProximity: rules.countsProximity)
         self.counts = Counts(
             present: counts[.present] ?? 0, late: counts[.late] ?? 0, excused: counts[.excused] ?? 0,
             absent: counts[.absent] ?? 0

@@ -27,6 +27,8 @@ struct SettingsForm: Sendable {
     var networks: String
     var allowTyping: Bool
     var room: String
+    /// Check-ins from the app bring what the phone heard, and the room counts it.
+    var askProximity: Bool
     /// A location or network is set: the folded part opens.
     var placed: Bool
 
@@ -53,7 +55,9 @@ struct SettingsForm: Sendable {
         networks = (draft.allowedNetworks ?? []).joined(separator: ", ")
         allowTyping = draft.allowTyping ?? (mode == .typed)
         room = draft.room ?? ""
-        placed = draft.latitude != nil || !(draft.allowedNetworks ?? []).isEmpty || allowTyping
+        askProximity = draft.askProximity ?? false
+        placed =
+            draft.latitude != nil || !(draft.allowedNetworks ?? []).isEmpty || allowTyping || askProximity
     }
 
     /// A session's settings as the draft that would give them again.
@@ -65,6 +69,6 @@ struct SettingsForm: Sendable {
             classroomSize: settings.classroomSize, openMinutes: settings.openMinutes,
             lateAfterMinutes: settings.lateAfterMinutes, allowTyping: settings.allowTyping,
             allowedNetworks: settings.allowedNetworks.map(\.description), room: settings.room,
-            typedPeriod: settings.typedPeriod)
+            typedPeriod: settings.typedPeriod, askProximity: settings.askProximity)
     }
 }

@@ -1,5 +1,5 @@
 // An exposure report at a lecture hall's size: find a contact by name, keep those above a number of shared minutes,
-// in the contacts and in every session; printing shows every session unfolded.
+// shared or near by phone, in the contacts and in every session; printing shows every session unfolded.
 const search = document.getElementById("contact-search");
 const minutes = document.getElementById("contact-minutes");
 const shown = document.getElementById("contacts-shown");
@@ -10,7 +10,10 @@ function apply() {
   const least = Number(minutes.value) || 0;
   const keep = (row) =>
     words.every((word) => folded(row.querySelector(".name").textContent).includes(word)) &&
-    Number(row.querySelector(".minutes").textContent) >= least;
+    Math.max(
+      Number(row.querySelector(".minutes").textContent),
+      Number(row.querySelector(".phone-minutes")?.textContent ?? 0),
+    ) >= least;
   const rows = [...document.querySelectorAll("#contacts tbody tr")];
   let count = 0;
   for (const row of rows) {

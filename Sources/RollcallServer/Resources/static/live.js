@@ -32,7 +32,18 @@ function row(student) {
   item.querySelector(".pick").checked = picked.has(String(student.id));
   setStatus(item, student.status ?? null, student.at ?? null, false);
   setNote(item, student.note);
+  setHeard(item, student.heardBy);
   return item;
+}
+
+// "heard by 12 phones": in a session that counts classmates' phones, the server says so on every row.
+const heardText = (count) => (count === 1 ? "heard by 1 phone" : `heard by ${count} phones`);
+
+function setHeard(item, count) {
+  const field = item.querySelector(".heard");
+  if (!field || count == null) return;
+  field.dataset.heard = String(count);
+  field.textContent = heardText(count);
 }
 
 // Search, filter and sort: a view over the rows, applied again whenever a row or the choice changes.
@@ -285,6 +296,13 @@ function apply(event) {
     case "flagged":
       addFlag(data.detail, event.createdAt, data.kind, data.studentId, data.otherStudentId);
       applyView();
+      break;
+    case "heard":
+      for (const id of data.studentIds ?? []) {
+        const item = list.querySelector(`[data-student="${id}"]`);
+        const field = item?.querySelector(".heard");
+        if (field) setHeard(item, Number(field.dataset.heard ?? 0) + 1);
+      }
       break;
     case "session_opened":
       setPhase("open");

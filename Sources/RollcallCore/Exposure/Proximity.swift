@@ -1,0 +1,224 @@
+import Foundation
+
+/// The phones' own evidence of who was near whom (seed 001's APRICOT): each phone broadcasts a pseudo-ID that changes
+/// every window, listens for the pseudo-IDs of phones nearby, and keeps what it heard until its owner uploads it.
+///
+/// A pseudo-ID is 16 random bytes, valid in one five-minute window. Nobody but Rollcall can tell whose it is or link
+/// two of them: Rollcall issues them at random and keeps only a keyed hash beside the person.
+public enum Proximity {
+    /// Seconds each pseudo-ID is broadcast before the next one replaces it.
+    public static let windowSeconds = 300
+    /// Bytes in a pseudo-ID; it travels as 32 lowercase hexadecimal digits.
+    public static let idBytes = 16
+    /// Days of pseudo-IDs one request may ask for, and how many when it does not say.
+    public static let issueDays = 1...7
+    public static let defaultIssueDays = 3
+    /// Encounters one upload may carry: a phone in a busy lecture for 30 days stays well under it.
+    public static let uploadLimit = 20_000
+    /// Pseudo-IDs one check-in may say it heard.
+    public static let heardLimit = 500
+    /// How far a phone's clock may be from Rollcall's when it says when it heard a pseudo-ID.
+    public static let clockSkew: TimeInterval = 300
+    /// How far back a check-in's heard pseudo-IDs may reach: what the phone heard in the room just now.
+    public static let heardRecently: TimeInterval = 900
+    /// The weakest and strongest signal an upload may report, in dBm.
+    public static let signalRange = -127...20
+
+    /// The start of the window `moment` falls in.
+    public static func windowStart(at moment: Date) -> Date {
+        let seconds = moment.timeIntervalSince1970
+        let step = Double(windowSeconds)
+        return Date(timeIntervalSince1970: (seconds / step).rounded(.down) * step)
+    }
+
+    /// Every window start from the one `from` falls in up to the one `through` falls in.
+    public static func windows(from: Date, through: Date) -> [Date] {
+        var starts: [Date] = []
+        var start = windowStart(at: from)
+        while start <= through {
+            starts.append(start)
+            start = start.addingTimeInterval(Double(windowSeconds))
+        }
+        return starts
+    }
+
+    /// `text` as a pseudo-ID (32 hexadecimal digits, either case), lowercase; `nil` when it is not one.
+    public static func pseudoID(_ text: String) -> String? {
+        guard text.utf8.count == idBytes * 2, text.utf8.allSatisfy({ $0.isHexDigit }) else { return nil }
+        return text.lowercased()
+    }
+
+    /// Whether a pseudo-ID of the window starting at `windowStart` can have been heard from `firstSeen` to
+    /// `lastSeen`: inside its window, give or take the clocks' difference.
+    public static func fits(windowStart: Date, firstSeen: Date, lastSeen: Date) -> Bool {
+        let end = windowStart.addingTimeInterval(Double(windowSeconds))
+        return firstSeen >= windowStart.addingTimeInterval(-clockSkew) && lastSeen <= end.addingTimeInterval(clockSkew)
+    }
+
+    /// What a phone says it heard: one pseudo-ID, when first and last, and its strongest signal.
+    public struct Encounter: Codable, Equatable, Hashable, Sendable {
+        public var heard: String
+        public var firstSeen: Date
+        public var lastSeen: Date
+        /// The strongest signal received, in dBm (nearer is stronger).
+        public var signal: Int
+
+        public init(heard: String, firstSeen: Date, lastSeen: Date, signal: Int) {
+            self.heard = heard
+            self.firstSeen = firstSeen
+            self.lastSeen = lastSeen
+            self.signal = signal
+        }
+
+        /// One encounter covering both: the earlier first sighting, the later last one and the stronger signal.
+        public func merged(with other: Encounter) -> Encounter {
+            Encounter(
+                heard: heard, firstSeen: min(firstSeen, other.firstSeen), lastSeen: max(lastSeen, other.lastSeen),
+                signal: max(signal, other.signal))
+        }
+    }
+
+    /// An upload's encounters checked against the bounds, with repeated pseudo-IDs merged into one encounter each;
+    /// the first encounter out of bounds refuses the whole upload, naming it.
+    public static func checkedUpload(_ encounters: [Encounter], now: Date, retentionDays: Int) throws(RuleViolation)
+        -> [Encounter]
+    {
+        guard !encounters.isEmpty else {
+            throw RuleViolation(field: "encounters", message: "Send at least one encounter, or nothing at all.")
+        }
+        guard encounters.count <= uploadLimit else {
+            throw RuleViolation(
+                field: "encounters",
+                message: "An upload holds at most \(uploadLimit) encounters; send the rest in another upload.")
+        }
+        let oldest = Retention.cutoff(now: now, days: retentionDays)
+        let latest = now.addingTimeInterval(clockSkew)
+        var merged: [String: Encounter] = [:]
+        var order: [String] = []
+        for (index, encounter) in encounters.enumerated() {
+            let number = index + 1
+            guard let heard = pseudoID(encounter.heard) else {
+                throw RuleViolation(
+                    field: "encounters",
+                    message: "Encounter \(number): a pseudo-ID is 32 hexadecimal digits.")
+            }
+            guard encounter.firstSeen <= encounter.lastSeen else {
+                throw RuleViolation(
+                    field: "encounters",
+                    message: "Encounter \(number): it was first heard after it was last heard.")
+            }
+            guard encounter.lastSeen <= latest else {
+                throw RuleViolation(
+                    field: "encounters", message: "Encounter \(number): it was heard in the future; check the clock.")
+            }
+            guard encounter.firstSeen >= oldest else {
+                throw RuleViolation(
+                    field: "encounters",
+                    message: "Encounter \(number): Rollcall keeps evidence for \(retentionDays) days only; "
+                        + "leave out what is older.")
+            }
+            guard encounter.lastSeen.timeIntervalSince(encounter.firstSeen) <= Double(windowSeconds) + 2 * clockSkew
+            else {
+                throw RuleViolation(
+                    field: "encounters",
+                    message: "Encounter \(number): one pseudo-ID is heard for one window (\(windowSeconds / 60) "
+                        + "minutes) at most.")
+            }
+            guard signalRange.contains(encounter.signal) else {
+                throw RuleViolation(
+                    field: "encounters",
+                    message: "Encounter \(number): the signal is a strength in dBm from \(signalRange.lowerBound) "
+                        + "to \(signalRange.upperBound).")
+            }
+            var clean = encounter
+            clean.heard = heard
+            if let known = merged[heard] {
+                merged[heard] = known.merged(with: clean)
+            } else {
+                merged[heard] = clean
+                order.append(heard)
+            }
+        }
+        return order.map { merged[$0]! }
+    }
+
+    /// Whole minutes covered by `spans`, each at least one minute (a single sighting is one scan's minute), with
+    /// overlapping spans counted once: the two phones of a pair each report the same minutes.
+    public static func minutes(_ spans: [(from: Date, until: Date)]) -> Int {
+        let widened = spans.map { span in (span.from, max(span.until, span.from.addingTimeInterval(60))) }
+            .sorted { $0.0 < $1.0 }
+        var total: TimeInterval = 0
+        var current: (Date, Date)?
+        for span in widened {
+            if let open = current, span.0 <= open.1 {
+                current = (open.0, max(open.1, span.1))
+            } else {
+                if let open = current { total += open.1.timeIntervalSince(open.0) }
+                current = span
+            }
+        }
+        if let open = current { total += open.1.timeIntervalSince(open.0) }
+        return Int((total / 60).rounded(.down))
+    }
+
+    /// One resolved encounter between two people: `listener`'s phone heard `speaker`'s.
+    public struct Sighting: Equatable, Sendable {
+        public var listener: Int64
+        public var speaker: Int64
+        public var firstSeen: Date
+        public var lastSeen: Date
+
+        public init(listener: Int64, speaker: Int64, firstSeen: Date, lastSeen: Date) {
+            self.listener = listener
+            self.speaker = speaker
+            self.firstSeen = firstSeen
+            self.lastSeen = lastSeen
+        }
+    }
+
+    /// Someone whose phone was near the person's, for how many minutes, and when first and last.
+    public struct Contact: Equatable, Sendable {
+        public var personID: Int64
+        public var minutes: Int
+        public var firstSeen: Date
+        public var lastSeen: Date
+
+        public init(personID: Int64, minutes: Int, firstSeen: Date, lastSeen: Date) {
+            self.personID = personID
+            self.minutes = minutes
+            self.firstSeen = firstSeen
+            self.lastSeen = lastSeen
+        }
+    }
+
+    /// Everyone whose phone heard `personID`'s or was heard by it, once each, most minutes first. Sightings
+    /// between two other people, and a phone hearing itself, are left out.
+    public static func contacts(of personID: Int64, in sightings: [Sighting]) -> [Contact] {
+        var spans: [Int64: [(from: Date, until: Date)]] = [:]
+        for sighting in sightings where sighting.listener != sighting.speaker {
+            let other: Int64
+            if sighting.listener == personID {
+                other = sighting.speaker
+            } else if sighting.speaker == personID {
+                other = sighting.listener
+            } else {
+                continue
+            }
+            spans[other, default: []].append((sighting.firstSeen, sighting.lastSeen))
+        }
+        return spans.map { other, spans in
+            Contact(
+                personID: other, minutes: minutes(spans), firstSeen: spans.map(\.from).min()!,
+                lastSeen: spans.map(\.until).max()!)
+        }.sorted { a, b in
+            a.minutes != b.minutes ? a.minutes > b.minutes : a.personID < b.personID
+        }
+    }
+}
+
+extension UInt8 {
+    fileprivate var isHexDigit: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import Hummingbird
+import RollcallCore
+
+/// The app's side of proximity: turning it on and off, fetching pseudo-IDs, uploading what the phone heard; and a
+/// health officer asking the person of a report to upload.
+struct ProximityController: Sendable {
+    let proximity: ProximityStore
+    let counters: AttemptCounters
+    let reports: ExposureReports
+    let retentionDays: Int
+    let now: @Sendable () -> Date
+
+    /// Requests for pseudo-IDs one person may make in a day: a phone asks once every few days, or after a reinstall.
+    static let requestsPerDay = 24
+
+    struct Switch: Decodable {
+        var on: Bool?
+    }
+    struct IDsRequest: Decodable {
+        /// Read as a number so that `2.5` is refused as days, not as JSON.
+        var days: Double?
+    }
+    struct Upload: Decodable {
+        var encounters: [Proximity.Encounter]?
+        var requestId: Int64?
+    }
+    struct StandingEnvelope: Codable, ResponseEncodable {
+        var proximity: ProximityStanding
+    }
+    struct IDsAnswer: Codable, ResponseEncodable {
+        var windowSeconds: Int
+        var ids: [IssuedPseudoID]
+        /// The end of the last window issued: the phone asks again before then.
+        var until: Date
+    }
+    struct UploadEnvelope: Codable, ResponseEncodable {
+        var upload: ProximityUpload
+    }
+    struct RequestEnvelope: Codable, ResponseEncodable {
+        var request: ProximityRequest
+    }
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get(ProximityRoutes.me, use: standing)
+        router.put(ProximityRoutes.me, use: turn)
+        router.post(ProximityRoutes.ids, use: ids)
+        router.post(ProximityRoutes.encounters, use: upload)
+        router.post(ProximityRoutes.request, use: request)
+    }
+
+    @Sendable func standing(_ request: Request, context: AppRequestContext) async throws -> StandingEnvelope {
+        let user = try context.requireUser()
+        return StandingEnvelope(proximity: try await proximity.standing(of: user.id))
+    }
+
+    @Sendable func turn(_ request: Request, context: AppRequestContext) async throws -> StandingEnvelope {
+        let user = try context.requireUser()
+        let input = try await request.decodeJSON(as: Switch.self, context: context)
+        guard let on = input.on else {
+            throw AppError(.badRequest, .missingField, "Say whether proximity is on: {\"on\": true} or false.")
+        }
+        try await proximity.set(on: on, userID: user.id, now: now())
+        return StandingEnvelope(proximity: try await proximity.standing(of: user.id))
+    }
+
+    @Sendable func ids(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let input = try await request.decodeJSON(as: IDsRequest.self, context: context)
+        let days = try check { () throws(RuleViolation) in try Self.days(input.days) }
+        let now = self.now()
+        let allowed = try await counters.update(.proximityIDs, key: String(user.id)) { current in
+            // A day's count starts again a day after its first request.
+            let counter = current.flatMap { $0.since > now.addingTimeInterval(-86_400) ? $0 : nil }
+            let made = counter?.count ?? 0
+            guard made < Self.requestsPerDay else { return (current, false) }
+            return (AttemptCounters.Counter(count: made + 1, since: counter?.since ?? now, last: now), true)
+        }
+        guard allowed else {
+            throw AppError(
+                .tooManyRequests, .tooManyProximityRequests,
+                "This phone has asked for pseudo-IDs \(Self.requestsPerDay) times today; the ones it has last for days."
+            )
+        }
+        do {
+            let issued = try await proximity.issue(userID: user.id, days: days, now: now)
+            let until = (issued.last?.windowStart ?? now).addingTimeInterval(Double(Proximity.windowSeconds))
+            return try IDsAnswer(windowSeconds: Proximity.windowSeconds, ids: issued, until: until)
+                .response(from: request, context: context, status: .created)
+        } catch let refusal as ProximityRefusal {
+            throw Self.error(refusal)
+        }
+    }
+
+    @Sendable func upload(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let input = try await request.decodeJSON(as: Upload.self, context: context)
+        let now = self.now()
+        let encounters = try check { () throws(RuleViolation) in
+            try Proximity.checkedUpload(input.encounters ?? [], now: now, retentionDays: retentionDays)
+        }
+        do {
+            let upload = try await proximity.upload(encounters, userID: user.id, requestID: input.requestId, now: now)
+            return try UploadEnvelope(upload: upload).response(from: request, context: context, status: .created)
+        } catch let refusal as ProximityRefusal {
+            throw Self.error(refusal)
+        }
+    }
+
+    /// Asks the person of the officer's report to upload their phone's encounters for it.
+    @Sendable func request(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let officer = try AccessRule.officer(context)
+        let entry = try await reports.own(context)
+        let asked = try await proximity.request(
+            reportID: entry.id, personID: entry.personId, by: officer.id, now: now())
+        return try RequestEnvelope(request: asked).response(from: request, context: context, status: .created)
+    }
+
+    static func days(_ number: Double?) throws(RuleViolation) -> Int {
+        guard let number else { return Proximity.defaultIssueDays }
+        guard let days = Int(exactly: number), Proximity.issueDays.contains(days) else {
+            throw RuleViolation(
+                field: "days",
+                message: "Ask for \(Proximity.issueDays.lowerBound) to \(Proximity.issueDays.upperBound) whole days "
+                    + "of pseudo-IDs.")
+        }
+        return days
+    }
+
+    static func error(_ refusal: ProximityRefusal) -> AppError {
+        switch refusal {
+        case .off:
+            AppError(
+                .conflict, .proximityOff,
+                "Proximity is off for you: turn it on in the app before it fetches pseudo-IDs or uploads.")
+        case .requestNotFound:
+            AppError(
+                .notFound, .proximityRequestNotFound,
+                "No health officer's request with this id is waiting for you; upload without it, or check the app.")
+        }
+    }
+}

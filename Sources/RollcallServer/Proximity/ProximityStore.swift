@@ -1,0 +1,386 @@
+import Crypto
+import Foundation
+import RollcallCore
+import SQLKit
+
+/// A pseudo-ID handed to a phone: its value, which only the phone and this answer ever hold, and its window.
+struct IssuedPseudoID: Codable, Sendable, Equatable {
+    var id: String
+    var windowStart: Date
+}
+
+/// One upload as Rollcall counted it: what came, what was kept, what no pseudo-ID of Rollcall's explains.
+struct ProximityUpload: Codable, Sendable, Equatable {
+    var id: Int64
+    var requestId: Int64?
+    var received: Int
+    var kept: Int
+    /// Heard pseudo-IDs Rollcall never issued, or heard outside their window, or the phone's own: ignored.
+    var unknown: Int
+    var createdAt: Date
+}
+
+/// A health officer's request that the person of a report upload what their phone heard.
+struct ProximityRequest: Codable, Sendable, Equatable {
+    var id: Int64
+    var reportId: Int64
+    var personId: Int64
+    var createdAt: Date
+    var answeredAt: Date?
+}
+
+/// A person's proximity as they see it: whether it is on, how far their pseudo-IDs reach, their uploads, and the
+/// requests waiting for them.
+struct ProximityStanding: Codable, Sendable, Equatable {
+    var on: Bool
+    var since: Date?
+    var idsUntil: Date?
+    var windowSeconds: Int
+    var encountersUploaded: Int
+    var uploads: [ProximityUpload]
+    var requests: [ProximityRequest]
+}
+
+/// Why a proximity request cannot be taken.
+enum ProximityRefusal: Error, Equatable {
+    case off
+    case requestNotFound
+}
+
+/// Pseudo-IDs, the encounters phones upload, a session's "heard by" counts, and the sightings a report reads.
+///
+/// Pseudo-IDs are kept as an HMAC under a key of Rollcall's own, so reading the table does not give the broadcast
+/// values; a heard value is hashed the same way to find its row.
+struct ProximityStore: Sendable {
+    let database: Database
+    let keys: ServerKeys
+
+    private struct PseudoRow: Decodable {
+        var id: Int64
+        var userId: Int64
+        var idHash: String
+        var windowStart: Date
+    }
+
+    /// The keyed hash a pseudo-ID is kept and found by.
+    func hashes(_ values: [String]) async throws -> [String] {
+        let key = try await keys.key(named: "proximity_ids")
+        return values.map { value in
+            let bytes = Data(hexadecimal: value)
+            return Data(HMAC<SHA256>.authenticationCode(for: bytes, using: key)).base64EncodedString()
+        }
+    }
+
+    func standing(of userID: Int64) async throws -> ProximityStanding {
+        try await database.read { sql in
+            let since =
+                try await sql.select().column("proximity_since").from("users").where("id", .equal, userID)
+                .first(decodingColumn: "proximity_since", as: Date?.self) ?? nil
+            let until =
+                try await sql.select().column(SQLFunction("MAX", args: SQLColumn("window_start")), as: "last")
+                .from("proximity_ids").where("user_id", .equal, userID)
+                .first(decodingColumn: "last", as: Date?.self) ?? nil
+            let count =
+                try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")
+                .from("proximity_encounters").where("uploader_id", .equal, userID)
+                .first(decodingColumn: "n", as: Int.self) ?? 0
+            let uploads = try await sql.select().column("*").from("proximity_uploads").where("user_id", .equal, userID)
+                .orderBy("id", .descending).limit(20).all(decoding: ProximityUpload.self, with: .rollcall)
+            let requests = try await sql.select().column("*").from("proximity_requests")
+                .where("person_id", .equal, userID).orderBy("id", .descending).limit(20)
+                .all(decoding: ProximityRequest.self, with: .rollcall)
+            return ProximityStanding(
+                on: since != nil, since: since,
+                idsUntil: until.map { $0.addingTimeInterval(Double(Proximity.windowSeconds)) },
+                windowSeconds: Proximity.windowSeconds, encountersUploaded: count, uploads: uploads,
+                requests: requests)
+        }
+    }
+
+    /// Turns proximity on, or off: off forgets everything of it, so nothing the person's phone broadcast or heard
+    /// can be read any more.
+    func set(on: Bool, userID: Int64, now: Date) async throws {
+        try await database.transaction { sql in
+            if on {
+                try await sql.update("users").set("proximity_since", to: SQLBind(now)).where("id", .equal, userID)
+                    .where(SQLColumn("proximity_since"), .is, SQLLiteral.null).run()
+                return
+            }
+            try await sql.update("users").set("proximity_since", to: SQLLiteral.null).where("id", .equal, userID).run()
+            try await Self.forget(userID, in: sql)
+        }
+    }
+
+    /// Deletes a person's pseudo-IDs (and so what anyone heard of them), what they uploaded, and their counts in
+    /// sessions, in the caller's transaction.
+    static func forget(_ userID: Int64, in sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            DELETE FROM proximity_encounters
+            WHERE uploader_id = \(bind: userID)
+               OR pseudo_id IN (SELECT id FROM proximity_ids WHERE user_id = \(bind: userID))
+            """
+        ).run()
+        try await sql.delete(from: "proximity_ids").where("user_id", .equal, userID).run()
+        try await sql.delete(from: "proximity_uploads").where("user_id", .equal, userID).run()
+        try await sql.raw(
+            "DELETE FROM session_proximity WHERE student_id = \(bind: userID) OR heard_by = \(bind: userID)"
+        ).run()
+    }
+
+    func isOn(_ userID: Int64) async throws -> Bool {
+        try await database.read { sql in try await Self.isOn(userID, in: sql) }
+    }
+
+    static func isOn(_ userID: Int64, in sql: any SQLDatabase) async throws -> Bool {
+        guard
+            let row = try await sql.select().column("proximity_since").from("users").where("id", .equal, userID).first()
+        else { return false }
+        return try !row.decodeNil(column: "proximity_since")
+    }
+
+    /// Fresh pseudo-IDs from the current window for `days`: those issued earlier for windows still to come are
+    /// dropped (a phone asking again may have lost them), those already broadcast stay valid.
+    func issue(userID: Int64, days: Int, now: Date) async throws -> [IssuedPseudoID] {
+        let windows = Proximity.windows(from: now, through: now.addingTimeInterval(Double(days) * 86_400))
+        let issued = windows.map { IssuedPseudoID(id: Self.randomID(), windowStart: $0) }
+        // Checked before the key is read: a refused request leaves even the key unmade.
+        guard try await isOn(userID) else { throw ProximityRefusal.off }
+        let hashes = try await hashes(issued.map(\.id))
+        try await database.transaction { sql in
+            guard try await Self.isOn(userID, in: sql) else { throw ProximityRefusal.off }
+            try await sql.delete(from: "proximity_ids").where("user_id", .equal, userID)
+                .where("window_start", .greaterThan, SQLBind(Proximity.windowStart(at: now))).run()
+            for chunk in Array(zip(issued, hashes)).chunked(into: 500) {
+                var insert = sql.insert(into: "proximity_ids").columns(
+                    "user_id", "id_hash", "window_start", "issued_at")
+                for (pseudo, hash) in chunk {
+                    insert = insert.values(SQLBind(userID), SQLBind(hash), SQLBind(pseudo.windowStart), SQLBind(now))
+                }
+                try await insert.run()
+            }
+        }
+        return issued
+    }
+
+    /// Keeps an upload's encounters (checked already), merged with what the person uploaded before; heard values
+    /// Rollcall never issued, heard outside their window, or the person's own are counted and dropped.
+    func upload(
+        _ encounters: [Proximity.Encounter], userID: Int64, requestID: Int64?, now: Date
+    ) async throws -> ProximityUpload {
+        guard try await isOn(userID) else { throw ProximityRefusal.off }
+        let hashes = try await hashes(encounters.map(\.heard))
+        return try await database.transaction { sql in
+            guard try await Self.isOn(userID, in: sql) else { throw ProximityRefusal.off }
+            if let requestID {
+                guard
+                    try await sql.select().column("id").from("proximity_requests").where("id", .equal, requestID)
+                        .where("person_id", .equal, userID).first() != nil
+                else { throw ProximityRefusal.requestNotFound }
+            }
+            let known = try await Self.pseudoRows(hashes, in: sql)
+            var kept: [(row: PseudoRow, encounter: Proximity.Encounter)] = []
+            for (encounter, hash) in zip(encounters, hashes) {
+                guard let row = known[hash], row.userId != userID,
+                    Proximity.fits(
+                        windowStart: row.windowStart, firstSeen: encounter.firstSeen,
+                        lastSeen: encounter.lastSeen)
+                else { continue }
+                kept.append((row, encounter))
+            }
+            for chunk in kept.chunked(into: 400) {
+                var rows: [SQLQueryString] = []
+                for (row, encounter) in chunk {
+                    rows.append(
+                        "(\(bind: userID), \(bind: row.id), \(bind: encounter.firstSeen), \(bind: encounter.lastSeen), \(bind: encounter.signal))"
+                    )
+                }
+                // The same encounter uploaded again widens to cover both, so an upload repeated changes nothing.
+                try await sql.raw(
+                    """
+                    INSERT INTO proximity_encounters (uploader_id, pseudo_id, first_seen, last_seen, signal)
+                    VALUES \(rows.joined(separator: ", "))
+                    ON CONFLICT (uploader_id, pseudo_id) DO UPDATE SET
+                      first_seen = CASE WHEN excluded.first_seen < proximity_encounters.first_seen
+                        THEN excluded.first_seen ELSE proximity_encounters.first_seen END,
+                      last_seen = CASE WHEN excluded.last_seen > proximity_encounters.last_seen
+                        THEN excluded.last_seen ELSE proximity_encounters.last_seen END,
+                      signal = CASE WHEN excluded.signal > proximity_encounters.signal
+                        THEN excluded.signal ELSE proximity_encounters.signal END
+                    """
+                ).run()
+            }
+            if let requestID {
+                try await sql.update("proximity_requests").set("answered_at", to: SQLBind(now))
+                    .where("id", .equal, requestID).run()
+            }
+            let id = try await sql.insert(into: "proximity_uploads")
+                .columns("user_id", "request_id", "received", "kept", "unknown", "created_at")
+                .values(
+                    SQLBind(userID), SQLBind(requestID), SQLBind(encounters.count), SQLBind(kept.count),
+                    SQLBind(encounters.count - kept.count), SQLBind(now)
+                ).returning("id").first(decodingColumn: "id", as: Int64.self)
+            return ProximityUpload(
+                id: id ?? 0, requestId: requestID, received: encounters.count, kept: kept.count,
+                unknown: encounters.count - kept.count, createdAt: now)
+        }
+    }
+
+    private static func pseudoRows(_ hashes: [String], in sql: any SQLDatabase) async throws -> [String: PseudoRow] {
+        var found: [String: PseudoRow] = [:]
+        for chunk in Array(Set(hashes)).chunked(into: 500) {
+            let rows = try await sql.select().columns("id", "user_id", "id_hash", "window_start").from("proximity_ids")
+                .where("id_hash", .in, SQLBind.group(chunk)).all(decoding: PseudoRow.self, with: .rollcall)
+            for row in rows { found[row.idHash] = row }
+        }
+        return found
+    }
+
+    /// Records, for a check-in in a session that asks for it, whose phones the student's phone heard just now;
+    /// answers the classmates newly heard. Values not issued, not of the last few minutes, or the student's own
+    /// are dropped.
+    func heard(_ values: [String], by studentID: Int64, sessionID: Int64, now: Date) async throws -> [Int64] {
+        guard !values.isEmpty else { return [] }
+        let hashes = try await hashes(values)
+        return try await database.transaction { sql in
+            let earliest = Proximity.windowStart(at: now.addingTimeInterval(-Proximity.heardRecently))
+            let latest = now.addingTimeInterval(Proximity.clockSkew)
+            let rows = try await Self.pseudoRows(hashes, in: sql).values.filter { row in
+                row.userId != studentID && row.windowStart >= earliest && row.windowStart <= latest
+            }
+            var newly: [Int64] = []
+            for speaker in Set(rows.map(\.userId)).sorted() {
+                let inserted = try await sql.insert(into: "session_proximity")
+                    .columns("session_id", "student_id", "heard_by", "created_at")
+                    .values(SQLBind(sessionID), SQLBind(speaker), SQLBind(studentID), SQLBind(now))
+                    .ignoringConflicts().returning("student_id").first()
+                if inserted != nil { newly.append(speaker) }
+            }
+            if !newly.isEmpty {
+                try await SessionEvents.append(
+                    .heard(SessionChange.Heard(studentIds: newly, heardBy: studentID)), sessionID: sessionID, in: sql)
+            }
+            return newly
+        }
+    }
+
+    /// For each student of a session, how many classmates' phones heard theirs.
+    func heardCounts(sessionID: Int64) async throws -> [Int64: Int] {
+        try await database.read { sql in
+            let rows = try await sql.select().column("student_id")
+                .column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("session_proximity")
+                .where("session_id", .equal, sessionID).groupBy("student_id").all()
+            var counts: [Int64: Int] = [:]
+            for row in rows {
+                counts[try row.decode(column: "student_id", as: Int64.self)] = try row.decode(column: "n", as: Int.self)
+            }
+            return counts
+        }
+    }
+
+    /// Every encounter a report reads: the person's phone hearing others, and others' phones hearing the person's,
+    /// last heard within the window; with the names of everyone in them.
+    func sightings(of personID: Int64, from: Date, until: Date) async throws
+        -> (sightings: [Proximity.Sighting], names: [Int64: String])
+    {
+        try await database.read { sql in
+            let rows = try await sql.raw(
+                """
+                SELECT proximity_encounters.uploader_id AS listener, proximity_ids.user_id AS speaker,
+                  proximity_encounters.first_seen, proximity_encounters.last_seen
+                FROM proximity_encounters JOIN proximity_ids ON proximity_ids.id = proximity_encounters.pseudo_id
+                WHERE (proximity_encounters.uploader_id = \(bind: personID) OR proximity_ids.user_id = \(bind: personID))
+                  AND proximity_encounters.last_seen >= \(bind: from) AND proximity_encounters.first_seen <= \(bind: until)
+                """
+            ).all()
+            let sightings = try rows.map { row in
+                Proximity.Sighting(
+                    listener: try row.decode(column: "listener", as: Int64.self),
+                    speaker: try row.decode(column: "speaker", as: Int64.self),
+                    firstSeen: try row.decode(column: "first_seen", as: Date.self),
+                    lastSeen: try row.decode(column: "last_seen", as: Date.self))
+            }
+            let people = Set(sightings.flatMap { [$0.listener, $0.speaker] })
+            var names: [Int64: String] = [:]
+            for chunk in Array(people).chunked(into: 500) {
+                for row in try await sql.select().columns("id", "name").from("users")
+                    .where("id", .in, SQLBind.group(chunk)).all()
+                {
+                    names[try row.decode(column: "id", as: Int64.self)] = try row.decode(
+                        column: "name", as: String.self)
+                }
+            }
+            return (sightings, names)
+        }
+    }
+
+    /// Asks the person of a report for their phone's encounters; asking again answers the same request.
+    func request(reportID: Int64, personID: Int64, by officerID: Int64, now: Date) async throws -> ProximityRequest {
+        try await database.transaction { sql in
+            try await sql.insert(into: "proximity_requests")
+                .columns("report_id", "person_id", "requested_by", "created_at")
+                .values(SQLBind(reportID), SQLBind(personID), SQLBind(officerID), SQLBind(now))
+                .ignoringConflicts().run()
+            guard
+                let request = try await sql.select().column("*").from("proximity_requests")
+                    .where("report_id", .equal, reportID).first(decoding: ProximityRequest.self, with: .rollcall)
+            else { throw NotSaved(what: "proximity request") }
+            return request
+        }
+    }
+
+    /// The request made for a report, if any.
+    func request(reportID: Int64) async throws -> ProximityRequest? {
+        try await database.read { sql in
+            try await sql.select().column("*").from("proximity_requests").where("report_id", .equal, reportID)
+                .first(decoding: ProximityRequest.self, with: .rollcall)
+        }
+    }
+
+    static func randomID() -> String {
+        SymmetricKey(size: .bits128).withUnsafeBytes { Data($0) }.hexadecimal
+    }
+}
+
+extension Data {
+    /// Bytes from hexadecimal digits already checked (`Proximity.pseudoID`).
+    init(hexadecimal text: String) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count / 2)
+        var high: UInt8?
+        for character in text.utf8 {
+            let value: UInt8 =
+                switch character {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+                default: character - UInt8(ascii: "A") + 10
+                }
+            if let first = high {
+                bytes.append(first << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
+        }
+        self.init(bytes)
+    }
+
+    /// The bytes as lowercase hexadecimal digits.
+    var hexadecimal: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(count * 2)
+        for byte in self {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}
+
+extension Array {
+    /// The elements in consecutive slices of at most `size`, so that one statement binds a bounded number of values.
+    func chunked(into size: Int) -> [[Element]] {
+        stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
+    }
+}
