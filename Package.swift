@@ -183,6 +183,7 @@ let package = Package(
             name: "RollcallAppTests",
             dependencies: [
                 "RollcallApp",
+                "RollcallServer",
                 "RollcallClient",
                 "QRCode",
                 "PasskeyTestSupport",

@@ -50,6 +50,9 @@ public struct CheckInProof: Sendable {
     public var location: @Sendable () async throws -> Location?
     /// Answers a passkey challenge; called only when the course asks for one.
     public var passkey: @Sendable (PasskeyChallenge) async throws -> AssertionCredential
+    /// The pseudo-IDs the phone heard in the last few minutes (`ProximityTracer.heardRecently`); the server keeps
+    /// them only in sessions that count classmates' phones.
+    public var heard: @Sendable () async -> [String]
 
     public init(
         deviceID: String? = nil, location: @escaping @Sendable () async throws -> Location? = { nil },
@@ -57,8 +60,10 @@ public struct CheckInProof: Sendable {
             throw RollcallError(
                 code: "verification_required",
                 message: "This course asks for a passkey at check-in, and this app has none to offer.", status: nil)
-        }
+        },
+        heard: @escaping @Sendable () async -> [String] = { [] }
     ) {
+        self.heard = heard
         self.deviceID = deviceID
         self.location = location
         self.passkey = passkey
@@ -161,7 +166,8 @@ extension Rollcall {
         case .answer(let challenge): assertion = try await proof.passkey(challenge)
         }
         let location = try await proof.location()
-        return try await checkIn(presence, deviceID: proof.deviceID, location: location, passkey: assertion)
+        return try await checkIn(
+            presence, deviceID: proof.deviceID, location: location, passkey: assertion, heard: await proof.heard())
     }
 
     /// Sends a check-in as it is, with a ticket and whatever proof the session needs.
@@ -173,11 +179,12 @@ extension Rollcall {
 
     /// Sends a check-in as it is, with whatever proof the session needs.
     public func checkIn(
-        _ presence: Presence, deviceID: String? = nil, location: Location? = nil, passkey: AssertionCredential? = nil
+        _ presence: Presence, deviceID: String? = nil, location: Location? = nil, passkey: AssertionCredential? = nil,
+        heard: [String] = []
     ) async throws -> CheckInResult {
         var request = Components.Schemas.CheckInRequest(
             location: location.map { .init(latitude: $0.latitude, longitude: $0.longitude, accuracy: $0.accuracy) },
-            deviceId: deviceID, passkey: passkey)
+            deviceId: deviceID, passkey: passkey, heard: heard.isEmpty ? nil : heard)
         switch presence {
         case .ticket(let ticket): request.ticket = ticket
         case .typed(let sessionID, let code):

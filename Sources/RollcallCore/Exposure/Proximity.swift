@@ -13,8 +13,8 @@ public enum Proximity {
     /// Days of pseudo-IDs one request may ask for, and how many when it does not say.
     public static let issueDays = 1...7
     public static let defaultIssueDays = 3
-    /// Encounters one upload may carry: a phone in a busy lecture for 30 days stays well under it.
-    public static let uploadLimit = 20_000
+    /// Encounters one upload may carry; a phone with more (a month of full lecture halls) sends them in parts.
+    public static let uploadLimit = 5_000
     /// Pseudo-IDs one check-in may say it heard.
     public static let heardLimit = 500
     /// How far a phone's clock may be from Rollcall's when it says when it heard a pseudo-ID.

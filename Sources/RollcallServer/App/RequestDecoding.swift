@@ -5,7 +5,8 @@ import RollcallCore
 
 extension Request {
     /// Decodes a JSON body, answering in Rollcall's error format for every way it can be wrong.
-    func decodeJSON<T: Decodable>(as type: T.Type, context: AppRequestContext) async throws -> T {
+    /// `limit`: the body's most bytes, where a request may be larger than the usual `maxUploadSize`.
+    func decodeJSON<T: Decodable>(as type: T.Type, context: AppRequestContext, limit: Int? = nil) async throws -> T {
         guard headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
             if headers[.contentType] == nil && (headers[.contentLength] ?? "0") == "0" {
                 throw AppError(
@@ -17,7 +18,7 @@ extension Request {
                 "Send the request body as JSON, with Content-Type: application/json."
             )
         }
-        let buffer = try await collectBody(limit: context.maxUploadSize)
+        let buffer = try await collectBody(limit: limit ?? context.maxUploadSize)
         try Self.refuseNulls(buffer)
         do {
             return try Self.jsonDecoder.decode(T.self, from: buffer)

@@ -13,6 +13,8 @@ struct CheckInDesk: Sendable {
     let counters: AttemptCounters
     /// Where a check-in's heard pseudo-IDs go, in sessions that count classmates' phones.
     let proximity: ProximityStore
+    /// The clock pseudo-IDs are issued by, which says which of them are current.
+    var proximityClock: @Sendable () -> Date = { Date() }
 
     /// Wrong typed codes a student may make in one session: six digits can be guessed, so after this only the QR
     /// code (or the teacher) checks them in.
@@ -140,7 +142,7 @@ struct CheckInDesk: Sendable {
             if followUp.keepsAnything {
                 try await checkIns.database.transaction { sql in try await followUp.accepted(seat, in: sql) }
             }
-            try await keep(heard, student: student, session: session, now: now)
+            try await keep(heard, student: student, session: session)
             return Receipt(status: status, at: at, session: session, new: false)
         case .checkedIn(let status, let at):
             let distance = reading.flatMap { reading in session.settings.geofence?.center.distance(to: reading.point) }
@@ -153,10 +155,10 @@ struct CheckInDesk: Sendable {
             // The desk ends here: the group commit writes the row and everything decided beside it at once.
             switch try await checkIns.batcher.record(pending) {
             case .recorded(let status, let at):
-                try await keep(heard, student: student, session: session, now: now)
+                try await keep(heard, student: student, session: session)
                 return Receipt(status: status, at: at, session: session, new: true)
             case .existing(let status, let at):
-                try await keep(heard, student: student, session: session, now: now)
+                try await keep(heard, student: student, session: session)
                 return Receipt(status: status, at: at, session: session, new: false)
             case .deviceTaken: throw CheckInRefusal(.deviceAlreadyUsed)
             case .ticketTaken: throw Self.ticketTaken
@@ -166,9 +168,9 @@ struct CheckInDesk: Sendable {
 
     /// Keeps what an accepted check-in's phone heard, where the session counts classmates' phones; elsewhere it is
     /// not kept at all.
-    private func keep(_ heard: [String], student: User, session: ClassSession, now: Date) async throws {
+    private func keep(_ heard: [String], student: User, session: ClassSession) async throws {
         guard session.settings.countsProximity, !heard.isEmpty else { return }
-        _ = try await proximity.heard(heard, by: student.id, sessionID: session.id, now: now)
+        _ = try await proximity.heard(heard, by: student.id, sessionID: session.id, now: proximityClock())
     }
 
     /// The flag a refused check-in leaves for the teacher: only the refusals a phone may not be able to mend.

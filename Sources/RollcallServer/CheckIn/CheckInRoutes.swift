@@ -39,7 +39,8 @@ extension CheckInRoutes {
             access: parts.access)
         let desk = CheckInDesk(
             sessions: stores.sessions, tickets: parts.tickets, checkIns: stores.checkIns,
-            verification: verification, counters: stores.counters, proximity: stores.proximity)
+            verification: verification, counters: stores.counters, proximity: stores.proximity,
+            proximityClock: parts.configuration.clock)
         CheckInController(desk: desk).addRoutes(to: router)
         verification.addRoutes(to: router)
         CheckInPages(

@@ -13,6 +13,8 @@ struct ProximityController: Sendable {
 
     /// Requests for pseudo-IDs one person may make in a day: a phone asks once every few days, or after a reinstall.
     static let requestsPerDay = 24
+    /// An upload's most bytes: `Proximity.uploadLimit` encounters of about 150 bytes each.
+    static let uploadBytes = 1024 * 1024
 
     struct Switch: Decodable {
         var on: Bool?
@@ -94,7 +96,7 @@ struct ProximityController: Sendable {
 
     @Sendable func upload(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let input = try await request.decodeJSON(as: Upload.self, context: context)
+        let input = try await request.decodeJSON(as: Upload.self, context: context, limit: Self.uploadBytes)
         let now = self.now()
         let encounters = try check { () throws(RuleViolation) in
             try Proximity.checkedUpload(input.encounters ?? [], now: now, retentionDays: retentionDays)
