@@ -108,6 +108,7 @@ let package = Package(
             dependencies: [
                 "RollcallServer",
                 "RollcallClient",
+                "RollcallApp",
                 "QRCode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),

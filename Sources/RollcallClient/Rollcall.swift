@@ -111,6 +111,16 @@ extension Rollcall {
         return (signedIn(with: answer.token), answer.user)
     }
 
+    /// Creates a student account (the server emails a confirmation link) and signs it in.
+    public func register(name: String, email: String, password: String) async throws
+        -> (rollcall: Rollcall, user: User)
+    {
+        _ = try await perform {
+            try await api.register(body: .json(.init(name: name, email: email, password: password))).created
+        }
+        return try await signIn(email: email, password: password)
+    }
+
     /// Asks the server to text a sign-in code to `phone`; the answer is the same whether or not the number belongs to
     /// an account, so nothing here says whether a text went out.
     public func sendSignInCode(phone: String) async throws {

@@ -14,7 +14,7 @@ struct RollcallCommand: AsyncParsableCommand {
         subcommands: [
             Serve.self, Migrate.self, DemoData.self, CreateAdmin.self, PrintQRCode.self, Login.self, Logout.self,
             Courses.self, CourseCommand.self, RosterCommand.self, SessionCommand.self, Export.self, Watch.self,
-            Projector.self,
+            Projector.self, ProximityCommand.self,
         ],
         defaultSubcommand: Serve.self
     )

@@ -95,6 +95,39 @@ struct CommandLineTests {
         }
     }
 
+    @Test func proximity_simulate_drives_the_api_as_phones_would() async throws {
+        try await withServer(setup: .live) { api in
+            let cli = CommandLineRun()
+            defer { cli.remove() }
+            let server = try api.serverURL().absoluteString
+            let bad = try await cli.run("proximity", "simulate", "--phones", "1", "--server", server)
+            #expect(bad.status == 2 && bad.errors.contains("--phones"), "\(bad)")
+            let notSignedIn = try await cli.run("proximity", "simulate")
+            #expect(notSignedIn.status == 4, "\(notSignedIn)")
+
+            let ran = try await cli.run(
+                "proximity", "simulate", "--phones", "6", "--group", "3", "--minutes", "4", "--uploads", "2",
+                "--server", server, "--json")
+            #expect(ran.status == 0, "\(ran)")
+            let summary = try #require(
+                try JSONSerialization.jsonObject(with: Data(ran.output.utf8)) as? [String: Any])
+            #expect(summary["phones"] as? Int == 6 && summary["rooms"] as? Int == 2)
+            #expect(summary["pairsHeard"] as? Int == 12, "three phones a room hear each other: 6 pairs a room")
+            // Four minutes fall in one five-minute window or two: each phone heard two others once a window.
+            let encounters = try #require(summary["encountersKept"] as? Int)
+            #expect([12, 24].contains(encounters), "\(encounters)")
+            let sent = try #require(summary["sent"] as? Int)
+            #expect(sent == encounters / 3, "two of the six phones uploaded")
+            #expect(summary["kept"] as? Int == sent && summary["unknown"] as? Int == 0)
+            #expect(try await api.snapshot()["proximity_encounters"]?.count == sent, "the server kept each")
+
+            let text = try await cli.run(
+                "proximity", "simulate", "--phones", "4", "--group", "2", "--minutes", "2", "--server", server)
+            #expect(text.status == 0, "\(text)")
+            #expect(text.output.contains("4 phones in 2 rooms for 2 minutes"), "\(text.output)")
+        }
+    }
+
     @Test func a_roster_of_2000_rows_shows_its_progress() async throws {
         try await withServer(setup: .live) { api in
             let cli = CommandLineRun()
