@@ -190,6 +190,12 @@ struct ProximityServerTests {
 
     @Test func a_report_names_phone_contacts_with_their_evidence_and_the_officer_can_ask() async throws {
         try await withServer { api in
+            try await Self.a_report_names_phone_contacts_with_their_evidence_and_the_officer_can_ask(api)
+        }
+    }
+
+    static func a_report_names_phone_contacts_with_their_evidence_and_the_officer_can_ask(_ api: API) async throws {
+        do {
             let admin = try await api.admin()
             let officer = try await api.healthOfficer(admin: admin)
             let ann = try await api.register("Ann Able")
@@ -270,7 +276,11 @@ struct ProximityServerTests {
     }
 
     @Test func turning_proximity_off_forgets_what_anyone_heard() async throws {
-        try await withServer { api in
+        try await withServer { api in try await Self.turning_proximity_off_forgets_what_anyone_heard(api) }
+    }
+
+    static func turning_proximity_off_forgets_what_anyone_heard(_ api: API) async throws {
+        do {
             let ann = try await api.register("Ann Able")
             let bo = try await api.register("Bo Baker")
             let annIDs = try await Self.phone(api, ann)
@@ -293,6 +303,12 @@ struct ProximityServerTests {
 
     @Test func a_session_that_asks_counts_the_classmates_phones_that_heard_each_student() async throws {
         try await withServer { api in
+            try await Self.a_session_that_asks_counts_the_classmates_phones_that_heard_each_student(api)
+        }
+    }
+
+    static func a_session_that_asks_counts_the_classmates_phones_that_heard_each_student(_ api: API) async throws {
+        do {
             let room = try await Classroom.open(api, settings: ["askProximity": true])
             let bo = try await room.enrol(api, "Bo Baker")
             let cy = try await room.enrol(api, "Cy Cole")
@@ -397,6 +413,71 @@ struct ProximityServerTests {
                     database, days: Retention.defaultDays, now: Date().addingTimeInterval(40 * 86_400))
             }
             for table in tables { #expect(try await Self.rows(api, table) == 0, "\(table)") }
+        }
+    }
+
+    /// The report, the room's counts and forgetting, each on a PostgreSQL of its own.
+    @Test func the_phones_evidence_on_postgresql() async throws {
+        let scenarios: [@Sendable (API) async throws -> Void] = [
+            Self.a_report_names_phone_contacts_with_their_evidence_and_the_officer_can_ask,
+            Self.a_session_that_asks_counts_the_classmates_phones_that_heard_each_student,
+            Self.turning_proximity_off_forgets_what_anyone_heard,
+        ]
+        for scenario in scenarios {
+            let postgres = try PostgresServer.start()
+            defer { postgres.stop() }
+            try await withServer(databaseURL: postgres.url) { api in try await scenario(api) }
+        }
+    }
+
+    /// The same heard pseudo-ID, by two check-ins of one student at once on two processes, and the same upload
+    /// twice at once: one count, one live event, one encounter.
+    static func racing(_ first: API, _ second: API) async throws {
+        let room = try await Classroom.open(first, settings: ["askProximity": true])
+        let bo = try await room.enrol(first, "Bo Baker")
+        let cassIDs = try await Self.phone(first, room.student)
+        let boIDs = try await Self.phone(first, bo)
+        let window = Proximity.windowStart(at: Date())
+        let tickets = [try await room.scan(first, as: bo), try await room.scan(second, as: bo)]
+        let boNow = boIDs[window]!
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for (api, ticket) in zip([first, second], tickets) {
+                group.addTask {
+                    try await api.call(
+                        .post, "/api/v1/check-ins", as: bo, json: ["ticket": ticket, "heard": [cassIDs[window]!]]
+                    ).status.code
+                }
+                group.addTask {
+                    try await api.call(
+                        .post, "/api/v1/me/proximity-encounters", as: room.student,
+                        json: ["encounters": [Self.encounter(boNow, from: window)]]
+                    ).status.code
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses.sorted() == [200, 201, 201, 201], "\(statuses)")
+        #expect(try await Self.rows(first, "session_proximity") == 1)
+        #expect(try await Self.rows(first, "proximity_encounters") == 1)
+        #expect(try await Self.rows(first, "proximity_uploads") == 2)
+        let events = try await first.database().closing { database in
+            try await database.read { sql in
+                try await sql.raw("SELECT COUNT(*) AS n FROM session_events WHERE kind = 'heard'").first(
+                    decodingColumn: "n", as: Int.self)
+            }
+        }
+        #expect(events == 1)
+    }
+
+    @Test func at_once_on_sqlite_one_count_one_event_one_encounter() async throws {
+        try await withServer { api in try await Self.racing(api, api) }
+    }
+
+    @Test func at_once_on_two_processes_one_count_one_event_one_encounter() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await withServer(databaseURL: postgres.url) { first in
+            try await withServer(databaseURL: postgres.url) { second in try await Self.racing(first, second) }
         }
     }
 }
