@@ -15,6 +15,8 @@ public final class RoomModel {
         /// `nil` while not checked in nor marked.
         public var status: String?
         public var at: Date?
+        /// How many classmates' phones heard this student's, in a session that counts them; `nil` elsewhere.
+        public var heardBy: Int?
     }
 
     public private(set) var title = ""
@@ -53,7 +55,9 @@ public final class RoomModel {
             phase = snapshot.session.phase
             counts = snapshot.counts
             rows = snapshot.students.map {
-                Row(id: $0.id, name: $0.name, studentNumber: $0.studentNumber, status: $0.status, at: $0.at)
+                Row(
+                    id: $0.id, name: $0.name, studentNumber: $0.studentNumber, status: $0.status, at: $0.at,
+                    heardBy: $0.heardBy)
             }
             .sorted { $0.name < $1.name }
             latest = snapshot.students.filter { $0.at != nil }.sorted { $0.at! > $1.at! }.map(\.id)
@@ -69,6 +73,14 @@ public final class RoomModel {
                 latest.insert(student, at: 0)
             case "session_opened", "session_closed":
                 phase = event.data["phase"]?.string ?? phase
+            case "heard":
+                // Each student named was heard by one more classmate's phone.
+                guard case .array(let heard)? = event.data["studentIds"] else { return }
+                for id in heard.compactMap(\.int) {
+                    if let index = rows.firstIndex(where: { $0.id == id }) {
+                        rows[index].heardBy = (rows[index].heardBy ?? 0) + 1
+                    }
+                }
             default: break
             }
         case .counts(let update):

@@ -64,6 +64,8 @@ public struct RoomSnapshot: Sendable, Equatable, Codable {
         public var at: Date?
         /// How the record came to be, such as `qr` or `manual`.
         public var via: String?
+        /// How many classmates' phones heard this student's, in a session that counts them.
+        public var heardBy: Int?
     }
 
     public var session: SessionInfo

@@ -140,6 +140,10 @@ struct ProximityTracerTests {
         let absent = 36..<40
         let hall = { (phone: Int, _: Date) -> String? in absent.contains(phone) ? "home \(phone)" : "hall" }
         await simulation.run(minutes: 4, place: hall)
+        // The teacher's phone follows the room: the counts arrive with each check-in.
+        let watching = RoomModel(rollcall: try api.rollcall(teacher), sessionID: sessionID)
+        let following = Task { await watching.follow() }
+        defer { following.cancel() }
         for index in 0..<36 {
             let link = try #require(
                 try await api.call(.get, "/api/v1/sessions/\(sessionID)/projector", as: teacher).string("url"))
@@ -153,6 +157,12 @@ struct ProximityTracerTests {
         #expect(room.text.components(separatedBy: "heard by 35 phones").count - 1 == 36)
         #expect(
             room.text.components(separatedBy: ">heard by 0 phones<").count - 1 == 4 + 1, "the absent, the blank row")
+        let deadline = Date().addingTimeInterval(60)
+        while watching.rows.filter({ $0.heardBy == 35 }).count < 36, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(watching.rows.filter { $0.heardBy == 35 }.count == 36, "the teacher's app counts 35 phones each")
+        #expect(watching.rows.filter { $0.heardBy == 0 }.count == 4)
         await simulation.run(minutes: 60, place: hall)
 
         // The week: each morning an hour in study groups of four, shuffled daily; Gus Moreau's phone (38) is off
