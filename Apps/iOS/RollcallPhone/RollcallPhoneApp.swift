@@ -39,12 +39,15 @@ struct SignInView: View {
     }
 }
 
-/// A student's courses and the scan button; a teacher's courses and their rooms.
+/// A student's courses, the scan button and nearby phones; a teacher's courses and their rooms.
 struct HomeView: View {
     let rollcall: Rollcall
     let user: User
     @State private var courses: CourseListModel?
     @State private var checkIn: CheckInModel?
+    /// A student's proximity, for this sign-in: one tracer over one radio.
+    @State private var tracer: ProximityTracer?
+    @State private var radio: BluetoothRadio?
 
     var body: some View {
         NavigationStack {
@@ -61,6 +64,13 @@ struct HomeView: View {
                         }
                     }
                 }
+                if user.role == .student, let tracer, let radio {
+                    NavigationLink {
+                        ProximityView(tracer: tracer, radio: radio)
+                    } label: {
+                        Label("Nearby phones", systemImage: "dot.radiowaves.left.and.right")
+                    }
+                }
             }
             .navigationTitle("Courses")
             .toolbar {
@@ -69,16 +79,31 @@ struct HomeView: View {
                 }
             }
         }
+        .proximityClock(tracer)
         .task {
             let list = CourseListModel(rollcall: rollcall)
             courses = list
+            // Application Support does not exist in a new install, and the files below are written without asking.
+            let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            if let support { try? FileManager.default.createDirectory(at: support, withIntermediateDirectories: true) }
+            var proximity: ProximityTracer?
+            if user.role == .student {
+                let bluetooth = BluetoothRadio()
+                // One log per person: another student signing in on this phone must not broadcast, or upload, this
+                // one's pseudo-IDs and encounters.
+                proximity = ProximityTracer(
+                    rollcall: rollcall, radio: bluetooth,
+                    storage: support?.appendingPathComponent("proximity-\(user.id).json"))
+                radio = bluetooth
+                tracer = proximity
+            }
             checkIn = CheckInModel(
                 rollcall: rollcall,
                 proof: CheckInProof(
                     deviceID: DeviceID.current, location: { try await PhoneLocation.current() },
-                    passkey: PasskeyPrompt.answer),
-                storage: FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first?
-                    .appendingPathComponent("pending-check-ins.json"))
+                    passkey: PasskeyPrompt.answer,
+                    heard: { [proximity] in await proximity?.heardRecently(at: Date()) ?? [] }),
+                storage: support?.appendingPathComponent("pending-check-ins.json"))
             await list.load()
         }
     }
