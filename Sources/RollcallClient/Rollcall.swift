@@ -226,6 +226,11 @@ extension Rollcall {
         try await perform { try await api.listSessions(path: .init(courseID: courseID)).ok.body.json.sessions }
     }
 
+    /// One course.
+    public func course(_ courseID: Int64) async throws -> Course {
+        try await perform { try await api.getCourse(path: .init(courseID: courseID)).ok.body.json.course }
+    }
+
     /// One session.
     public func session(_ sessionID: Int64) async throws -> Session {
         try await perform { try await api.getSession(path: .init(sessionID: sessionID)).ok.body.json.session }

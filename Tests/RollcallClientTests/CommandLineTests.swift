@@ -63,6 +63,17 @@ struct CommandLineTests {
                     as? [String: Any])
             #expect(settings["mode"] as? String == "spot" && settings["room"] as? String == "B204", "\(settings)")
             #expect((settings["geofence"] as? [String: Any])?["radius"] as? Double == 50, "\(settings)")
+            // Text for people: the closing time on the course's clock (Berlin), whatever the terminal's zone.
+            let before = Date().addingTimeInterval(30 * 60)
+            let text = try await cli.run("session", "open", "1", "--open-minutes", "30")
+            #expect(text.status == 0, "\(text)")
+            let berlin = DateFormatter()
+            berlin.timeZone = TimeZone(identifier: "Europe/Berlin")
+            berlin.dateFormat = "HH:mm"
+            // The minute may turn while the command runs.
+            let minutes = [before, Date().addingTimeInterval(30 * 60)].map { "open until \(berlin.string(from: $0))" }
+            #expect(minutes.contains { text.output.contains($0) } && text.output.contains("Europe/Berlin"), "\(text)")
+
             let badMode = try await cli.run("session", "open", "1", "--mode", "bluetooth")
             #expect(badMode.status == 2, "\(badMode)")
 

@@ -112,13 +112,17 @@ struct AccountPages: Sendable {
 
     @Sendable func profile(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let page = ProfilePage(
+        var page = ProfilePage(
             id: user.id, name: user.name, email: user.email, phone: user.phone ?? "", about: user.about,
             phoneConfirmed: user.phone != nil && user.phoneConfirmedAt != nil,
             role: user.role.rawValue, studentNumber: user.studentNumber ?? "", hasPicture: user.pictureId != nil,
             verified: user.emailVerifiedAt != nil,
-            reports: try await exposure.list(about: user.id).map { $0.createdAt.pageText },
+            reports: try await exposure.list(about: user.id).map { user.timeText.moment($0.createdAt) },
             refusal: try await personal.refusalOfSelfDeletion(user))
+        let zone = user.timeZone ?? CourseTimeZone.serverDefault
+        page.timeZones = CourseTimeZone.choices(selected: zone).map {
+            CoursePage.TimeZoneChoice(id: $0, selected: $0 == zone)
+        }
         return try pages.render(page, title: "Your profile · Rollcall", context: context)
     }
 
@@ -192,6 +196,8 @@ struct ProfilePage: PageModel {
     var noReports: Bool
     var mayDelete: Bool
     var deleteRule: String
+    /// The zones the person may choose for the pages not tied to a course, theirs selected.
+    var timeZones: [CoursePage.TimeZoneChoice] = []
 
     init(
         id: Int64, name: String, email: String, phone: String, about: String, phoneConfirmed: Bool, role: String,

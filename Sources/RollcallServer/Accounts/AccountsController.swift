@@ -36,6 +36,8 @@ struct AccountsController: Sendable {
         var name: String?
         var phone: String?
         var about: String?
+        /// An IANA zone such as Europe/Paris, for the person's pages not tied to a course.
+        var timeZone: String?
     }
     struct PasswordChange: Decodable {
         var currentPassword: String
@@ -234,6 +236,7 @@ struct AccountsController: Sendable {
         if let about = input.about {
             change.about = try check { () throws(RuleViolation) in try AccountRules.about(about) }
         }
+        if let zone = input.timeZone { change.timeZone = try CourseTimeZone.validated(zone) }
         return UserEnvelope(user: UserView(try await users.update(id: user.id, change)))
     }
 

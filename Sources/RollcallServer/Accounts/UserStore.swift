@@ -25,6 +25,11 @@ struct User: Codable, Sendable, Equatable {
     var phoneConfirmedAt: Date? = nil
     /// Where the role came from: the person's registration, the school's sign-in, or an admin.
     var roleSource: RoleSource = .registration
+    /// The IANA zone of the person's pages not tied to a course; `nil` until the browser or the person sets it.
+    var timeZone: String? = nil
+
+    /// How the person's pages write moments where no course is involved: their zone, else the server's.
+    var timeText: TimeText { TimeText(zoneIdentifier: timeZone ?? CourseTimeZone.serverDefault) }
 
     /// Whether the person holds `role`, as their own or granted.
     func has(_ role: Role) -> Bool { role == self.role || (role == .healthOfficer && healthOfficer) }
@@ -61,7 +66,8 @@ extension User {
             healthOfficer: try row.decode(column: "health_officer", as: Bool.self),
             deletedAt: try optional("deleted_at", Date.self),
             phoneConfirmedAt: try optional("phone_confirmed_at", Date.self),
-            roleSource: try optional("role_source", String.self).flatMap(RoleSource.init(rawValue:)) ?? .registration
+            roleSource: try optional("role_source", String.self).flatMap(RoleSource.init(rawValue:)) ?? .registration,
+            timeZone: try optional("time_zone", String.self)
         )
     }
 }
@@ -85,6 +91,7 @@ struct ProfileChange: Sendable {
     var name: String?
     var phone: String??
     var about: String?
+    var timeZone: String?
 }
 
 /// Accounts: creation, look-up, profile and the admin's switches.
@@ -251,6 +258,10 @@ struct UserStore: Sendable {
             }
             if let about = change.about {
                 update = update.set("about", to: about)
+                changed = true
+            }
+            if let zone = change.timeZone {
+                update = update.set("time_zone", to: zone)
                 changed = true
             }
             if changed { try await update.run() }

@@ -21,8 +21,11 @@ struct UserView: Codable, Sendable, Equatable {
     var healthOfficer: Bool
     /// Where the role came from: `registration`, `school` (the school's sign-in) or `admin`.
     var roleSource: RoleSource
+    /// The zone of the person's pages not tied to a course; left out until set.
+    var timeZone: String?
 
     init(_ user: User) {
+        timeZone = user.timeZone
         id = user.id
         roleSource = user.roleSource
         name = user.name

@@ -14,7 +14,7 @@ struct AdminPage: Sendable {
     }
 
     @Sendable func admin(_ request: Request, context: AppRequestContext) async throws -> Response {
-        _ = try AccessRule.admin(context)
+        let time = try AccessRule.admin(context).timeText
         let query = try check { () throws(RuleViolation) in try TextRules.search(request.query("q")) }
         // Teachers waiting for approval first, then everyone else, in pages a screen can hold.
         let everyone = try await self.users.list(query: query, role: nil)
@@ -27,8 +27,8 @@ struct AdminPage: Sendable {
         let messages = outboxPage.messages.map { message in
             AdminPageModel.Message(
                 recipient: message.recipient, subject: message.subject, body: message.body,
-                when: message.createdAt.pageText, channel: message.channel, status: message.status,
-                delivery: Self.delivery(message))
+                when: time.moment(message.createdAt), channel: message.channel, status: message.status,
+                delivery: Self.delivery(message, time: time))
         }
         var page = AdminPageModel(
             users: users.map { user in
@@ -46,10 +46,10 @@ struct AdminPage: Sendable {
             exposureReports: try await exposure.list(limit: 50).map { entry in
                 AdminPageModel.Report(
                     requestedByName: entry.requestedByName, personName: entry.personName, reason: entry.reason,
-                    window: "\(entry.windowFrom.dayText) – \(entry.windowUntil.dayText)", when: entry.createdAt.pageText
-                )
+                    window: "\(time.day(entry.windowFrom)) – \(time.day(entry.windowUntil))",
+                    when: time.moment(entry.createdAt))
             },
-            accountChanges: try await accountChanges())
+            accountChanges: try await accountChanges(time: time))
         page.peopleCount = listed.count
         page.waitingCount = waiting.count
         page.peoplePages = peoplePages
@@ -57,25 +57,25 @@ struct AdminPage: Sendable {
     }
 
     /// The latest changes to people's accounts by others, in words.
-    func accountChanges() async throws -> [String] {
-        try await AccountAudit.entries(in: users.database).map { "\($0.sentence) · \($0.at.pageText)" }
+    func accountChanges(time: TimeText) async throws -> [String] {
+        try await AccountAudit.entries(in: users.database).map { "\($0.sentence) · \(time.moment($0.at))" }
     }
 
     /// People on one page of the admin's list.
     static let peoplePage = 50
 
     /// Where a message's delivery stands, in words.
-    static func delivery(_ message: OutboxMessage) -> String {
+    static func delivery(_ message: OutboxMessage, time: TimeText) -> String {
         let tries = "\(message.attempts) attempt\(message.attempts == 1 ? "" : "s")"
         switch message.status {
         case "stored": return "kept in the outbox: no provider is configured for \(message.channel)"
-        case "sent": return "sent \(message.sentAt?.pageText ?? "") after \(tries)"
+        case "sent": return "sent \(message.sentAt.map(time.moment) ?? "") after \(tries)"
         case "failed": return "failed after \(tries): \(message.lastError ?? "")"
         case "sending": return "being sent (\(tries))"
         default:
             guard message.attempts > 0 else { return "waiting to be sent" }
             return
-                "waiting: \(tries) failed, next \(message.nextAttemptAt?.pageText ?? "soon"): \(message.lastError ?? "")"
+                "waiting: \(tries) failed, next \(message.nextAttemptAt.map(time.moment) ?? "soon"): \(message.lastError ?? "")"
         }
     }
 

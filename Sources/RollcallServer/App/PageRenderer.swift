@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Mustache
+import RollcallCore
 
 /// Renders server-side pages: a page template inside the shared layout.
 struct PageRenderer: Sendable {
@@ -21,9 +22,11 @@ struct PageRenderer: Sendable {
     }
 
     /// A whole HTML page: the model drawn by its template, inside the layout with the person's navigation.
+    /// `zone`: how the page writes moments, which its scripts follow too: a course's pages in the course's zone; by
+    /// default the signed-in person's.
     func render(
         _ model: some PageModel, title: String, context: AppRequestContext, status: HTTPResponse.Status = .ok,
-        layout: String = "layout"
+        layout: String = "layout", zone: TimeText? = nil
     ) throws -> Response {
         let template = type(of: model).template
         guard let body = library.render(model, withTemplate: template) else {
@@ -31,6 +34,9 @@ struct PageRenderer: Sendable {
         }
         let frame = Frame(
             title: title, body: body, csrf: context.identity?.csrf ?? "",
+            timeZone: (zone ?? context.user?.timeText ?? TimeText(zoneIdentifier: CourseTimeZone.serverDefault)).zone
+                .identifier,
+            zoneUnset: context.user.map { $0.timeZone == nil } ?? false,
             user: context.user.map {
                 Frame.Person(
                     name: $0.name, role: $0.role.rawValue, isAdmin: $0.role == .admin,
@@ -78,6 +84,10 @@ struct Frame: Sendable {
     var title: String
     var body: String
     var csrf: String
+    /// The zone the page's moments are written in, for its scripts.
+    var timeZone: String
+    /// The signed-in person has no zone yet: the page's script sends the browser's.
+    var zoneUnset: Bool
     var user: Person?
 }
 

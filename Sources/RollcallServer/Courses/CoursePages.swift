@@ -67,7 +67,7 @@ struct CoursePages: Sendable {
                 receivesNotices: receives,
                 threshold: course.absenteeThreshold)
         }
-        return try pages.render(page, title: "\(course.name) · Rollcall", context: context)
+        return try pages.render(page, title: "\(course.name) · Rollcall", context: context, zone: course.timeText)
     }
 
     /// The course's sessions, newest first; for a student, with their own status and the ways to check in.
@@ -85,7 +85,7 @@ struct CoursePages: Sendable {
             return CoursePage.SessionRow(
                 id: session.id, title: session.title, phase: session.badge(at: now),
                 myStatus: mine?.rawValue,
-                when: (session.openedAt ?? session.scheduledAt ?? session.createdAt).pageText,
+                when: records.course.timeText.moment(session.openedAt ?? session.scheduledAt ?? session.createdAt),
                 present: (count[.present] ?? 0) + (count[.late] ?? 0), studentView: student != nil, open: open,
                 spot: waiting && session.settings.mode == .spot, typed: waiting && session.settings.allowTyping,
                 scan: waiting && session.settings.mode == .qr, passkey: verification.required,
@@ -133,7 +133,7 @@ struct CoursePages: Sendable {
             roster: roster.map { entry in
                 CoursePage.RosterRow(
                     id: entry.id, name: entry.name, email: entry.email, studentNumber: entry.studentNumber ?? "",
-                    joined: entry.joinedAt.pageText)
+                    joined: course.timeText.moment(entry.joinedAt))
             },
             rosterEmpty: everyone.isEmpty, rosterCount: everyone.count,
             rosterPages: rosterPages,
@@ -183,7 +183,7 @@ extension CoursePages {
             return "The first go out next Monday at 8:00."
         }
         let students = last.students == 1 ? "1 student" : "\(last.students) students"
-        return "Last sent \(last.dueAt.pageText), to \(students)."
+        return "Last sent \(course.timeText.momentWithZone(last.dueAt)), to \(students)."
     }
 }
 
@@ -406,9 +406,9 @@ struct CoursePage: PageModel {
     }
 }
 
-extension Date {
-    /// A short date and time for pages, in the server's time zone.
-    var pageText: String { formatted(.dateTime.day().month(.abbreviated).year().hour().minute()) }
+extension Course {
+    /// How the course's pages, letters and exports write moments: in the course's zone.
+    var timeText: TimeText { TimeText(zone: zone) }
 }
 
 extension CheckInMode {

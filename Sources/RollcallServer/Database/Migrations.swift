@@ -41,6 +41,7 @@ enum Migrations {
         step028SessionDefaults,
         step029RefusedFlagsOnce,
         step030Proximity,
+        step031PersonTimeZone,
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.

@@ -16,14 +16,15 @@ struct ExposurePages: Sendable {
 
     @Sendable func form(_ request: Request, context: AppRequestContext) async throws -> Response {
         let officer = try AccessRule.officer(context)
+        let time = officer.timeText
         let earlier = try await exposure.list(by: officer.id, limit: 20).map { entry in
             ExposurePage.Earlier(
-                id: entry.id, personName: entry.personName, when: entry.createdAt.pageText,
-                window: "\(entry.windowFrom.dayText) – \(entry.windowUntil.dayText)")
+                id: entry.id, personName: entry.personName, when: time.moment(entry.createdAt),
+                window: "\(time.day(entry.windowFrom)) – \(time.day(entry.windowUntil))")
         }
         let page = ExposurePage(
             defaultDays: min(Exposure.defaultDays, configuration.evidenceDays), maxDays: configuration.evidenceDays,
-            today: configuration.clock().dayText, earlier: earlier, noEarlier: earlier.isEmpty)
+            today: time.isoDay(configuration.clock()), earlier: earlier, noEarlier: earlier.isEmpty)
         return try pages.render(page, title: "Exposure report · Rollcall", context: context)
     }
 
@@ -31,7 +32,8 @@ struct ExposurePages: Sendable {
         let entry = try await reports.own(context)
         let report = try await reports.report(entry, now: configuration.clock())
         return try pages.render(
-            ExposureReportPage(report), title: "Exposure report: \(report.person.name) · Rollcall", context: context)
+            ExposureReportPage(report, time: try context.requireUser().timeText),
+            title: "Exposure report: \(report.person.name) · Rollcall", context: context)
     }
 }
 
@@ -109,13 +111,14 @@ struct ExposureReportPage: PageModel {
     /// The shared time from which a contact counts as close in the total, as public-health guidance often does.
     static let closeMinutes = 15
 
-    init(_ report: ExposureReport) {
+    /// `time`: the officer's zone; a report spans courses, each of which may have its own.
+    init(_ report: ExposureReport, time: TimeText) {
         id = report.id
         personName = report.person.name
         requestedByName = report.requestedBy.name
         reason = report.reason
-        window = "\(report.from.pageText) – \(report.until.pageText)"
-        createdAt = report.createdAt.pageText
+        window = "\(time.moment(report.from)) – \(time.momentWithZone(report.until))"
+        createdAt = time.moment(report.createdAt)
         method = report.method
         contacts = report.contacts.enumerated().map { index, contact in
             Contact(
@@ -127,16 +130,17 @@ struct ExposureReportPage: PageModel {
         phones = report.phones.map { phone in
             PhoneContact(
                 personId: phone.personId, name: phone.name, minutes: phone.minutes,
-                when: phone.firstSeen.dayText == phone.lastSeen.dayText
-                    ? "\(phone.firstSeen.pageText) – \(phone.lastSeen.timeText)"
-                    : "\(phone.firstSeen.pageText) – \(phone.lastSeen.pageText)")
+                when: time.isoDay(phone.firstSeen) == time.isoDay(phone.lastSeen)
+                    ? "\(time.moment(phone.firstSeen)) – \(time.time(phone.lastSeen))"
+                    : "\(time.moment(phone.firstSeen)) – \(time.moment(phone.lastSeen))")
         }
         noPhones = phones.isEmpty
         phoneRequest = report.phoneRequest.map { request in
             if let answered = request.answeredAt {
-                return "Asked \(request.requestedAt.pageText); \(report.person.name) uploaded \(answered.pageText)."
+                return
+                    "Asked \(time.moment(request.requestedAt)); \(report.person.name) uploaded \(time.moment(answered))."
             }
-            return "Asked \(request.requestedAt.pageText); not uploaded yet. The report includes it once they do."
+            return "Asked \(time.moment(request.requestedAt)); not uploaded yet. The report includes it once they do."
         }
         noContacts = contacts.isEmpty
         let close = contacts.count { max($0.totalMinutes, $0.proximityMinutes) >= Self.closeMinutes }
@@ -145,8 +149,8 @@ struct ExposureReportPage: PageModel {
         sessions = report.sessions.map { session in
             SessionRow(
                 sessionId: session.sessionId, course: session.course, title: session.title, room: session.room ?? "—",
-                when: "\(session.openedAt.pageText) – \(session.endedAt.timeText)",
-                arrived: session.checkedInAt.map { "checked in \($0.timeText)" } ?? "marked by hand",
+                when: "\(time.moment(session.openedAt)) – \(time.time(session.endedAt))",
+                arrived: session.checkedInAt.map { "checked in \(time.time($0))" } ?? "marked by hand",
                 contacts: session.contacts.map {
                     SessionContact(personId: $0.personId, name: $0.name, minutes: $0.minutes)
                 },
@@ -154,11 +158,4 @@ struct ExposureReportPage: PageModel {
         }
         noSessions = sessions.isEmpty
     }
-}
-
-extension Date {
-    /// A day, such as 2026-09-14, as date inputs take it.
-    var dayText: String { formatted(.iso8601.year().month().day()) }
-    /// A time of day, such as 09:45.
-    var timeText: String { formatted(.dateTime.hour().minute()) }
 }

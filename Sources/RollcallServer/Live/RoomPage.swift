@@ -40,13 +40,14 @@ struct RoomView: Sendable {
     var awayLabel: String
     var blankRow: Row
 
-    init(_ room: Room, phase: SessionPhase, countsProximity counting: Bool = false) {
+    /// `time`: the course's, which `live.js` follows too (the page's `time-zone`).
+    init(_ room: Room, phase: SessionPhase, time: TimeText, countsProximity counting: Bool = false) {
         students = room.students.map { student in
             Row(
                 id: String(student.id), name: student.name, studentNumber: student.studentNumber,
                 status: student.status?.rawValue ?? "none", label: Self.label(student.status, phase: phase),
                 at: student.at?.millisecondText ?? "",
-                time: student.at?.formatted(date: .omitted, time: .shortened) ?? "", via: student.via?.rawValue ?? "",
+                time: student.at.map(time.time) ?? "", via: student.via?.rawValue ?? "",
                 note: student.note, heard: student.heardBy.map(Self.heardText), heardBy: student.heardBy ?? 0
             )
         }

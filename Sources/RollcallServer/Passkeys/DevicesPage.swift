@@ -15,18 +15,19 @@ struct DevicesPage: Sendable {
 
     @Sendable func devices(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
+        let time = user.timeText
         let passkeys = try await self.passkeys.list(userID: user.id)
         let rows = passkeys.map { passkey in
             DevicesPageModel.Row(
-                id: passkey.id, name: passkey.name, kind: passkey.kindText, created: passkey.createdAt.pageText,
-                lastUsed: passkey.lastUsedAt.map { "last used \($0.pageText)" } ?? "not used yet")
+                id: passkey.id, name: passkey.name, kind: passkey.kindText, created: time.moment(passkey.createdAt),
+                lastUsed: passkey.lastUsedAt.map { "last used \(time.moment($0))" } ?? "not used yet")
         }
         let here = try await remembered.current(request)
         let browsers = try await remembered.list(userID: user.id).map { device in
             DevicesPageModel.Browser(
                 id: device.id, name: device.name, phone: PhoneNumber.masked(device.phone),
-                remembered: device.createdAt.pageText, until: device.expiresAt.pageText,
-                lastUsed: device.lastUsedAt.map { "signed in without a code \($0.pageText)" } ?? "not used since",
+                remembered: time.moment(device.createdAt), until: time.moment(device.expiresAt),
+                lastUsed: device.lastUsedAt.map { "signed in without a code \(time.moment($0))" } ?? "not used since",
                 current: device.id == here)
         }
         let page = DevicesPageModel(
@@ -111,10 +112,10 @@ extension CheckInVerificationRecord {
         var when: String
     }
 
-    var pageRow: PageRow {
+    func pageRow(_ time: TimeText) -> PageRow {
         PageRow(
             student: studentName, passkey: passkeyName ?? "removed passkey",
             kind: backedUp ? "synced" : backupEligible ? "syncable, not synced" : "device-bound",
-            kindClass: backedUp ? "evidence-synced" : "evidence-bound", reused: reused, when: createdAt.pageText)
+            kindClass: backedUp ? "evidence-synced" : "evidence-bound", reused: reused, when: time.moment(createdAt))
     }
 }

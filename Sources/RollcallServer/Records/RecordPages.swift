@@ -49,7 +49,8 @@ struct RecordPages: Sendable {
             courseRule:
                 "Course grade: \(course.gradeWeights.attendance)% attendance grade + \(course.gradeWeights.quizzes)% quizzes; a part with nothing counted yet gives its weight to the other."
         )
-        return try pages.render(page, title: "Grid · \(course.name) · Rollcall", context: context)
+        return try pages.render(
+            page, title: "Grid · \(course.name) · Rollcall", context: context, zone: course.timeText)
     }
 
     static func letter(_ status: AttendanceStatus) -> String {
@@ -76,7 +77,8 @@ struct RecordPages: Sendable {
             let status = records.countedStatus(session: session, studentID: studentID)
             return StudentPage.SessionRow(
                 sessionId: session.id, studentId: studentID, title: session.title,
-                when: session.openedAt?.pageText ?? "", manage: manage, statusClass: status?.rawValue ?? "pending",
+                when: session.openedAt.map(course.timeText.moment) ?? "", manage: manage,
+                statusClass: status?.rawValue ?? "pending",
                 statusText: status?.rawValue ?? "not yet",
                 choices: AttendanceStatus.allCases.map { choice in
                     StudentPage.Choice(
@@ -88,8 +90,10 @@ struct RecordPages: Sendable {
             courseId: course.id, courseName: course.name, name: student.name, email: student.email,
             studentNumber: student.studentNumber, enrolled: student.enrolled, sessions: rows, noSessions: rows.isEmpty,
             summary: SummaryView(figures, points: course.points),
-            auditLog: AuditLogView(try await self.records.audit(courseID: course.id, studentID: studentID)))
-        return try pages.render(page, title: "\(student.name) · \(course.name) · Rollcall", context: context)
+            auditLog: AuditLogView(
+                try await self.records.audit(courseID: course.id, studentID: studentID), time: course.timeText))
+        return try pages.render(
+            page, title: "\(student.name) · \(course.name) · Rollcall", context: context, zone: course.timeText)
     }
 }
 
@@ -241,13 +245,13 @@ struct AuditLogView: Sendable {
     var audit: [Entry]
     var noAudit: Bool
 
-    init(_ entries: [AuditEntry]) {
+    init(_ entries: [AuditEntry], time: TimeText) {
         audit = entries.map { entry in
             Entry(
                 studentName: entry.studentName, sessionTitle: entry.sessionTitle,
                 oldText: entry.oldStatus?.rawValue ?? "no record", newStatus: entry.newStatus?.rawValue ?? "not yet",
                 reason: entry.reason.isEmpty ? nil : entry.reason, changedByName: entry.changedByName,
-                when: entry.changedAt.pageText)
+                when: time.moment(entry.changedAt))
         }
         noAudit = entries.isEmpty
     }

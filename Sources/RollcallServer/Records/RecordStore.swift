@@ -224,7 +224,8 @@ struct RecordStore: Sendable {
 
     /// Puts every record a batch changed back as it was before, in one transaction, with audit entries; only the
     /// session's latest batch that changed anything, and only while nobody has changed those records since.
-    func undo(batchID: Int64, by teacher: User, now: Date = Date()) async throws -> AttendanceBatch {
+    /// `time`: the course's, for the audit entry's words.
+    func undo(batchID: Int64, by teacher: User, time: TimeText, now: Date = Date()) async throws -> AttendanceBatch {
         try await database.transaction { sql in
             guard let found = try await Self.batch(id: batchID, in: sql) else {
                 throw NotStored(.batchNotFound, what: "batch")
@@ -255,7 +256,7 @@ struct RecordStore: Sendable {
                     """
                 ).first(decodingColumn: "n", as: Int.self) ?? 0
             guard since == 0 else { throw UndoRefusal.changedSince(since) }
-            let reason = "Undone: the change of \(batch.createdAt.pageText) to \(batch.status.rawValue)."
+            let reason = "Undone: the change of \(time.moment(batch.createdAt)) to \(batch.status.rawValue)."
             for entry in entries {
                 let seat = AttendanceLedger.Seat(sessionID: batch.sessionId, studentID: entry.studentId)
                 if let old = entry.oldStatus.flatMap(AttendanceStatus.init(rawValue:)) {

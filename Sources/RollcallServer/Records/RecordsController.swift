@@ -237,9 +237,9 @@ struct RecordsController: Sendable {
         guard let batch = try await records.batch(id: try context.id("batchID", .batchNotFound, "batch")) else {
             throw AppError.notFound(.batchNotFound, "batch")
         }
-        _ = try await access.session(batch.sessionId, for: user, needing: .assist, changing: true)
+        let course = try await access.session(batch.sessionId, for: user, needing: .assist, changing: true).course
         do {
-            return BatchEnvelope(batch: try await records.undo(batchID: batch.id, by: user))
+            return BatchEnvelope(batch: try await records.undo(batchID: batch.id, by: user, time: course.timeText))
         } catch let refusal as RecordStore.UndoRefusal {
             switch refusal {
             case .alreadyUndone:

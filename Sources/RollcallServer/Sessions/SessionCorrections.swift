@@ -148,14 +148,16 @@ extension SessionStore {
 
     /// Deletes a session with everything recorded in it, once the teacher has said how many records go
     /// (`confirmedRecords`); the course's audit log keeps what went and who deleted it.
-    func delete(id: Int64, confirmed: SessionContents, by teacher: User, now: Date = Date()) async throws {
+    func delete(
+        id: Int64, confirmed: SessionContents, by teacher: User, time: TimeText, now: Date = Date()
+    ) async throws {
         try await database.transaction { sql in
             guard let session = try await Self.held(id: id, in: sql) else {
                 throw NotStored(.sessionNotFound, what: "session")
             }
             let contents = try await Self.contents(id: id, sql: sql)
             guard contents.confirmed(by: confirmed) else { throw SessionCorrectionRefusal.unconfirmedDelete(contents) }
-            let when = session.openedAt.map { "opened \($0.pageText)" } ?? "scheduled, never opened"
+            let when = session.openedAt.map { "opened \(time.moment($0))" } ?? "scheduled, never opened"
             let detail = "“\(session.title)” (\(when)) with \(contents.text)"
             try await sql.insert(into: "course_audit").columns(
                 "course_id", "action", "detail", "actor_id", "actor_name", "at"

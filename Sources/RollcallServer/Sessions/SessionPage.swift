@@ -21,40 +21,41 @@ struct SessionPage: Sendable {
     @Sendable func session(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, course, access) = try await self.access.session(in: context)
         let phase = session.phase(at: Date())
+        let time = course.timeText
         var page = SessionPageModel(
             id: session.id, title: session.title, courseId: course.id, courseName: course.name,
             phase: session.badge(at: Date()), isOpen: phase == .open, isScheduled: phase == .scheduled,
-            timing: Self.timing(session, phase: phase),
+            timing: Self.timing(session, phase: phase, time: time),
             facts: Self.facts(session.settings, forTeacher: access == .manage))
         if access == .attend, let user = context.user, user.role == .student {
-            page.mine = try await mine(session, course: course, studentID: user.id, phase: phase)
+            page.mine = try await mine(session, course: course, studentID: user.id, phase: phase, time: time)
         }
         if access != .attend {
             let stored = try await checkIns.flags(sessionID: session.id)
             let flags = stored.map { flag in
-                SessionPageModel.FlagRow(detail: flag.detail, when: flag.createdAt.pageText)
+                SessionPageModel.FlagRow(detail: flag.detail, when: time.moment(flag.createdAt))
             }
             page.refusedSummary = Self.refusedSummary(stored)
-            let verifications = try await passkeys.verifications(sessionID: session.id).map(\.pageRow)
+            let verifications = try await passkeys.verifications(sessionID: session.id).map { $0.pageRow(time) }
             page.manage = true
             page.projector = phase == .open && session.settings.mode != .spot
             page.flags = flags
             page.hasFlags = !flags.isEmpty
             page.verifications = verifications
             page.hasVerifications = !verifications.isEmpty
-            page.auditLog = AuditLogView(try await records.audit(sessionID: session.id))
+            page.auditLog = AuditLogView(try await records.audit(sessionID: session.id), time: time)
             page.room = RoomView(
                 try await rooms.room(
                     sessionID: session.id, courseID: course.id, proximity: session.settings.countsProximity),
-                phase: phase, countsProximity: session.settings.countsProximity)
-            page.batches = Self.batchRows(try await records.batches(sessionID: session.id))
+                phase: phase, time: time, countsProximity: session.settings.countsProximity)
+            page.batches = Self.batchRows(try await records.batches(sessionID: session.id), time: time)
             page.hasBatches = !page.batches.isEmpty
             // An assistant marks attendance in the room; correcting the session is the teachers'.
             if access == .manage { page.corrections = try await corrections(session, phase: phase) }
             page.missed = access == .manage && session.missed(at: Date())
             page.assistant = access == .assist
         }
-        return try pages.render(page, title: "\(session.title) · Rollcall", context: context)
+        return try pages.render(page, title: "\(session.title) · Rollcall", context: context, zone: time)
     }
 
     /// What the teacher may correct now, and what deleting would take with it.
@@ -85,9 +86,9 @@ struct SessionPage: Sendable {
 
     /// The student's own standing in the session: the status it counts with, how it came to be, and the changes
     /// a teacher made to it.
-    private func mine(_ session: ClassSession, course: Course, studentID: Int64, phase: SessionPhase) async throws
-        -> SessionPageModel.Mine
-    {
+    private func mine(
+        _ session: ClassSession, course: Course, studentID: Int64, phase: SessionPhase, time: TimeText
+    ) async throws -> SessionPageModel.Mine {
         let courseRecords = try await records.courseRecords(course, sessions: [session])
         let record = courseRecords.records[session.id]?[studentID]
         let status = courseRecords.countedStatus(session: session, studentID: studentID)
@@ -96,13 +97,15 @@ struct SessionPage: Sendable {
         }
         return SessionPageModel.Mine(
             status: status?.rawValue ?? "pending", statusText: status?.rawValue ?? "not checked in",
-            how: Self.how(record, status: status, phase: phase), changes: AuditLogView(changes),
+            how: Self.how(record, status: status, phase: phase, time: time), changes: AuditLogView(changes, time: time),
             sessionId: session.id, sessionOpen: phase == .open)
     }
 
     /// The latest changes to many students, each undoable from the page, after a reload too; only the newest not
     /// undone offers Undo, as only it can be.
-    static func batchRows(_ batches: [(batch: AttendanceBatch, by: String)]) -> [SessionPageModel.BatchRow] {
+    static func batchRows(_ batches: [(batch: AttendanceBatch, by: String)], time: TimeText)
+        -> [SessionPageModel.BatchRow]
+    {
         let undoable = batches.first { $0.batch.undoneAt == nil }?.batch.id
         return batches.map { batch, by in
             let students = batch.changed == 1 ? "1 student" : "\(batch.changed) students"
@@ -110,8 +113,8 @@ struct SessionPage: Sendable {
                 id: batch.id,
                 text: "\(students) marked \(batch.status.rawValue)"
                     + (batch.reason.isEmpty ? "" : " — “\(batch.reason)”"),
-                when: "\(by), \(batch.createdAt.pageText)",
-                undone: batch.undoneAt.map { "undone \($0.pageText)" }, undoable: batch.id == undoable)
+                when: "\(by), \(time.moment(batch.createdAt))",
+                undone: batch.undoneAt.map { "undone \(time.moment($0))" }, undoable: batch.id == undoable)
         }
     }
 
@@ -128,7 +131,9 @@ struct SessionPage: Sendable {
     }
 
     /// How a student's status came to be, in one sentence.
-    static func how(_ record: AttendanceRecord?, status: AttendanceStatus?, phase: SessionPhase) -> String {
+    static func how(_ record: AttendanceRecord?, status: AttendanceStatus?, phase: SessionPhase, time: TimeText)
+        -> String
+    {
         guard let record else {
             switch (phase, status) {
             case (.scheduled, _): return "The session has not opened yet."
@@ -137,7 +142,7 @@ struct SessionPage: Sendable {
             case (_, .none): return "This session does not count for you."
             }
         }
-        let when = record.recordedAt.pageText
+        let when = time.momentWithZone(record.recordedAt)
         return switch record.source {
         case .qr: "You checked in by scanning the code on the screen, \(when)."
         case .typed: "You checked in by typing the code on the screen, \(when)."
@@ -149,22 +154,27 @@ struct SessionPage: Sendable {
         }
     }
 
-    /// When the session opened and closes (or closed), as its phase has it.
-    static func timing(_ session: ClassSession, phase: SessionPhase) -> String {
+    /// When the session opened and closes (or closed), as its phase has it, in the course's zone, named once at the
+    /// end: a student abroad reads the course's clock, not their phone's.
+    static func timing(_ session: ClassSession, phase: SessionPhase, time: TimeText) -> String {
+        let zone = time.zoneName(at: session.openedAt ?? session.scheduledAt ?? session.createdAt)
+        let words: String
         switch phase {
         case .scheduled:
             if session.missed(at: Date()), let scheduledAt = session.scheduledAt {
-                return "scheduled for \(scheduledAt.pageText), and never opened"
+                return "scheduled for \(time.moment(scheduledAt)) \(zone), and never opened"
             }
-            return session.scheduledAt.map { "scheduled for \($0.pageText)" } ?? "not opened yet"
+            guard let scheduledAt = session.scheduledAt else { return "not opened yet" }
+            words = "scheduled for \(time.moment(scheduledAt))"
         case .open:
-            let opened = session.openedAt.map { "opened \($0.pageText)" } ?? "open"
-            return opened + (session.closesAt.map { " · closes \($0.pageText)" } ?? "")
+            let opened = session.openedAt.map { "opened \(time.moment($0))" } ?? "open"
+            words = opened + (session.closesAt.map { " · closes \(time.moment($0))" } ?? "")
         case .closed:
-            let opened = session.openedAt.map { "opened \($0.pageText)" }
-            let closed = (session.closedAt ?? session.closesAt).map { "closed \($0.pageText)" }
-            return [opened, closed].compactMap { $0 }.joined(separator: " · ")
+            let opened = session.openedAt.map { "opened \(time.moment($0))" }
+            let closed = (session.closedAt ?? session.closesAt).map { "closed \(time.moment($0))" }
+            words = [opened, closed].compactMap { $0 }.joined(separator: " · ")
         }
+        return "\(words) \(zone)"
     }
 
     /// The session's settings in words. A student learns what to do, not where the fence's centre is, how far it

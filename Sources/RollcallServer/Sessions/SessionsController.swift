@@ -161,7 +161,7 @@ struct SessionsController: Sendable {
         }
         let now = Date()
         let scheduledAt = try input.scheduledAt.nonBlank.map(Self.date)
-        let title = try Self.title(input.title) ?? Self.defaultTitle(for: scheduledAt ?? now)
+        let title = try Self.title(input.title) ?? Self.defaultTitle(for: scheduledAt ?? now, time: course.timeText)
         let openNow = scheduledAt.map { $0 <= now } ?? true
         let session = try await sessions.create(
             courseID: course.id, title: title, settings: settings, scheduledAt: scheduledAt, openNow: openNow,
@@ -197,8 +197,9 @@ struct SessionsController: Sendable {
             "“\(other.title)” is still open in this course too: students may check in to the wrong session. Close it if it is over."
     }
 
-    static func defaultTitle(for date: Date) -> String {
-        "Session of " + date.formatted(.dateTime.year().month(.abbreviated).day().hour().minute())
+    /// "Session of 26 Jan 2027 at 9:00 AM", in the course's zone: the title stays, so it must read right there.
+    static func defaultTitle(for date: Date, time: TimeText) -> String {
+        "Session of " + time.moment(date)
     }
 
     /// The session and what the person may do with its course.
@@ -287,7 +288,7 @@ struct SessionsController: Sendable {
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, _) = try await managed(context, "delete")
+        let (session, course) = try await managed(context, "delete")
         func count(_ name: String, _ code: ErrorCode, _ what: String) throws -> Int {
             guard let text = request.query(name) else { return 0 }
             guard let count = Int(text), count >= 0 else {
@@ -299,7 +300,8 @@ struct SessionsController: Sendable {
         let confirmed = SessionContents(
             records: try count("records", .invalidRecords, "attendance records"),
             attempts: try count("attempts", .invalidAttempts, "quiz attempts"))
-        try await sessions.delete(id: session.id, confirmed: confirmed, by: try context.requireUser())
+        try await sessions.delete(
+            id: session.id, confirmed: confirmed, by: try context.requireUser(), time: course.timeText)
         return Response(status: .noContent)
     }
 

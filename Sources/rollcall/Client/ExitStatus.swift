@@ -107,10 +107,17 @@ enum Dates {
         return formatter.string(from: date)
     }
 
-    /// A local time of day, such as `09:01:02`.
-    static func clock(_ date: Date) -> String {
+    /// A time of day in a course's zone, such as `09:01:02`: the course's clock, wherever the terminal is.
+    static func clock(_ date: Date, in zone: TimeZone) -> String {
         let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = zone
         formatter.dateFormat = "HH:mm:ss"
         return formatter.string(from: date)
+    }
+
+    /// The zone a course names, or UTC where this machine does not know it.
+    static func zone(of course: Course) -> TimeZone {
+        TimeZone(identifier: course.timeZone) ?? TimeZone(identifier: "UTC")!
     }
 }

@@ -21,7 +21,8 @@ struct Watch: AsyncParsableCommand {
 
     func run() async throws {
         let rollcall = try options.rollcall()
-        var room = RoomPicture()
+        let course = try await rollcall.course(try await rollcall.session(session).courseId)
+        var room = RoomPicture(zone: Dates.zone(of: course))
         let redraw = Terminal.outputIsTerminal && !options.json
         for try await message in rollcall.room(sessionID: session) {
             let lines = room.apply(message)
@@ -42,6 +43,8 @@ struct Watch: AsyncParsableCommand {
 
 /// The room as the terminal shows it, kept up to date from the live messages.
 struct RoomPicture {
+    /// The course's zone, which the times are written in.
+    var zone: TimeZone
     var title = ""
     var phase = ""
     var names: [Int64: String] = [:]
@@ -60,13 +63,13 @@ struct RoomPicture {
             for student in snapshot.students {
                 names[student.id] = student.name + (student.studentNumber.map { " (\($0))" } ?? "")
                 if let status = student.status, let at = student.at {
-                    checkIns.append("\(Dates.clock(at))  \(names[student.id]!)  \(status)")
+                    checkIns.append("\(Dates.clock(at, in: zone))  \(names[student.id]!)  \(status)")
                 }
             }
             return ["\(title) (\(phase))", countsLine]
         case .event(let event):
             let who = event.studentID.map { names[$0] ?? "student \($0)" } ?? ""
-            let at = Dates.clock(event.createdAt)
+            let at = Dates.clock(event.createdAt, in: zone)
             switch event.kind {
             case "checked_in":
                 let line = "\(at)  \(who)  \(event.status ?? "present")"

@@ -136,9 +136,11 @@ struct SessionCommand: AsyncParsableCommand {
                 mode: mode, period: period, latitude: latitude, longitude: longitude, radius: radius,
                 openMinutes: openMinutes, lateAfterMinutes: lateAfterMinutes, allowTyping: allowTyping ? true : nil,
                 room: room)
-            let session = try await options.rollcall().openSession(courseID: course, title: title, settings: settings)
+            let rollcall = try options.rollcall()
+            let session = try await rollcall.openSession(courseID: course, title: title, settings: settings)
             if options.json { return try Terminal.printJSON(session) }
-            let closes = session.closesAt.map { ", open until \(Dates.clock($0))" } ?? ""
+            let zone = Dates.zone(of: try await rollcall.course(course))
+            let closes = session.closesAt.map { ", open until \(Dates.clock($0, in: zone)) \(zone.identifier)" } ?? ""
             print(
                 "Opened session \(session.id), “\(session.title)”\(closes). Project it: rollcall projector \(session.id)"
             )

@@ -1,5 +1,7 @@
 // Rollcall's pages: every form with data-api is sent to the JSON API, and its answer decides what happens next.
 
+import { fromWallClock } from "/assets/time.js";
+
 const csrfToken = () => document.querySelector('meta[name="csrf-token"]')?.content ?? "";
 
 /** Calls the API with the session cookie and CSRF token; throws an Error carrying the API's message and code. */
@@ -46,7 +48,7 @@ export function formBody(form) {
       value = field.value.split(/[\s,]+/).filter(Boolean);
     } else if (field.dataset.type === "datetime") {
       if (field.value === "") continue;
-      value = new Date(field.value).toISOString().replace(/\.\d{3}Z$/, "Z");
+      value = fromWallClock(field.value).toISOString().replace(/\.\d{3}Z$/, "Z");
     } else {
       value = field.value;
       if (value === "" && field.tagName === "SELECT") continue;
@@ -185,6 +187,13 @@ export function locate() {
       { enableHighAccuracy: true, timeout: 20000, maximumAge: 0 },
     );
   });
+}
+
+// A person's first visit tells Rollcall the browser's time zone, for the pages not tied to a course; the profile
+// changes it afterwards.
+if (document.querySelector('meta[name="time-zone-unset"]')) {
+  const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (browserZone) api("PATCH", "/api/v1/me", { timeZone: browserZone }).catch(() => {});
 }
 
 // A Print button prints the page (scripts cannot be inline under the page's content policy).

@@ -3,6 +3,7 @@
 import { api, deviceId, locate } from "/assets/app.js";
 import { assertPasskey, registerPasskey } from "/assets/passkeys.js";
 import { announceQuizzes } from "/assets/quiz-announce.js";
+import { clockText, timeText } from "/assets/time.js";
 
 const root = document.getElementById("check-in");
 const show = (id) => {
@@ -10,7 +11,7 @@ const show = (id) => {
 };
 const step = (text) => (document.getElementById("check-in-step").textContent = text);
 const expiresAt = new Date(root.dataset.expiresAt);
-const clock = (date) => date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+const clock = clockText;
 const retry = document.getElementById("check-in-retry");
 const join = document.getElementById("check-in-join");
 /** Refusals the student can mend on this phone and then try again with the same scan. */
@@ -63,7 +64,7 @@ async function checkIn(options = {}) {
     const passkey = await identity(body.deviceId);
     if (passkey === null) {
       const deadline = new Date(root.dataset.expiresAt);
-      document.getElementById("check-in-deadline").textContent = deadline.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+      document.getElementById("check-in-deadline").textContent = clockText(deadline);
       root.dataset.result = "no_passkey";
       show("check-in-register");
       return;
@@ -73,7 +74,7 @@ async function checkIn(options = {}) {
     const answer = await api("POST", "/api/v1/check-ins", body);
     document.getElementById("check-in-result").textContent = answer.status === "late" ? "You're in — marked late" : "You're in";
     document.getElementById("check-in-time").textContent =
-      `${answer.courseName} · ${new Date(answer.checkedInAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`;
+      `${answer.courseName} · ${timeText(new Date(answer.checkedInAt))}`;
     root.dataset.result = answer.status;
     document.getElementById("check-in-validity").hidden = true;
     show("check-in-done");

@@ -1,5 +1,6 @@
 // The room, live: a snapshot over the session's WebSocket, then each event as it commits. After a drop the page
 // reconnects with ?after=<last event id> and the server replays exactly what it missed.
+import { timeText as localTime } from "/assets/time.js";
 const room = document.getElementById("room");
 const session = room.dataset.session;
 const list = document.getElementById("room-list");
@@ -11,8 +12,8 @@ let socket;
 
 const LABELS = { present: "present", late: "late", excused: "excused", absent: "absent" };
 const label = (state) => LABELS[state] ?? (phase === "closed" ? "absent" : "not yet");
-// The same clock as the server's page ("9:05 AM", or "09:05" where the locale says so).
-const timeText = (iso) => (iso ? new Date(iso).toLocaleTimeString([], { hour: "numeric", minute: "2-digit" }) : "");
+// The same clock as the server's page, in the course's zone ("9:05 AM").
+const timeText = (iso) => (iso ? localTime(new Date(iso)) : "");
 
 const rowTemplate = document.getElementById("room-row-template");
 

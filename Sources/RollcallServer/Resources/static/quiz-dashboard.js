@@ -2,6 +2,7 @@
 // drop it reconnects with ?after=<last event id>. Events describe states (an attempt's count, a flag by its id),
 // so one that the snapshot already showed changes nothing when applied again.
 import { api } from "/assets/app.js";
+import { clockText } from "/assets/time.js";
 
 const board = document.getElementById("dashboard");
 const runId = board.dataset.run;
@@ -26,7 +27,7 @@ const ENDINGS = {
 };
 /** The column names, repeated beside each value where a phone stacks the table's cells. */
 const LABELS = ["", "answered", "", "flags"];
-const timeText = (iso) => new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+const timeText = (iso) => clockText(new Date(iso));
 
 function statusOf(attempt) {
   if (!attempt) return { text: "not started", kind: "none" };

@@ -1,0 +1,48 @@
+// Moments as the page writes them: in the zone the server named (the course's on a course's pages, else the
+// person's) and in the same words as the server's text, so that a row drawn live reads like its neighbours.
+const zone = document.querySelector('meta[name="time-zone"]')?.content || undefined;
+const words = "en-US";
+
+// Some browsers put a narrow no-break space before "AM", others a space; the server writes a space.
+const spaced = (text) => text.replace(/\u202f/g, " ");
+
+/** "9:05 AM". */
+export const timeText = (date) =>
+  spaced(date.toLocaleTimeString(words, { hour: "numeric", minute: "2-digit", timeZone: zone }));
+
+/** "9:05:07 AM", for a deadline counted in seconds. */
+export const clockText = (date) =>
+  spaced(date.toLocaleTimeString(words, { hour: "numeric", minute: "2-digit", second: "2-digit", timeZone: zone }));
+
+/** The zone's offset at `date`: "GMT+1", "GMT+5:30". */
+export function zoneName(date) {
+  const part = new Intl.DateTimeFormat(words, { timeZone: zone, timeZoneName: "shortOffset" })
+    .formatToParts(date)
+    .find((piece) => piece.type === "timeZoneName");
+  return part ? part.value : "";
+}
+
+/** Milliseconds the zone is ahead of UTC at the moment `ms`. */
+function offsetAt(ms) {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat(words, {
+      timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit",
+      hour: "2-digit", minute: "2-digit", second: "2-digit",
+    }).formatToParts(new Date(ms)).map((piece) => [piece.type, piece.value]),
+  );
+  const wall = Date.UTC(+parts.year, +parts.month - 1, +parts.day, +parts.hour, +parts.minute, +parts.second);
+  return wall - Math.floor(ms / 1000) * 1000;
+}
+
+/** The moment a wall-clock time from a date field ("2027-01-26T09:00") names in the page's zone, not the
+ * browser's: a teacher abroad schedules the course's lecture at the course's nine o'clock. */
+export function fromWallClock(text) {
+  const [day, time = "00:00"] = text.split("T");
+  const [year, month, date] = day.split("-").map(Number);
+  const [hour, minute] = time.split(":").map(Number);
+  const wall = Date.UTC(year, month - 1, date, hour, minute);
+  let moment = wall - offsetAt(wall);
+  // Near a clock change the offset at the first guess may be the other one; a second look settles it.
+  moment = wall - offsetAt(moment);
+  return new Date(moment);
+}
