@@ -84,3 +84,37 @@ def test_the_keyboard_skips_the_navigation_and_a_room_of_students(server, browse
     browser.execute_script("arguments[0].focus()", skip)
     browser.switch_to.active_element.send_keys(Keys.ENTER)
     WebDriverWait(browser, 5).until(lambda b: b.switch_to.active_element.get_attribute("id") == "after-room")
+
+
+def test_the_room_announces_its_count_politely_once_a_burst_is_over_and_the_projector_bar_keeps_still(server, browsers):
+    from test_live import course_with_students, open_dashboard
+    from test_proximity import check_in
+
+    names = [f"Student {letter}" for letter in "ABCDE"]
+    teacher, session_id, students = course_with_students(server, names)
+    browser = browsers(LAPTOP)
+    sign_in(browser, server, "theo@school.test")
+    wait_for_path(browser, "/courses")
+    open_dashboard(browser, server, session_id)
+    announcer = browser.find_element(By.ID, "room-announce")
+    assert announcer.get_attribute("aria-live") == "polite" and announcer.get_attribute("role") == "status"
+    browser.execute_script(
+        "window.announced = [];"
+        "new MutationObserver(() => window.announced.push(arguments[0].textContent))"
+        ".observe(arguments[0], {childList: true, characterData: true, subtree: true});", announcer)
+    for name in names:
+        check_in(server, teacher, session_id, students[name]["token"], [])
+    WebDriverWait(browser, 40).until(lambda b: b.find_element(By.ID, "room-announce").get_attribute("textContent")
+                                     == "5 of 5 in the room")
+    said = browser.execute_script("return window.announced")
+    assert len(said) <= 2, f"five check-ins, announced {said}"
+
+    # With reduced motion, the projector's bar does not slide.
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+    browser.get(f"{server.url}/sessions/{session_id}/projector")
+    wait_for(browser, "#projector-qr")
+    bar = browser.find_element(By.ID, "projector-progress")
+    WebDriverWait(browser, 20).until(lambda b: b.execute_script(
+        "return getComputedStyle(arguments[0]).transitionDuration", bar) == "0s")
+    assert browser.execute_script("return arguments[0].getBoundingClientRect().width", bar) > 0
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})

@@ -84,7 +84,9 @@ struct CheckInPages: Sendable {
             ticket: token, sessionTitle: session.title, courseName: session.courseName,
             needsLocation: session.settings.geofence != nil, needsPasskey: verification.required,
             isStudent: user.role == .student, expiresAt: ISO8601DateFormatter().string(from: ticket.expiresAt))
-        return try pages.render(page, title: "Check in · Rollcall", context: context)
+        // The deadline and the answer's time on the course's clock, as the course's other pages write them.
+        let zone = try await access.courses.find(id: session.courseId)?.timeText
+        return try pages.render(page, title: "Check in · Rollcall", context: context, zone: zone)
     }
 
     @Sendable func projector(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -199,6 +199,20 @@ function renderCounts(counts) {
     const cell = room.querySelector(`[data-count="${key}"]`);
     if (cell) cell.textContent = value;
   }
+  announce(`${counts.checkedIn} of ${counts.enrolled} in the room`);
+}
+
+// A screen reader hears the count at most every ten seconds, not 200 times as a hall checks in.
+const announcer = document.getElementById("room-announce");
+let announceTimer = null;
+let pendingAnnouncement = "";
+function announce(text) {
+  pendingAnnouncement = text;
+  if (announceTimer || !announcer) return;
+  announceTimer = setTimeout(() => {
+    announceTimer = null;
+    if (announcer.textContent !== pendingAnnouncement) announcer.textContent = pendingAnnouncement;
+  }, 10000);
 }
 
 /** Counts from the rows on the page, so the counters move with the row at once; the server's counts follow. */

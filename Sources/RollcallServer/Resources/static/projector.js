@@ -22,6 +22,7 @@ function render(frame) {
   clearTimeout(staleTimer);
   root.classList.remove("reconnecting");
   document.getElementById("projector-count").textContent = frame.checkedIn;
+  announceCount(`${frame.checkedIn} checked in`);
   document.getElementById("projector-enrolled").textContent = `of ${frame.enrolled} checked in`;
   const typedWrap = document.getElementById("projector-typed-wrap");
   typedWrap.hidden = !frame.typedCode || typedOnly;
@@ -58,6 +59,17 @@ function stale() {
   document.getElementById("projector-typed-wrap").hidden = true;
   status.textContent = "reconnecting…";
   showMessage("Reconnecting…");
+}
+
+// The count for a screen reader, at most every fifteen seconds: each frame carries it, and a hall fills in a minute.
+const announcer = document.getElementById("projector-announce");
+let announcedAt = 0;
+let lastCount = "";
+function announceCount(text) {
+  if (!announcer || text === lastCount || Date.now() - announcedAt < 15000) return;
+  lastCount = text;
+  announcedAt = Date.now();
+  announcer.textContent = text;
 }
 
 function showMessage(text) {
