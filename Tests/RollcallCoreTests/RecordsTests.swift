@@ -214,3 +214,51 @@ struct RosterImportTests {
         #expect(errors.rows.map(\.code) == ["too_many_rows"])
     }
 }
+
+/// Files as French, German and older Windows spreadsheets save them, and exports for them.
+@Suite("CSV of every spreadsheet")
+struct SpreadsheetCSVTests {
+    @Test func the_encoding_is_found_from_the_bytes() throws {
+        let utf8 = Array("Name,Email\nJosé Müller,jm@school.test\n".utf8)
+        #expect(CSV.decode(utf8)?.encoding == .utf8)
+        #expect(CSV.decode([0xEF, 0xBB, 0xBF] + utf8)?.text.hasPrefix("Name") == true, "the mark is dropped")
+        // Windows-1252: ü is 0xFC, € is 0x80, ’ is 0x92.
+        let windows: [UInt8] = Array("Jos".utf8) + [0xE9, 0x20, 0x4D, 0xFC] + Array("ller ".utf8) + [0x80, 0x92]
+        let read = try #require(CSV.decode(windows))
+        #expect(read.encoding == .windows1252 && read.text == "José Müller €’")
+        #expect(CSV.decode([0x41, 0x81]) == nil, "0x81 is not a Windows-1252 character")
+        #expect(CSV.decode([0x41, 0x00, 0x42]) == nil, "a NUL: not a text file")
+        // UTF-16 with its mark, little- and big-endian, as "Unicode text" saves it.
+        let little: [UInt8] = [0xFF, 0xFE] + "Åsa\tå".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        #expect(CSV.decode(little)?.text == "Åsa\tå" && CSV.decode(little)?.encoding == .utf16)
+        let big: [UInt8] = [0xFE, 0xFF] + "Åsa".utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        #expect(CSV.decode(big)?.text == "Åsa")
+        #expect(CSV.decode([0xFF, 0xFE, 0x41]) == nil, "an odd number of bytes")
+    }
+
+    @Test func the_separator_is_found_from_the_first_row() {
+        #expect(CSV.separator(of: "name,email\na;b,c") == .comma)
+        #expect(CSV.separator(of: "Nom;Courriel;Numéro\nA;b;c") == .semicolon)
+        #expect(
+            CSV.separator(of: "\"Dupont, Jean\";jean@school.test\n") == .semicolon, "a comma in quotes does not count")
+        #expect(CSV.separator(of: "\n\nname\temail\n") == .tab, "blank lines first")
+        #expect(CSV.separator(of: "a,b;c\n") == .comma, "a tie is commas")
+        #expect(CSV.separator(of: "Jean Dupont\n") == .comma, "one column")
+    }
+
+    @Test func semicolons_and_tabs_are_read_like_commas() throws {
+        let rows = try CSV.parse("Nom;Courriel\n\"Dupont; Jean\";jean@school.test\n", separator: .semicolon)
+        #expect(rows.map(\.fields) == [["Nom", "Courriel"], ["Dupont; Jean", "jean@school.test"]])
+        #expect(try CSV.parse("a,b\tc\n", separator: .tab).map(\.fields) == [["a,b", "c"]])
+    }
+
+    @Test func an_export_for_french_spreadsheets_takes_semicolons_and_decimal_commas() throws {
+        let text =
+            CSV.line(["Name", "Points", "Rate"]) + CSV.line(["Dupont, Jean", "2.5", "10"]) + "\r\n"
+            + CSV.line(["=cmd", "-1.25", "1.2.3"])
+        let french = try CSV.reseparated(text, as: .semicolon)
+        #expect(french == "Name;Points;Rate\r\nDupont, Jean;2,5;10\r\n\r\n'=cmd;-1,25;1.2.3\r\n")
+        #expect(try CSV.reseparated(text, as: .comma) == text)
+        #expect(try CSV.reseparated(CSV.line(["a;b", "x\ny"]), as: .semicolon) == "\"a;b\";\"x\ny\"\r\n")
+    }
+}

@@ -58,3 +58,27 @@ struct TimeTextTests {
         #expect(text.zoneName(at: Self.moment("2027-01-26T08:00:00Z")) == "GMT")
     }
 }
+
+/// Names sorted as a language expects, not by their bytes.
+@Suite("Collation")
+struct CollationTests {
+    let names = ["Björn Schröder", "Björn Ångström", "bob", "Zoë", "Émile", "Eve", "anna", "Åsa"]
+
+    @Test func english_sorts_accented_letters_with_their_base_letter_and_case_second() {
+        #expect(
+            Collation.english.sorted(names, name: { $0 }, id: { _ in 0 })
+                == ["anna", "Åsa", "Björn Ångström", "Björn Schröder", "bob", "Émile", "Eve", "Zoë"])
+        #expect(names.sorted() != Collation.english.sorted(names, name: { $0 }, id: { _ in 0 }), "bytes differ")
+    }
+
+    @Test func swedish_puts_a_ring_after_z() {
+        let swedish = Collation(locale: Locale(identifier: "sv"))
+        #expect(swedish.sorted(names, name: { $0 }, id: { _ in 0 }).last == "Åsa")
+        #expect(swedish.precedes("Björn Schröder", "Björn Ångström"))
+    }
+
+    @Test func the_same_name_keeps_the_order_of_ids() {
+        let people = [(id: Int64(3), name: "Li Wei"), (id: 1, name: "Li Wei"), (id: 2, name: "li wei")]
+        #expect(Collation.english.sorted(people, name: \.name, id: \.id).map(\.id) == [2, 1, 3])
+    }
+}

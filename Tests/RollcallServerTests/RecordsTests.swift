@@ -378,7 +378,10 @@ struct RecordsTests {
             #expect(try await api.snapshot() == before, "not even the fine row was imported")
 
             try await api.expectRefused(
-                .post, path, as: room.teacher, raw: [0x4E, 0x61, 0xFF, 0xFE, 0x2C], contentType: "text/csv",
+                .post, path, as: room.teacher, raw: [0x4E, 0x61, 0x81, 0x2C], contentType: "text/csv",
+                status: .badRequest, code: "invalid_encoding")
+            try await api.expectRefused(
+                .post, path, as: room.teacher, raw: [0x4E, 0x00, 0x61, 0x2C], contentType: "text/csv",
                 status: .badRequest, code: "invalid_encoding")
             try await api.expectRefused(
                 .post, path, as: room.teacher, raw: Array("a,b\n\"open,never closed\n".utf8), contentType: "text/csv",

@@ -32,10 +32,20 @@ public enum RosterImport {
 
     public static let maxRows = 2000
 
-    /// Column headers Rollcall recognises, lower-cased with spaces and underscores removed.
-    static let nameHeaders: Set<String> = ["name", "fullname", "student", "studentname"]
-    static let emailHeaders: Set<String> = ["email", "emailaddress", "mail"]
-    static let numberHeaders: Set<String> = ["studentnumber", "number", "studentid", "id", "matriculationnumber"]
+    /// Column headers Rollcall recognises, in English, French, German and Spanish: lower-cased, without accents,
+    /// spaces, dashes, dots and underscores.
+    static let nameHeaders: Set<String> = [
+        "name", "fullname", "student", "studentname", "nom", "nomcomplet", "etudiant", "vollername", "studierende",
+        "nombre", "nombrecompleto", "estudiante", "alumno",
+    ]
+    static let emailHeaders: Set<String> = [
+        "email", "emailaddress", "mail", "courriel", "adresseelectronique", "mel", "emailadresse", "correo",
+        "correoelectronico",
+    ]
+    static let numberHeaders: Set<String> = [
+        "studentnumber", "number", "studentid", "id", "matriculationnumber", "numero", "numeroetudiant", "matricule",
+        "matrikelnummer", "matrikelnr", "numerodeestudiante", "matricula",
+    ]
 
     /// Checks every row: columns name, email and student number (optional), found by a header row when there is
     /// one, else in that order. Answers the entries, or every row's problem.
@@ -117,7 +127,9 @@ public enum RosterImport {
     /// The columns named by a header row, or `nil` when the first row is a student.
     static func headerColumns(_ fields: [String]) -> (name: Int, email: Int, number: Int?)? {
         let keys = fields.map { field in
-            String(field.lowercased().filter { !$0.isWhitespace && $0 != "_" && $0 != "-" })
+            String(
+                field.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+                    .filter { !$0.isWhitespace && $0 != "_" && $0 != "-" && $0 != "." })
         }
         guard let email = keys.firstIndex(where: emailHeaders.contains) else { return nil }
         let name = keys.firstIndex(where: nameHeaders.contains) ?? (email == 0 ? 1 : 0)

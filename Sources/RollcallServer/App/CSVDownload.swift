@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import RollcallCore
 
 /// A CSV file handed to a browser as a download: every export (attendance, quiz results, exposure reports) answers
 /// through it.
@@ -8,6 +9,19 @@ enum CSVDownload {
     /// The download of `csv`, named after what it holds (`name`, such as “Biology 101 attendance”), with a byte-order
     /// mark so that spreadsheets read it as UTF-8. The name keeps its accents (`filename*`, RFC 6266), with a
     /// plain-letters one for older browsers.
+
+    /// The download with the separator the request asks for (`?separator=semicolon` for French or German
+    /// spreadsheets, whose numbers then take a decimal comma; `tab`; commas by default).
+    static func response(_ csv: String, name: String, request: Request) throws -> Response {
+        let asked = request.uri.queryParameters.get("separator")
+        guard let separator = asked.map({ CSV.Separator(rawValue: $0) }) ?? .comma else {
+            throw AppError.invalid(
+                RuleViolation(
+                    field: "separator", message: "“separator” is comma, semicolon or tab; leave it out for commas."))
+        }
+        return response(try CSV.reseparated(csv, as: separator), name: name)
+    }
+
     static func response(_ csv: String, name: String) -> Response {
         let slug = name.lowercased().map { $0.isLetter || $0.isNumber ? String($0) : "-" }.joined()
             .split(separator: "-").joined(separator: "-")

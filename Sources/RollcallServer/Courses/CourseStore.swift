@@ -135,13 +135,14 @@ struct CourseStore: Sendable {
     /// The course's co-teachers and assistants, by name.
     func staff(courseID: Int64) async throws -> [StaffMember] {
         try await database.read { sql in
-            try await sql.raw(
+            let staff = try await sql.raw(
                 """
                 SELECT users.id, users.name, users.email, course_staff.role, course_staff.added_at
                 FROM course_staff JOIN users ON users.id = course_staff.user_id
-                WHERE course_staff.course_id = \(bind: courseID) ORDER BY users.name, users.id
+                WHERE course_staff.course_id = \(bind: courseID)
                 """
             ).all(decoding: StaffMember.self, with: .rollcall)
+            return Collation.english.sorted(staff, name: \.name, id: \.id)
         }
     }
 
@@ -399,8 +400,8 @@ struct CourseStore: Sendable {
                         )
                 }
             }
-            return try await select.orderBy(SQLColumn("name", table: "users"))
-                .all(decoding: RosterEntry.self, with: .rollcall)
+            let entries = try await select.all(decoding: RosterEntry.self, with: .rollcall)
+            return Collation.english.sorted(entries, name: \.name, id: \.id)
         }
     }
 }

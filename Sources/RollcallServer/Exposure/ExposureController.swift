@@ -76,7 +76,7 @@ struct ExposureController: Sendable {
     @Sendable func csv(_ request: Request, context: AppRequestContext) async throws -> Response {
         let entry = try await reports.own(context)
         let report = try await reports.report(entry, now: now())
-        return CSVDownload.response(report.csv, name: "exposure report \(entry.id)")
+        return try CSVDownload.response(report.csv, name: "exposure report \(entry.id)", request: request)
     }
 
     @Sendable func audit(_ request: Request, context: AppRequestContext) async throws -> AuditList {

@@ -77,7 +77,7 @@ struct RoomStore: Sendable {
     /// `proximity`: the session counts classmates' phones, and each student says by how many.
     func room(sessionID: Int64, courseID: Int64, proximity: Bool = false, now: Date = Date()) async throws -> Room {
         let rows = try await rows(sessionID: sessionID, courseID: courseID, now: now)
-        let students = rows.compactMap { row -> Room.Student? in
+        let listed = rows.compactMap { row -> Room.Student? in
             guard let id = row.id, let name = row.name else { return nil }
             return Room.Student(
                 id: id, name: name, studentNumber: row.studentNumber,
@@ -86,6 +86,7 @@ struct RoomStore: Sendable {
                 note: row.note.flatMap { $0.isEmpty ? nil : $0 }, heardBy: proximity ? row.heardBy ?? 0 : nil
             )
         }
+        let students = Collation.english.sorted(listed, name: \.name, id: \.id)
         let lastFlagId = rows.first?.lastFlagId ?? 0
         let flags = try await database.read { sql in
             try await sql.select().column("*").from("flags").where("session_id", .equal, sessionID)

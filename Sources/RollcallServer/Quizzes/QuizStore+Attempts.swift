@@ -30,15 +30,16 @@ extension QuizStore {
     static func attempts(_ sql: any SQLDatabase, where condition: SQLQueryString) async throws
         -> [QuizAttempt]
     {
-        try await sql.raw(
+        let attempts = try await sql.raw(
             """
             SELECT quiz_attempts.id, quiz_attempts.run_id, quiz_attempts.student_id, users.name AS student_name,
               quiz_attempts.seed, quiz_attempts.device_id, quiz_attempts.started_at, quiz_attempts.added_seconds,
               quiz_attempts.deadline, quiz_attempts.closed_at, quiz_attempts.ending, quiz_attempts.answered
             FROM quiz_attempts JOIN users ON users.id = quiz_attempts.student_id
-            WHERE \(condition) ORDER BY users.name, quiz_attempts.id
+            WHERE \(condition)
             """
         ).all(decoding: AttemptRow.self, with: .rollcall).map(\.attempt)
+        return Collation.english.sorted(attempts, name: \.studentName, id: \.id)
     }
 
     static func openAttempts(_ sql: any SQLDatabase, where condition: SQLQueryString) async throws

@@ -337,7 +337,7 @@ struct QuizzesController: Sendable {
             row.append(String(result.flags))
             csv += CSV.line(row)
         }
-        return CSVDownload.response(csv, name: "\(course.name) \(run.definition.title) quiz")
+        return try CSVDownload.response(csv, name: "\(course.name) \(run.definition.title) quiz", request: request)
     }
 
 }

@@ -382,10 +382,13 @@ struct RecordStore: Sendable {
                 WHERE u.id IN (SELECT student_id FROM enrollments WHERE course_id = \(bind: course.id))
                    OR u.id IN (SELECT a.student_id FROM attendance a JOIN sessions s ON s.id = a.session_id
                                WHERE s.course_id = \(bind: course.id))
-                ORDER BY u.name, u.id
                 """
             ).all(decoding: CourseStudent.self, with: .rollcall)
-            return CourseRecords(course: course, sessions: sessions, students: students, records: records, now: now)
+            // The grid, the records and the exports list students as the language sorts names.
+            return CourseRecords(
+                course: course, sessions: sessions,
+                students: Collation.english.sorted(students, name: \.name, id: \.id),
+                records: records, now: now)
         }
     }
 }

@@ -335,7 +335,7 @@ struct RecordsController: Sendable {
                 record?.source.rawValue ?? "", record == nil ? "" : reasons[student.id] ?? "",
             ])
         }
-        return CSVDownload.response(csv, name: "\(course.name) \(session.title) attendance")
+        return try CSVDownload.response(csv, name: "\(course.name) \(session.title) attendance", request: request)
     }
 
     @Sendable func courseReport(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -362,7 +362,7 @@ struct RecordsController: Sendable {
             ]
             csv += CSV.line(row)
         }
-        return CSVDownload.response(csv, name: "\(course.name) attendance")
+        return try CSVDownload.response(csv, name: "\(course.name) attendance", request: request)
     }
 
     static func percent(_ value: Double?) -> String {

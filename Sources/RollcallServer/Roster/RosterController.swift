@@ -20,6 +20,9 @@ struct RosterController: Sendable {
         var waiting: Int
         /// The teacher's allowance of invitation letters in any 24 hours.
         var invitationsPerDay: Int
+        /// How the file was read, for the page to say so: `comma`, `semicolon` or `tab`, and the text encoding.
+        var separator: CSV.Separator
+        var encoding: CSV.Encoding
     }
     struct Invitations: Codable, ResponseEncodable {
         var invitations: [CourseInvitation]
@@ -49,14 +52,16 @@ struct RosterController: Sendable {
         let course = try await access.course(in: context, needing: .manage, changing: true).0
         guard user.mayReachPeople else { throw AppError.emailUnconfirmed }
         let body = try await request.collectBody(limit: Self.importLimit)
-        guard let text = String(validating: body.readableBytesView, as: UTF8.self) else {
+        guard let (text, encoding) = CSV.decode(Array(body.readableBytesView)) else {
             throw AppError(
                 .badRequest, .invalidEncoding,
-                "The file is not UTF-8 text. Save it from your spreadsheet as “CSV UTF-8” and try again.")
+                "The file is not text Rollcall can read. Save it from your spreadsheet as “CSV UTF-8” and try again.")
         }
+        // Commas, or the semicolons of a French or German spreadsheet, or the tabs of "Unicode text".
+        let separator = CSV.separator(of: text)
         let rows: [CSV.Row]
         do {
-            rows = try CSV.parse(text)
+            rows = try CSV.parse(text, separator: separator)
         } catch {
             throw AppError(.badRequest, .invalidCSV, error.message)
         }
@@ -72,7 +77,8 @@ struct RosterController: Sendable {
             return try ImportAnswer(
                 enrolled: result.enrolled, alreadyEnrolled: result.alreadyEnrolled,
                 alreadyInvited: result.alreadyInvited, invited: invitations.filter { new.contains($0.email) },
-                waiting: invitations.count { $0.mailedAt == nil }, invitationsPerDay: mail.perDay
+                waiting: invitations.count { $0.mailedAt == nil }, invitationsPerDay: mail.perDay,
+                separator: separator, encoding: encoding
             ).response(from: request, context: context, status: .ok)
         } catch let errors as RosterImport.RowErrors {
             return try Self.refusal(errors)

@@ -57,7 +57,8 @@ const flagged = new Set();
 const picked = new Set();
 const STATUS_ORDER = { none: 0, absent: 1, late: 2, excused: 3, present: 4 };
 const folded = (text) => text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
-const collator = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
+// The page's language sorts names, as the server sorts them (Björn Ångström before Björn Schröder in English).
+const collator = new Intl.Collator(document.documentElement.lang || undefined, { sensitivity: "base", numeric: true });
 
 function applyView() {
   const words = folded(search.value.trim()).split(/\s+/).filter(Boolean);

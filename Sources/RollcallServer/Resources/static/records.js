@@ -77,6 +77,10 @@ importForm?.addEventListener("submit", async (event) => {
     const parts = [`${data.enrolled} added`, `${data.alreadyEnrolled} already on the roster`, `${data.invited.length} invited by email`];
     if (data.alreadyInvited > 0) parts.push(`${data.alreadyInvited} invited before (not mailed again)`);
     let text = parts.join(", ") + ".";
+    // How the file was read, so that a file saved the other way is noticed.
+    const separators = { comma: "commas", semicolon: "semicolons", tab: "tabs" };
+    const encodings = { "utf-8": "UTF-8", "utf-16": "UTF-16", "windows-1252": "Windows-1252" };
+    text += ` Read as ${encodings[data.encoding] ?? data.encoding} text with fields separated by ${separators[data.separator] ?? data.separator}.`;
     if (data.waiting > 0) {
       text += ` ${data.waiting} ${data.waiting === 1 ? "invitation waits" : "invitations wait"} to be mailed: at most ${data.invitationsPerDay} go out for you in a day.`;
     }
