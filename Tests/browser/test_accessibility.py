@@ -59,6 +59,13 @@ def test_every_text_colour_reads_at_4_5_to_1_in_light_and_dark():
                 failures.append(f"{scheme}: on-state on {state} is {ratio:.2f}:1")
         if contrast(colours["accent-text"], colours["accent"]) < 4.5:
             failures.append(f"{scheme}: accent-text on accent")
+        # Parts of controls read at 3:1 (WCAG 1.4.11): a field's edge, and the focus ring in the accent colour, on the
+        # card and on the page.
+        for part in ("field-border", "accent"):
+            for where in ("bg", "surface"):
+                ratio = contrast(colours[part], colours[where])
+                if ratio < 3:
+                    failures.append(f"{scheme}: {part} on {where} is {ratio:.2f}:1 (3:1 for controls)")
     assert not failures, "\n".join(failures)
 
 
