@@ -104,6 +104,11 @@ public final class ProximityTracer {
         } catch {
             throw remember(error)
         }
+        forget()
+    }
+
+    /// Stops the radio and forgets everything the phone kept.
+    private func forget() {
         log = Log()
         radio.advertise(nil)
         radio.listen(false)
@@ -211,12 +216,7 @@ public final class ProximityTracer {
             requests = standing.requests.filter { $0.answeredAt == nil }
             if !standing.on && log.on {
                 // Turned off elsewhere (another phone, the web): forget here too.
-                log = Log()
-                radio.advertise(nil)
-                radio.listen(false)
-                broadcasting = nil
-                listening = false
-                save()
+                forget()
             }
         } catch {
             throw remember(error)

@@ -48,6 +48,9 @@ struct ProximityServerTests {
             #expect(off.value("proximity.on") as? Bool == false)
             try await api.expectRefused(
                 .post, "/api/v1/me/proximity-ids", as: pat, json: [:], status: .conflict, code: "proximity_off")
+            #expect(
+                try await Self.rows(api, "attempt_counters WHERE scope = 'proximity_ids'") == 0,
+                "a refusal moves no day's count")
 
             let ids = try await Self.phone(api, pat, days: 2)
             #expect(ids.count == 2 * 288 + 1, "every window from the current one for two days")

@@ -71,6 +71,8 @@ struct ProximityController: Sendable {
         let input = try await request.decodeJSON(as: IDsRequest.self, context: context)
         let days = try check { () throws(RuleViolation) in try Self.days(input.days) }
         let now = self.now()
+        // Off is refused before the day's count moves: only requests that could be taken count.
+        guard try await proximity.isOn(user.id) else { throw Self.error(.off) }
         let allowed = try await counters.update(.proximityIDs, key: String(user.id)) { current in
             // A day's count starts again a day after its first request.
             let counter = current.flatMap { $0.since > now.addingTimeInterval(-86_400) ? $0 : nil }

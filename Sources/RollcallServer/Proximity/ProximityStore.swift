@@ -128,6 +128,14 @@ struct ProximityStore: Sendable {
         ).run()
     }
 
+    /// Whether the request is one made to this person.
+    func isRequest(_ requestID: Int64, of userID: Int64) async throws -> Bool {
+        try await database.read { sql in
+            try await sql.select().column("id").from("proximity_requests").where("id", .equal, requestID)
+                .where("person_id", .equal, userID).first() != nil
+        }
+    }
+
     func isOn(_ userID: Int64) async throws -> Bool {
         try await database.read { sql in try await Self.isOn(userID, in: sql) }
     }
@@ -169,6 +177,7 @@ struct ProximityStore: Sendable {
         _ encounters: [Proximity.Encounter], userID: Int64, requestID: Int64?, now: Date
     ) async throws -> ProximityUpload {
         guard try await isOn(userID) else { throw ProximityRefusal.off }
+        if let requestID, try await !isRequest(requestID, of: userID) { throw ProximityRefusal.requestNotFound }
         let hashes = try await hashes(encounters.map(\.heard))
         return try await database.transaction { sql in
             guard try await Self.isOn(userID, in: sql) else { throw ProximityRefusal.off }
