@@ -313,6 +313,8 @@ function render() {
       input.value = answer?.number !== undefined ? String(answer.number) : "";
       input.setAttribute("aria-label", question.prompt);
       const note = document.createElement("small");
+      // Said to a screen reader too, once the typing stops being a number.
+      note.setAttribute("role", "status");
       input.addEventListener("input", () => {
         const value = Number(input.value.replace(",", ".").trim());
         if (input.value.trim() === "" || !Number.isFinite(value)) {
