@@ -129,3 +129,30 @@ struct ProximityTests {
         #expect(Exposure.ranking(encounters).map(\.proximityMinutes) == [0, 0], "attendance alone as before")
     }
 }
+
+/// Contacts with the same minutes are listed as the language sorts their names.
+@Suite("Exposure ranking order")
+struct ExposureRankingOrderTests {
+    @Test func ties_are_broken_by_collation_not_bytes() {
+        let encounter = Exposure.Encounter(
+            sessionID: 1,
+            contacts: [
+                Exposure.Contact(personID: 1, name: "Björn Schröder", minutes: 30),
+                Exposure.Contact(personID: 2, name: "Björn Ångström", minutes: 30),
+            ])
+        #expect(Exposure.ranking([encounter]).map(\.name) == ["Björn Ångström", "Björn Schröder"])
+        #expect(
+            Exposure.encounters(
+                of: 9,
+                in: [
+                    Exposure.Session(
+                        id: 1, openedAt: Date(timeIntervalSince1970: 0), endedAt: Date(timeIntervalSince1970: 3600),
+                        present: [
+                            Exposure.Presence(personID: 9, name: "Pat", checkedInAt: nil),
+                            Exposure.Presence(personID: 1, name: "Björn Schröder", checkedInAt: nil),
+                            Exposure.Presence(personID: 2, name: "Björn Ångström", checkedInAt: nil),
+                        ])
+                ]
+            ).first?.contacts.map(\.name) == ["Björn Ångström", "Björn Schröder"])
+    }
+}

@@ -149,14 +149,14 @@ public enum Exposure {
             if first != second { return first > second }
             if a.totalMinutes != b.totalMinutes { return a.totalMinutes > b.totalMinutes }
             if a.sessions != b.sessions { return a.sessions > b.sessions }
-            if a.name != b.name { return a.name < b.name }
+            if a.name != b.name { return Collation.english.precedes(a.name, b.name) }
             return a.personID < b.personID
         }
     }
 
     private static func ranked(_ a: Contact, _ b: Contact) -> Bool {
         if a.minutes != b.minutes { return a.minutes > b.minutes }
-        if a.name != b.name { return a.name < b.name }
+        if a.name != b.name { return Collation.english.precedes(a.name, b.name) }
         return a.personID < b.personID
     }
 }
