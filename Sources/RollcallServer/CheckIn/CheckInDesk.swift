@@ -121,6 +121,7 @@ struct CheckInDesk: Sendable {
             studentName: student.name, deviceID: deviceID, joins: standing.enrolled ? nil : session.courseId,
             identity: identity.evidence, now: now)
         let seat = AttendanceLedger.Seat(sessionID: session.id, studentID: student.id)
+        let receipt: Receipt
         switch CheckInPolicy.decide(facts) {
         case .refused(var refusal, let flagDevice):
             if flagDevice {
@@ -142,8 +143,7 @@ struct CheckInDesk: Sendable {
             if followUp.keepsAnything {
                 try await checkIns.database.transaction { sql in try await followUp.accepted(seat, in: sql) }
             }
-            try await keep(heard, student: student, session: session)
-            return Receipt(status: status, at: at, session: session, new: false)
+            receipt = Receipt(status: status, at: at, session: session, new: false)
         case .checkedIn(let status, let at):
             let distance = reading.flatMap { reading in session.settings.geofence?.center.distance(to: reading.point) }
             let evidence = CheckInEvidence(
@@ -154,16 +154,15 @@ struct CheckInDesk: Sendable {
                 unboundTicket: presented.unboundTicket, followUp: followUp)
             // The desk ends here: the group commit writes the row and everything decided beside it at once.
             switch try await checkIns.batcher.record(pending) {
-            case .recorded(let status, let at):
-                try await keep(heard, student: student, session: session)
-                return Receipt(status: status, at: at, session: session, new: true)
-            case .existing(let status, let at):
-                try await keep(heard, student: student, session: session)
-                return Receipt(status: status, at: at, session: session, new: false)
+            case .recorded(let status, let at): receipt = Receipt(status: status, at: at, session: session, new: true)
+            case .existing(let status, let at): receipt = Receipt(status: status, at: at, session: session, new: false)
             case .deviceTaken: throw CheckInRefusal(.deviceAlreadyUsed)
             case .ticketTaken: throw Self.ticketTaken
             }
         }
+        // What the phone heard goes with an accepted check-in, new or repeated, never with a refused one.
+        try await keep(heard, student: student, session: session)
+        return receipt
     }
 
     /// Keeps what an accepted check-in's phone heard, where the session counts classmates' phones; elsewhere it is

@@ -251,39 +251,30 @@ struct ProximityStore: Sendable {
     func heard(_ values: [String], by studentID: Int64, sessionID: Int64, now: Date) async throws -> [Int64] {
         guard !values.isEmpty else { return [] }
         let hashes = try await hashes(values)
+        let earliest = Proximity.windowStart(at: now.addingTimeInterval(-Proximity.heardRecently))
+        let latest = now.addingTimeInterval(Proximity.clockSkew)
+        // Read before the write lock is taken: a check-in is the hot path, and the pseudo-IDs of the last minutes
+        // do not change under it.
+        let speakers = Set(
+            try await database.read { sql in try await Self.pseudoRows(hashes, in: sql) }.values
+                .filter { $0.userId != studentID && $0.windowStart >= earliest && $0.windowStart <= latest }
+                .map(\.userId)
+        ).sorted()
+        guard !speakers.isEmpty else { return [] }
         return try await database.transaction { sql in
-            let earliest = Proximity.windowStart(at: now.addingTimeInterval(-Proximity.heardRecently))
-            let latest = now.addingTimeInterval(Proximity.clockSkew)
-            let rows = try await Self.pseudoRows(hashes, in: sql).values.filter { row in
-                row.userId != studentID && row.windowStart >= earliest && row.windowStart <= latest
+            // One statement for the whole room: a phone in a hall of 200 hears up to 199 classmates.
+            var insert = sql.insert(into: "session_proximity").columns(
+                "session_id", "student_id", "heard_by", "created_at")
+            for speaker in speakers {
+                insert = insert.values(SQLBind(sessionID), SQLBind(speaker), SQLBind(studentID), SQLBind(now))
             }
-            var newly: [Int64] = []
-            for speaker in Set(rows.map(\.userId)).sorted() {
-                let inserted = try await sql.insert(into: "session_proximity")
-                    .columns("session_id", "student_id", "heard_by", "created_at")
-                    .values(SQLBind(sessionID), SQLBind(speaker), SQLBind(studentID), SQLBind(now))
-                    .ignoringConflicts().returning("student_id").first()
-                if inserted != nil { newly.append(speaker) }
-            }
+            let newly = try await insert.ignoringConflicts().returning("student_id")
+                .all(decodingColumn: "student_id", as: Int64.self).sorted()
             if !newly.isEmpty {
                 try await SessionEvents.append(
                     .heard(SessionChange.Heard(studentIds: newly, heardBy: studentID)), sessionID: sessionID, in: sql)
             }
             return newly
-        }
-    }
-
-    /// For each student of a session, how many classmates' phones heard theirs.
-    func heardCounts(sessionID: Int64) async throws -> [Int64: Int] {
-        try await database.read { sql in
-            let rows = try await sql.select().column("student_id")
-                .column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("session_proximity")
-                .where("session_id", .equal, sessionID).groupBy("student_id").all()
-            var counts: [Int64: Int] = [:]
-            for row in rows {
-                counts[try row.decode(column: "student_id", as: Int64.self)] = try row.decode(column: "n", as: Int.self)
-            }
-            return counts
         }
     }
 
