@@ -144,6 +144,10 @@ struct ProximityTracerTests {
         let watching = RoomModel(rollcall: try api.rollcall(teacher), sessionID: sessionID)
         let following = Task { await watching.follow() }
         defer { following.cancel() }
+        // The room's first picture before anyone checks in: the counts below come by live events.
+        let shown = Date().addingTimeInterval(60)
+        while watching.rows.count < 40, Date() < shown { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(watching.rows.count == 40 && watching.rows.allSatisfy { $0.heardBy == 0 })
         for index in 0..<36 {
             let link = try #require(
                 try await api.call(.get, "/api/v1/sessions/\(sessionID)/projector", as: teacher).string("url"))

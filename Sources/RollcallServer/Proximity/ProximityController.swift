@@ -113,10 +113,10 @@ struct ProximityController: Sendable {
 
     /// Asks the person of the officer's report to upload their phone's encounters for it.
     @Sendable func request(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let officer = try AccessRule.officer(context)
+        // The report's own officer, as `own` makes sure.
         let entry = try await reports.own(context)
         let asked = try await proximity.request(
-            reportID: entry.id, personID: entry.personId, by: officer.id, now: now())
+            reportID: entry.id, personID: entry.personId, by: entry.requestedBy, now: now())
         return try RequestEnvelope(request: asked).response(from: request, context: context, status: .created)
     }
 

@@ -11,7 +11,6 @@ const show = (id) => {
 };
 const step = (text) => (document.getElementById("check-in-step").textContent = text);
 const expiresAt = new Date(root.dataset.expiresAt);
-const clock = clockText;
 const retry = document.getElementById("check-in-retry");
 const join = document.getElementById("check-in-join");
 /** Refusals the student can mend on this phone and then try again with the same scan. */
@@ -21,7 +20,7 @@ const MENDABLE = new Set([
 ]);
 const SCAN_AGAIN = "Your scan has run out. Scan the code on the screen again.";
 const expired = () => Date.now() >= expiresAt.getTime();
-document.getElementById("check-in-validity").textContent = `Your scan is good until ${clock(expiresAt)}.`;
+document.getElementById("check-in-validity").textContent = `Your scan is good until ${clockText(expiresAt)}.`;
 
 /** The passkey part: nothing, a recent verification reused, a first passkey to add, or an assertion. */
 async function identity(device) {
@@ -51,7 +50,7 @@ setInterval(() => {
   document.getElementById("check-in-error").textContent = SCAN_AGAIN;
   retry.hidden = true;
   join.hidden = true;
-  document.getElementById("check-in-validity").textContent = `Your scan ran out at ${clock(expiresAt)}.`;
+  document.getElementById("check-in-validity").textContent = `Your scan ran out at ${clockText(expiresAt)}.`;
 }, 1000);
 
 async function checkIn(options = {}) {

@@ -14,14 +14,6 @@ export const timeText = (date) =>
 export const clockText = (date) =>
   spaced(date.toLocaleTimeString(words, { hour: "numeric", minute: "2-digit", second: "2-digit", timeZone: zone }));
 
-/** The zone's offset at `date`: "GMT+1", "GMT+5:30". */
-export function zoneName(date) {
-  const part = new Intl.DateTimeFormat(words, { timeZone: zone, timeZoneName: "shortOffset" })
-    .formatToParts(date)
-    .find((piece) => piece.type === "timeZoneName");
-  return part ? part.value : "";
-}
-
 /** Milliseconds the zone is ahead of UTC at the moment `ms`. */
 function offsetAt(ms) {
   const parts = Object.fromEntries(
