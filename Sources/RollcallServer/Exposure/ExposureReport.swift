@@ -80,7 +80,7 @@ struct ExposureReport: Codable, ResponseEncodable, Sendable {
 
     init(
         entry: ExposureAuditEntry, facts: [ExposureSessionFacts],
-        phones: (sightings: [Proximity.Sighting], names: [Int64: String]) = ([], [:]), request: ProximityRequest? = nil
+        phones: (sightings: [Proximity.Sighting], names: [Int64: String]), request: ProximityRequest?
     ) {
         let byID = Dictionary(facts.map { ($0.session.id, $0) }, uniquingKeysWith: { $1 })
         let encounters = Exposure.encounters(of: entry.personId, in: facts.map(\.session))
