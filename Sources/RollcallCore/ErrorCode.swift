@@ -105,6 +105,16 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case ssoProviderUnavailable = "sso_provider_unavailable"
     /// A password account has the address the school's sign-in gave; it is linked once its owner proves it.
     case ssoAccountExists = "sso_account_exists"
+    /// A launch from a learning platform came back with no login this browser started, or one used or expired.
+    case ltiStateInvalid = "lti_state_invalid"
+    /// A launch from a learning platform broke a rule of LTI 1.3 or of its security framework.
+    case ltiLaunchRefused = "lti_launch_refused"
+    /// A learning platform Rollcall needs does not answer, or not as LTI 1.3 says.
+    case ltiPlatformUnavailable = "lti_platform_unavailable"
+    /// A learning platform with this issuer and client id is registered already.
+    case ltiPlatformExists = "lti_platform_exists"
+    /// The course is not linked to a course of a learning platform.
+    case ltiNotLinked = "lti_not_linked"
     /// This school signs in through its own sign-in only: no passwords, no registration.
     case passwordSignInOff = "password_sign_in_off"
     /// An admin's role is not changed from the admin page (nor one's own).
@@ -112,6 +122,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
 
     // MARK: Not found
 
+    /// No such learning platform is registered.
+    case ltiPlatformNotFound = "lti_platform_not_found"
     /// No such user.
     case userNotFound = "user_not_found"
     /// Nobody with this id, email or student number.

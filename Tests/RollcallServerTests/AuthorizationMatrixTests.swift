@@ -448,6 +448,10 @@ struct AuthorizationMatrixTests {
                     Call(parameters: ["courseID": leavableID])
                 },
                 Row("GET /courses/{courseID}/staff", [401, 403, 403, 403, 200, 200]),
+                // The fixture's course is not linked to a learning platform: its staff are told so.
+                Row("GET /courses/{courseID}/lti", [401, 403, 403, 403, 404, 404]),
+                Row("POST /courses/{courseID}/lti/sync", [401, 403, 403, 403, 404, 404]),
+                Row("POST /courses/{courseID}/lti/grades", [401, 403, 403, 403, 404, 404]),
                 // A student's own choice; the teacher turns the course's notices on and off with PATCH.
                 Row(
                     "PUT /courses/{courseID}/absence-notices", [401, 403, 403, 200, 403, 403], json: ["receive": false]),
@@ -576,6 +580,22 @@ struct AuthorizationMatrixTests {
                     "POST /admin/users/{userID}/password-reset", [401, 403, 403, 403, 403, 202],
                     parameters: ["userID": managed.id]),
                 Row("GET /admin/outbox", [401, 403, 403, 403, 403, 200]),
+                Row("GET /admin/lti-platforms", [401, 403, 403, 403, 403, 200]),
+                Row(
+                    "POST /admin/lti-platforms", [401, 403, 403, 403, 403, 201],
+                    json: [
+                        "name": "Matrix Moodle", "issuer": "https://moodle.matrix.test", "clientId": "m-1",
+                        "deploymentIds": ["1"], "authorizationUrl": "https://moodle.matrix.test/auth",
+                        "tokenUrl": "https://moodle.matrix.test/token", "jwksUrl": "https://moodle.matrix.test/jwks",
+                    ]),
+                // The platform the row above registered.
+                Row(
+                    "PATCH /admin/lti-platforms/{platformID}", [401, 403, 403, 403, 403, 200],
+                    parameters: ["platformID": 1], json: ["name": "Matrix Moodle 2"]),
+                Row(
+                    "DELETE /admin/lti-platforms/{platformID}", [401, 403, 403, 403, 403, 204],
+                    parameters: ["platformID": 1]),
+                Row("POST /admin/lti-keys/rotate", [401, 403, 403, 403, 403, 200]),
                 // Only a health officer runs reports; an admin sees their audit, not their contents.
                 Row(
                     "POST /exposure-reports", [401, 403, 403, 403, 403, 403],

@@ -7,7 +7,9 @@ struct AdminPage: Sendable {
     let users: UserStore
     let outbox: Outbox
     let exposure: ExposureStore
+    let platforms: PlatformStore
     let pages: PageRenderer
+    let publicURL: String
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get(AdminRoutes.adminPage, use: admin)
@@ -50,6 +52,15 @@ struct AdminPage: Sendable {
                     when: time.moment(entry.createdAt))
             },
             accountChanges: try await accountChanges(time: time))
+        page.platforms = try await platforms.list().map { platform in
+            AdminPageModel.Platform(
+                id: platform.id, name: platform.name, issuer: platform.issuer, clientId: platform.clientId,
+                deployments: platform.deploymentIds.joined(separator: ", "))
+        }
+        page.tool = AdminPageModel.Tool(
+            loginUrl: publicURL + LearningPlatformRoutes.login.description,
+            launchUrl: publicURL + LearningPlatformRoutes.launch.description,
+            jwksUrl: publicURL + LearningPlatformRoutes.jwks.description)
         page.peopleCount = listed.count
         page.waitingCount = waiting.count
         page.peoplePages = peoplePages
@@ -162,6 +173,22 @@ struct AdminPageModel: PageModel {
     /// People found, on every page; teachers waiting for approval among them.
     var peopleCount = 0
     var waitingCount = 0
+    /// A learning platform registered, as the admin page lists it.
+    struct Platform: Sendable {
+        var id: Int64
+        var name: String
+        var issuer: String
+        var clientId: String
+        var deployments: String
+    }
+    /// What a platform's registration form asks of Rollcall.
+    struct Tool: Sendable {
+        var loginUrl: String
+        var launchUrl: String
+        var jwksUrl: String
+    }
+    var platforms: [Platform] = []
+    var tool: Tool? = nil
     var peoplePages: PageLinks?
 
     init(

@@ -21,11 +21,13 @@ public func buildApplication(
     }()
     let database = try openDatabase(configuration, logger: logger)
     let bell = DeliveryBell()
-    let couriers = configuredCouriers(configuration)
+    var couriers = configuredCouriers(configuration)
     let stores = Stores(
         database: database,
-        outbox: Outbox(database: database, logger: logger, delivered: Set(couriers.keys), bell: bell),
+        outbox: Outbox(
+            database: database, logger: logger, delivered: Set(couriers.keys).union([.lti]), bell: bell),
         retentionDays: configuration.evidenceDays)
+    couriers[.lti] = ScoreCourier(platforms: stores.platforms, services: stores.platformServices)
     let router = try await buildRouter(
         stores: stores, configuration: configuration, passwordCost: passwordCost ?? UInt8(configuration.bcryptCost))
     let schema = SchemaReady()
@@ -39,13 +41,13 @@ public func buildApplication(
                 stores: stores, school: configuration.schoolName, publicURL: configuration.publicURL, logger: logger),
             ready: schema, logger: logger),
         Periodically.invitationSender(InvitationMail(configuration, stores: stores), ready: schema, logger: logger),
+        Periodically.gradeReturn(stores, ready: schema, logger: logger),
     ]
-    if !couriers.isEmpty {
-        services.append(
-            OutboxDelivery(
-                queue: OutboxQueue(database: database), couriers: couriers, bell: bell, ready: schema,
-                logger: logger, retry: configuration.mailRetry, poll: configuration.mailPoll))
-    }
+    // Always one at least: the learning platforms' scores.
+    services.append(
+        OutboxDelivery(
+            queue: OutboxQueue(database: database), couriers: couriers, bell: bell, ready: schema,
+            logger: logger, retry: configuration.mailRetry, poll: configuration.mailPoll))
     var app = Application(
         router: router,
         server: try serverBuilder(configuration, router: router),
@@ -117,8 +119,9 @@ public func openDatabase(_ configuration: Configuration, logger: Logger) throws 
 func buildRouter(
     stores: Stores, configuration: Configuration, passwordCost: UInt8
 ) async throws -> AppRouter {
-    let parts = AppParts(
-        stores: stores, configuration: configuration, pages: try await PageRenderer.load(), passwordCost: passwordCost)
+    var pages = try await PageRenderer.load()
+    pages.framing = stores.framing
+    let parts = AppParts(stores: stores, configuration: configuration, pages: pages, passwordCost: passwordCost)
     let router = AppRouter(context: AppRequestContext.self)
     _ = PrometheusMetrics.registry
     router.add(middleware: SecurityHeadersMiddleware(servesTLS: configuration.tls != nil))
@@ -145,6 +148,7 @@ func buildRouter(
     ProximityRoutes.addRoutes(to: router, parts)
     PrivacyRoutes.addRoutes(to: router, parts)
     AdminRoutes.addRoutes(to: router, parts)
+    LearningPlatformRoutes.addRoutes(to: router, parts)
 
     routeIndex.index(router.routes)
     return router

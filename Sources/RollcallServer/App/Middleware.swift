@@ -10,6 +10,9 @@ struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     static let cookieName = "rollcall_session"
     static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
+    /// Paths a learning platform posts to across sites: they sign a person in themselves, so the cookie of whoever
+    /// was signed in before neither counts nor asks for a CSRF token.
+    static let cookieFree: Set<String> = ["/lti/login", "/lti/launch"]
 
     let tokens: AccessTokenStore
 
@@ -27,7 +30,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
                     .unauthorized, .invalidToken, "The access token is unknown or has expired. Sign in again.")
             }
             context.identity = identity
-        } else if let cookie = request.cookies[Self.cookieName] {
+        } else if let cookie = request.cookies[Self.cookieName], !Self.cookieFree.contains(request.uri.path) {
             // A stale cookie is not an error: the person is simply signed out.
             context.identity = try await tokens.identity(token: cookie.value, kind: .web)
         }

@@ -1,11 +1,14 @@
 import Foundation
 import Hummingbird
 import Mustache
+import NIOConcurrencyHelpers
 import RollcallCore
 
 /// Renders server-side pages: a page template inside the shared layout.
 struct PageRenderer: Sendable {
     let library: MustacheLibrary
+    /// Who may show Rollcall's pages in a frame: nobody, or the registered learning platforms.
+    var framing = FrameAncestors()
 
     /// The templates shipped as package resources, so the binary runs from any working directory.
     static func load() async throws -> PageRenderer {
@@ -49,7 +52,7 @@ struct PageRenderer: Sendable {
             headers: [
                 .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
                 .contentSecurityPolicy:
-                    "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
+                    "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; frame-ancestors \(framing.value)",
             ],
             body: .init(byteBuffer: ByteBuffer(string: html))
         )
@@ -97,4 +100,23 @@ struct ErrorPage: PageModel {
     var status: Int
     var message: String
     var code: String
+}
+
+/// The origins allowed to frame Rollcall's pages (`frame-ancestors`): `'none'` until a learning platform is
+/// registered, then each platform's, so that a launch inside a course of Canvas or Moodle shows, and nobody else can
+/// frame a page to trick a click.
+final class FrameAncestors: Sendable {
+    private let sources = NIOLockedValueBox("'none'")
+
+    var value: String { sources.withLockedValue { $0 } }
+
+    /// Allows the origins of these URLs, and nobody else.
+    func allow(_ urls: [String]) {
+        let origins = Set(
+            urls.compactMap { text -> String? in
+                guard let url = URL(string: text), let scheme = url.scheme, let host = url.host else { return nil }
+                return "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "")
+            })
+        sources.withLockedValue { $0 = origins.isEmpty ? "'none'" : origins.sorted().joined(separator: " ") }
+    }
 }

@@ -26,6 +26,14 @@ struct Stores: Sendable {
     let personal: PersonalData
     let outbox: Outbox
     let proximity: ProximityStore
+    let toolKeys: ToolKeys
+    let platforms: PlatformStore
+    /// The platforms' services, with the service tokens they gave kept until they expire.
+    let platformServices: PlatformServices
+    let courseLinks: CourseLinks
+    /// Who may frame Rollcall's pages: the registered platforms, read again from the database every round of the
+    /// grade return.
+    let framing = FrameAncestors()
 
     /// - Parameters:
     ///   - database: the one database every store reads and writes.
@@ -53,6 +61,13 @@ struct Stores: Sendable {
         devices = RememberedDevices(database: database, keys: keys, tokens: tokens)
         personal = PersonalData(
             database: database, identities: database.caches.identities, retentionDays: retentionDays)
-        self.outbox = outbox ?? Outbox(database: database, logger: Logger(label: "rollcall"))
+        let outbox = outbox ?? Outbox(database: database, logger: Logger(label: "rollcall"))
+        self.outbox = outbox
+        toolKeys = ToolKeys(database: database)
+        platforms = PlatformStore(database: database, courses: courses)
+        platformServices = PlatformServices(keys: toolKeys)
+        courseLinks = CourseLinks(
+            platforms: platforms, services: platformServices, courses: courses, sessions: sessions, records: records,
+            outbox: outbox, logger: outbox.logger)
     }
 }

@@ -11,6 +11,7 @@ struct CoursePages: Sendable {
     let timetable: TimetableStore
     let access: AccessRule
     let pages: PageRenderer
+    let platforms: PlatformStore
     /// Each teacher's allowance of invitation letters a day, for the page to explain those waiting.
     let invitationsPerDay: Int
 
@@ -55,6 +56,14 @@ struct CoursePages: Sendable {
                 query: try check { () throws(RuleViolation) in try TextRules.search(request.query("q")) },
                 page: max(1, Int(request.query("page") ?? "") ?? 1), verification: verification)
             page.teacher?.mayReachPeople = user.mayReachPeople
+            if let linked = try await platforms.linkedCourse(courseID: course.id),
+                let platform = try await platforms.find(id: linked.platformId)
+            {
+                page.teacher?.platformLink = PlatformLink(
+                    platform: platform.name, title: linked.title,
+                    synced: linked.syncedAt.map { course.timeText.moment($0) },
+                    graded: linked.gradedThrough.map { course.timeText.moment($0) })
+            }
         } else if access == .attend {
             let figures = try await self.records.gradebook(records, studentID: user.id).figures(studentID: user.id)
             // Whether this student turned the notes off matters only while the course sends them.
@@ -298,6 +307,8 @@ struct CoursePage: PageModel {
         /// Whether the person may add, import and invite (`User.mayReachPeople`); else the page asks them to confirm
         /// their address first.
         var mayReachPeople = true
+        /// The learning platform's course this one is linked to, with its last sync and grades.
+        var platformLink: PlatformLink? = nil
         var slots: [Slot]
         var hasSlots: Bool
         var staff: [Staff]
@@ -419,4 +430,12 @@ extension CheckInMode {
         case .typed: "Typed code"
         }
     }
+}
+
+/// A course's link to its learning platform, as its page shows it.
+struct PlatformLink: Sendable {
+    var platform: String
+    var title: String
+    var synced: String?
+    var graded: String?
 }

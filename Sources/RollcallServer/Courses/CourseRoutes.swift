@@ -30,7 +30,7 @@ extension CourseRoutes {
         ).addRoutes(to: router)
         CoursePages(
             courses: stores.courses, sessions: stores.sessions, passkeys: stores.passkeys, records: stores.records,
-            timetable: stores.timetable, access: parts.access, pages: parts.pages,
+            timetable: stores.timetable, access: parts.access, pages: parts.pages, platforms: stores.platforms,
             invitationsPerDay: parts.configuration.invitationsPerDay
         ).addRoutes(to: router)
     }

@@ -42,6 +42,7 @@ enum Migrations {
         step029RefusedFlagsOnce,
         step030Proximity,
         step031PersonTimeZone,
+        step032LearningPlatforms,
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.

@@ -24,6 +24,8 @@ struct OutboxMessage: Codable, Sendable, Equatable {
 /// Where a message goes.
 enum MessageChannel: String, Sendable {
     case email, sms
+    /// A score for a learning platform's gradebook (LTI Assignment and Grade Services): queued and retried like mail.
+    case lti
 }
 
 /// A message to send: for email, a subject, a text and an HTML part; for SMS, the text alone.
@@ -34,6 +36,9 @@ struct OutgoingMessage: Sendable, Equatable {
     var subject: String
     var text: String
     var html: String?
+    /// Whether this message makes a queued one to the same recipient with the same subject unnecessary: a newer
+    /// score replaces an older one not sent yet, so that the platform never gets them out of order.
+    var replacesQueued = false
 }
 
 /// Where outgoing email and SMS go; a real provider implements this, the embedded default is the outbox.
@@ -77,6 +82,13 @@ struct Outbox: MessageSender {
             guard let messages = try await compose(sql) else { return nil }
             for message in messages {
                 let queued = delivered.contains(message.channel)
+                if message.replacesQueued {
+                    try await sql.update("outbox").set("status", to: "replaced").set(
+                        "next_attempt_at", to: SQLLiteral.null
+                    )
+                    .where("channel", .equal, message.channel.rawValue).where("recipient", .equal, message.recipient)
+                    .where("subject", .equal, message.subject).where("status", .equal, "queued").run()
+                }
                 try await sql.insert(into: "outbox")
                     .columns(
                         "channel", "recipient", "recipient_name", "subject", "body", "html", "status",

@@ -38,7 +38,7 @@ actor OpenIDProvider {
     let settings: SingleSignOnSettings
     private let http: HTTPClient
     private var discovered: (document: Discovery, until: Date)?
-    private var keys: (byID: [String: JWK], until: Date)?
+    private let keys: PublishedKeys
 
     /// How long a document or key set is kept when the provider sends no `max-age`.
     static let defaultLifetime: TimeInterval = 3600
@@ -46,6 +46,7 @@ actor OpenIDProvider {
     init(settings: SingleSignOnSettings, http: HTTPClient = .shared) {
         self.settings = settings
         self.http = http
+        keys = PublishedKeys(http: http, timeout: settings.timeout)
     }
 
     /// The discovery document, fetched at first use and again once it has aged out; its issuer must be the one
@@ -53,7 +54,7 @@ actor OpenIDProvider {
     func discovery(now: Date = Date()) async throws -> Discovery {
         if let discovered, discovered.until > now { return discovered.document }
         let url = String(settings.issuer.trimmingSuffix("/")) + "/.well-known/openid-configuration"
-        let (body, lifetime) = try await fetch(url)
+        let (body, lifetime) = try await PublishedKeys.fetch(url, http: http, timeout: settings.timeout)
         let document: Discovery
         do {
             document = try Self.decoder.decode(Discovery.self, from: body)
@@ -122,15 +123,7 @@ actor OpenIDProvider {
         } catch {
             throw SingleSignOnFailure.tokenRefused(error)
         }
-        let key = try await key(named: header["kid"] as? String, now: now)
-        // Only the named key is in the collection: jwt-kit would otherwise fall back to a default key.
-        let collection = JWTKeyCollection()
-        do {
-            try await collection.add(jwk: key)
-            _ = try await collection.verify(token, as: SignatureOnly.self)
-        } catch {
-            throw SingleSignOnFailure.badSignature
-        }
+        try await keys.verifySignature(token, kid: header["kid"] as? String, at: document.jwksUri, now: now)
         let claims = Self.claims(payload)
         do throws(SingleSignOnRefusal) {
             try SingleSignOn.check(claims, issuer: settings.issuer, clientID: settings.clientID, nonce: nonce, now: now)
@@ -138,52 +131,6 @@ actor OpenIDProvider {
             throw SingleSignOnFailure.tokenRefused(error)
         }
         return claims
-    }
-
-    /// The published key with this `kid`; a `kid` not seen yet fetches the key set again, once. A token without a
-    /// `kid` is taken only when the provider publishes a single key.
-    private func key(named kid: String?, now: Date) async throws -> JWK {
-        if keys == nil || keys!.until <= now { try await fetchKeys(now: now) }
-        if let found = Self.pick(kid, from: keys!.byID) { return found }
-        try await fetchKeys(now: now)
-        guard let found = Self.pick(kid, from: keys!.byID) else { throw SingleSignOnFailure.unknownKey }
-        return found
-    }
-
-    private static func pick(_ kid: String?, from keys: [String: JWK]) -> JWK? {
-        guard let kid else { return keys.count == 1 ? keys.values.first : nil }
-        return keys[kid]
-    }
-
-    private func fetchKeys(now: Date) async throws {
-        let document = try await discovery(now: now)
-        let (body, lifetime) = try await fetch(document.jwksUri)
-        guard let set = try? JSONDecoder().decode(JWKS.self, from: body) else {
-            throw SingleSignOnFailure.providerUnavailable("its key set is not one")
-        }
-        var byID: [String: JWK] = [:]
-        for key in set.keys {
-            byID[key.keyIdentifier?.string ?? ""] = key
-        }
-        keys = (byID, now.addingTimeInterval(lifetime))
-    }
-
-    /// GETs a document of the provider; answers its body and how long it may be kept (`Cache-Control: max-age`).
-    private func fetch(_ url: String) async throws -> (Data, TimeInterval) {
-        var request = HTTPClientRequest(url: url)
-        request.headers.add(name: "Accept", value: "application/json")
-        do {
-            let response = try await http.execute(request, timeout: .init(settings.timeout))
-            let body = try await response.body.collect(upTo: 1 << 20)
-            guard response.status == .ok else {
-                throw SingleSignOnFailure.providerUnavailable("\(url) answered HTTP \(response.status.code)")
-            }
-            return (Data(buffer: body), Self.lifetime(cacheControl: response.headers["Cache-Control"].first))
-        } catch let failure as SingleSignOnFailure {
-            throw failure
-        } catch {
-            throw SingleSignOnFailure.providerUnavailable("\(url) did not answer")
-        }
     }
 
     /// How long a response may be kept by its `Cache-Control`: `max-age`, nothing for `no-store` or `no-cache`.
@@ -244,11 +191,4 @@ actor OpenIDProvider {
     }
     static let formSafe = CharacterSet(
         charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._*")
-}
-
-/// A token whose signature is all jwt-kit checks here: its claims are checked by `SingleSignOn.check`.
-private struct SignatureOnly: JWTPayload {
-    func verify(using algorithm: some JWTAlgorithm) async throws {}
-    init(from decoder: any Decoder) throws {}
-    func encode(to encoder: any Encoder) throws {}
 }

@@ -112,6 +112,10 @@ async function submit(form) {
         answer.textContent = `${data.student.name} is already on the roster.`;
         answer.hidden = false;
       }
+    } else if (then === "say") {
+      const answer = form.querySelector(".form-answer");
+      answer.textContent = data.message;
+      answer.hidden = false;
     } else if (then === "answer") {
       const answer = form.querySelector(".form-answer");
       answer.textContent = data.status === "late" ? "You're in — marked late." : "You're in.";

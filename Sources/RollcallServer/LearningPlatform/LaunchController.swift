@@ -1,0 +1,366 @@
+import Foundation
+import Hummingbird
+import JWTKit
+import RollcallCore
+
+/// Rollcall as an LTI 1.3 tool: the platform's third-party login initiation (`/lti/login`), the launch it ends in
+/// (`/lti/launch`, resource links and deep linking alike), the new window a framed launch opens when the browser
+/// keeps no cookie of Rollcall's inside the platform's page (`/lti/continue`), and Rollcall's public keys
+/// (`/lti/jwks`).
+struct LaunchController: Sendable {
+    let platforms: PlatformStore
+    let links: CourseLinks
+    let keys: ToolKeys
+    let platformKeys: PublishedKeys
+    let tokens: AccessTokenStore
+    let signIns: SignIns
+    let sessions: SessionStore
+    let pages: PageRenderer
+    let configuration: Configuration
+
+    /// The cookie that ties a launch to the browser that began its login; it reaches Rollcall inside a platform's
+    /// frame only where the browser allows third-party cookies.
+    static let browserCookie = "rollcall_lti"
+
+    var launchURL: String { configuration.publicURL + LearningPlatformRoutes.launch.description }
+
+    func addRoutes(to router: AppRouter) {
+        router.get(LearningPlatformRoutes.login, use: login)
+        router.post(LearningPlatformRoutes.login, use: login)
+        router.post(LearningPlatformRoutes.launch, use: launch)
+        router.get(LearningPlatformRoutes.continuation, use: continuation)
+        router.get(LearningPlatformRoutes.jwks, use: jwks)
+    }
+
+    /// The platform's login initiation (OIDC third-party initiated login): the platform is found by issuer (and
+    /// client id), the target checked to be Rollcall's, and the browser sent to the platform's authorization
+    /// endpoint with a state and a nonce kept for the launch.
+    @Sendable func login(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let fields = try await Self.fields(of: request)
+        guard let issuer = fields["iss"], let hint = fields["login_hint"], let target = fields["target_link_uri"]
+        else {
+            throw Self.refused(
+                "The learning platform began a launch without its issuer, login hint or target. Launch Rollcall again from the course.",
+                status: .badRequest)
+        }
+        let found = try await platforms.find(issuer: issuer, clientID: fields["client_id"])
+        guard found.count == 1, let platform = found.first else {
+            throw Self.refused(
+                found.isEmpty
+                    ? "This learning platform (\(issuer.prefix(200))) is not registered with Rollcall. Ask the school's Rollcall admin to register it."
+                    : "More than one registration has this platform's issuer; the platform must send its client id.",
+                status: .badRequest)
+        }
+        if let deployment = fields["lti_deployment_id"], !platform.deploymentIds.contains(deployment) {
+            throw Self.refused(
+                "Rollcall is not registered for this deployment (\(deployment.prefix(60))) of \(platform.name). Ask the school's Rollcall admin to add it.",
+                status: .badRequest)
+        }
+        guard target.hasPrefix(configuration.publicURL + "/") || target == configuration.publicURL else {
+            throw Self.refused(
+                "The learning platform asked to launch another site (\(target.prefix(200))), not Rollcall.",
+                status: .badRequest)
+        }
+        let (state, browser, nonce) = (OpaqueToken.make(), OpaqueToken.make(), OpaqueToken.make())
+        try await platforms.beginLogin(state: state, browser: browser, nonce: nonce, platformID: platform.id)
+        var query = URLComponents(string: platform.authorizationUrl) ?? URLComponents()
+        query.queryItems =
+            (query.queryItems ?? []) + [
+                URLQueryItem(name: "scope", value: "openid"), URLQueryItem(name: "response_type", value: "id_token"),
+                URLQueryItem(name: "response_mode", value: "form_post"), URLQueryItem(name: "prompt", value: "none"),
+                URLQueryItem(name: "client_id", value: platform.clientId),
+                URLQueryItem(name: "redirect_uri", value: launchURL), URLQueryItem(name: "login_hint", value: hint),
+                URLQueryItem(name: "state", value: state), URLQueryItem(name: "nonce", value: nonce),
+            ] + (fields["lti_message_hint"].map { [URLQueryItem(name: "lti_message_hint", value: $0)] } ?? [])
+        var response = Response.redirect(to: query.string ?? platform.authorizationUrl, type: .found)
+        // Cross-site (the platform posts the launch), so SameSite=None, which browsers take only when Secure.
+        response.setCookie(
+            Cookie(
+                name: Self.browserCookie, value: browser, maxAge: Int(PlatformStore.loginLifetime),
+                path: LearningPlatformRoutes.launch.description, secure: true, httpOnly: true, sameSite: .none))
+        return response
+    }
+
+    /// The launch: the state taken once, the ID token's signature checked with the platform's key by `kid`, every
+    /// claim checked, and the person signed in where the launch leads.
+    @Sendable func launch(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let fields = try await Self.fields(of: request)
+        guard let state = fields["state"], let login = try await platforms.takeLogin(state: state),
+            login.expiresAt > Date()
+        else {
+            throw AppError(
+                .badRequest, .ltiStateInvalid,
+                "This launch was not begun by Rollcall, was used already, or took too long. Launch Rollcall again from the course."
+            )
+        }
+        let browser = request.cookies[Self.browserCookie]?.value
+        if let browser, !constantTimeEqual(Array(OpaqueToken.digest(browser).utf8), Array(login.browserHash.utf8)) {
+            throw AppError(
+                .badRequest, .ltiStateInvalid,
+                "This launch was begun in another browser. Launch Rollcall again from the course.")
+        }
+        if let error = fields["error"] {
+            throw Self.refused(
+                "The learning platform did not launch Rollcall (\(error.prefix(100))). Launch it again from the course."
+            )
+        }
+        guard let platform = try await platforms.find(id: login.platformId) else {
+            throw Self.refused("This learning platform is no longer registered with Rollcall.")
+        }
+        guard let token = fields["id_token"] else {
+            throw Self.refused("The launch came without its ID token. Launch Rollcall again from the course.")
+        }
+        let launch = try await verify(token, platform: platform, nonce: login.nonce, context: context)
+        if launch.messageType == .resourceLink, launch.role != .teacher, let course = launch.context,
+            try await platforms.linkedCourse(platformID: platform.id, contextID: course.id) == nil
+        {
+            // Checked before the account is made: a launch that leads nowhere leaves nobody behind.
+            throw AppError(
+                .notFound, .courseNotFound,
+                "Rollcall is not set up for this course yet. Its instructor sets it up by opening Rollcall from the course once."
+            )
+        }
+        let user = try await platforms.account(
+            platformID: platform.id, subject: launch.subject, name: launch.name, email: launch.email,
+            studentNumber: launch.studentNumber, role: launch.role)
+        guard !user.disabled, user.deletedAt == nil else { throw AppError.accountDisabled }
+        let next: String
+        switch launch.messageType {
+        case .deepLinking:
+            return try await deepLinkingPage(launch, platform: platform, context: context)
+        case .resourceLink:
+            next = try await destination(launch, platform: platform, user: user, context: context)
+        }
+        if browser != nil {
+            // The browser kept Rollcall's cookie in this frame: the session is kept there too.
+            let issued = try await tokens.issue(userID: user.id, kind: .web)
+            var response = Response.redirect(to: next, type: .normal)
+            response.setCookie(
+                Cookie(
+                    name: AuthenticationMiddleware.cookieName, value: issued.token,
+                    maxAge: Int(AccessTokenStore.webLifetime), path: "/", secure: true, httpOnly: true,
+                    sameSite: .none))
+            return response
+        }
+        let code = try await platforms.handoff(userID: user.id, next: next)
+        return try pages.render(
+            NewWindowPage(
+                href: LearningPlatformRoutes.continuation.description + "?code=" + code, platform: platform.name),
+            title: "Open Rollcall", context: context, layout: "bare")
+    }
+
+    /// Checks a launch's ID token: RS256 only, signed with the platform's published key named by `kid`, then every
+    /// claim. Every refusal is a page that says which rule the launch broke.
+    func verify(_ token: String, platform: LearningPlatform, nonce: String, context: AppRequestContext) async throws
+        -> LTI.Launch
+    {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerData = OpenIDProvider.base64URL(parts[0]),
+            let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
+            let payloadData = OpenIDProvider.base64URL(parts[1]),
+            let payload = try? JSONSerialization.jsonObject(with: payloadData) as? [String: Any]
+        else { throw Self.refused("Rollcall could not accept this launch: its ID token is not a token at all.") }
+        guard header["alg"] as? String == "RS256" else {
+            throw Self.refused(
+                "Rollcall could not accept this launch: it was signed with “\(String(describing: header["alg"] ?? "nothing").prefix(20))”, and LTI 1.3 asks for RS256."
+            )
+        }
+        guard let kid = header["kid"] as? String, !kid.isEmpty else {
+            throw Self.refused("Rollcall could not accept this launch: its ID token names no signing key (kid).")
+        }
+        do {
+            try await platformKeys.verifySignature(token, kid: kid, at: platform.jwksUrl, now: Date())
+        } catch SingleSignOnFailure.unknownKey {
+            throw Self.refused(
+                "Rollcall could not accept this launch: it was signed with a key \(platform.name) does not publish.")
+        } catch SingleSignOnFailure.providerUnavailable(let why) {
+            context.logger.warning("the key set of \(platform.name) could not be read: \(why)")
+            throw CourseLinks.unavailable(platform)
+        } catch {
+            throw Self.refused("Rollcall could not accept this launch: its signature does not check out.")
+        }
+        do throws(LTI.Refusal) {
+            return try LTI.launch(payload, registration: platform.registration, nonce: nonce, now: Date())
+        } catch {
+            context.logger.warning("launch from \(platform.name) refused: \(error.reason)")
+            throw Self.refused("Rollcall could not accept this launch: \(error.reason).")
+        }
+    }
+
+    /// Where a resource link's launch leads: an instructor's links (or finds) the course, syncs its roster and
+    /// finds its line item, and lands on the course; an assistant and a student land on the course they are put
+    /// in, where a student checks in while a session is open.
+    private func destination(
+        _ launch: LTI.Launch, platform: LearningPlatform, user: User, context: AppRequestContext
+    ) async throws -> String {
+        guard let platformCourse = launch.context else { return "/courses" }
+        if launch.role == .teacher {
+            let linked = try await platforms.link(
+                launch, context: platformCourse, platformID: platform.id, teacherID: user.id)
+            if let course = try await links.courses.find(id: linked.courseId), course.teacherId != user.id {
+                try await links.courses.setStaff(courseID: course.id, userID: user.id, role: .teacher)
+            }
+            // The platform's services are a help, not a condition: a launch goes on while they are away.
+            if linked.membershipsUrl != nil {
+                do {
+                    _ = try await links.sync(linked, platform: platform)
+                } catch {
+                    context.logger.warning("the roster sync on launch failed: \(error)")
+                }
+            }
+            if linked.lineItemsUrl != nil || linked.lineItemUrl != nil {
+                do {
+                    _ = try await links.lineItem(linked, platform: platform)
+                } catch {
+                    context.logger.warning("the line item on launch failed: \(error)")
+                }
+            }
+            return "/courses/\(linked.courseId)"
+        }
+        guard let linked = try await platforms.linkedCourse(platformID: platform.id, contextID: platformCourse.id)
+        else {
+            throw AppError(
+                .notFound, .courseNotFound,
+                "Rollcall is not set up for this course yet. Its instructor sets it up by opening Rollcall from the course once."
+            )
+        }
+        if launch.role == .assistant {
+            if let course = try await links.courses.find(id: linked.courseId), course.teacherId != user.id {
+                try await links.courses.setStaff(courseID: course.id, userID: user.id, role: .assistant)
+            }
+        } else {
+            try await links.courses.enroll(courseID: linked.courseId, studentID: user.id)
+        }
+        return "/courses/\(linked.courseId)"
+    }
+
+    /// The deep linking answer: an instructor places "Rollcall attendance" in the platform's course, with its line
+    /// item; the response is signed with Rollcall's key and posted by the browser to the platform.
+    private func deepLinkingPage(_ launch: LTI.Launch, platform: LearningPlatform, context: AppRequestContext)
+        async throws -> Response
+    {
+        guard let returnURL = launch.deepLinkReturnURL else {
+            throw Self.refused("The deep linking request has nowhere to return to.")
+        }
+        let now = Date()
+        let response = DeepLinkingResponse(
+            iss: platform.clientId, aud: platform.issuer, iat: Int(now.timeIntervalSince1970),
+            exp: Int(now.timeIntervalSince1970) + 600, nonce: OpaqueToken.make(),
+            messageType: "LtiDeepLinkingResponse", version: LTI.version, deploymentID: launch.deploymentID,
+            data: launch.deepLinkData,
+            contentItems: [
+                .init(
+                    type: "ltiResourceLink", title: "Rollcall attendance", url: launchURL,
+                    text: "Check in to class sessions and see your attendance.",
+                    lineItem: .init(
+                        scoreMaximum: 100, label: "Attendance", resourceId: LTI.lineItemResourceID,
+                        tag: LTI.lineItemTag))
+            ])
+        let jwt = try await keys.sign(response)
+        return try pages.render(
+            DeepLinkingPage(returnURL: returnURL, jwt: jwt, platform: platform.name),
+            title: "Add Rollcall to the course", context: context, layout: "bare")
+    }
+
+    /// The new window a framed launch opened: signs the person in here, once, and goes where the launch led.
+    @Sendable func continuation(_ request: Request, context: AppRequestContext) async throws -> Response {
+        guard let code = request.query("code"), let handoff = try await platforms.takeHandoff(code: code),
+            handoff.expiresAt > Date()
+        else {
+            throw AppError(
+                .badRequest, .ltiStateInvalid,
+                "This link was used already or took too long. Open Rollcall again from the course.")
+        }
+        let issued = try await tokens.issue(userID: handoff.userId, kind: .web)
+        var response = Response.redirect(to: LocalPath(handoff.next)?.text ?? "/", type: .found)
+        response.setCookie(signIns.sessionCookie(issued.token, maxAge: Int(AccessTokenStore.webLifetime)))
+        return response
+    }
+
+    /// Rollcall's public keys, for platforms to check what Rollcall signs.
+    @Sendable func jwks(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let set = try await keys.keySet()
+        var response = Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(
+                byteBuffer: ByteBuffer(data: try JSONSerialization.data(withJSONObject: set, options: .sortedKeys))))
+        response.headers[.cacheControl] = "public, max-age=3600"
+        return response
+    }
+
+    /// A launch's fields, from the query of a GET or the form of a POST.
+    static func fields(of request: Request) async throws -> [String: String] {
+        var fields: [String: String] = [:]
+        for item in URLComponents(string: request.uri.description)?.queryItems ?? [] {
+            fields[item.name] = item.value ?? ""
+        }
+        if request.method == .post {
+            let body = String(buffer: try await request.body.collect(upTo: 64 * 1024))
+            for pair in body.split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map {
+                    String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+                }
+                if parts.count == 2 { fields[parts[0]] = parts[1] } else if parts.count == 1 { fields[parts[0]] = "" }
+            }
+        }
+        return fields
+    }
+
+    static func refused(_ message: String, status: HTTPResponse.Status = .forbidden) -> AppError {
+        AppError(status, .ltiLaunchRefused, message)
+    }
+}
+
+/// The page a framed launch shows when the browser keeps no cookie of Rollcall's inside the platform: one button
+/// opens Rollcall in a window of its own, where it can sign the person in. Outside a frame it goes on by itself.
+struct NewWindowPage: PageModel {
+    static let template = "lti-new-window"
+    var href: String
+    var platform: String
+}
+
+/// The instructor's page of a deep linking request.
+struct DeepLinkingPage: PageModel {
+    static let template = "lti-deep-linking"
+    var returnURL: String
+    var jwt: String
+    var platform: String
+}
+
+/// Deep Linking 2.0's response message.
+struct DeepLinkingResponse: JWTPayload {
+    struct ContentItem: Codable {
+        struct LineItem: Codable {
+            var scoreMaximum: Int
+            var label: String
+            var resourceId: String
+            var tag: String
+        }
+        var type: String
+        var title: String
+        var url: String
+        var text: String
+        var lineItem: LineItem
+    }
+    var iss: String
+    var aud: String
+    var iat: Int
+    var exp: Int
+    var nonce: String
+    var messageType: String
+    var version: String
+    var deploymentID: String
+    var data: String?
+    var contentItems: [ContentItem]
+
+    enum CodingKeys: String, CodingKey {
+        case iss, aud, iat, exp, nonce
+        case messageType = "https://purl.imsglobal.org/spec/lti/claim/message_type"
+        case version = "https://purl.imsglobal.org/spec/lti/claim/version"
+        case deploymentID = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
+        case data = "https://purl.imsglobal.org/spec/lti-dl/claim/data"
+        case contentItems = "https://purl.imsglobal.org/spec/lti-dl/claim/content_items"
+    }
+
+    func verify(using algorithm: some JWTAlgorithm) throws {}
+}

@@ -1,0 +1,32 @@
+import Hummingbird
+
+/// Every path of LTI 1.3: the tool's endpoints a platform calls, an admin's registrations, a linked course's sync.
+enum LearningPlatformRoutes {
+    static let login: RouterPath = "/lti/login"
+    static let launch: RouterPath = "/lti/launch"
+    static let continuation: RouterPath = "/lti/continue"
+    static let jwks: RouterPath = "/lti/jwks"
+    static let platforms = APIPath.api("admin/lti-platforms")
+    static let platform = APIPath.api("admin/lti-platforms/:platformID")
+    static let rotateKey = APIPath.api("admin/lti-keys/rotate")
+    static let courseLink = APIPath.api("courses/:courseID/lti")
+    static let courseSync = APIPath.api("courses/:courseID/lti/sync")
+    static let courseGrades = APIPath.api("courses/:courseID/lti/grades")
+}
+
+extension LearningPlatformRoutes {
+    /// Adds the tool's endpoints, the registrations and a linked course's routes.
+    static func addRoutes(to router: AppRouter, _ parts: AppParts) {
+        let stores = parts.stores
+        let links = stores.courseLinks
+        LaunchController(
+            platforms: stores.platforms, links: links, keys: stores.toolKeys,
+            platformKeys: PublishedKeys(timeout: .seconds(10)), tokens: stores.tokens, signIns: parts.signIns,
+            sessions: stores.sessions, pages: parts.pages, configuration: parts.configuration
+        ).addRoutes(to: router)
+        PlatformsController(
+            platforms: stores.platforms, links: links, keys: stores.toolKeys, access: parts.access,
+            framing: parts.pages.framing, configuration: parts.configuration
+        ).addRoutes(to: router)
+    }
+}

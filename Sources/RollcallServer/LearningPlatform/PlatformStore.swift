@@ -1,0 +1,439 @@
+import Foundation
+import RollcallCore
+import SQLKit
+
+/// A learning platform an admin registered (Canvas, Moodle, Blackboard, Brightspace): where its LTI 1.3 endpoints
+/// are and which of its deployments may launch Rollcall.
+struct LearningPlatform: Codable, Sendable, Equatable {
+    var id: Int64
+    var name: String
+    var issuer: String
+    var clientId: String
+    var deploymentIds: [String]
+    var authorizationUrl: String
+    var tokenUrl: String
+    var jwksUrl: String
+    var createdAt: Date
+
+    var registration: LTI.Registration {
+        LTI.Registration(issuer: issuer, clientID: clientId, deploymentIDs: deploymentIds)
+    }
+}
+
+/// A platform's course linked to one of Rollcall's, with the services its launches named.
+struct LinkedCourse: Codable, Sendable, Equatable {
+    var id: Int64
+    var platformId: Int64
+    var contextId: String
+    var courseId: Int64
+    var deploymentId: String
+    var title: String
+    var membershipsUrl: String?
+    var lineItemsUrl: String?
+    var lineItemUrl: String?
+    var gradedThrough: Date?
+    var syncedAt: Date?
+    var createdAt: Date
+}
+
+/// Registrations, launches under way, the platform's people and courses as Rollcall links them.
+struct PlatformStore: Sendable {
+    let database: Database
+    let courses: CourseStore
+
+    /// How long a browser has between the login initiation and the launch, and a new window to open.
+    static let loginLifetime: TimeInterval = 600
+    static let handoffLifetime: TimeInterval = 120
+
+    /// What an admin gives to register a platform, already checked.
+    struct Registration: Sendable {
+        var name: String
+        var issuer: String
+        var clientId: String
+        var deploymentIds: [String]
+        var authorizationUrl: String
+        var tokenUrl: String
+        var jwksUrl: String
+    }
+
+    private struct Row: Decodable {
+        var id: Int64
+        var name: String
+        var issuer: String
+        var clientId: String
+        var deploymentIds: String
+        var authorizationUrl: String
+        var tokenUrl: String
+        var jwksUrl: String
+        var createdAt: Date
+
+        var platform: LearningPlatform {
+            LearningPlatform(
+                id: id, name: name, issuer: issuer, clientId: clientId,
+                deploymentIds: (try? JSONDecoder().decode([String].self, from: Data(deploymentIds.utf8))) ?? [],
+                authorizationUrl: authorizationUrl, tokenUrl: tokenUrl, jwksUrl: jwksUrl, createdAt: createdAt)
+        }
+    }
+
+    // MARK: Registrations
+
+    func list() async throws -> [LearningPlatform] {
+        try await database.read { sql in
+            try await sql.select().column("*").from("lti_platforms").orderBy("id")
+                .all(decoding: Row.self, with: .rollcall).map(\.platform)
+        }
+    }
+
+    func find(id: Int64) async throws -> LearningPlatform? {
+        try await database.read { sql in
+            try await sql.select().column("*").from("lti_platforms").where("id", .equal, id)
+                .first(decoding: Row.self, with: .rollcall)?.platform
+        }
+    }
+
+    /// The platforms with this issuer; of these, the one with `clientID` when it is given.
+    func find(issuer: String, clientID: String?) async throws -> [LearningPlatform] {
+        try await database.read { sql in
+            let select = sql.select().column("*").from("lti_platforms").where("issuer", .equal, issuer)
+            if let clientID { select.where("client_id", .equal, clientID) }
+            return try await select.all(decoding: Row.self, with: .rollcall).map(\.platform)
+        }
+    }
+
+    /// Registers a platform; `nil` when one with this issuer and client id is registered already.
+    func create(_ registration: Registration, now: Date = Date()) async throws -> LearningPlatform? {
+        try await database.write { sql in
+            try await Self.values(registration, createdAt: now, into: sql.insert(into: "lti_platforms"))
+                .ignoringConflicts(with: ["issuer", "client_id"])
+                .returning("*").first(decoding: Row.self, with: .rollcall)?.platform
+        }
+    }
+
+    /// Replaces a registration's settings; `nil` when there is no such platform. Throws `PlatformExists` when the
+    /// new issuer and client id are another registration's.
+    func update(id: Int64, _ registration: Registration) async throws -> LearningPlatform? {
+        try await database.transaction { sql in
+            if try await sql.select().column("id").from("lti_platforms")
+                .where("issuer", .equal, registration.issuer).where("client_id", .equal, registration.clientId)
+                .where("id", .notEqual, id).first() != nil
+            {
+                throw PlatformExists()
+            }
+            let ids = String(decoding: try JSONEncoder().encode(registration.deploymentIds), as: UTF8.self)
+            return try await sql.update("lti_platforms").set("name", to: registration.name)
+                .set("issuer", to: registration.issuer).set("client_id", to: registration.clientId)
+                .set("deployment_ids", to: ids).set("authorization_url", to: registration.authorizationUrl)
+                .set("token_url", to: registration.tokenUrl).set("jwks_url", to: registration.jwksUrl)
+                .where("id", .equal, id).returning("*").first(decoding: Row.self, with: .rollcall)?.platform
+        }
+    }
+
+    /// Removes a registration with its people's links and course links; the accounts and courses stay.
+    func delete(id: Int64) async throws -> Bool {
+        try await database.write { sql in
+            try await sql.delete(from: "lti_platforms").where("id", .equal, id).returning("id").first() != nil
+        }
+    }
+
+    private static func values(_ registration: Registration, createdAt: Date, into insert: SQLInsertBuilder) throws
+        -> SQLInsertBuilder
+    {
+        let ids = String(decoding: try JSONEncoder().encode(registration.deploymentIds), as: UTF8.self)
+        return insert.columns(
+            "name", "issuer", "client_id", "deployment_ids", "authorization_url", "token_url", "jwks_url", "created_at"
+        ).values(
+            SQLBind(registration.name), SQLBind(registration.issuer), SQLBind(registration.clientId), SQLBind(ids),
+            SQLBind(registration.authorizationUrl), SQLBind(registration.tokenUrl), SQLBind(registration.jwksUrl),
+            SQLBind(createdAt))
+    }
+
+    /// The issuer and client id are another registration's.
+    struct PlatformExists: Error {}
+
+    // MARK: Logins and handoffs
+
+    /// Keeps a login initiation for its launch, and clears those whose time is up.
+    func beginLogin(state: String, browser: String, nonce: String, platformID: Int64, now: Date = Date()) async throws {
+        try await database.write { sql in
+            try await sql.delete(from: "lti_logins").where("expires_at", .lessThan, now).run()
+            try await sql.insert(into: "lti_logins")
+                .columns("state_hash", "platform_id", "browser_hash", "nonce", "expires_at")
+                .values(
+                    SQLBind(OpaqueToken.digest(state)), SQLBind(platformID), SQLBind(OpaqueToken.digest(browser)),
+                    SQLBind(nonce), SQLBind(now.addingTimeInterval(Self.loginLifetime))
+                ).run()
+        }
+    }
+
+    /// A login initiation waiting for its launch.
+    struct PendingLogin: Decodable, Sendable {
+        var platformId: Int64
+        var browserHash: String
+        var nonce: String
+        var expiresAt: Date
+    }
+
+    /// Takes the login a state names, once: by deleting it and reading what was deleted.
+    func takeLogin(state: String) async throws -> PendingLogin? {
+        try await database.write { sql in
+            try await sql.delete(from: "lti_logins").where("state_hash", .equal, OpaqueToken.digest(state))
+                .returning("platform_id", "browser_hash", "nonce", "expires_at")
+                .first(decoding: PendingLogin.self, with: .rollcall)
+        }
+    }
+
+    /// A code that signs `userID` in to a new window and sends it to `next`, once, for two minutes.
+    func handoff(userID: Int64, next: String, now: Date = Date()) async throws -> String {
+        let code = OpaqueToken.make()
+        try await database.write { sql in
+            try await sql.delete(from: "lti_handoffs").where("expires_at", .lessThan, now).run()
+            try await sql.insert(into: "lti_handoffs").columns("code_hash", "user_id", "next", "expires_at")
+                .values(
+                    SQLBind(OpaqueToken.digest(code)), SQLBind(userID), SQLBind(next),
+                    SQLBind(now.addingTimeInterval(Self.handoffLifetime))
+                ).run()
+        }
+        return code
+    }
+
+    struct Handoff: Decodable, Sendable {
+        var userId: Int64
+        var next: String
+        var expiresAt: Date
+    }
+
+    /// Takes a handoff code, once.
+    func takeHandoff(code: String) async throws -> Handoff? {
+        try await database.write { sql in
+            try await sql.delete(from: "lti_handoffs").where("code_hash", .equal, OpaqueToken.digest(code))
+                .returning("user_id", "next", "expires_at").first(decoding: Handoff.self, with: .rollcall)
+        }
+    }
+
+    // MARK: People
+
+    /// The platform's person, as a Rollcall account: the one linked to the platform and subject (its name and
+    /// number brought up to date, a learner made teacher when the platform says they teach), or a new one. An
+    /// address the platform gives is used for a new account only where no account has it: a person is never
+    /// linked by address alone.
+    func account(
+        platformID: Int64, subject: String, name: String?, email: String?, studentNumber: String?,
+        role: LTI.CourseRole, now: Date = Date()
+    ) async throws -> User {
+        let cleanName = name.flatMap { try? AccountRules.name($0) }
+        let number = studentNumber.flatMap { try? AccountRules.studentNumber($0) }
+        let user: User = try await database.transaction { sql in
+            if let linked = try await sql.select().column(SQLColumn("*", table: "users")).from("lti_identities")
+                .join(
+                    "users", on: SQLColumn("id", table: "users"), .equal, SQLColumn("user_id", table: "lti_identities")
+                )
+                .where(SQLColumn("platform_id", table: "lti_identities"), .equal, SQLBind(platformID))
+                .where(SQLColumn("subject", table: "lti_identities"), .equal, SQLBind(subject))
+                .first(decoding: User.self, with: .rollcall)
+            {
+                let update = sql.update("users").where("id", .equal, linked.id)
+                var changed = false
+                if let cleanName, cleanName != linked.name {
+                    update.set("name", to: cleanName)
+                    changed = true
+                }
+                if let number, number != linked.studentNumber,
+                    try await sql.select().column("id").from("users").where("student_number", .equal, number)
+                        .first() == nil
+                {
+                    update.set("student_number", to: number)
+                    changed = true
+                }
+                if role == .teacher, linked.role == .student {
+                    update.set("role", to: Role.teacher.rawValue).set("approved", to: true)
+                        .set("role_source", to: RoleSource.school.rawValue)
+                    changed = true
+                }
+                if changed { try await update.run() }
+                return try await Self.user(linked.id, in: sql)
+            }
+            let address = try await Self.freeAddress(email, platformID: platformID, subject: subject, in: sql)
+            let freeNumber: String? =
+                if let number,
+                    try await sql.select().column("id").from("users").where("student_number", .equal, number)
+                        .first() == nil
+                { number } else { nil }
+            guard
+                let id = try await sql.insert(into: "users")
+                    .columns(
+                        "email", "name", "password_hash", "role", "student_number", "about", "approved", "disabled",
+                        "created_at", "role_source"
+                    )
+                    .values(
+                        SQLBind(address), SQLBind(cleanName ?? "Platform user"),
+                        SQLBind(SingleSignOnStore.noPassword),
+                        SQLBind((role == .teacher ? Role.teacher : Role.student).rawValue), SQLBind(freeNumber),
+                        SQLBind(""), SQLBind(true), SQLBind(false), SQLBind(now), SQLBind(RoleSource.school.rawValue)
+                    )
+                    .returning("id").first(decodingColumn: "id", as: Int64.self)
+            else { throw NotSaved(what: "account") }
+            try await sql.insert(into: "lti_identities").columns("platform_id", "subject", "user_id", "created_at")
+                .values(SQLBind(platformID), SQLBind(subject), SQLBind(id), SQLBind(now)).run()
+            return try await Self.user(id, in: sql)
+        }
+        database.caches.identities.forget(userID: user.id)
+        return user
+    }
+
+    /// The platform's address when it is one and no account has it; else an address that reaches nobody, unique to
+    /// this person, until they set their own on their profile.
+    private static func freeAddress(
+        _ email: String?, platformID: Int64, subject: String, in sql: any SQLDatabase
+    ) async throws -> String {
+        if let address = email.flatMap({ try? AccountRules.email($0) }),
+            try await sql.select().column("id").from("users").where("email", .equal, address).first() == nil
+        {
+            return address
+        }
+        return "lti-\(platformID)-\(OpaqueToken.digest(subject).prefix(16))@platform.invalid"
+    }
+
+    private static func user(_ id: Int64, in sql: any SQLDatabase) async throws -> User {
+        guard
+            let user = try await sql.select().column("*").from("users").where("id", .equal, id)
+                .first(decoding: User.self, with: .rollcall)
+        else { throw NotStored(.userNotFound, what: "user") }
+        return user
+    }
+
+    // MARK: Courses
+
+    /// The linked course of a platform's context, if linked.
+    func linkedCourse(platformID: Int64, contextID: String) async throws -> LinkedCourse? {
+        try await database.read { sql in
+            try await sql.select().column("*").from("lti_courses").where("platform_id", .equal, platformID)
+                .where("context_id", .equal, contextID).first(decoding: LinkedCourse.self, with: .rollcall)
+        }
+    }
+
+    /// The platform course a Rollcall course is linked to, if any.
+    func linkedCourse(courseID: Int64) async throws -> LinkedCourse? {
+        try await database.read { sql in
+            try await sql.select().column("*").from("lti_courses").where("course_id", .equal, courseID)
+                .first(decoding: LinkedCourse.self, with: .rollcall)
+        }
+    }
+
+    /// Every linked course.
+    func linkedCourses() async throws -> [LinkedCourse] {
+        try await database.read { sql in
+            try await sql.select().column("*").from("lti_courses").orderBy("id")
+                .all(decoding: LinkedCourse.self, with: .rollcall)
+        }
+    }
+
+    /// The linked course of an instructor's launch: made, with a new Rollcall course taught by `teacherID`, on the
+    /// context's first instructor launch; with its service URLs brought up to date on every later one.
+    func link(_ launch: LTI.Launch, context: LTI.Context, platformID: Int64, teacherID: Int64, now: Date = Date())
+        async throws -> LinkedCourse
+    {
+        if let linked = try await linkedCourse(platformID: platformID, contextID: context.id) {
+            try await database.write { sql in
+                try await sql.update("lti_courses").set("title", to: context.title)
+                    .set("memberships_url", to: launch.membershipsURL ?? linked.membershipsUrl)
+                    .set("line_items_url", to: launch.lineItemsURL ?? linked.lineItemsUrl)
+                    .set("line_item_url", to: launch.lineItemURL ?? linked.lineItemUrl)
+                    .where("id", .equal, linked.id).run()
+            }
+            return try await linkedCourse(platformID: platformID, contextID: context.id) ?? linked
+        }
+        let name = (try? AccountRules.name(context.title)) ?? "Course from \(String(context.id.prefix(40)))"
+        let course = try await courses.create(
+            teacherID: teacherID, name: name, description: "", plannedSessions: nil)
+        let inserted = try await database.write { sql in
+            try await sql.insert(into: "lti_courses")
+                .columns(
+                    "platform_id", "context_id", "course_id", "deployment_id", "title", "memberships_url",
+                    "line_items_url", "line_item_url", "created_at"
+                )
+                .values(
+                    SQLBind(platformID), SQLBind(context.id), SQLBind(course.id), SQLBind(launch.deploymentID),
+                    SQLBind(context.title), SQLBind(launch.membershipsURL), SQLBind(launch.lineItemsURL),
+                    SQLBind(launch.lineItemURL), SQLBind(now)
+                )
+                .ignoringConflicts(with: ["platform_id", "context_id"]).returning("id").first() != nil
+        }
+        if !inserted {
+            // Another launch of the same context linked it first: the course made here is not needed.
+            try await database.write { sql in try await sql.delete(from: "courses").where("id", .equal, course.id).run()
+            }
+        }
+        guard let linked = try await linkedCourse(platformID: platformID, contextID: context.id) else {
+            throw NotSaved(what: "course link")
+        }
+        return linked
+    }
+
+    /// Keeps the line item Rollcall's grades go to.
+    func setLineItem(_ url: String, linkedCourseID: Int64) async throws {
+        try await database.write { sql in
+            try await sql.update("lti_courses").set("line_item_url", to: url).where("id", .equal, linkedCourseID).run()
+        }
+    }
+
+    /// The students on the roster who came from the platform, with their platform subject and Rollcall id.
+    func linkedStudents(_ linked: LinkedCourse) async throws -> [(student: LTI.LinkedStudent, userID: Int64)] {
+        struct Row: Decodable {
+            var subject: String
+            var userId: Int64
+            var name: String
+            var studentNumber: String?
+        }
+        let rows = try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT lti_identities.subject, users.id AS user_id, users.name, users.student_number
+                FROM enrollments
+                JOIN lti_identities ON lti_identities.user_id = enrollments.student_id
+                  AND lti_identities.platform_id = \(bind: linked.platformId)
+                JOIN users ON users.id = enrollments.student_id
+                WHERE enrollments.course_id = \(bind: linked.courseId)
+                """
+            ).all(decoding: Row.self, with: .rollcall)
+        }
+        return rows.map {
+            (LTI.LinkedStudent(userID: $0.subject, name: $0.name, studentNumber: $0.studentNumber), $0.userId)
+        }
+    }
+
+    /// The platform subject of each of these Rollcall accounts.
+    func subjects(platformID: Int64, userIDs: [Int64]) async throws -> [Int64: String] {
+        guard !userIDs.isEmpty else { return [:] }
+        return try await database.read { sql in
+            let rows = try await sql.select().columns("user_id", "subject").from("lti_identities")
+                .where("platform_id", .equal, platformID).where("user_id", .in, userIDs).all()
+            var subjects: [Int64: String] = [:]
+            for row in rows {
+                subjects[try row.decode(column: "user_id", as: Int64.self)] = try row.decode(
+                    column: "subject", as: String.self)
+            }
+            return subjects
+        }
+    }
+
+    /// Notes a sync done.
+    func synced(linkedCourseID: Int64, at now: Date = Date()) async throws {
+        try await database.write { sql in
+            try await sql.update("lti_courses").set("synced_at", to: now).where("id", .equal, linkedCourseID).run()
+        }
+    }
+
+    /// Claims the grading of a linked course's sessions ended up to `through`, once whichever process asks: `true`
+    /// for the one that moved the mark.
+    func claimGrading(linkedCourseID: Int64, through: Date) async throws -> Bool {
+        try await database.write { sql in
+            try await sql.raw(
+                """
+                UPDATE lti_courses SET graded_through = \(bind: through)
+                WHERE id = \(bind: linkedCourseID) AND (graded_through IS NULL OR graded_through < \(bind: through))
+                RETURNING id
+                """
+            ).first() != nil
+        }
+    }
+}

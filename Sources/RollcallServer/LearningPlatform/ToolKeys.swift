@@ -1,0 +1,102 @@
+import Foundation
+import JWTKit
+import RollcallCore
+import SQLKit
+import _CryptoExtras
+
+/// Rollcall's own RSA keys as an LTI tool: made at first use and kept in the database, so that every process signs
+/// with the same key and a restart keeps it. The key in slot `current` signs; `rotate` puts a new one there and
+/// keeps the old one published (without a slot) until `retire` removes it, as platforms cache a tool's key set.
+struct ToolKeys: Sendable {
+    let database: Database
+
+    /// One stored key pair.
+    struct StoredKey: Decodable, Sendable {
+        var kid: String
+        var privatePem: String
+        var slot: String?
+        var createdAt: Date
+    }
+
+    /// The key that signs, made (once, whichever process asks first) when there is none.
+    func current(now: Date = Date()) async throws -> StoredKey {
+        if let key = try await read() { return key }
+        let made = try Self.make(now: now)
+        try await database.write { sql in
+            try await sql.insert(into: "lti_tool_keys").columns("kid", "private_pem", "slot", "created_at")
+                .values(SQLBind(made.kid), SQLBind(made.privatePem), SQLBind("current"), SQLBind(now))
+                .ignoringConflicts(with: ["slot"]).run()
+        }
+        guard let key = try await read() else { throw NotSaved(what: "tool key") }
+        return key
+    }
+
+    private func read() async throws -> StoredKey? {
+        try await database.read { sql in
+            try await sql.select().column("*").from("lti_tool_keys").where("slot", .equal, "current")
+                .first(decoding: StoredKey.self, with: .rollcall)
+        }
+    }
+
+    /// Puts a new key in the `current` slot; the one it replaces stays published. Answers the new key's `kid`.
+    @discardableResult
+    func rotate(now: Date = Date()) async throws -> String {
+        let made = try Self.make(now: now)
+        try await database.transaction { sql in
+            try await sql.update("lti_tool_keys").set("slot", to: SQLLiteral.null).where("slot", .equal, "current")
+                .run()
+            try await sql.insert(into: "lti_tool_keys").columns("kid", "private_pem", "slot", "created_at")
+                .values(SQLBind(made.kid), SQLBind(made.privatePem), SQLBind("current"), SQLBind(now)).run()
+        }
+        return made.kid
+    }
+
+    /// Stops publishing the keys rotated out before `before`. Answers how many went.
+    @discardableResult
+    func retire(before: Date) async throws -> Int {
+        try await database.write { sql in
+            try await sql.delete(from: "lti_tool_keys").where("slot", .is, SQLLiteral.null)
+                .where("created_at", .lessThan, before).returning("kid").all().count
+        }
+    }
+
+    /// Every published key's public half, as a JWKS document (RFC 7517).
+    func keySet() async throws -> [String: [[String: String]]] {
+        _ = try await current()
+        let keys = try await database.read { sql in
+            try await sql.select().column("*").from("lti_tool_keys").orderBy("created_at", .descending)
+                .all(decoding: StoredKey.self, with: .rollcall)
+        }
+        return [
+            "keys": try keys.map { stored in
+                let primitives = try Insecure.RSA.PrivateKey(pem: stored.privatePem).publicKey.getKeyPrimitives()
+                return [
+                    "kty": "RSA", "alg": "RS256", "use": "sig", "kid": stored.kid,
+                    "n": Self.base64URL(primitives.modulus), "e": Self.base64URL(primitives.publicExponent),
+                ]
+            }
+        ]
+    }
+
+    /// Signs `payload` with the current key (RS256, its `kid` in the header).
+    func sign(_ payload: some JWTPayload) async throws -> String {
+        let key = try await current()
+        let collection = JWTKeyCollection()
+        await collection.add(
+            rsa: try Insecure.RSA.PrivateKey(pem: key.privatePem), digestAlgorithm: .sha256,
+            kid: JWKIdentifier(string: key.kid))
+        var header = JWTHeader()
+        header.typ = "JWT"
+        return try await collection.sign(payload, kid: JWKIdentifier(string: key.kid), header: header)
+    }
+
+    private static func make(now: Date) throws -> StoredKey {
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        return StoredKey(kid: OpaqueToken.make(), privatePem: key.pemRepresentation, slot: "current", createdAt: now)
+    }
+
+    static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

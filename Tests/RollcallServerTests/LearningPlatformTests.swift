@@ -1,0 +1,410 @@
+import Foundation
+import HTTPTypes
+import RollcallCore
+import ServerTestSupport
+import Testing
+
+@testable import RollcallServer
+
+/// Rollcall inside a learning platform (LTI 1.3) against a platform the test runs on loopback: registration, the
+/// launch and every refusal the Security Framework and LTI Core ask for, the roster by NRPS, grades by AGS, deep
+/// linking, and a launch in a frame that keeps no cookie.
+@Suite("Learning platforms (LTI 1.3)", .timeLimit(.minutes(3)))
+struct LearningPlatformTests {
+    /// Forty learners, a co-teacher and an assistant on the platform's course.
+    static func fillCourse(_ platform: TestPlatform, students: Int = 40) {
+        platform.set { state in
+            state.members = [
+                .init(userID: "t-1", name: "Tess Hill", email: "tess@hill.test", role: TestPlatform.instructorRole),
+                .init(
+                    userID: "t-2", name: "Tom Rowe", email: "tom@hill.test",
+                    role: "http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant"),
+            ]
+            for number in 0..<students {
+                state.members.append(
+                    .init(
+                        userID: "s-\(number)", name: "Student \(String(format: "%02d", number))",
+                        email: "student\(number)@hill.test", number: "h\(1000 + number)",
+                        role: TestPlatform.learnerRole))
+            }
+        }
+    }
+
+    /// Polls `condition` until it holds or a generous deadline passes.
+    static func eventually(_ seconds: Double = 60, _ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return try await condition()
+    }
+
+    @Test func an_admin_registers_platforms_and_reads_what_to_enter_on_their_side() async throws {
+        try await TestPlatform.run { api, platform, admin in
+            let list = try await api.call(.get, "/api/v1/admin/lti-platforms", as: admin)
+            #expect(list.status == .ok)
+            #expect(list.string("tool.loginUrl") == "http://rollcall.test/lti/login")
+            #expect(list.string("tool.launchUrl") == "http://rollcall.test/lti/launch")
+            #expect(list.string("tool.deepLinkingUrl") == "http://rollcall.test/lti/launch")
+            #expect(list.string("tool.jwksUrl") == "http://rollcall.test/lti/jwks")
+            let registered = try #require(list.list("platforms").first)
+            #expect(registered["deploymentIds"] as? [String] == [TestPlatform.deployment])
+            let id = try #require(registered["id"] as? Int)
+
+            let changed = try await api.call(
+                .patch, "/api/v1/admin/lti-platforms/\(id)", as: admin,
+                json: ["name": "Hill Canvas", "deploymentIds": ["deployment-1", "deployment-2"]])
+            #expect(changed.status == .ok, "\(changed.text)")
+            #expect(changed.string("platform.name") == "Hill Canvas")
+            #expect((changed.value("platform.deploymentIds") as? [String])?.count == 2)
+            #expect(changed.string("platform.issuer") == platform.issuer, "a field left out keeps its value")
+
+            // Rollcall's key set: one RSA key, made once, and the same on every read.
+            let keys = try await api.call(.get, "/lti/jwks")
+            #expect(keys.list("keys").count == 1 && keys.list("keys")[0]["kty"] as? String == "RSA")
+            #expect(try await api.call(.get, "/lti/jwks").text == keys.text)
+            let rotated = try await api.call(.post, "/api/v1/admin/lti-keys/rotate", as: admin)
+            let after = try await api.call(.get, "/lti/jwks").list("keys").compactMap { $0["kid"] as? String }
+            #expect(after.count == 2 && after.first == rotated.string("kid"), "the old key stays published")
+
+            let second = try await api.call(
+                .post, "/api/v1/admin/lti-platforms", as: admin,
+                json: [
+                    "name": "Other", "issuer": "https://other.test", "clientId": "x", "deploymentIds": ["1"],
+                    "authorizationUrl": "https://other.test/auth", "tokenUrl": "https://other.test/token",
+                    "jwksUrl": "https://other.test/jwks",
+                ])
+            let secondID = try #require(second.int("platform.id"))
+            #expect(
+                try await api.call(.delete, "/api/v1/admin/lti-platforms/\(secondID)", as: admin).status
+                    == .noContent)
+            #expect(try await api.call(.get, "/api/v1/admin/lti-platforms", as: admin).list("platforms").count == 1)
+        }
+    }
+
+    @Test func bad_registrations_are_refused_and_change_nothing() async throws {
+        try await TestPlatform.run { api, platform, admin in
+            let good: [String: Any] = [
+                "name": "Brightspace", "issuer": "https://d2l.hill.test", "clientId": "abc-123",
+                "deploymentIds": ["d-1"], "authorizationUrl": "https://d2l.hill.test/d2l/lti/authenticate",
+                "tokenUrl": "https://auth.brightspace.com/core/connect/token",
+                "jwksUrl": "https://d2l.hill.test/d2l/.well-known/jwks",
+            ]
+            func with(_ field: String, _ value: Any?) -> [String: Any] {
+                var body = good
+                body[field] = value
+                return body
+            }
+            let path = "/api/v1/admin/lti-platforms"
+            for (field, value, code) in [
+                ("name", "", "invalid_name"), ("name", nil, "invalid_name"),
+                ("issuer", "d2l.hill.test", "invalid_issuer"),
+                ("issuer", nil, "invalid_issuer"), ("clientId", " ", "invalid_client_id"),
+                ("deploymentIds", [String](), "invalid_deployment_ids"),
+                ("deploymentIds", ["a", "a"], "invalid_deployment_ids"),
+                ("authorizationUrl", "javascript:alert(1)", "invalid_authorization_url"),
+                ("tokenUrl", "ftp://x.test/token", "invalid_token_url"), ("jwksUrl", "https://", "invalid_jwks_url"),
+            ] as [(String, Any?, String)] {
+                try await api.expectRefused(
+                    .post, path, as: admin, json: with(field, value), status: .badRequest, code: code)
+            }
+            try await api.expectRefused(
+                .post, path, as: admin, json: with("deploymentIds", "d-1"), status: .badRequest, code: "wrong_type")
+            try await api.expectRefused(
+                .post, path, as: admin,
+                json: with("issuer", platform.issuer).merging(["clientId": TestPlatform.clientID]) { $1 },
+                status: .conflict, code: "lti_platform_exists")
+            try await api.expectRefused(
+                .patch, "\(path)/999", as: admin, json: ["name": "X"], status: .notFound, code: "lti_platform_not_found"
+            )
+            try await api.expectRefused(
+                .delete, "\(path)/999", as: admin, status: .notFound, code: "lti_platform_not_found")
+            let teacher = try await api.register("Tess Teacher", role: "teacher")
+            try await api.expectRefused(.post, path, as: teacher, json: good, status: .forbidden, code: "forbidden")
+            try await api.expectRefused(
+                .post, "/api/v1/admin/lti-keys/rotate", as: teacher, status: .forbidden, code: "forbidden")
+        }
+    }
+
+    @Test func an_instructors_launch_links_a_course_brings_the_roster_and_makes_the_line_item() async throws {
+        try await TestPlatform.run { api, platform, admin in
+            Self.fillCourse(platform)
+            let launch = try await PlatformLaunch.through(
+                api, platform, subject: "t-1", role: TestPlatform.instructorRole)
+            #expect(launch.status == .seeOther, "\(launch.text)")
+            let location = try #require(launch.headers[.location])
+            let courseID = try #require(Int64(location.replacingOccurrences(of: "/courses/", with: "")))
+            let session = try #require(launch.sessionCookie)
+            let cookie = try #require(launch.headers[values: .setCookie].first { $0.hasPrefix("rollcall_session=") })
+            #expect(cookie.contains("SameSite=None") && cookie.contains("Secure"), "kept inside the platform's frame")
+            let page = try await api.call(.get, location, headers: [.cookie: session])
+            #expect(page.status == .ok && page.text.contains("Geology"), "\(page.status)")
+
+            let roster = try await api.call(.get, "/api/v1/courses/\(courseID)/students", as: admin)
+            #expect(
+                roster.list("students").count == 40, "three pages of the platform's roster: \(roster.text.prefix(300))")
+            let numbers = try await api.rows("SELECT student_number FROM users WHERE student_number LIKE 'H1%'")
+            #expect(numbers.count == 40)
+            let staff = try await api.call(.get, "/api/v1/courses/\(courseID)/staff", as: admin)
+            #expect(staff.text.contains("Tom Rowe"), "\(staff.text)")
+            let linked = try await api.rows("SELECT line_item_url, synced_at FROM lti_courses")
+            #expect(linked.count == 1 && linked[0]["line_item_url"]??.hasSuffix("/lineitems/1") == true)
+            #expect(platform.state.withLockedValue { $0.lineItems.count } == 1)
+            #expect(platform.state.withLockedValue { $0.scopesAsked }.allSatisfy { !$0.contains("result") })
+
+            // The same instructor again: the same course, no second line item, no second account.
+            let again = try await PlatformLaunch.through(
+                api, platform, subject: "t-1", role: TestPlatform.instructorRole)
+            #expect(again.headers[.location] == location)
+            #expect(platform.state.withLockedValue { $0.lineItems.count } == 1)
+            #expect(try await api.rows("SELECT id FROM users WHERE email = 'tess@hill.test'").count == 1)
+
+            // One student drops, one is renamed: "Sync roster" reports it, and the one who left keeps their records.
+            platform.set { state in
+                state.members[2].status = "Deleted"
+                state.members[3].name = "Renamed Student"
+            }
+            let sync = try await api.call(.post, "/api/v1/courses/\(courseID)/lti/sync", as: admin)
+            #expect(sync.status == .ok, "\(sync.text)")
+            #expect(sync.int("sync.left") == 1 && sync.int("sync.updated") == 1 && sync.int("sync.enrolled") == 0)
+            #expect(sync.string("message") == "From Hill Moodle: 1 marked as left, 1 updated.")
+            #expect(
+                try await api.call(.get, "/api/v1/courses/\(courseID)/students", as: admin).list("students").count == 39
+            )
+            #expect(try await api.rows("SELECT id FROM users WHERE name = 'Renamed Student'").count == 1)
+        }
+    }
+
+    @Test func students_launch_into_the_course_and_their_grades_reach_the_platform_in_order() async throws {
+        try await TestPlatform.run { api, platform, admin in
+            Self.fillCourse(platform, students: 4)
+            let first = try await PlatformLaunch.through(
+                api, platform, subject: "t-1", role: TestPlatform.instructorRole)
+            let courseID = try #require(first.headers[.location]).replacingOccurrences(of: "/courses/", with: "")
+            let student = try await PlatformLaunch.through(
+                api, platform, subject: "s-0", role: TestPlatform.learnerRole)
+            #expect(student.headers[.location] == "/courses/\(courseID)", "\(student.text)")
+
+            // A session in which two of four were present; its end sends every student's grade.
+            let opened = try await api.call(
+                .post, "/api/v1/courses/\(courseID)/sessions", as: admin, json: ["title": "Week 1"])
+            let sessionID = try #require(opened.int("session.id"))
+            let students = try await api.rows(
+                "SELECT users.id, lti_identities.subject FROM users JOIN lti_identities ON user_id = users.id WHERE role = 'student'"
+            )
+            let ids = Dictionary(uniqueKeysWithValues: students.map { ($0["subject"]!!, $0["id"]!!) })
+            for subject in ["s-0", "s-1"] {
+                let marked = try await api.call(
+                    .put, "/api/v1/sessions/\(sessionID)/attendance/\(try #require(ids[subject]))", as: admin,
+                    json: ["status": "present"])
+                #expect(marked.status == .ok, "\(marked.text)")
+            }
+            #expect(try await api.call(.post, "/api/v1/sessions/\(sessionID)/close", as: admin).status == .ok)
+            #expect(try await Self.eventually { platform.scores.count == 4 }, "\(platform.scores)")
+            let given = Dictionary(uniqueKeysWithValues: platform.scores.map { ($0.userID, $0.given) })
+            #expect(given == ["s-0": 100, "s-1": 100, "s-2": 0, "s-3": 0], "\(given)")
+            #expect(platform.scores.allSatisfy { $0.maximum == 100 && $0.grading == "FullyGraded" })
+            #expect(platform.scores.allSatisfy { $0.activity == "InProgress" })
+            let tokens = platform.state.withLockedValue { $0.issuedTokens.count }
+
+            // The platform goes down; "Send grades now" queues them; nothing is lost and, once it is back, each
+            // student's newest grade arrives once, after the older one.
+            platform.set { $0.down = true }
+            let marked = try await api.call(
+                .put, "/api/v1/sessions/\(sessionID)/attendance/\(try #require(ids["s-2"]))", as: admin,
+                json: ["status": "late"])
+            #expect(marked.status == .ok, "\(marked.text)")
+            let send = try await api.call(.post, "/api/v1/courses/\(courseID)/lti/grades", as: admin)
+            #expect(send.int("queued") == 4, "\(send.text)")
+            #expect(
+                try await Self.eventually {
+                    try await api.rows("SELECT id FROM outbox WHERE channel = 'lti' AND last_error IS NOT NULL")
+                        .count > 0
+                })
+            let again = try await api.call(.post, "/api/v1/courses/\(courseID)/lti/grades", as: admin)
+            #expect(again.int("queued") == 4)
+            platform.set { $0.down = false }
+            #expect(try await Self.eventually { platform.scores.count == 8 }, "\(platform.scores.count)")
+            let late = platform.scores.last { $0.userID == "s-2" }
+            #expect(
+                late?.given == 80 || late?.given == 100 || (late?.given ?? 0) > 0,
+                "late counts: \(String(describing: late))")
+            #expect(platform.state.withLockedValue { $0.refusedScores } == 0, "never out of order")
+            let replaced = try await api.rows("SELECT id FROM outbox WHERE channel = 'lti' AND status = 'replaced'")
+            #expect(replaced.count == 4, "the first queued grades were replaced by the newer ones, not sent")
+            #expect(platform.state.withLockedValue { $0.issuedTokens.count } <= tokens + 1, "the token is kept")
+        }
+    }
+
+    @Test func deep_linking_places_rollcall_with_a_response_signed_by_rollcalls_key() async throws {
+        try await TestPlatform.run { api, platform, _ in
+            let launch = try await PlatformLaunch.begin(api, platform)
+            let token = try platform.launchToken(nonce: launch.nonce, subject: "t-1", role: TestPlatform.instructorRole)
+            {
+                $0[LTI.Claim.messageType] = "LtiDeepLinkingRequest"
+                $0[LTI.Claim.resourceLink] = nil
+                $0[LTI.Claim.deepLinkingSettings] = [
+                    "deep_link_return_url": "\(platform.issuer)/deep-link-return", "data": "opaque-7",
+                    "accept_types": ["ltiResourceLink"],
+                ]
+            }
+            let page = try await launch.post(api, idToken: token)
+            #expect(page.status == .ok, "\(page.text)")
+            #expect(page.text.contains("action=\"\(platform.issuer)/deep-link-return\""))
+            let jwt = String(try #require(page.text.firstMatch(of: /name="JWT" value="([^"]+)"/)?.1))
+            let claims = try await platform.verifyTool(jwt)
+            #expect(claims["iss"] as? String == TestPlatform.clientID && claims["aud"] as? String == platform.issuer)
+            #expect(claims[LTI.Claim.messageType] as? String == "LtiDeepLinkingResponse")
+            #expect(claims[LTI.Claim.deploymentID] as? String == TestPlatform.deployment)
+            #expect(claims[LTI.Claim.deepLinkingData] as? String == "opaque-7")
+            let item = try #require((claims[LTI.Claim.contentItems] as? [[String: Any]])?.first)
+            #expect(
+                item["type"] as? String == "ltiResourceLink"
+                    && item["url"] as? String == "http://rollcall.test/lti/launch")
+            #expect((item["lineItem"] as? [String: Any])?["resourceId"] as? String == LTI.lineItemResourceID)
+        }
+    }
+
+    @Test func a_frame_that_keeps_no_cookie_opens_rollcall_in_a_new_window_once() async throws {
+        try await TestPlatform.run { api, platform, _ in
+            Self.fillCourse(platform, students: 1)
+            _ = try await PlatformLaunch.through(api, platform, subject: "t-1", role: TestPlatform.instructorRole)
+            let launch = try await PlatformLaunch.begin(api, platform)
+            let page = try await launch.post(
+                api,
+                idToken: try platform.launchToken(nonce: launch.nonce, subject: "s-0", role: TestPlatform.learnerRole),
+                browser: .some(nil))
+            #expect(page.status == .ok && page.sessionCookie == nil, "\(page.text)")
+            let href = String(try #require(page.text.firstMatch(of: /id="lti-open" href="([^"]+)"/)?.1))
+            #expect(page.headers[.contentSecurityPolicy]?.contains("frame-ancestors \(platform.issuer)") == true)
+            let opened = try await api.call(.get, href.replacingOccurrences(of: "&amp;", with: "&"))
+            #expect(opened.status == .found && opened.sessionCookie != nil, "\(opened.text)")
+            #expect(opened.headers[.location]?.hasPrefix("/courses/") == true)
+            let twice = try await api.call(
+                .get, href.replacingOccurrences(of: "&amp;", with: "&"), headers: [.accept: "application/json"])
+            #expect(twice.status == .badRequest && twice.errorCode == "lti_state_invalid")
+        }
+    }
+
+    @Test func every_launch_that_breaks_a_rule_is_refused_and_leaves_nobody_behind() async throws {
+        try await TestPlatform.run { api, platform, _ in
+            let other = TestPlatform.Key.make("not-published")
+            let good = platform.published[0]
+            /// A launch with `token(nonce)`: refused with `code`, no account and no course made.
+            func refused(
+                _ what: String, code: String = "lti_launch_refused", status: HTTPResponse.Status = .forbidden,
+                token: (String) throws -> String
+            ) async throws {
+                let launch = try await PlatformLaunch.begin(api, platform)
+                let before = try await api.rows("SELECT id FROM users").count
+                let reply = try await launch.post(api, idToken: try token(launch.nonce), json: true)
+                #expect(reply.status == status && reply.errorCode == code, "\(what): \(reply.text)")
+                #expect(try await api.rows("SELECT id FROM users").count == before, "\(what) made an account")
+                #expect(try await api.rows("SELECT id FROM lti_courses").isEmpty, "\(what) linked a course")
+            }
+            func signed(
+                _ nonce: String, header: [String: Any]? = nil, key: TestPlatform.Key? = nil,
+                _ change: (inout [String: Any]) -> Void = { _ in }
+            ) throws -> String {
+                try TestPlatform.token(
+                    header: header ?? ["alg": "RS256", "kid": good.kid],
+                    claims: platform.claims(nonce: nonce, subject: "t-1", role: TestPlatform.instructorRole, change),
+                    key: key ?? good)
+            }
+            try await refused("no kid") { try signed($0, header: ["alg": "RS256"]) }
+            // A refusal after the signature checked out: the platform's keys are in hand from here on.
+            try await refused("wrong version") { try signed($0) { $0[LTI.Claim.version] = "1.1.0" } }
+            let fetches = platform.keyFetches
+            try await refused("a kid the platform does not publish") {
+                try signed($0, header: ["alg": "RS256", "kid": other.kid], key: other)
+            }
+            #expect(platform.keyFetches == fetches + 1, "an unknown kid fetches the key set again, once")
+            try await refused("signed by another key under the platform's kid") {
+                try signed($0, header: ["alg": "RS256", "kid": good.kid], key: other)
+            }
+            try await refused("HS256") { try signed($0, header: ["alg": "HS256", "kid": good.kid]) }
+            try await refused("alg none") { try signed($0, header: ["alg": "none", "kid": good.kid], key: nil) }
+            try await refused("not a token") { _ in "garbage" }
+            try await refused("wrong version") { try signed($0) { $0[LTI.Claim.version] = "1.1.0" } }
+            try await refused("a JWT that is no LTI message") {
+                try signed($0) {
+                    $0[LTI.Claim.version] = nil
+                    $0[LTI.Claim.messageType] = nil
+                }
+            }
+            try await refused("unknown message type") { try signed($0) { $0[LTI.Claim.messageType] = "Other" } }
+            try await refused("unknown deployment") { try signed($0) { $0[LTI.Claim.deploymentID] = "elsewhere" } }
+            try await refused("no roles") { try signed($0) { $0[LTI.Claim.roles] = nil } }
+            try await refused("no resource link id") { try signed($0) { $0[LTI.Claim.resourceLink] = [:] } }
+            try await refused("no subject") { try signed($0) { $0["sub"] = nil } }
+            try await refused("wrong issuer") { try signed($0) { $0["iss"] = "https://evil.test" } }
+            try await refused("wrong audience") { try signed($0) { $0["aud"] = "another-tool" } }
+            try await refused("wrong azp") { try signed($0) { $0["azp"] = "another-tool" } }
+            try await refused("expired") { try signed($0) { $0["exp"] = Int(Date().timeIntervalSince1970) - 600 } }
+            try await refused("issued in the future") {
+                try signed($0) { $0["iat"] = Int(Date().timeIntervalSince1970) + 600 }
+            }
+            try await refused("another nonce") { _ in try signed("another") }
+
+            // The state: once, from this browser.
+            let launch = try await PlatformLaunch.begin(api, platform)
+            let token = try platform.launchToken(nonce: launch.nonce, subject: "t-1", role: TestPlatform.instructorRole)
+            let otherBrowser = try await launch.post(
+                api, idToken: token, browser: "rollcall_lti=someone-else", json: true)
+            #expect(otherBrowser.status == .badRequest && otherBrowser.errorCode == "lti_state_invalid")
+            let used = try await launch.post(api, idToken: token, json: true)
+            #expect(used.status == .badRequest && used.errorCode == "lti_state_invalid", "the state is used once")
+            let none = try await api.call(
+                .post, "/lti/launch", raw: Array("id_token=\(token)".utf8),
+                contentType: "application/x-www-form-urlencoded", headers: [.accept: "application/json"])
+            #expect(none.errorCode == "lti_state_invalid")
+
+            // A refusal is a page that says what was wrong.
+            let page = try await PlatformLaunch.begin(api, platform)
+            let shown = try await page.post(api, idToken: try signed(page.nonce) { $0[LTI.Claim.version] = "1.1.0" })
+            #expect(shown.status == .forbidden && shown.text.contains("Rollcall speaks 1.3.0"), "\(shown.text)")
+
+            // The login initiation: a platform not registered, a deployment not registered, a target elsewhere.
+            for (query, what) in [
+                ("iss=https://evil.test&login_hint=x&target_link_uri=http://rollcall.test/lti/launch", "issuer"),
+                (
+                    "iss=\(platform.issuer)&login_hint=x&target_link_uri=http://rollcall.test/&lti_deployment_id=d-9",
+                    "deployment"
+                ),
+                ("iss=\(platform.issuer)&login_hint=x&target_link_uri=https://evil.test/lti/launch", "target"),
+                ("iss=\(platform.issuer)&target_link_uri=http://rollcall.test/", "hint"),
+            ] {
+                let before = try await api.rows("SELECT state_hash FROM lti_logins").count
+                let reply = try await api.call(.get, "/lti/login?\(query)", headers: [.accept: "application/json"])
+                #expect(
+                    reply.status == .badRequest && reply.errorCode == "lti_launch_refused", "\(what): \(reply.text)")
+                #expect(try await api.rows("SELECT state_hash FROM lti_logins").count == before, "\(what) kept a login")
+            }
+            // The login as a form post, as some platforms send it.
+            let posted = try await api.call(
+                .post, "/lti/login",
+                raw: Array("iss=\(platform.issuer)&login_hint=x&target_link_uri=http://rollcall.test/lti/launch".utf8),
+                contentType: "application/x-www-form-urlencoded")
+            #expect(posted.status == .found, "\(posted.text)")
+        }
+    }
+
+    @Test func a_course_not_linked_says_so() async throws {
+        try await TestPlatform.run { api, platform, admin in
+            let (teacher, courseID, _) = try await api.teacherWithCourse()
+            try await api.expectRefused(
+                .post, "/api/v1/courses/\(courseID)/lti/sync", as: teacher, status: .notFound, code: "lti_not_linked")
+            try await api.expectRefused(
+                .post, "/api/v1/courses/\(courseID)/lti/grades", as: teacher, status: .notFound, code: "lti_not_linked")
+            // A learner before any instructor set the course up.
+            let launch = try await PlatformLaunch.begin(api, platform)
+            let reply = try await launch.post(
+                api,
+                idToken: try platform.launchToken(nonce: launch.nonce, subject: "s-9", role: TestPlatform.learnerRole),
+                json: true)
+            #expect(reply.status == .notFound && reply.errorCode == "course_not_found", "\(reply.text)")
+            _ = admin
+        }
+    }
+}
