@@ -3,8 +3,9 @@
 # zbar and librsvg to decode rendered QR codes, PostgreSQL for the tests on it, nginx for the test behind a reverse
 # proxy, and a Python environment with selenium, pytest, cryptography (the tests' self-signed certificates),
 # aiosmtpd (the mail server the mail tests deliver to), oidc-provider-mock (the school sign-in the browser tests go
-# through), pymarkdownlnt (the lint of the README and docs/) and axe-core, which the accessibility audit injects into
-# every page (`axe.min.js` from the axe-playwright-python wheel, taken without Playwright).
+# through), lti1p3platform and Flask (the LTI 1.3 platform the LTI tests launch Rollcall from), pymarkdownlnt (the
+# lint of the README and docs/) and axe-core, which the accessibility audit injects into every page (`axe.min.js`
+# from the axe-playwright-python wheel, taken without Playwright).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,9 +29,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 venv=.build/python
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import selenium, pytest, schemathesis, cryptography, aiosmtpd, pymarkdown, oidc_provider_mock" 2>/dev/null; then
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import selenium, pytest, schemathesis, cryptography, aiosmtpd, pymarkdown, oidc_provider_mock, flask, lti1p3platform.ltiplatform" 2>/dev/null; then
     python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install -q --disable-pip-version-check selenium pytest schemathesis cryptography aiosmtpd pymarkdownlnt oidc-provider-mock
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check selenium pytest schemathesis cryptography aiosmtpd pymarkdownlnt oidc-provider-mock flask lti1p3platform
 fi
 if ! "$venv/bin/python" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('axe_playwright_python') is None)"; then
     "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps axe-playwright-python

@@ -263,6 +263,50 @@ struct LearningPlatformTests {
                 item["type"] as? String == "ltiResourceLink"
                     && item["url"] as? String == "http://rollcall.test/lti/launch")
             #expect((item["lineItem"] as? [String: Any])?["resourceId"] as? String == LTI.lineItemResourceID)
+
+            // Once the course has its column (made on an instructor's launch), a link placed later asks for none.
+            _ = try await PlatformLaunch.through(api, platform, subject: "t-1", role: TestPlatform.instructorRole)
+            #expect(platform.state.withLockedValue { $0.lineItems.count } == 1)
+            let later = try await PlatformLaunch.begin(api, platform)
+            let again = try await later.post(
+                api,
+                idToken: try platform.launchToken(nonce: later.nonce, subject: "t-1", role: TestPlatform.instructorRole)
+                {
+                    $0[LTI.Claim.messageType] = "LtiDeepLinkingRequest"
+                    $0[LTI.Claim.resourceLink] = nil
+                    $0[LTI.Claim.deepLinkingSettings] = ["deep_link_return_url": "\(platform.issuer)/deep-link-return"]
+                })
+            let secondJWT = String(try #require(again.text.firstMatch(of: /name="JWT" value="([^"]+)"/)?.1))
+            let secondClaims = try await platform.verifyTool(secondJWT)
+            let second = try #require((secondClaims[LTI.Claim.contentItems] as? [[String: Any]])?.first)
+            #expect(second["lineItem"] == nil, "no second Attendance column")
+        }
+    }
+
+    @Test func grades_that_could_not_be_queued_while_the_platform_was_down_are_queued_once_it_is_back() async throws {
+        try await TestPlatform.run { api, platform, admin in
+            Self.fillCourse(platform, students: 2)
+            platform.set { $0.down = true }
+            let first = try await PlatformLaunch.through(
+                api, platform, subject: "t-1", role: TestPlatform.instructorRole)
+            let courseID = try #require(first.headers[.location]).replacingOccurrences(of: "/courses/", with: "")
+            #expect(try await api.rows("SELECT line_item_url FROM lti_courses")[0]["line_item_url"] == .some(nil))
+            // The roster could not come either: the students launch, and come in by their launch.
+            platform.set { $0.down = false }
+            _ = try await PlatformLaunch.through(api, platform, subject: "s-0", role: TestPlatform.learnerRole)
+            platform.set { $0.down = true }
+            let opened = try await api.call(
+                .post, "/api/v1/courses/\(courseID)/sessions", as: admin, json: ["title": "Week 1"])
+            let sessionID = try #require(opened.int("session.id"))
+            #expect(try await api.call(.post, "/api/v1/sessions/\(sessionID)/close", as: admin).status == .ok)
+            // A round of the grade return finds the platform away, and puts its mark back.
+            let unavailable = platform.state.withLockedValue { $0.unavailable }
+            #expect(try await Self.eventually { platform.state.withLockedValue { $0.unavailable } > unavailable })
+            let marks = try await api.rows("SELECT graded_through FROM lti_courses")
+            #expect(marks[0]["graded_through"] == .some(nil), "\(marks)")
+            platform.set { $0.down = false }
+            #expect(try await Self.eventually { platform.scores.count == 1 }, "\(platform.scores)")
+            #expect(platform.scores.first?.userID == "s-0" && platform.scores.first?.given == 0)
         }
     }
 
@@ -289,7 +333,7 @@ struct LearningPlatformTests {
 
     @Test func every_launch_that_breaks_a_rule_is_refused_and_leaves_nobody_behind() async throws {
         try await TestPlatform.run { api, platform, _ in
-            let other = TestPlatform.Key.make("not-published")
+            let other = TestPlatform.Key.unpublished
             let good = platform.published[0]
             /// A launch with `token(nonce)`: refused with `code`, no account and no course made.
             func refused(

@@ -147,6 +147,10 @@ struct CourseLinks: Sendable {
                 let queued = try await queueGrades(linked, platform: platform, now: now)
                 logger.info("queued \(queued) scores for \(platform.name), course \(linked.courseId)")
             } catch {
+                // Nothing was queued (the platform's line item could not be found or made): the mark goes back, so
+                // that the next round tries again.
+                try await platforms.releaseGrading(
+                    linkedCourseID: linked.id, through: ended, back: linked.gradedThrough)
                 logger.warning("the scores for course \(linked.courseId) were not queued: \(error)")
             }
         }

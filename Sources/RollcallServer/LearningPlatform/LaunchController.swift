@@ -242,6 +242,12 @@ struct LaunchController: Sendable {
         guard let returnURL = launch.deepLinkReturnURL else {
             throw Self.refused("The deep linking request has nowhere to return to.")
         }
+        // A course whose grades already have a column asks for no second one.
+        var hasColumn = false
+        if let course = launch.context {
+            hasColumn =
+                try await platforms.linkedCourse(platformID: platform.id, contextID: course.id)?.lineItemUrl != nil
+        }
         let now = Date()
         let response = DeepLinkingResponse(
             iss: platform.clientId, aud: platform.issuer, iat: Int(now.timeIntervalSince1970),
@@ -252,9 +258,11 @@ struct LaunchController: Sendable {
                 .init(
                     type: "ltiResourceLink", title: "Rollcall attendance", url: launchURL,
                     text: "Check in to class sessions and see your attendance.",
-                    lineItem: .init(
-                        scoreMaximum: 100, label: "Attendance", resourceId: LTI.lineItemResourceID,
-                        tag: LTI.lineItemTag))
+                    lineItem: hasColumn
+                        ? nil
+                        : .init(
+                            scoreMaximum: 100, label: "Attendance", resourceId: LTI.lineItemResourceID,
+                            tag: LTI.lineItemTag))
             ])
         let jwt = try await keys.sign(response)
         return try pages.render(
@@ -340,7 +348,8 @@ struct DeepLinkingResponse: JWTPayload {
         var title: String
         var url: String
         var text: String
-        var lineItem: LineItem
+        /// Left out where the course has its column already.
+        var lineItem: LineItem?
     }
     var iss: String
     var aud: String

@@ -337,7 +337,7 @@ struct PlatformStore: Sendable {
                 try await sql.update("lti_courses").set("title", to: context.title)
                     .set("memberships_url", to: launch.membershipsURL ?? linked.membershipsUrl)
                     .set("line_items_url", to: launch.lineItemsURL ?? linked.lineItemsUrl)
-                    .set("line_item_url", to: launch.lineItemURL ?? linked.lineItemUrl)
+                    .set("line_item_url", to: linked.lineItemUrl ?? launch.lineItemURL)
                     .where("id", .equal, linked.id).run()
             }
             return try await linkedCourse(platformID: platformID, contextID: context.id) ?? linked
@@ -420,6 +420,14 @@ struct PlatformStore: Sendable {
     func synced(linkedCourseID: Int64, at now: Date = Date()) async throws {
         try await database.write { sql in
             try await sql.update("lti_courses").set("synced_at", to: now).where("id", .equal, linkedCourseID).run()
+        }
+    }
+
+    /// Puts the grading mark back where it was, unless another round moved it on meanwhile.
+    func releaseGrading(linkedCourseID: Int64, through: Date, back: Date?) async throws {
+        try await database.write { sql in
+            try await sql.update("lti_courses").set("graded_through", to: back)
+                .where("id", .equal, linkedCourseID).where("graded_through", .equal, through).run()
         }
     }
 

@@ -21,7 +21,7 @@ struct ToolKeys: Sendable {
     /// The key that signs, made (once, whichever process asks first) when there is none.
     func current(now: Date = Date()) async throws -> StoredKey {
         if let key = try await read() { return key }
-        let made = try Self.make(now: now)
+        let made = try await Self.make(now: now)
         try await database.write { sql in
             try await sql.insert(into: "lti_tool_keys").columns("kid", "private_pem", "slot", "created_at")
                 .values(SQLBind(made.kid), SQLBind(made.privatePem), SQLBind("current"), SQLBind(now))
@@ -41,7 +41,7 @@ struct ToolKeys: Sendable {
     /// Puts a new key in the `current` slot; the one it replaces stays published. Answers the new key's `kid`.
     @discardableResult
     func rotate(now: Date = Date()) async throws -> String {
-        let made = try Self.make(now: now)
+        let made = try await Self.make(now: now)
         try await database.transaction { sql in
             try await sql.update("lti_tool_keys").set("slot", to: SQLLiteral.null).where("slot", .equal, "current")
                 .run()
@@ -90,9 +90,15 @@ struct ToolKeys: Sendable {
         return try await collection.sign(payload, kid: JWKIdentifier(string: key.kid), header: header)
     }
 
-    private static func make(now: Date) throws -> StoredKey {
-        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        return StoredKey(kid: OpaqueToken.make(), privatePem: key.pemRepresentation, slot: "current", createdAt: now)
+    /// A new key pair, made on a thread of its own: finding two 1024-bit primes takes long enough to hold up the
+    /// requests on the cooperative threads, and the database's queries on the shared blocking pool.
+    private static func make(now: Date) async throws -> StoredKey {
+        let pem = try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation })
+            }
+        }
+        return StoredKey(kid: OpaqueToken.make(), privatePem: pem, slot: "current", createdAt: now)
     }
 
     static func base64URL(_ data: Data) -> String {

@@ -35,7 +35,9 @@ final class TestPlatform: Sendable {
             ]
         }
 
-        static func make(_ kid: String) -> Key { Key(kid: kid, key: try! _RSA.Signing.PrivateKey(keySize: .bits2048)) }
+        /// Keys made once for every test: making one keeps a core busy for a while, and the tests run side by side.
+        static let first = Key(kid: "platform-key-1", key: try! _RSA.Signing.PrivateKey(keySize: .bits2048))
+        static let unpublished = Key(kid: "not-published", key: try! _RSA.Signing.PrivateKey(keySize: .bits2048))
     }
 
     /// A member of the platform's course.
@@ -66,6 +68,8 @@ final class TestPlatform: Sendable {
         var scores: [Score] = []
         var refusedScores = 0
         var down = false
+        /// Requests answered 503 while down.
+        var unavailable = 0
         var keyFetches = 0
         var scopesAsked: [String] = []
         var usedAssertions: Set<String> = []
@@ -161,7 +165,12 @@ final class TestPlatform: Sendable {
             return Self.json(["keys": keys])
         }
         router.post("token") { [self] request, _ -> Response in
-            if state.withLockedValue({ $0.down }) { return Self.json(["error": "down"], status: .serviceUnavailable) }
+            if state.withLockedValue({ state in
+                state.unavailable += state.down ? 1 : 0
+                return state.down
+            }) {
+                return Self.json(["error": "down"], status: .serviceUnavailable)
+            }
             let form = try await LaunchController.fields(of: request)
             guard form["grant_type"] == "client_credentials",
                 form["client_assertion_type"] == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
@@ -268,7 +277,10 @@ final class TestPlatform: Sendable {
 
     /// The refusal of a service call without a token for `scope`, or while the platform is down.
     private func refuse(_ request: Request, needing scope: String) -> Response? {
-        let (down, tokens) = state.withLockedValue { ($0.down, $0.issuedTokens) }
+        let (down, tokens) = state.withLockedValue { state in
+            state.unavailable += state.down ? 1 : 0
+            return (state.down, state.issuedTokens)
+        }
         if down { return Self.json(["error": "down"], status: .serviceUnavailable) }
         let token = request.headers[.authorization].map { String($0.dropFirst("Bearer ".count)) } ?? ""
         guard let scopes = tokens[token] else { return Self.json(["error": "unauthorized"], status: .unauthorized) }
@@ -288,7 +300,7 @@ final class TestPlatform: Sendable {
         configure: @escaping @Sendable (inout Configuration) -> Void = { _ in },
         _ body: @escaping @Sendable (API, TestPlatform, Account) async throws -> Void
     ) async throws {
-        let platform = TestPlatform(keys: [Key.make("platform-key-1")])
+        let platform = TestPlatform(keys: [Key.first])
         let app = Application(router: platform.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let issuer = "http://127.0.0.1:\(try #require(client.port))"
