@@ -452,3 +452,64 @@ struct LearningPlatformTests {
         }
     }
 }
+
+/// Launches released at the same instant, on one server or spread over two processes on PostgreSQL: one course for a
+/// platform course, one account for a platform person.
+@Suite("Learning platforms, launches at once", .timeLimit(.minutes(3)))
+struct LearningPlatformRacesTests {
+    @Test(arguments: RaceGround.allCases)
+    func launches_at_once_link_one_course_and_make_one_account_each(ground: RaceGround) async throws {
+        try await TestPlatform.serving { platform in
+            try await ground.run(configure: TestPlatform.configure) { servers, database in
+                let admin = try await servers[0].admin()
+                try await platform.register(at: servers[0], by: admin)
+                LearningPlatformTests.fillCourse(platform, students: 3)
+                // The logins first, each on one process; the launches then go to the other, all at once.
+                var logins: [PlatformLaunch] = []
+                for index in 0..<8 { logins.append(try await PlatformLaunch.begin(servers[index % 2], platform)) }
+                let tokens = try logins.map {
+                    try platform.launchToken(nonce: $0.nonce, subject: "t-1", role: TestPlatform.instructorRole)
+                }
+                let started = logins
+                let replies = try await RacesTests.atOnce(8, over: servers.reversed()) { api, index in
+                    try await started[index].post(api, idToken: tokens[index])
+                }
+                #expect(replies.allSatisfy { $0.status == .seeOther }, "\(replies.map(\.status))")
+                #expect(Set(replies.compactMap { $0.headers[.location] }).count == 1, "one course for all")
+                let counts = try await database.read { sql in
+                    (
+                        try await sql.raw("SELECT id FROM lti_courses").all().count,
+                        try await sql.raw("SELECT id FROM courses").all().count,
+                        try await sql.raw("SELECT user_id FROM lti_identities").all().count,
+                        try await sql.raw("SELECT student_id FROM enrollments").all().count
+                    )
+                }
+                #expect(counts.0 == 1 && counts.1 == 1, "one link, and no course left over: \(counts)")
+                #expect(
+                    counts.2 == 5 && counts.3 == 3, "the teacher, the assistant and 3 students, once each: \(counts)")
+
+                // One student's launch sent twice at once, before any account of theirs exists.
+                var twice: [PlatformLaunch] = []
+                for index in 0..<2 { twice.append(try await PlatformLaunch.begin(servers[index], platform)) }
+                let again = twice
+                platform.set {
+                    $0.members.append(
+                        .init(
+                            userID: "s-new", name: "New Student", email: "new@hill.test", role: TestPlatform.learnerRole
+                        ))
+                }
+                let student = try twice.map {
+                    try platform.launchToken(nonce: $0.nonce, subject: "s-new", role: TestPlatform.learnerRole)
+                }
+                let both = try await RacesTests.atOnce(2, over: servers) { api, index in
+                    try await again[index].post(api, idToken: student[index])
+                }
+                #expect(both.allSatisfy { $0.status == .seeOther }, "\(both.map(\.status)) \(both.map(\.text))")
+                let accounts = try await database.read { sql in
+                    try await sql.raw("SELECT id FROM users WHERE email = 'new@hill.test'").all().count
+                }
+                #expect(accounts == 1)
+            }
+        }
+    }
+}

@@ -15,10 +15,13 @@ enum RaceGround: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { self == .sqlite ? "SQLite" : "two processes on PostgreSQL" }
 
     /// Runs `body` with the servers to send to (the one server twice on SQLite) and the database they share.
-    func run(_ body: @Sendable (_ servers: [API], _ database: Database) async throws -> Void) async throws {
+    func run(
+        configure: @escaping @Sendable (inout Configuration) -> Void = { _ in },
+        _ body: @Sendable (_ servers: [API], _ database: Database) async throws -> Void
+    ) async throws {
         switch self {
         case .sqlite:
-            try await withServer(setup: .live) { api in
+            try await withServer(setup: .live, configure: configure) { api in
                 try await Database.sqlite(path: api.databasePath, logger: .init(label: "test")).closing { database in
                     try await body([api, api], database)
                 }
@@ -26,8 +29,8 @@ enum RaceGround: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .postgres:
             let postgres = try PostgresServer.start()
             defer { postgres.stop() }
-            try await withServer(databaseURL: postgres.url, setup: .live) { first in
-                try await withServer(databaseURL: postgres.url, setup: .live) { second in
+            try await withServer(databaseURL: postgres.url, setup: .live, configure: configure) { first in
+                try await withServer(databaseURL: postgres.url, setup: .live, configure: configure) { second in
                     try await Database.postgres(url: postgres.url, logger: .init(label: "test")).closing { database in
                         try await body([first, second], database)
                     }

@@ -222,15 +222,38 @@ struct PlatformStore: Sendable {
     ) async throws -> User {
         let cleanName = name.flatMap { try? AccountRules.name($0) }
         let number = studentNumber.flatMap { try? AccountRules.studentNumber($0) }
-        let user: User = try await database.transaction { sql in
-            if let linked = try await sql.select().column(SQLColumn("*", table: "users")).from("lti_identities")
-                .join(
-                    "users", on: SQLColumn("id", table: "users"), .equal, SQLColumn("user_id", table: "lti_identities")
-                )
-                .where(SQLColumn("platform_id", table: "lti_identities"), .equal, SQLBind(platformID))
-                .where(SQLColumn("subject", table: "lti_identities"), .equal, SQLBind(subject))
-                .first(decoding: User.self, with: .rollcall)
-            {
+        let made: User
+        do {
+            made = try await findOrCreate(
+                platformID: platformID, subject: subject, name: cleanName, email: email, number: number, role: role,
+                now: now)
+        } catch {
+            // Two launches of one new person at once, on two processes: the other made the account first.
+            guard
+                let linked = try await database.read({ sql in try await Self.linkedUser(platformID, subject, in: sql) })
+            else { throw error }
+            made = linked
+        }
+        database.caches.identities.forget(userID: made.id)
+        return made
+    }
+
+    private static func linkedUser(_ platformID: Int64, _ subject: String, in sql: any SQLDatabase) async throws
+        -> User?
+    {
+        try await sql.select().column(SQLColumn("*", table: "users")).from("lti_identities")
+            .join("users", on: SQLColumn("id", table: "users"), .equal, SQLColumn("user_id", table: "lti_identities"))
+            .where(SQLColumn("platform_id", table: "lti_identities"), .equal, SQLBind(platformID))
+            .where(SQLColumn("subject", table: "lti_identities"), .equal, SQLBind(subject))
+            .first(decoding: User.self, with: .rollcall)
+    }
+
+    private func findOrCreate(
+        platformID: Int64, subject: String, name cleanName: String?, email: String?, number: String?,
+        role: LTI.CourseRole, now: Date
+    ) async throws -> User {
+        try await database.transaction { sql in
+            if let linked = try await Self.linkedUser(platformID, subject, in: sql) {
                 let update = sql.update("users").where("id", .equal, linked.id)
                 var changed = false
                 if let cleanName, cleanName != linked.name {
@@ -276,8 +299,6 @@ struct PlatformStore: Sendable {
                 .values(SQLBind(platformID), SQLBind(subject), SQLBind(id), SQLBind(now)).run()
             return try await Self.user(id, in: sql)
         }
-        database.caches.identities.forget(userID: user.id)
-        return user
     }
 
     /// The platform's address when it is one and no account has it; else an address that reaches nobody, unique to

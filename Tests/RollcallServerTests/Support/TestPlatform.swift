@@ -294,45 +294,61 @@ final class TestPlatform: Sendable {
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
+    /// The settings every Rollcall server of these tests runs with.
+    static func configure(_ configuration: inout Configuration) {
+        configuration.publicURL = "http://rollcall.test"
+        configuration.mailRetry = RetryPolicy(first: 0.2, longest: 0.5, attempts: 100)
+        configuration.mailPoll = .milliseconds(200)
+    }
+
+    /// Starts a platform on loopback and runs `body` with it.
+    static func serving(_ body: @escaping @Sendable (TestPlatform) async throws -> Void) async throws {
+        let platform = TestPlatform(keys: [Key.first])
+        let app = Application(router: platform.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            platform.address.withLockedValue { $0 = "http://127.0.0.1:\(port)" }
+            try await body(platform)
+        }
+    }
+
+    /// Registers this platform at the Rollcall server `api` by its admin, and reads Rollcall's keys from it.
+    func register(at api: API, by admin: Account) async throws {
+        // Over a connection of its own, as a platform elsewhere would: the test's client is busy with the request
+        // that made the platform ask.
+        let keysURL = "http://127.0.0.1:\(try #require(api.client.port))/lti/jwks"
+        toolKeys.withLockedValue {
+            $0 = {
+                let response = try await HTTPClient.shared.execute(
+                    HTTPClientRequest(url: keysURL), timeout: .seconds(10))
+                return String(buffer: try await response.body.collect(upTo: 1 << 20))
+            }
+        }
+        let registered = try await api.call(
+            .post, "/api/v1/admin/lti-platforms", as: admin,
+            json: [
+                "name": "Hill Moodle", "issuer": issuer, "clientId": Self.clientID, "deploymentIds": [Self.deployment],
+                "authorizationUrl": "\(issuer)/auth", "tokenUrl": "\(issuer)/token", "jwksUrl": "\(issuer)/jwks",
+            ])
+        #expect(registered.status == .created, "\(registered.text)")
+    }
+
     /// Starts a platform on loopback and a Rollcall server (listening, so that the platform can read its keys)
     /// with the platform registered by an admin; runs `body` with both and the admin.
     static func run(
         configure: @escaping @Sendable (inout Configuration) -> Void = { _ in },
         _ body: @escaping @Sendable (API, TestPlatform, Account) async throws -> Void
     ) async throws {
-        let platform = TestPlatform(keys: [Key.first])
-        let app = Application(router: platform.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(.live) { client in
-            let issuer = "http://127.0.0.1:\(try #require(client.port))"
-            platform.address.withLockedValue { $0 = issuer }
+        try await serving { platform in
             try await withServer(
                 setup: .live,
                 configure: { configuration in
-                    configuration.publicURL = "http://rollcall.test"
-                    configuration.mailRetry = RetryPolicy(first: 0.2, longest: 0.5, attempts: 100)
-                    configuration.mailPoll = .milliseconds(200)
+                    Self.configure(&configuration)
                     configure(&configuration)
                 }
             ) { api in
-                // Over a connection of its own, as a platform elsewhere would: the test's client is busy with the
-                // request that made the platform ask.
-                let keysURL = "http://127.0.0.1:\(try #require(api.client.port))/lti/jwks"
-                platform.toolKeys.withLockedValue {
-                    $0 = {
-                        let response = try await HTTPClient.shared.execute(
-                            HTTPClientRequest(url: keysURL), timeout: .seconds(10))
-                        return String(buffer: try await response.body.collect(upTo: 1 << 20))
-                    }
-                }
                 let admin = try await api.admin()
-                let registered = try await api.call(
-                    .post, "/api/v1/admin/lti-platforms", as: admin,
-                    json: [
-                        "name": "Hill Moodle", "issuer": issuer, "clientId": clientID, "deploymentIds": [deployment],
-                        "authorizationUrl": "\(issuer)/auth", "tokenUrl": "\(issuer)/token",
-                        "jwksUrl": "\(issuer)/jwks",
-                    ])
-                #expect(registered.status == .created, "\(registered.text)")
+                try await platform.register(at: api, by: admin)
                 try await body(api, platform, admin)
             }
         }
