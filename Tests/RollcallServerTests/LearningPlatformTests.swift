@@ -434,6 +434,30 @@ struct LearningPlatformTests {
         }
     }
 
+    @Test func an_erased_person_is_no_longer_linked_and_their_unsent_grade_goes_too() async throws {
+        try await TestPlatform.run { api, platform, admin in
+            Self.fillCourse(platform, students: 1)
+            let first = try await PlatformLaunch.through(
+                api, platform, subject: "t-1", role: TestPlatform.instructorRole)
+            let courseID = try #require(first.headers[.location]).replacingOccurrences(of: "/courses/", with: "")
+            _ = try await PlatformLaunch.through(api, platform, subject: "s-0", role: TestPlatform.learnerRole)
+            let before = try #require(
+                try await api.rows("SELECT user_id FROM lti_identities WHERE subject = 's-0'").first?["user_id"] ?? nil)
+            platform.set { $0.down = true }
+            #expect(try await api.call(.post, "/api/v1/courses/\(courseID)/lti/grades", as: admin).int("queued") == 1)
+            let erased = try await api.call(.delete, "/api/v1/admin/users/\(before)", as: admin)
+            #expect(erased.status == .noContent, "\(erased.text)")
+            #expect(try await api.rows("SELECT user_id FROM lti_identities WHERE subject = 's-0'").isEmpty)
+            #expect(
+                try await api.rows("SELECT id FROM outbox WHERE channel = 'lti' AND status = 'queued'").isEmpty,
+                "no grade of theirs is sent after they are gone")
+            platform.set { $0.down = false }
+            _ = try await PlatformLaunch.through(api, platform, subject: "s-0", role: TestPlatform.learnerRole)
+            let after = try await api.rows("SELECT user_id FROM lti_identities WHERE subject = 's-0'")
+            #expect(after.count == 1 && after[0]["user_id"] != .some(before), "a new account, not the emptied one")
+        }
+    }
+
     @Test func a_course_not_linked_says_so() async throws {
         try await TestPlatform.run { api, platform, admin in
             let (teacher, courseID, _) = try await api.teacherWithCourse()

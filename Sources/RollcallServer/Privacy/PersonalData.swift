@@ -241,12 +241,18 @@ struct PersonalData: Sendable {
         defer { identities.forget(userID: user.id) }
         try await database.transaction { sql in
             let id = user.id
+            // Scores for learning platforms name the person by their subject, which goes with the links below.
+            try await sql.raw(
+                "DELETE FROM outbox WHERE channel = 'lti' AND recipient IN (SELECT subject FROM lti_identities WHERE user_id = \(bind: id))"
+            ).run()
             for (table, column) in [
                 ("access_tokens", "user_id"), ("email_verifications", "user_id"), ("password_resets", "user_id"),
                 ("phone_codes", "user_id"), ("passkey_challenges", "user_id"),
                 ("passkey_verifications", "user_id"), ("passkeys", "user_id"), ("remembered_devices", "user_id"),
                 ("check_in_evidence", "student_id"),
                 ("device_bindings", "student_id"), ("flags", "student_id"), ("enrollments", "student_id"),
+                // The links to the school's sign-in and its learning platforms: a later launch or sign-in starts anew.
+                ("sso_identities", "user_id"), ("lti_identities", "user_id"), ("lti_handoffs", "user_id"),
             ] {
                 try await sql.delete(from: table).where(SQLColumn(column), .equal, SQLBind(id)).run()
             }
