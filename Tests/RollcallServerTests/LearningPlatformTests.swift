@@ -512,6 +512,35 @@ struct LearningPlatformRacesTests {
                 #expect(
                     counts.2 == 5 && counts.3 == 3, "the teacher, the assistant and 3 students, once each: \(counts)")
 
+                // A session ends: of the processes' grade rounds, one queues the grades, once.
+                let courseID = try #require(replies.first?.headers[.location]).replacingOccurrences(
+                    of: "/courses/", with: "")
+                let opened = try await servers[1].call(
+                    .post, "/api/v1/courses/\(courseID)/sessions", as: admin, json: ["title": "Week 1"])
+                let sessionID = try #require(opened.int("session.id"), "\(opened.text)")
+                #expect(
+                    try await servers[0].call(.post, "/api/v1/sessions/\(sessionID)/close", as: admin).status == .ok)
+                #expect(try await LearningPlatformTests.eventually { platform.scores.count == 3 }, "\(platform.scores)")
+                let letters = try await database.read { sql in
+                    try await sql.raw("SELECT id FROM outbox WHERE channel = 'lti'").all().count
+                }
+                #expect(letters == 3 && platform.scores.count == 3, "queued once: \(letters) letters")
+                // The claim itself, asked by eight rounds at the same instant: one wins.
+                let store = PlatformStore(database: database, courses: CourseStore(database: database))
+                let linkedID = try await database.read { sql in
+                    try await sql.raw("SELECT id FROM lti_courses").first(decodingColumn: "id", as: Int64.self)
+                }
+                let later = Date().addingTimeInterval(3600)
+                let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for _ in 0..<8 {
+                        group.addTask {
+                            try await store.claimGrading(linkedCourseID: try #require(linkedID), through: later)
+                        }
+                    }
+                    return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+                }
+                #expect(wins == 1)
+
                 // One student's launch sent twice at once, before any account of theirs exists.
                 var twice: [PlatformLaunch] = []
                 for index in 0..<2 { twice.append(try await PlatformLaunch.begin(servers[index], platform)) }

@@ -133,13 +133,8 @@ struct CourseLinks: Sendable {
     /// Queues the grades of each linked course whose latest session ended since its grades were last queued; the
     /// mark moves once, whichever process sees it first.
     func gradeEndedSessions(now: Date = Date()) async throws {
-        for linked in try await platforms.linkedCourses() {
-            guard
-                let ended = try await sessions.list(courseID: linked.courseId)
-                    .compactMap({ session in session.closedAt ?? session.closesAt.flatMap { $0 <= now ? $0 : nil } })
-                    .max(),
-                linked.gradedThrough.map({ $0 < ended }) ?? true,
-                let platform = try await platforms.find(id: linked.platformId),
+        for (linked, ended) in try await platforms.endedSinceGraded(now: now) {
+            guard let platform = try await platforms.find(id: linked.platformId),
                 linked.lineItemUrl != nil || linked.lineItemsUrl != nil,
                 try await platforms.claimGrading(linkedCourseID: linked.id, through: ended)
             else { continue }

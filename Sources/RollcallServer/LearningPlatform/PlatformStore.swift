@@ -173,12 +173,21 @@ struct PlatformStore: Sendable {
         var expiresAt: Date
     }
 
-    /// Takes the login a state names, once: by deleting it and reading what was deleted.
+    /// Takes the login a state names, once.
     func takeLogin(state: String) async throws -> PendingLogin? {
+        try await take(
+            from: "lti_logins", by: "state_hash", token: state,
+            returning: ["platform_id", "browser_hash", "nonce", "expires_at"])
+    }
+
+    /// Takes a single-use row by its token's digest, once whichever process asks: by deleting it and reading what
+    /// was deleted.
+    private func take<Row: Decodable & Sendable>(
+        from table: String, by column: String, token: String, returning columns: [String]
+    ) async throws -> Row? {
         try await database.write { sql in
-            try await sql.delete(from: "lti_logins").where("state_hash", .equal, OpaqueToken.digest(state))
-                .returning("platform_id", "browser_hash", "nonce", "expires_at")
-                .first(decoding: PendingLogin.self, with: .rollcall)
+            try await sql.delete(from: table).where(SQLColumn(column), .equal, SQLBind(OpaqueToken.digest(token)))
+                .returning(columns.map { SQLColumn($0) }).first(decoding: Row.self, with: .rollcall)
         }
     }
 
@@ -204,10 +213,8 @@ struct PlatformStore: Sendable {
 
     /// Takes a handoff code, once.
     func takeHandoff(code: String) async throws -> Handoff? {
-        try await database.write { sql in
-            try await sql.delete(from: "lti_handoffs").where("code_hash", .equal, OpaqueToken.digest(code))
-                .returning("user_id", "next", "expires_at").first(decoding: Handoff.self, with: .rollcall)
-        }
+        try await take(
+            from: "lti_handoffs", by: "code_hash", token: code, returning: ["user_id", "next", "expires_at"])
     }
 
     // MARK: People
@@ -315,11 +322,7 @@ struct PlatformStore: Sendable {
     }
 
     private static func user(_ id: Int64, in sql: any SQLDatabase) async throws -> User {
-        guard
-            let user = try await sql.select().column("*").from("users").where("id", .equal, id)
-                .first(decoding: User.self, with: .rollcall)
-        else { throw NotStored(.userNotFound, what: "user") }
-        return user
+        try await SingleSignOnStore.user(id, in: sql)
     }
 
     // MARK: Courses
@@ -337,14 +340,6 @@ struct PlatformStore: Sendable {
         try await database.read { sql in
             try await sql.select().column("*").from("lti_courses").where("course_id", .equal, courseID)
                 .first(decoding: LinkedCourse.self, with: .rollcall)
-        }
-    }
-
-    /// Every linked course.
-    func linkedCourses() async throws -> [LinkedCourse] {
-        try await database.read { sql in
-            try await sql.select().column("*").from("lti_courses").orderBy("id")
-                .all(decoding: LinkedCourse.self, with: .rollcall)
         }
     }
 
@@ -442,6 +437,35 @@ struct PlatformStore: Sendable {
         try await database.write { sql in
             try await sql.update("lti_courses").set("synced_at", to: now).where("id", .equal, linkedCourseID).run()
         }
+    }
+
+    /// The linked courses with a session that ended after their grades were last queued, each with the latest end:
+    /// one query, however many courses are linked, as every process asks every few seconds.
+    func endedSinceGraded(now: Date = Date()) async throws -> [(linked: LinkedCourse, ended: Date)] {
+        struct Row: Decodable {
+            var id: Int64
+            var ended: Date
+        }
+        let (rows, linked) = try await database.read { sql in
+            let rows = try await sql.raw(
+                """
+                SELECT id, ended FROM (
+                  SELECT lti_courses.id, lti_courses.graded_through,
+                    MAX(COALESCE(sessions.closed_at,
+                      CASE WHEN sessions.closes_at <= \(bind: now) THEN sessions.closes_at END)) AS ended
+                  FROM lti_courses JOIN sessions ON sessions.course_id = lti_courses.course_id
+                  GROUP BY lti_courses.id, lti_courses.graded_through
+                ) AS latest
+                WHERE ended IS NOT NULL AND (graded_through IS NULL OR ended > graded_through)
+                """
+            ).all(decoding: Row.self, with: .rollcall)
+            guard !rows.isEmpty else { return ([Row](), [LinkedCourse]()) }
+            let linked = try await sql.select().column("*").from("lti_courses").where("id", .in, rows.map(\.id))
+                .all(decoding: LinkedCourse.self, with: .rollcall)
+            return (rows, linked)
+        }
+        let byID = Dictionary(uniqueKeysWithValues: linked.map { ($0.id, $0) })
+        return rows.compactMap { row in byID[row.id].map { ($0, row.ended) } }
     }
 
     /// Puts the grading mark back where it was, unless another round moved it on meanwhile.

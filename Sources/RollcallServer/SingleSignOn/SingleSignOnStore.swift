@@ -96,7 +96,8 @@ struct SingleSignOnStore: Sendable {
         return outcome.0
     }
 
-    private static func user(_ id: Int64, in sql: any SQLDatabase) async throws -> User {
+    /// The account `id`, read inside a transaction that just linked or made it.
+    static func user(_ id: Int64, in sql: any SQLDatabase) async throws -> User {
         guard
             let user = try await sql.select().column("*").from("users").where("id", .equal, id)
                 .first(decoding: User.self, with: .rollcall)
