@@ -596,6 +596,7 @@ struct AuthorizationMatrixTests {
                     "DELETE /admin/lti-platforms/{platformID}", [401, 403, 403, 403, 403, 204],
                     parameters: ["platformID": 1]),
                 Row("POST /admin/lti-keys/rotate", [401, 403, 403, 403, 403, 200]),
+                Row("POST /admin/lti-registration-links", [401, 403, 403, 403, 403, 201]),
                 // Only a health officer runs reports; an admin sees their audit, not their contents.
                 Row(
                     "POST /exposure-reports", [401, 403, 403, 403, 403, 403],

@@ -458,6 +458,51 @@ struct LearningPlatformTests {
         }
     }
 
+    @Test func a_platform_registers_rollcall_itself_with_a_url_that_works_once() async throws {
+        try await TestPlatform.serving { platform in
+            try await withServer(setup: .live, configure: TestPlatform.configure) { api in
+                let admin = try await api.admin()
+                let made = try await api.call(.post, "/api/v1/admin/lti-registration-links", as: admin)
+                #expect(made.status == .created, "\(made.text)")
+                let url = try #require(made.string("url"))
+                #expect(url.hasPrefix("http://rollcall.test/lti/register?secret="))
+                let path = String(url.dropFirst("http://rollcall.test".count))
+                let configuration = "\(platform.issuer)/.well-known/openid-configuration"
+                let query = "&openid_configuration=\(configuration)&registration_token=registration-token-1"
+
+                // Refused by the platform, or a configuration that names another issuer: the URL still works after.
+                platform.set { $0.refuseRegistration = true }
+                let refused = try await api.call(.get, path + query, headers: [.accept: "application/json"])
+                #expect(refused.status == .badRequest && refused.errorCode == "lti_launch_refused", "\(refused.text)")
+                platform.set { $0.refuseRegistration = false }
+                let elsewhere = try await api.call(
+                    .get, path + "&openid_configuration=\(platform.issuer)/.well-known/../elsewhere",
+                    headers: [.accept: "application/json"])
+                #expect(elsewhere.status != .ok)
+                #expect(try await api.rows("SELECT id FROM lti_platforms").isEmpty)
+
+                let page = try await api.call(.get, path + query)
+                #expect(page.status == .ok && page.text.contains("lti-registered.js"), "\(page.text)")
+                let registered = try await api.call(.get, "/api/v1/admin/lti-platforms", as: admin).list("platforms")
+                #expect(registered.count == 1)
+                #expect(registered.first?["clientId"] as? String == "dynamic-client-7")
+                #expect(registered.first?["deploymentIds"] as? [String] == ["dynamic-deployment-1"])
+                #expect(registered.first?["name"] as? String == "moodle at 127.0.0.1")
+                let sentData = try #require(platform.state.withLockedValue { $0.registrations }.last)
+                let sent = try #require(try JSONSerialization.jsonObject(with: sentData) as? [String: Any])
+                #expect(sent["initiate_login_uri"] as? String == "http://rollcall.test/lti/login")
+                #expect(sent["redirect_uris"] as? [String] == ["http://rollcall.test/lti/launch"])
+                #expect(sent["token_endpoint_auth_method"] as? String == "private_key_jwt")
+
+                let again = try await api.call(.get, path + query, headers: [.accept: "application/json"])
+                #expect(again.status == .badRequest && again.errorCode == "lti_state_invalid", "used once")
+                let unknown = try await api.call(
+                    .get, "/lti/register?secret=made-up" + query, headers: [.accept: "application/json"])
+                #expect(unknown.errorCode == "lti_state_invalid")
+            }
+        }
+    }
+
     @Test func a_course_not_linked_says_so() async throws {
         try await TestPlatform.run { api, platform, admin in
             let (teacher, courseID, _) = try await api.teacherWithCourse()

@@ -43,6 +43,7 @@ enum Migrations {
         step030Proximity,
         step031PersonTimeZone,
         step032LearningPlatforms,
+        step033LTIRegistrationLinks,
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.

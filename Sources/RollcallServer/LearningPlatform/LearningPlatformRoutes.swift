@@ -6,6 +6,8 @@ enum LearningPlatformRoutes {
     static let launch: RouterPath = "/lti/launch"
     static let continuation: RouterPath = "/lti/continue"
     static let jwks: RouterPath = "/lti/jwks"
+    static let register: RouterPath = "/lti/register"
+    static let registrationLinks = APIPath.api("admin/lti-registration-links")
     static let platforms = APIPath.api("admin/lti-platforms")
     static let platform = APIPath.api("admin/lti-platforms/:platformID")
     static let rotateKey = APIPath.api("admin/lti-keys/rotate")
@@ -27,6 +29,10 @@ extension LearningPlatformRoutes {
         PlatformsController(
             platforms: stores.platforms, links: links, keys: stores.toolKeys, access: parts.access,
             framing: parts.pages.framing, configuration: parts.configuration
+        ).addRoutes(to: router)
+        DynamicRegistration(
+            database: stores.database, platforms: stores.platforms, pages: parts.pages, framing: parts.pages.framing,
+            configuration: parts.configuration
         ).addRoutes(to: router)
     }
 }

@@ -102,11 +102,16 @@ struct PlatformStore: Sendable {
 
     /// Registers a platform; `nil` when one with this issuer and client id is registered already.
     func create(_ registration: Registration, now: Date = Date()) async throws -> LearningPlatform? {
-        try await database.write { sql in
-            try await Self.values(registration, createdAt: now, into: sql.insert(into: "lti_platforms"))
-                .ignoringConflicts(with: ["issuer", "client_id"])
-                .returning("*").first(decoding: Row.self, with: .rollcall)?.platform
-        }
+        try await database.write { sql in try await Self.insert(registration, createdAt: now, in: sql) }
+    }
+
+    /// Inserts a registration in a transaction under way; `nil` when its issuer and client id are taken.
+    static func insert(_ registration: Registration, createdAt: Date, in sql: any SQLDatabase) async throws
+        -> LearningPlatform?
+    {
+        try await values(registration, createdAt: createdAt, into: sql.insert(into: "lti_platforms"))
+            .ignoringConflicts(with: ["issuer", "client_id"])
+            .returning("*").first(decoding: Row.self, with: .rollcall)?.platform
     }
 
     /// Replaces a registration's settings; `nil` when there is no such platform. Throws `PlatformExists` when the

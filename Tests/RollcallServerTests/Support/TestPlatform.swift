@@ -74,6 +74,10 @@ final class TestPlatform: Sendable {
         var scopesAsked: [String] = []
         var usedAssertions: Set<String> = []
         var issuedTokens: [String: Set<String>] = [:]
+        /// Dynamic registrations received, and whether the next is refused.
+        /// Each as the JSON text Rollcall sent.
+        var registrations: [Data] = []
+        var refuseRegistration = false
     }
 
     let state: NIOLockedValueBox<State>
@@ -157,6 +161,32 @@ final class TestPlatform: Sendable {
     /// The platform's routes.
     func router() -> Router<BasicRequestContext> {
         let router = Router()
+        router.get(".well-known/openid-configuration") { [self] _, _ -> Response in
+            Self.json([
+                "issuer": issuer, "authorization_endpoint": "\(issuer)/auth", "token_endpoint": "\(issuer)/token",
+                "jwks_uri": "\(issuer)/jwks", "registration_endpoint": "\(issuer)/register",
+                "https://purl.imsglobal.org/spec/lti-platform-configuration": ["product_family_code": "moodle"],
+            ])
+        }
+        router.post("register") { [self] request, _ -> Response in
+            guard request.headers[.authorization] == "Bearer registration-token-1" else {
+                return Self.json(["error": "invalid_token"], status: .unauthorized)
+            }
+            let body = try await request.body.collect(upTo: 1 << 16)
+            let tool = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:]
+            let refused = state.withLockedValue { state -> Bool in
+                if state.refuseRegistration { return true }
+                state.registrations.append(Data(buffer: body))
+                return false
+            }
+            guard !refused, tool["initiate_login_uri"] is String, tool["jwks_uri"] is String else {
+                return Self.json(["error": "invalid_client_metadata"], status: .badRequest)
+            }
+            var answer = tool
+            answer["client_id"] = "dynamic-client-7"
+            answer["https://purl.imsglobal.org/spec/lti-tool-configuration"] = ["deployment_id": "dynamic-deployment-1"]
+            return Self.json(answer, status: .created)
+        }
         router.get("jwks") { [state] _, _ -> Response in
             let keys = state.withLockedValue {
                 $0.keyFetches += 1
