@@ -1,9 +1,9 @@
 """Rollcall as an LTI 1.3 tool under a real platform (lti_platform.py, on another site than Rollcall): an admin
 registers the platform, the teacher launches Rollcall inside the platform's course page and finds the course linked
-with its 40 students, deep linking places "Rollcall attendance" with its gradebook column, students launch (one in a
-browser that blocks third-party cookies), check in, and after the session closes every student's score reaches the
-platform's gradebook, through an outage of the platform. Other tests send launches Rollcall must refuse, and keep
-the platform's services down from the teacher's first launch until after a session."""
+with its 40 students, deep linking places "Rollcall attendance" (asking for no second gradebook column), students
+launch (one in a browser that blocks third-party cookies), check in, and after the session closes every student's
+score reaches the platform's gradebook, through an outage of the platform. Other tests send launches Rollcall must
+refuse, and keep the platform's services down from the teacher's first launch until after a session."""
 
 import html
 import http.cookies

@@ -14,7 +14,6 @@ struct LaunchController: Sendable {
     let platformKeys: PublishedKeys
     let tokens: AccessTokenStore
     let signIns: SignIns
-    let sessions: SessionStore
     let pages: PageRenderer
     let configuration: Configuration
 

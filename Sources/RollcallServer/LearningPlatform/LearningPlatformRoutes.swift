@@ -24,7 +24,7 @@ extension LearningPlatformRoutes {
         LaunchController(
             platforms: stores.platforms, links: links, keys: stores.toolKeys,
             platformKeys: PublishedKeys(timeout: .seconds(10)), tokens: stores.tokens, signIns: parts.signIns,
-            sessions: stores.sessions, pages: parts.pages, configuration: parts.configuration
+            pages: parts.pages, configuration: parts.configuration
         ).addRoutes(to: router)
         PlatformsController(
             platforms: stores.platforms, links: links, keys: stores.toolKeys, access: parts.access,
