@@ -597,6 +597,10 @@ struct AuthorizationMatrixTests {
                     parameters: ["platformID": 1]),
                 Row("POST /admin/lti-keys/rotate", [401, 403, 403, 403, 403, 200]),
                 Row("POST /admin/lti-registration-links", [401, 403, 403, 403, 403, 201]),
+                // No launch waits under this code: the same answer for everyone.
+                Row("POST /lti-pending/{code}", [400, 400, 400, 400, 400, 400]) { _ in
+                    Call(words: ["code": "no-such-launch"], json: ["link": false])
+                },
                 // Only a health officer runs reports; an admin sees their audit, not their contents.
                 Row(
                     "POST /exposure-reports", [401, 403, 403, 403, 403, 403],

@@ -503,6 +503,82 @@ struct LearningPlatformTests {
         }
     }
 
+    @Test func a_teacher_links_their_account_and_picks_their_course_never_by_address_alone() async throws {
+        try await TestPlatform.run { api, platform, admin in
+            Self.fillCourse(platform, students: 2)
+            platform.set { $0.members[0].email = "ines@hill.test" }
+            // Ines has used Rollcall on her own: an account with the address the platform gives, and a course.
+            let ines = try await api.register("Ines Ortega", role: "teacher", email: "ines@hill.test")
+            let biology = try await api.call(.post, "/api/v1/courses", as: ines, json: ["name": "Biology 101"])
+            let biologyID = try #require(biology.int("course.id"))
+
+            let launch = try await PlatformLaunch.through(
+                api, platform, subject: "t-1", role: TestPlatform.instructorRole)
+            #expect(launch.status == .ok && launch.sessionCookie == nil, "not signed in to anyone yet: \(launch.text)")
+            let href = String(try #require(launch.text.firstMatch(of: /id="lti-open" href="([^"]+)"/)?.1))
+            let code = String(try #require(href.firstMatch(of: /code=([^&"]+)/)?.1))
+            #expect(try await api.rows("SELECT user_id FROM lti_identities").isEmpty, "nothing linked by the address")
+            let page = try await api.call(.get, href)
+            #expect(page.status == .ok && page.text.contains("Sign in as ines@hill.test"), "\(page.status)")
+
+            // Someone else signed in cannot link Ines's account; the launch still waits.
+            let other = try await api.register("Other Person")
+            try await api.expectRefused(
+                .post, "/api/v1/lti-pending/\(code)", as: other, json: ["link": true], status: .forbidden,
+                code: "lti_launch_refused")
+            try await api.expectRefused(
+                .post, "/api/v1/lti-pending/\(code)", as: ines, json: [String: Any](), status: .badRequest,
+                code: "missing_field")
+            // Ines, signed in, links it: she teaches Biology 101, so she is asked which course this is.
+            let linked = try await api.call(.post, "/api/v1/lti-pending/\(code)", as: ines, json: ["link": true])
+            #expect(linked.status == .ok && linked.sessionCookie != nil, "\(linked.text)")
+            let next = try #require(linked.string("next"))
+            #expect(next.hasPrefix("/lti/course?code="))
+            let identities = try await api.rows("SELECT user_id FROM lti_identities WHERE subject = 't-1'")
+            #expect(identities.first?["user_id"] == .some(String(ines.id)))
+            let choice = try await api.call(.get, next, headers: [.cookie: try #require(linked.sessionCookie)])
+            #expect(choice.status == .ok && choice.text.contains("Biology 101") && choice.text.contains("Geology"))
+            let courseCode = String(next.dropFirst("/lti/course?code=".count))
+            let stranger = try await api.teacherWithCourse("Tom Stranger")
+            try await api.expectRefused(
+                .post, "/api/v1/lti-pending/\(courseCode)", as: ines, json: ["courseId": stranger.1],
+                status: .badRequest, code: "invalid_course_id")
+            try await api.expectRefused(
+                .post, "/api/v1/lti-pending/\(courseCode)", as: stranger.0, json: ["courseId": biologyID],
+                status: .forbidden, code: "lti_launch_refused")
+            let picked = try await api.call(
+                .post, "/api/v1/lti-pending/\(courseCode)", as: ines, json: ["courseId": biologyID])
+            #expect(picked.string("next") == "/courses/\(biologyID)", "\(picked.text)")
+            let roster = try await api.call(.get, "/api/v1/courses/\(biologyID)/students", as: ines)
+            #expect(roster.list("students").count == 2, "the platform's roster came into Biology 101")
+            try await api.expectRefused(
+                .post, "/api/v1/lti-pending/\(courseCode)", as: ines, json: ["courseId": biologyID],
+                status: .badRequest, code: "lti_state_invalid")
+            // From now on her launches sign in to her account, straight to the course.
+            let again = try await PlatformLaunch.through(
+                api, platform, subject: "t-1", role: TestPlatform.instructorRole)
+            #expect(again.headers[.location] == "/courses/\(biologyID)", "\(again.text)")
+
+            // A student whose address Rollcall knows goes on with a new account instead.
+            _ = try await api.register("Zed Late", email: "zed@hill.test")
+            platform.set {
+                $0.members.append(
+                    .init(userID: "s-9", name: "Zed Late", email: "zed@hill.test", role: TestPlatform.learnerRole))
+            }
+            let student = try await PlatformLaunch.through(
+                api, platform, subject: "s-9", role: TestPlatform.learnerRole)
+            let studentCode = String(try #require(student.text.firstMatch(of: /code=([^&"]+)/)?.1))
+            let fresh = try await api.call(.post, "/api/v1/lti-pending/\(studentCode)", json: ["link": false])
+            #expect(fresh.string("next") == "/courses/\(biologyID)" && fresh.sessionCookie != nil, "\(fresh.text)")
+            let accounts = try await api.rows(
+                "SELECT users.email FROM lti_identities JOIN users ON users.id = user_id WHERE subject = 's-9'")
+            #expect(
+                accounts.count == 1 && accounts.first?["email"] != .some("zed@hill.test"),
+                "a new account, not the one by address: \(accounts)")
+            _ = admin
+        }
+    }
+
     @Test func a_course_not_linked_says_so() async throws {
         try await TestPlatform.run { api, platform, admin in
             let (teacher, courseID, _) = try await api.teacherWithCourse()

@@ -31,13 +31,13 @@ public enum LTI {
     }
 
     /// The messages a platform launches Rollcall with.
-    public enum MessageType: String, Sendable {
+    public enum MessageType: String, Codable, Sendable {
         case resourceLink = "LtiResourceLinkRequest"
         case deepLinking = "LtiDeepLinkingRequest"
     }
 
     /// A person's part in the platform's course, as Rollcall has it.
-    public enum CourseRole: String, Sendable, Equatable {
+    public enum CourseRole: String, Codable, Sendable, Equatable {
         case teacher, assistant, student
     }
 
@@ -55,7 +55,7 @@ public enum LTI {
     }
 
     /// The platform's course a launch comes from.
-    public struct Context: Sendable, Equatable {
+    public struct Context: Codable, Sendable, Equatable {
         public var id: String
         public var title: String
 
@@ -66,7 +66,7 @@ public enum LTI {
     }
 
     /// A launch that passed every check: who, from which course, in which role, with which services.
-    public struct Launch: Sendable, Equatable {
+    public struct Launch: Codable, Sendable, Equatable {
         public var messageType: MessageType
         public var issuer: String
         public var subject: String

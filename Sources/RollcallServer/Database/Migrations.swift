@@ -44,6 +44,7 @@ enum Migrations {
         step031PersonTimeZone,
         step032LearningPlatforms,
         step033LTIRegistrationLinks,
+        step034LTIPending,
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.

@@ -29,6 +29,9 @@ struct LaunchController: Sendable {
         router.post(LearningPlatformRoutes.launch, use: launch)
         router.get(LearningPlatformRoutes.continuation, use: continuation)
         router.get(LearningPlatformRoutes.jwks, use: jwks)
+        router.get(LearningPlatformRoutes.linkPage, use: linkPage)
+        router.get(LearningPlatformRoutes.coursePage, use: coursePage)
+        router.post(LearningPlatformRoutes.pendingAnswer, use: answer)
     }
 
     /// The platform's login initiation (OIDC third-party initiated login): the platform is found by issuer (and
@@ -119,6 +122,21 @@ struct LaunchController: Sendable {
                 "Rollcall is not set up for this course yet. Its instructor sets it up by opening Rollcall from the course once."
             )
         }
+        if launch.messageType == .resourceLink,
+            try await !platforms.isLinked(platformID: platform.id, subject: launch.subject),
+            let existing = try await platforms.unlinkedAccount(email: launch.email, platformID: platform.id)
+        {
+            // Never linked by the address alone: the person says whether the account is theirs, by signing in to it.
+            let code = try await platforms.keep(
+                .init(kind: .account, platformID: platform.id, userID: nil, launch: launch))
+            return try pages.render(
+                NewWindowPage(
+                    href: LearningPlatformRoutes.linkPage.description + "?code=" + code, platform: platform.name,
+                    message:
+                        "Rollcall has an account for \(existing.email) already. Open Rollcall to link it to \(platform.name), or to go on with a new one."
+                ),
+                title: "Open Rollcall", context: context, layout: "bare")
+        }
         let user = try await platforms.account(
             platformID: platform.id, subject: launch.subject, name: launch.name, email: launch.email,
             studentNumber: launch.studentNumber, role: launch.role)
@@ -144,7 +162,10 @@ struct LaunchController: Sendable {
         let code = try await platforms.handoff(userID: user.id, next: next)
         return try pages.render(
             NewWindowPage(
-                href: LearningPlatformRoutes.continuation.description + "?code=" + code, platform: platform.name),
+                href: LearningPlatformRoutes.continuation.description + "?code=" + code, platform: platform.name,
+                message:
+                    "\(platform.name) shows Rollcall inside its page, where this browser does not let Rollcall keep you signed in. Open it in a window of its own: you stay signed in there."
+            ),
             title: "Open Rollcall", context: context, layout: "bare")
     }
 
@@ -194,28 +215,52 @@ struct LaunchController: Sendable {
     ) async throws -> String {
         guard let platformCourse = launch.context else { return "/courses" }
         if launch.role == .teacher {
-            let linked = try await platforms.link(
-                launch, context: platformCourse, platformID: platform.id, teacherID: user.id)
-            if let course = try await links.courses.find(id: linked.courseId), course.teacherId != user.id {
-                try await links.courses.setStaff(courseID: course.id, userID: user.id, role: .teacher)
+            if try await platforms.linkedCourse(platformID: platform.id, contextID: platformCourse.id) == nil,
+                try await !platforms.linkableCourses(teacherID: user.id).isEmpty
+            {
+                // A teacher with courses of their own picks one, or a new course.
+                let code = try await platforms.keep(
+                    .init(kind: .course, platformID: platform.id, userID: user.id, launch: launch))
+                return LearningPlatformRoutes.coursePage.description + "?code=" + code
             }
-            // The platform's services are a help, not a condition: a launch goes on while they are away.
-            if linked.membershipsUrl != nil {
-                do {
-                    _ = try await links.sync(linked, platform: platform)
-                } catch {
-                    context.logger.warning("the roster sync on launch failed: \(error)")
-                }
-            }
-            if linked.lineItemsUrl != nil || linked.lineItemUrl != nil {
-                do {
-                    _ = try await links.lineItem(linked, platform: platform)
-                } catch {
-                    context.logger.warning("the line item on launch failed: \(error)")
-                }
-            }
-            return "/courses/\(linked.courseId)"
+            return try await linkCourse(launch, context: platformCourse, platform: platform, user: user, existing: nil)
         }
+        return try await joinCourse(launch, context: platformCourse, platform: platform, user: user)
+    }
+
+    /// Links the platform's course to `existing` or a new course, with the instructor as its teacher or co-teacher;
+    /// syncs its roster and finds its line item. Answers the course's page.
+    private func linkCourse(
+        _ launch: LTI.Launch, context platformCourse: LTI.Context, platform: LearningPlatform, user: User,
+        existing: Int64?
+    ) async throws -> String {
+        let linked = try await platforms.link(
+            launch, context: platformCourse, platformID: platform.id, teacherID: user.id, existing: existing)
+        if let course = try await links.courses.find(id: linked.courseId), course.teacherId != user.id {
+            try await links.courses.setStaff(courseID: course.id, userID: user.id, role: .teacher)
+        }
+        // The platform's services are a help, not a condition: a launch goes on while they are away.
+        if linked.membershipsUrl != nil {
+            do {
+                _ = try await links.sync(linked, platform: platform)
+            } catch {
+                links.logger.warning("the roster sync on launch failed: \(error)")
+            }
+        }
+        if linked.lineItemsUrl != nil || linked.lineItemUrl != nil {
+            do {
+                _ = try await links.lineItem(linked, platform: platform)
+            } catch {
+                links.logger.warning("the line item on launch failed: \(error)")
+            }
+        }
+        return "/courses/\(linked.courseId)"
+    }
+
+    /// Puts an assistant or a student in the linked course. Answers the course's page.
+    private func joinCourse(
+        _ launch: LTI.Launch, context platformCourse: LTI.Context, platform: LearningPlatform, user: User
+    ) async throws -> String {
         guard let linked = try await platforms.linkedCourse(platformID: platform.id, contextID: platformCourse.id)
         else {
             throw AppError(
@@ -284,6 +329,115 @@ struct LaunchController: Sendable {
         return response
     }
 
+    /// The page that asks whether the account Rollcall has for the platform's address is the person's: signed in
+    /// to it, they link it; else they sign in first, or go on with a new account.
+    @Sendable func linkPage(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let code = request.query("code") ?? ""
+        guard let pending = try await platforms.pending(code: code), pending.kind == .account,
+            let platform = try await platforms.find(id: pending.platformID)
+        else { throw Self.waitedTooLong }
+        let address = pending.launch.email.flatMap { try? AccountRules.email($0) } ?? ""
+        let here = LearningPlatformRoutes.linkPage.description + "?code=" + code
+        return try pages.render(
+            LinkAccountPage(
+                code: code, platform: platform.name, email: address,
+                owner: context.user.map { $0.email == address } ?? false, signedInAs: context.user?.email,
+                signIn: AccountRoutes.signIn(next: here)),
+            title: "Link your account · Rollcall", context: context)
+    }
+
+    /// The page where a teacher picks which of their courses the platform's course is, or a new one.
+    @Sendable func coursePage(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let code = request.query("code") ?? ""
+        guard let user = context.user else {
+            return .redirect(
+                to: AccountRoutes.signIn(next: LearningPlatformRoutes.coursePage.description + "?code=" + code),
+                type: .found)
+        }
+        guard let pending = try await platforms.pending(code: code), pending.kind == .course,
+            pending.userID == user.id, let platform = try await platforms.find(id: pending.platformID)
+        else { throw Self.waitedTooLong }
+        return try pages.render(
+            CourseChoicePage(
+                code: code, platform: platform.name, title: pending.launch.context?.title ?? "",
+                courses: try await platforms.linkableCourses(teacherID: user.id).map {
+                    CourseChoicePage.Choice(id: $0.id, name: $0.name)
+                }),
+            title: "Which course? · Rollcall", context: context)
+    }
+
+    /// What a person answers a waiting launch: `{"link": true|false}` for an account, `{"courseId": n}` (or
+    /// nothing, for a new course) for a course. The launch goes on, and the person is signed in where it leads.
+    @Sendable func answer(_ request: Request, context: AppRequestContext) async throws -> Response {
+        struct Answer: Decodable {
+            var link: Bool?
+            var courseId: Int64?
+        }
+        struct Next: Codable, ResponseEncodable {
+            var next: String
+        }
+        let code = context.parameters.get("code") ?? ""
+        guard let pending = try await platforms.pending(code: code),
+            let platform = try await platforms.find(id: pending.platformID)
+        else { throw Self.waitedTooLong }
+        let input = try await request.decodeJSON(as: Answer.self, context: context)
+        let launch = pending.launch
+        let user: User
+        let next: String
+        switch pending.kind {
+        case .account:
+            guard let link = input.link else {
+                throw AppError(
+                    .badRequest, .missingField, "Say whether to link the account: {\"link\": true} or false.")
+            }
+            let address = launch.email.flatMap { try? AccountRules.email($0) } ?? ""
+            if link {
+                guard let me = context.user, me.email == address else {
+                    throw AppError(
+                        .forbidden, .ltiLaunchRefused,
+                        "Sign in to the Rollcall account of \(address) first: only its owner links it to \(platform.name)."
+                    )
+                }
+                guard try await platforms.takePending(code: code) != nil else { throw Self.waitedTooLong }
+                try await platforms.linkIdentity(platformID: platform.id, subject: launch.subject, to: me.id)
+                user = me
+            } else {
+                guard try await platforms.takePending(code: code) != nil else { throw Self.waitedTooLong }
+                user = try await platforms.account(
+                    platformID: platform.id, subject: launch.subject, name: launch.name, email: launch.email,
+                    studentNumber: launch.studentNumber, role: launch.role)
+            }
+            next = try await destination(launch, platform: platform, user: user, context: context)
+        case .course:
+            guard let me = context.user, me.id == pending.userID, let platformCourse = launch.context else {
+                throw AppError(
+                    .forbidden, .ltiLaunchRefused,
+                    "Only the teacher who opened Rollcall from the course picks its course.")
+            }
+            if let chosen = input.courseId,
+                try await !platforms.linkableCourses(teacherID: me.id).contains(where: { $0.id == chosen })
+            {
+                throw AppError.invalid(
+                    RuleViolation(
+                        field: "courseId",
+                        message: "Pick one of your own courses that is not archived nor linked yet, or a new course."))
+            }
+            guard try await platforms.takePending(code: code) != nil else { throw Self.waitedTooLong }
+            user = me
+            next = try await linkCourse(
+                launch, context: platformCourse, platform: platform, user: me, existing: input.courseId)
+        }
+        guard !user.disabled, user.deletedAt == nil else { throw AppError.accountDisabled }
+        let issued = try await tokens.issue(userID: user.id, kind: .web)
+        var response = try Next(next: next).response(from: request, context: context, status: .ok)
+        response.setCookie(signIns.sessionCookie(issued.token, maxAge: Int(AccessTokenStore.webLifetime)))
+        return response
+    }
+
+    static let waitedTooLong = AppError(
+        .badRequest, .ltiStateInvalid,
+        "This launch was answered already or waited too long. Open Rollcall again from the course.")
+
     /// Rollcall's public keys, for platforms to check what Rollcall signs.
     @Sendable func jwks(_ request: Request, context: AppRequestContext) async throws -> Response {
         let set = try await keys.keySet()
@@ -324,6 +478,34 @@ struct NewWindowPage: PageModel {
     static let template = "lti-new-window"
     var href: String
     var platform: String
+    /// Why a window of its own.
+    var message: String
+}
+
+/// Whether the account Rollcall has for the platform's address is the person's.
+struct LinkAccountPage: PageModel {
+    static let template = "lti-link"
+    var code: String
+    var platform: String
+    var email: String
+    /// Signed in to that account: one button links it.
+    var owner: Bool
+    /// Signed in to another account.
+    var signedInAs: String?
+    var signIn: String
+}
+
+/// Which of a teacher's courses the platform's course is.
+struct CourseChoicePage: PageModel {
+    static let template = "lti-course"
+    struct Choice: Sendable {
+        var id: Int64
+        var name: String
+    }
+    var code: String
+    var platform: String
+    var title: String
+    var courses: [Choice]
 }
 
 /// The instructor's page of a deep linking request.

@@ -7,6 +7,9 @@ enum LearningPlatformRoutes {
     static let continuation: RouterPath = "/lti/continue"
     static let jwks: RouterPath = "/lti/jwks"
     static let register: RouterPath = "/lti/register"
+    static let linkPage: RouterPath = "/lti/link"
+    static let coursePage: RouterPath = "/lti/course"
+    static let pendingAnswer = APIPath.api("lti-pending/:code")
     static let registrationLinks = APIPath.api("admin/lti-registration-links")
     static let platforms = APIPath.api("admin/lti-platforms")
     static let platform = APIPath.api("admin/lti-platforms/:platformID")

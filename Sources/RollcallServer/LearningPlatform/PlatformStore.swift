@@ -222,6 +222,118 @@ struct PlatformStore: Sendable {
             from: "lti_handoffs", by: "code_hash", token: code, returning: ["user_id", "next", "expires_at"])
     }
 
+    // MARK: Launches waiting for an answer
+
+    /// What a waiting launch asks its person.
+    enum PendingKind: String, Sendable {
+        /// Whether the account Rollcall has for the platform's address is theirs, to link.
+        case account
+        /// Which of the teacher's courses the platform's course is, or a new one.
+        case course
+    }
+
+    /// A launch waiting for its person's answer.
+    struct Pending: Sendable {
+        var kind: PendingKind
+        var platformID: Int64
+        /// The person asked, for a course; none yet for an account.
+        var userID: Int64?
+        var launch: LTI.Launch
+    }
+
+    /// How long a launch waits for its answer.
+    static let pendingLifetime: TimeInterval = 900
+
+    /// Keeps a launch until its person answers; answers the code that names it.
+    func keep(_ pending: Pending, now: Date = Date()) async throws -> String {
+        let code = OpaqueToken.make()
+        let launch = String(decoding: try JSONEncoder().encode(pending.launch), as: UTF8.self)
+        try await database.write { sql in
+            try await sql.delete(from: "lti_pending").where("expires_at", .lessThan, now).run()
+            try await sql.insert(into: "lti_pending")
+                .columns("code_hash", "kind", "platform_id", "user_id", "launch", "expires_at")
+                .values(
+                    SQLBind(OpaqueToken.digest(code)), SQLBind(pending.kind.rawValue), SQLBind(pending.platformID),
+                    SQLBind(pending.userID), SQLBind(launch), SQLBind(now.addingTimeInterval(Self.pendingLifetime))
+                ).run()
+        }
+        return code
+    }
+
+    private struct PendingRow: Decodable {
+        var kind: String
+        var platformId: Int64
+        var userId: Int64?
+        var launch: String
+        var expiresAt: Date
+
+        var pending: Pending? {
+            guard expiresAt > Date(), let kind = PendingKind(rawValue: kind),
+                let launch = try? JSONDecoder().decode(LTI.Launch.self, from: Data(launch.utf8))
+            else { return nil }
+            return Pending(kind: kind, platformID: platformId, userID: userId, launch: launch)
+        }
+    }
+
+    /// The launch a code names, while it waits; read, not taken, so that a refused answer can be given again.
+    func pending(code: String) async throws -> Pending? {
+        try await database.read { sql in
+            try await sql.select().column("*").from("lti_pending").where("code_hash", .equal, OpaqueToken.digest(code))
+                .first(decoding: PendingRow.self, with: .rollcall)?.pending
+        }
+    }
+
+    /// Takes the launch a code names, once.
+    func takePending(code: String) async throws -> Pending? {
+        let row: PendingRow? = try await take(
+            from: "lti_pending", by: "code_hash", token: code,
+            returning: ["kind", "platform_id", "user_id", "launch", "expires_at"])
+        return row?.pending
+    }
+
+    /// Whether the platform's person is linked to an account already.
+    func isLinked(platformID: Int64, subject: String) async throws -> Bool {
+        try await database.read { sql in try await Self.linkedUser(platformID, subject, in: sql) } != nil
+    }
+
+    /// The account with this address that the platform's person might own: one not linked to this platform yet,
+    /// neither deleted nor disabled.
+    func unlinkedAccount(email: String?, platformID: Int64) async throws -> User? {
+        guard let address = email.flatMap({ try? AccountRules.email($0) }) else { return nil }
+        return try await database.read { sql in
+            guard
+                let user = try await sql.select().column("*").from("users").where("email", .equal, address)
+                    .first(decoding: User.self, with: .rollcall),
+                user.deletedAt == nil, !user.disabled,
+                try await sql.select().column("user_id").from("lti_identities")
+                    .where("platform_id", .equal, platformID).where("user_id", .equal, user.id).first() == nil
+            else { return nil }
+            return user
+        }
+    }
+
+    /// Links the platform's person to an account Rollcall has: from now on their launches sign in to it.
+    func linkIdentity(platformID: Int64, subject: String, to userID: Int64, now: Date = Date()) async throws {
+        try await database.write { sql in
+            try await sql.insert(into: "lti_identities").columns("platform_id", "subject", "user_id", "created_at")
+                .values(SQLBind(platformID), SQLBind(subject), SQLBind(userID), SQLBind(now))
+                .ignoringConflicts(with: ["platform_id", "subject"]).run()
+        }
+        database.caches.identities.forget(userID: userID)
+    }
+
+    /// The courses a teacher may link a platform's course to: their own, not archived, not linked yet.
+    func linkableCourses(teacherID: Int64) async throws -> [Course] {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT * FROM courses WHERE teacher_id = \(bind: teacherID) AND archived_at IS NULL
+                  AND id NOT IN (SELECT course_id FROM lti_courses) ORDER BY name, id
+                """
+            ).all(decoding: Course.self, with: .rollcall)
+        }
+    }
+
     // MARK: People
 
     /// The platform's person, as a Rollcall account: the one linked to the platform and subject (its name and
@@ -350,9 +462,10 @@ struct PlatformStore: Sendable {
 
     /// The linked course of an instructor's launch: made, with a new Rollcall course taught by `teacherID`, on the
     /// context's first instructor launch; with its service URLs brought up to date on every later one.
-    func link(_ launch: LTI.Launch, context: LTI.Context, platformID: Int64, teacherID: Int64, now: Date = Date())
-        async throws -> LinkedCourse
-    {
+    func link(
+        _ launch: LTI.Launch, context: LTI.Context, platformID: Int64, teacherID: Int64, existing: Int64? = nil,
+        now: Date = Date()
+    ) async throws -> LinkedCourse {
         if let linked = try await linkedCourse(platformID: platformID, contextID: context.id) {
             try await database.write { sql in
                 try await sql.update("lti_courses").set("title", to: context.title)
@@ -364,8 +477,12 @@ struct PlatformStore: Sendable {
             return try await linkedCourse(platformID: platformID, contextID: context.id) ?? linked
         }
         let name = (try? AccountRules.name(context.title)) ?? "Course from \(String(context.id.prefix(40)))"
-        let course = try await courses.create(
-            teacherID: teacherID, name: name, description: "", plannedSessions: nil)
+        let course: Course
+        if let existing, let found = try await courses.find(id: existing) {
+            course = found
+        } else {
+            course = try await courses.create(teacherID: teacherID, name: name, description: "", plannedSessions: nil)
+        }
         let inserted = try await database.write { sql in
             try await sql.insert(into: "lti_courses")
                 .columns(
@@ -379,7 +496,7 @@ struct PlatformStore: Sendable {
                 )
                 .ignoringConflicts(with: ["platform_id", "context_id"]).returning("id").first() != nil
         }
-        if !inserted {
+        if !inserted, existing == nil {
             // Another launch of the same context linked it first: the course made here is not needed.
             try await database.write { sql in try await sql.delete(from: "courses").where("id", .equal, course.id).run()
             }

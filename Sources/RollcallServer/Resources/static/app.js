@@ -44,6 +44,8 @@ export function formBody(form) {
     } else if (field.type === "number" || field.dataset.type === "number") {
       if (field.value === "") continue;
       value = Number(field.value);
+    } else if (field.dataset.type === "boolean") {
+      value = field.value === "true";
     } else if (field.dataset.type === "list") {
       value = field.value.split(/[\s,]+/).filter(Boolean);
     } else if (field.dataset.type === "datetime") {
