@@ -497,3 +497,38 @@ def test_scores_reach_a_platform_that_was_down_from_the_first_launch_until_after
     [column] = platform.line_items(CONTEXT)
     assert column["scoreMaximum"] == 100 and {s["lineItem"] for s in platform.scores()} == {column["id"]}
     assert platform.refusals == [], platform.refusals
+
+
+def test_a_teacher_with_an_account_links_it_and_picks_their_course(server, platform, browsers):
+    """Ines used Rollcall before the school added it to the platform: an account with the address the platform gives,
+    and a course. Her first launch asks her to sign in to link the two (never by the address alone), then which of her
+    courses this platform course is; she picks last year's, and the platform's roster comes into it."""
+    register_platform(server, platform, admin_token(server))
+    hill_physics(platform, students=3)
+    status, _ = server.api("POST", "/api/v1/auth/register", {
+        "name": "Ines Ortega", "email": "ines@hill.test", "password": PASSWORD, "role": "teacher"})
+    assert status == 201
+    status, signed = server.api("POST", "/api/v1/auth/tokens", {"email": "ines@hill.test", "password": PASSWORD})
+    status, made = server.api("POST", "/api/v1/courses", {"name": "Physics 2 (last year)"}, signed["token"])
+    assert status == 201, made
+    course_id = made["course"]["id"]
+
+    ines = browsers(LAPTOP)
+    ines.get(platform.launch_page_url(CONTEXT, TEACHER, LINK, top=True))
+    WebDriverWait(ines, PAGE_WAIT).until(lambda b: "/lti/link" in b.current_url)
+    wait_for(ines, "#lti-link-sign-in").click()
+    wait_for(ines, "input[name=password]")
+    ines.find_element(By.NAME, "email").send_keys("ines@hill.test")
+    ines.find_element(By.NAME, "password").send_keys(PASSWORD)
+    ines.find_element(By.NAME, "password").submit()
+    wait_for(ines, "#lti-link-yes").click()
+    wait_for(ines, "#lti-course-form")
+    screenshot(ines, "lti-course-choice", sizes=(LAPTOP,))
+    ines.find_element(By.CSS_SELECTOR, f"input[name=courseId][value='{course_id}']").click()
+    ines.find_element(By.ID, "lti-course-link").click()
+    WebDriverWait(ines, PAGE_WAIT).until(lambda b: b.current_url.endswith(f"/courses/{course_id}"))
+    status, roster = server.api("GET", f"/api/v1/courses/{course_id}/students", token=signed["token"])
+    assert status == 200 and len(roster["students"]) == 3, roster
+    # From now on her launches open her course directly.
+    again = Person(server, platform).launch(TEACHER)
+    assert again.headers["Location"] == f"/courses/{course_id}", again.text[:300]
