@@ -113,6 +113,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case ltiPlatformUnavailable = "lti_platform_unavailable"
     /// A learning platform with this issuer and client id is registered already.
     case ltiPlatformExists = "lti_platform_exists"
+    /// The course picked is linked to another course of the learning platform already.
+    case ltiCourseLinked = "lti_course_linked"
     /// The course is not linked to a course of a learning platform.
     case ltiNotLinked = "lti_not_linked"
     /// This school signs in through its own sign-in only: no passwords, no registration.

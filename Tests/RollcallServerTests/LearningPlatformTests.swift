@@ -559,6 +559,38 @@ struct LearningPlatformTests {
                 api, platform, subject: "t-1", role: TestPlatform.instructorRole)
             #expect(again.headers[.location] == "/courses/\(biologyID)", "\(again.text)")
 
+            // A platform course picks another course of hers; a second one that checked the same course before the
+            // first was linked (as a request racing it would) is refused when it links, and nothing is linked twice.
+            let chemistry = try await api.call(.post, "/api/v1/courses", as: ines, json: ["name": "Chemistry"])
+            let chemistryID = try #require(chemistry.int("course.id"))
+            let launched = try await PlatformLaunch.through(
+                api, platform, subject: "t-1", role: TestPlatform.instructorRole
+            ) { $0[LTI.Claim.context] = ["id": "course-2", "title": "Geology 2"] }
+            let choice2 = String(try #require(launched.headers[.location]).dropFirst("/lti/course?code=".count))
+            let pick = try await api.call(
+                .post, "/api/v1/lti-pending/\(choice2)", as: ines, json: ["courseId": chemistryID])
+            #expect(pick.string("next") == "/courses/\(chemistryID)", "\(pick.text)")
+            let late = try JSONDecoder().decode(
+                LTI.Launch.self,
+                from: try JSONSerialization.data(withJSONObject: [
+                    "messageType": "LtiResourceLinkRequest", "issuer": platform.issuer, "subject": "t-1",
+                    "deploymentID": TestPlatform.deployment, "role": "teacher", "gradeScopes": [String](),
+                ]))
+            let refusal = try await api.database().closing { database in
+                let store = PlatformStore(database: database, courses: CourseStore(database: database))
+                let platformID = try #require(try await store.list().first?.id)
+                do {
+                    _ = try await store.link(
+                        late, context: .init(id: "course-3", title: "Geology 3"), platformID: platformID,
+                        teacherID: ines.id, existing: chemistryID)
+                    return String?.none
+                } catch let error as AppError {
+                    return error.code
+                }
+            }
+            #expect(refusal == "lti_course_linked")
+            #expect(try await api.rows("SELECT id FROM lti_courses WHERE course_id = \(chemistryID)").count == 1)
+
             // A student whose address Rollcall knows goes on with a new account instead.
             _ = try await api.register("Zed Late", email: "zed@hill.test")
             platform.set {

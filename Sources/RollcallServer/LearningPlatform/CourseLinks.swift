@@ -188,7 +188,7 @@ extension Periodically {
         _ stores: Stores, ready: SchemaReady, logger: Logger, interval: Duration = .seconds(10)
     ) -> Periodically {
         Periodically(name: "grade-return", interval: interval, ready: ready, logger: logger) {
-            stores.framing.allow(try await stores.platforms.list().flatMap { [$0.issuer, $0.authorizationUrl] })
+            try await stores.platforms.allowFraming(stores.framing)
             try await stores.courseLinks.gradeEndedSessions()
         }
     }

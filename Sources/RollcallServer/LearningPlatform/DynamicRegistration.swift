@@ -85,7 +85,7 @@ struct DynamicRegistration: Sendable {
                 .conflict, .ltiPlatformExists,
                 "This platform is registered with Rollcall already, or the URL was used meanwhile.")
         }
-        framing.allow(try await platforms.list().flatMap { [$0.issuer, $0.authorizationUrl] })
+        try await platforms.allowFraming(framing)
         return try pages.render(
             RegisteredPage(platform: stored.name, deploymentMissing: stored.deploymentIds.isEmpty),
             title: "Rollcall is registered", context: context, layout: "bare")

@@ -146,7 +146,7 @@ struct LaunchController: Sendable {
         case .deepLinking:
             return try await deepLinkingPage(launch, platform: platform, context: context)
         case .resourceLink:
-            next = try await destination(launch, platform: platform, user: user, context: context)
+            next = try await destination(launch, platform: platform, user: user)
         }
         if browser != nil {
             // The browser kept Rollcall's cookie in this frame: the session is kept there too.
@@ -211,7 +211,7 @@ struct LaunchController: Sendable {
     /// finds its line item, and lands on the course; an assistant and a student land on the course they are put
     /// in, where a student checks in while a session is open.
     private func destination(
-        _ launch: LTI.Launch, platform: LearningPlatform, user: User, context: AppRequestContext
+        _ launch: LTI.Launch, platform: LearningPlatform, user: User
     ) async throws -> String {
         guard let platformCourse = launch.context else { return "/courses" }
         if launch.role == .teacher {
@@ -407,7 +407,7 @@ struct LaunchController: Sendable {
                     platformID: platform.id, subject: launch.subject, name: launch.name, email: launch.email,
                     studentNumber: launch.studentNumber, role: launch.role)
             }
-            next = try await destination(launch, platform: platform, user: user, context: context)
+            next = try await destination(launch, platform: platform, user: user)
         case .course:
             guard let me = context.user, me.id == pending.userID, let platformCourse = launch.context else {
                 throw AppError(

@@ -133,6 +133,12 @@ struct PlatformStore: Sendable {
         }
     }
 
+    /// Lets the registered platforms frame Rollcall's pages (their issuers' and authorization endpoints' origins),
+    /// and nobody else.
+    func allowFraming(_ framing: FrameAncestors) async throws {
+        framing.allow(try await list().flatMap { [$0.issuer, $0.authorizationUrl] })
+    }
+
     /// Removes a registration with its people's links and course links; the accounts and courses stay.
     func delete(id: Int64) async throws -> Bool {
         try await database.write { sql in
@@ -397,7 +403,7 @@ struct PlatformStore: Sendable {
                     changed = true
                 }
                 if changed { try await update.run() }
-                return try await Self.user(linked.id, in: sql)
+                return try await SingleSignOnStore.user(linked.id, in: sql)
             }
             let address = try await Self.freeAddress(email, platformID: platformID, subject: subject, in: sql)
             let freeNumber: String? =
@@ -421,7 +427,7 @@ struct PlatformStore: Sendable {
             else { throw NotSaved(what: "account") }
             try await sql.insert(into: "lti_identities").columns("platform_id", "subject", "user_id", "created_at")
                 .values(SQLBind(platformID), SQLBind(subject), SQLBind(id), SQLBind(now)).run()
-            return try await Self.user(id, in: sql)
+            return try await SingleSignOnStore.user(id, in: sql)
         }
     }
 
@@ -436,10 +442,6 @@ struct PlatformStore: Sendable {
             return address
         }
         return "lti-\(platformID)-\(OpaqueToken.digest(subject).prefix(16))@platform.invalid"
-    }
-
-    private static func user(_ id: Int64, in sql: any SQLDatabase) async throws -> User {
-        try await SingleSignOnStore.user(id, in: sql)
     }
 
     // MARK: Courses
@@ -494,7 +496,8 @@ struct PlatformStore: Sendable {
                     SQLBind(context.title), SQLBind(launch.membershipsURL), SQLBind(launch.lineItemsURL),
                     SQLBind(launch.lineItemURL), SQLBind(now)
                 )
-                .ignoringConflicts(with: ["platform_id", "context_id"]).returning("id").first() != nil
+                // Either conflict: the context linked meanwhile, or the course picked linked to another context.
+                .ignoringConflicts().returning("id").first() != nil
         }
         if !inserted, existing == nil {
             // Another launch of the same context linked it first: the course made here is not needed.
@@ -502,7 +505,10 @@ struct PlatformStore: Sendable {
             }
         }
         guard let linked = try await linkedCourse(platformID: platformID, contextID: context.id) else {
-            throw NotSaved(what: "course link")
+            throw AppError(
+                .conflict, .ltiCourseLinked,
+                "That course was linked to another course of the platform meanwhile. Open Rollcall from the course again to pick another."
+            )
         }
         return linked
     }

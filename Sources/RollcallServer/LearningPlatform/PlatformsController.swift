@@ -89,7 +89,7 @@ struct PlatformsController: Sendable {
         let input = try await request.decodeJSON(as: Input.self, context: context)
         let registration = try Self.registration(input, keeping: nil)
         guard let platform = try await platforms.create(registration) else { throw Self.exists }
-        try await allowFraming()
+        try await platforms.allowFraming(framing)
         return try PlatformEnvelope(platform: platform).response(from: request, context: context, status: .created)
     }
 
@@ -106,7 +106,7 @@ struct PlatformsController: Sendable {
             throw Self.exists
         }
         guard let updated else { throw Self.notFound }
-        try await allowFraming()
+        try await platforms.allowFraming(framing)
         return PlatformEnvelope(platform: updated)
     }
 
@@ -114,7 +114,7 @@ struct PlatformsController: Sendable {
         _ = try AccessRule.admin(context)
         let id = try context.id("platformID", .ltiPlatformNotFound, "learning platform")
         guard try await platforms.delete(id: id) else { throw Self.notFound }
-        try await allowFraming()
+        try await platforms.allowFraming(framing)
         return Response(status: .noContent)
     }
 
@@ -161,11 +161,6 @@ struct PlatformsController: Sendable {
             )
         }
         return (linked, platform)
-    }
-
-    /// Lets the registered platforms frame Rollcall's pages, and nobody else.
-    func allowFraming() async throws {
-        framing.allow(try await platforms.list().flatMap { [$0.issuer, $0.authorizationUrl] })
     }
 
     /// What a sync did, in one sentence.

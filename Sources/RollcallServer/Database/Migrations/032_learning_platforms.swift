@@ -39,7 +39,8 @@ extension Migrations {
                 line_item_url TEXT, graded_through {time}, synced_at {time}, created_at {time} NOT NULL,
                 UNIQUE (platform_id, context_id))
             """,
-            "CREATE INDEX lti_courses_course ON lti_courses(course_id)",
+            // One platform course per Rollcall course: its roster and grades come from, and go to, one place.
+            "CREATE UNIQUE INDEX lti_courses_course ON lti_courses(course_id)",
             // A launch handed to a new window where the platform's frame could not keep Rollcall's cookie: once, briefly.
             """
             CREATE TABLE lti_handoffs (
