@@ -1,0 +1,43 @@
+import Foundation
+
+/// Which language a person reads: their own setting, else what their browser asks for (`Accept-Language`), else the
+/// school's default, always one that Rollcall has.
+public enum LanguageChoice {
+    /// The tags an `Accept-Language` header asks for, most wanted first; those with `q=0` are refused, not wanted.
+    public static func preferences(acceptLanguage: String) -> [String] {
+        var ranked: [(tag: String, weight: Double, order: Int)] = []
+        for (order, item) in acceptLanguage.split(separator: ",").enumerated() {
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let tag = parts.first, !tag.isEmpty, tag.count <= 35,
+                tag.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "*" || $0 == "_") })
+            else { continue }
+            var weight = 1.0
+            for parameter in parts.dropFirst() where parameter.lowercased().hasPrefix("q=") {
+                weight = Double(parameter.dropFirst(2)) ?? 0
+            }
+            if weight > 0 { ranked.append((tag.replacingOccurrences(of: "_", with: "-"), min(weight, 1), order)) }
+        }
+        return ranked.sorted { $0.weight != $1.weight ? $0.weight > $1.weight : $0.order < $1.order }.map(\.tag)
+    }
+
+    /// The one of `available` that best answers `wanted`: the same tag, else the same language whatever the region
+    /// (`fr-CA` reads `fr`), else nil. Only a plain language (`fr`) answers a regional ask, so a pseudo-locale such as
+    /// `en-XA` is never chosen unless asked for by name.
+    public static func match(_ wanted: String, in available: [String]) -> String? {
+        let wanted = wanted.lowercased()
+        if let exact = available.first(where: { $0.lowercased() == wanted }) { return exact }
+        let language = wanted.split(separator: "-").first.map(String.init) ?? wanted
+        return available.first { $0.lowercased() == language }
+    }
+
+    /// The language a page, an answer or a letter is in.
+    public static func choose(
+        setting: String?, acceptLanguage: String?, fallback: String, available: [String]
+    ) -> String {
+        if let setting, let found = match(setting, in: available) { return found }
+        for wanted in preferences(acceptLanguage: acceptLanguage ?? "") {
+            if let found = match(wanted, in: available) { return found }
+        }
+        return match(fallback, in: available) ?? "en"
+    }
+}

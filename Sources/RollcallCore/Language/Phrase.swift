@@ -1,0 +1,82 @@
+import Foundation
+
+/// A sentence for a person, kept as its English words with the values apart, so that it can be said in any
+/// language the catalogs know: `"Line \(3) is empty."` is the key `"Line {0} is empty."` and the value 3.
+public struct Phrase: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
+    /// One value of a phrase: text as it is, a number written the language's way, or a phrase said in turn.
+    public enum Value: Sendable, Hashable {
+        case text(String)
+        case number(Int)
+        case phrase(Phrase)
+    }
+
+    /// The English words with `{0}`, `{1}`… where the values go: what a catalog's `msgid` holds.
+    public let key: String
+    /// The English plural (`msgid_plural`), when the phrase counts something.
+    public let pluralKey: String?
+    /// The number that picks the plural form.
+    public let count: Int?
+    public let values: [Value]
+    /// Text that is already in the reader's language (a name, a code): said as it is, never looked up.
+    public let isVerbatim: Bool
+
+    public init(stringLiteral value: String) {
+        self.init(key: value, values: [])
+    }
+
+    public init(stringInterpolation: Interpolation) {
+        self.init(key: stringInterpolation.key, values: stringInterpolation.values)
+    }
+
+    public init(key: String, values: [Value] = [], pluralKey: String? = nil, count: Int? = nil) {
+        self.key = key
+        self.values = values
+        self.pluralKey = pluralKey
+        self.count = count
+        self.isVerbatim = false
+    }
+
+    private init(verbatim text: String) {
+        key = text
+        values = []
+        pluralKey = nil
+        count = nil
+        isVerbatim = true
+    }
+
+    /// Text that is said as it is in every language: a name, a code, or words that were translated already.
+    public static func verbatim(_ text: String) -> Phrase { Phrase(verbatim: text) }
+
+    /// A phrase that counts: `one` and `other` are the English forms, each with `{0}` for the count, which also picks
+    /// the form in the reader's language ("1 student", "2 students"; French says "0 étudiant").
+    public static func counting(_ count: Int, one: String, other: String, _ values: Value...) -> Phrase {
+        Phrase(key: one, values: [.number(count)] + values, pluralKey: other, count: count)
+    }
+
+    /// The phrase in English, as Rollcall's API said it before it spoke other languages.
+    public var description: String { Catalog.english.say(self) }
+
+    /// Builds the key and values from a string literal with interpolations.
+    public struct Interpolation: StringInterpolationProtocol, Sendable {
+        var key = ""
+        var values: [Value] = []
+
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            key.reserveCapacity(literalCapacity + 3 * interpolationCount)
+        }
+
+        public mutating func appendLiteral(_ literal: String) { key += literal }
+
+        private mutating func append(_ value: Value) {
+            key += "{\(values.count)}"
+            values.append(value)
+        }
+
+        public mutating func appendInterpolation(_ value: Int) { append(.number(value)) }
+        public mutating func appendInterpolation(_ value: Phrase) { append(.phrase(value)) }
+        public mutating func appendInterpolation(_ value: String) { append(.text(value)) }
+        public mutating func appendInterpolation(_ value: some CustomStringConvertible) {
+            append(.text(value.description))
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import NIOConcurrencyHelpers
+import RollcallCore
+
+/// Every language Rollcall speaks: English (the words in the code), the PO files in `Resources/locales`, and the
+/// pseudo-locale made from the template of all messages (`rollcall.pot`). Adding a language is adding a file.
+struct Catalogs: Sendable {
+    /// The catalogs by language tag.
+    let byLanguage: [String: Catalog]
+    /// The template's messages: every English sentence Rollcall says, with where it is used.
+    let messages: [POFile.Entry]
+    /// The language of whoever Rollcall answers now: set for each request, and for each letter.
+    @TaskLocal static var reader = Reader(.english)
+
+    /// The languages a person can choose, English first, then by tag; the pseudo-locale is left out.
+    var choices: [Catalog] {
+        let tags = byLanguage.keys.filter { $0 != PseudoLocale.language && $0 != "en" }.sorted()
+        return [Catalog.english] + tags.compactMap { byLanguage[$0] }
+    }
+
+    /// The tags of every language, the pseudo-locale too.
+    var languages: [String] { Array(byLanguage.keys).sorted() }
+
+    subscript(language: String) -> Catalog { byLanguage[language] ?? .english }
+
+    /// English alone: for tests and tools that never load the files.
+    static let englishOnly = Catalogs(byLanguage: ["en": .english], messages: [])
+
+    /// The catalogs shipped as package resources.
+    static func load(directory: String = ResourceFiles.path("locales")) throws -> Catalogs {
+        var byLanguage = ["en": Catalog.english]
+        var messages: [POFile.Entry] = []
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in names.sorted() where name.hasSuffix(".po") || name.hasSuffix(".pot") {
+            let path = (directory as NSString).appendingPathComponent(name)
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            do {
+                if name.hasSuffix(".pot") {
+                    messages = try POFile(text: text).entries
+                } else {
+                    let catalog = try Catalog(po: text)
+                    byLanguage[catalog.language] = catalog
+                }
+            } catch {
+                throw ConfigurationError(
+                    variable: "resources", problem: "has a catalog \(name) that line \(error.line) \(error.problem)")
+            }
+        }
+        if !messages.isEmpty {
+            byLanguage[PseudoLocale.language] = PseudoLocale.catalog(
+                keys: messages.map { ($0.msgid, $0.msgidPlural) })
+        }
+        return Catalogs(byLanguage: byLanguage, messages: messages)
+    }
+
+    /// The language for a person: their setting, else their browser's, else the school's default.
+    func choose(setting: String?, acceptLanguage: String?, fallback: String) -> Catalog {
+        self[LanguageChoice.choose(
+            setting: setting, acceptLanguage: acceptLanguage, fallback: fallback, available: languages)]
+    }
+}
+
+/// The catalog of the request being answered. A box, so that the language found once the person is known (their
+/// setting) is also the one an error says itself in, though the error is answered outside that step.
+final class Reader: Sendable {
+    private let box: NIOLockedValueBox<Catalog>
+
+    init(_ catalog: Catalog) { box = NIOLockedValueBox(catalog) }
+
+    var catalog: Catalog {
+        get { box.withLockedValue { $0 } }
+        set { box.withLockedValue { $0 = newValue } }
+    }
+}
+
+/// The phrase in the language of whoever Rollcall answers now.
+func say(_ phrase: Phrase) -> String {
+    Catalogs.reader.catalog.say(phrase)
+}
+
+/// A counting phrase in the reader's language: `say(3, one: "{0} student", other: "{0} students")`.
+func say(_ count: Int, one: String, other: String, _ values: Phrase.Value...) -> String {
+    Catalogs.reader.catalog.say(Phrase(key: one, values: [.number(count)] + values, pluralKey: other, count: count))
+}
