@@ -69,6 +69,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case invalidRole = "invalid_role"
     /// A teacher account still waits for an admin's approval.
     case approvalPending = "approval_pending"
+    /// A language Rollcall has no catalog for.
+    case invalidLanguage = "invalid_language"
     /// The email address is confirmed already.
     case alreadyVerified = "already_verified"
     /// A teacher whose address nobody has confirmed tried to add, import or invite students.

@@ -26,13 +26,12 @@ extension JoinCode {
 
     /// Why `text` is not a join code, in a sentence a student understands: the length, or the characters no code
     /// ever has (they look like others on a projector).
-    public static func problem(with text: String) -> String {
+    public static func problem(with text: String) -> Phrase {
         let cleaned = text.uppercased().filter { $0 != " " && $0 != "-" }
         let foreign = cleaned.filter { !alphabet.contains($0) }
         if !foreign.isEmpty {
             let listed = Array(Set(foreign)).sorted().map(String.init).joined(separator: ", ")
-            return "A join code never has \(listed): codes leave out 0, O, 1, I, L, 2, Z, 5, S, 8, B, U and V, "
-                + "which look alike. Check the code on the screen and try again."
+            return "A join code never has \(listed): codes leave out 0, O, 1, I, L, 2, Z, 5, S, 8, B, U and V, which look alike. Check the code on the screen and try again."
         }
         return "A join code has \(length) letters and digits, like \(example); this one has \(cleaned.count)."
     }

@@ -3,9 +3,9 @@ public struct RuleViolation: Error, Equatable, Sendable {
     /// The input field at fault, as the API names it (`email`, `password`, `period`…).
     public var field: String
     /// A sentence a person understands, saying what to enter instead.
-    public var message: String
+    public var message: Phrase
 
-    public init(field: String, message: String) {
+    public init(field: String, message: Phrase) {
         self.field = field
         self.message = message
     }

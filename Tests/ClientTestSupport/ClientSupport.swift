@@ -53,7 +53,7 @@ public func expectRefusal(
     } catch let error as RollcallError {
         #expect(error.code == code, "\(error) \(error.details)", sourceLocation: sourceLocation)
         #expect(error.status == status, "\(error.code): \(error)", sourceLocation: sourceLocation)
-        #expect(error.message.count > 10, "a sentence for the person", sourceLocation: sourceLocation)
+        #expect(error.message.description.count > 10, "a sentence for the person", sourceLocation: sourceLocation)
     } catch {
         Issue.record("expected RollcallError \(code), got \(error)", sourceLocation: sourceLocation)
     }

@@ -23,7 +23,7 @@ struct AppModelTests {
         model.password = "not the password"
         await model.signIn()
         #expect(model.state.problem?.code == "invalid_credentials" && model.state.problem?.next == NextStep.none)
-        #expect((model.state.problem?.message.count ?? 0) > 10, "a sentence for the person")
+        #expect((model.state.problem?.message.description.count ?? 0) > 10, "a sentence for the person")
         model.edit()
         model.password = API.password
         await model.signIn()

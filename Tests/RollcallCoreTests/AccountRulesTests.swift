@@ -239,8 +239,8 @@ struct SmallRulesTests {
 
     @Test func a_wrong_join_code_says_what_is_wrong_with_it() {
         #expect(JoinCode(typed: "ABCDEFG") == nil)
-        #expect(JoinCode.problem(with: "ABCDEFG").hasPrefix("A join code never has B:"))
-        #expect(JoinCode.problem(with: "k7mx3q").contains("this one has 6"))
-        #expect(JoinCode.problem(with: "S0ZO1IL").hasPrefix("A join code never has 0, 1, I, L, O, S, Z:"))
+        #expect(JoinCode.problem(with: "ABCDEFG").description.hasPrefix("A join code never has B:"))
+        #expect(JoinCode.problem(with: "k7mx3q").description.contains("this one has 6"))
+        #expect(JoinCode.problem(with: "S0ZO1IL").description.hasPrefix("A join code never has 0, 1, I, L, O, S, Z:"))
     }
 }

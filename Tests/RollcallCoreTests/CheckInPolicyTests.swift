@@ -322,19 +322,19 @@ struct CheckInPolicyTests {
         let refusal = CheckInRefusal(error, distance: 84)
         #expect(refusal.code.rawValue == error.rawValue)
         #expect(refusal.message == error.message(distance: 84))
-        #expect(refusal.message.hasSuffix("."))
-        #expect(refusal.message.count > 40 && refusal.message.count < 200)
-        #expect(refusal.message.first?.isUppercase == true)
-        #expect(!refusal.message.contains(error.code.rawValue), "students read sentences, not codes")
+        #expect(refusal.message.description.hasSuffix("."))
+        #expect(refusal.message.description.count > 40 && refusal.message.description.count < 200)
+        #expect(refusal.message.description.first?.isUppercase == true)
+        #expect(!refusal.message.description.contains(error.code.rawValue), "students read sentences, not codes")
     }
 
     @Test(arguments: CheckInError.allCases, RecordSource.allCases)
     func a_refusal_speaks_of_the_way_the_student_checked_in(error: CheckInError, via: RecordSource) {
         var refusal = CheckInRefusal(error, distance: 84)
         refusal.via = via
-        #expect(refusal.message.hasSuffix(".") && refusal.message.first?.isUppercase == true)
+        #expect(refusal.message.description.hasSuffix(".") && refusal.message.description.first?.isUppercase == true)
         if via == .typed {
-            #expect(!refusal.message.lowercased().contains("scan"), "a typed code is not scanned: \(refusal.message)")
+            #expect(!refusal.message.description.lowercased().contains("scan"), "a typed code is not scanned: \(refusal.message)")
         }
         let ownSentence: Bool =
             switch (error, via) {
@@ -353,7 +353,7 @@ struct CheckInPolicyTests {
         #expect(
             refusal.message == "You are not on this course's roster yet. Join it and check in at once, with this scan.")
         refusal.joinable = false
-        #expect(refusal.message.hasSuffix("Ask your teacher to add you."))
+        #expect(refusal.message.description.hasSuffix("Ask your teacher to add you."))
         refusal.via = .spot
         #expect(refusal.message == CheckInRefusal(.notEnrolled).message, "a spot has no scan to join with")
     }

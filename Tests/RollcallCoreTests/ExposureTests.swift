@@ -137,7 +137,7 @@ struct ExposureTests {
         #expect(ExposureWindow.Refusal.days(maximum: 30).code.rawValue == "invalid_days")
         #expect(ExposureWindow.Refusal.future.code.rawValue == "invalid_until")
         #expect(ExposureWindow.Refusal.beyondRetention(days: 30).code.rawValue == "window_beyond_retention")
-        #expect(ExposureWindow.Refusal.beyondRetention(days: 30).message.contains("30 days"))
+        #expect(ExposureWindow.Refusal.beyondRetention(days: 30).message.description.contains("30 days"))
     }
 
     @Test func retention_cuts_off_the_period_before_now() {

@@ -22,7 +22,7 @@ struct GradeWeightsTests {
             Issue.record("\(weights) was accepted")
         } catch {
             #expect(error.code == "invalid_grade_weights")
-            #expect(error.message.contains("%"))
+            #expect(error.message.description.contains("%"))
         }
     }
 }

@@ -33,14 +33,14 @@ struct PhoneNumberTests {
             try PhoneNumber.normalized(raw, defaultRegion: region)
         } throws: { error in
             let violation = error as? RuleViolation
-            return violation?.field == "phone" && (violation?.message.count ?? 0) > 20
+            return violation?.field == "phone" && (violation?.message.description.count ?? 0) > 20
         }
     }
 
     @Test func a_national_number_without_a_default_region_asks_for_the_country_code() {
         #expect {
             try PhoneNumber.normalized("020 7946 0958", defaultRegion: nil)
-        } throws: { ($0 as? RuleViolation)?.message.contains("country code") == true }
+        } throws: { ($0 as? RuleViolation)?.message.description.contains("country code") == true }
     }
 
     @Test func masking_keeps_the_last_four_digits() {

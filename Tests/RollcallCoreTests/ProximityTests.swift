@@ -65,7 +65,7 @@ struct ProximityTests {
                 return nil
             } catch {
                 #expect(error.code == "invalid_encounters")
-                return error.message
+                return error.message.description
             }
         }
         #expect(refusal([])?.contains("at least one") == true)

@@ -74,7 +74,7 @@ struct QuizDefinitionTests {
             Issue.record("case \(index) was accepted")
         } catch {
             #expect(error.field == Self.broken[index].0, "case \(index)")
-            #expect(error.message.count > 10)
+            #expect(error.message.description.count > 10)
         }
     }
 
@@ -128,7 +128,7 @@ struct QuizAnswerTests {
             Issue.record("\(answer) accepted for \(q[question].kind)")
         } catch {
             #expect(error.code.rawValue == code)
-            #expect(error.message.count > 10)
+            #expect(error.message.description.count > 10)
         }
     }
 

@@ -28,7 +28,7 @@ struct StatusPointsTests {
             Issue.record("late above present was accepted")
         } catch {
             #expect(error.code == "invalid_points")
-            #expect(error.message.contains("late"))
+            #expect(error.message.description.contains("late"))
         }
     }
 }
@@ -118,7 +118,7 @@ struct CSVTests {
     @Test func malformed_quotes_name_their_line() {
         #expect(throws: CSV.ParseError.unterminatedQuote(line: 2)) { try CSV.parse("ok\n\"never closed,x\ny") }
         #expect(throws: CSV.ParseError.textAfterQuote(line: 1)) { try CSV.parse("\"closed\"then more,x") }
-        #expect(CSV.ParseError.unterminatedQuote(line: 2).message.contains("Line 2"))
+        #expect(CSV.ParseError.unterminatedQuote(line: 2).message.description.contains("Line 2"))
     }
 
     @Test(arguments: ["-3.5", "+2", "-0.25e3", "-7", "+1E-2", "-.5"])
@@ -151,7 +151,7 @@ struct CSVTests {
                 let rows = try CSV.parse(text)
                 #expect(rows.allSatisfy { !$0.fields.isEmpty && $0.line >= 1 })
             } catch {
-                #expect(!error.message.isEmpty)
+                #expect(!error.message.description.isEmpty)
             }
         }
     }
@@ -199,8 +199,8 @@ struct RosterImportTests {
                 "invalid_name", "invalid_email", "duplicate_email", "invalid_student_number",
                 "duplicate_student_number",
             ])
-        #expect(errors.rows[2].message.contains("line 2"))
-        #expect(errors.rows.allSatisfy { $0.message.count > 10 })
+        #expect(errors.rows[2].message.description.contains("line 2"))
+        #expect(errors.rows.allSatisfy { $0.message.description.count > 10 })
     }
 
     @Test func empty_files_and_huge_files_are_refused() throws {

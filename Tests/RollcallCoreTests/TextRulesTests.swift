@@ -16,7 +16,7 @@ struct TextRulesTests {
 
     @Test func line_breaks_and_tabs_only_in_text_of_several_lines() throws {
         #expect(try TextRules.plain("One\nTwo\tThree", field: "about", multiline: true) == "One\nTwo\tThree")
-        #expect(throws: RuleViolation(field: "reason", message: TextRulesTests.controlMessage)) {
+        #expect(throws: RuleViolation(field: "reason", message: Phrase(stringLiteral: TextRulesTests.controlMessage))) {
             try TextRules.plain("One\tTwo", field: "reason")
         }
         #expect(try TextRules.plain("Zoë Ångström 日本 🙂", field: "name") == "Zoë Ångström 日本 🙂")

@@ -247,7 +247,7 @@ struct WebAuthnTests {
     @Test func every_error_has_a_stable_code_and_a_sentence() {
         for error in PasskeyError.allCases {
             #expect(error.code.rawValue.hasPrefix("passkey_") && error.code.rawValue == error.rawValue)
-            #expect(error.message.hasSuffix(".") && error.message.count > 30)
+            #expect(error.message.description.hasSuffix(".") && error.message.description.count > 30)
         }
         #expect(Set(PasskeyError.allCases.map(\.code)).count == PasskeyError.allCases.count)
     }

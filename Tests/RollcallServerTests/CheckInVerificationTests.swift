@@ -119,7 +119,7 @@ struct CheckInVerificationTests {
             let reply = try await api.call(.post, "/api/v1/check-ins", as: room.student, json: body)
             #expect(reply.status == .forbidden, "\(reply.text)")
             #expect(reply.errorCode == "verification_failed")
-            #expect(reply.errorMessage == CheckInError.verificationFailed.message(distance: nil))
+            #expect(reply.errorMessage == CheckInError.verificationFailed.message(distance: nil).description)
             #expect(try await api.rows("SELECT * FROM attendance").isEmpty)
         }
     }
@@ -462,7 +462,7 @@ struct RefusedCheckInTests {
             let reply = try await api.call(.post, "/api/v1/check-ins", as: room.student, json: body)
             #expect(reply.errorCode == "verification_failed", "\(reply.text)")
             #expect(reply.string("error.details.step") == "passkey_wrong_challenge")
-            #expect(reply.errorMessage == CheckInError.verificationFailed.message(distance: nil))
+            #expect(reply.errorMessage == CheckInError.verificationFailed.message(distance: nil).description)
         }
     }
 

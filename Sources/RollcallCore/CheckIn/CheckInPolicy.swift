@@ -49,7 +49,7 @@ public enum CheckInError: String, Error, CaseIterable, Sendable {
 
     /// The sentence a student reads: what happened and what to do next, for the way they checked in (`via`: a code
     /// typed by hand is not scanned again). `distance` (metres from the teacher's point) is used by `outOfRange` only.
-    public func message(distance: Double? = nil, via: RecordSource? = nil, joinable: Bool? = nil) -> String {
+    public func message(distance: Double? = nil, via: RecordSource? = nil, joinable: Bool? = nil) -> Phrase {
         switch (self, via) {
         case (.invalidCode, .typed):
             "That is not the code on the screen. Check the digits and type the code shown there now."
@@ -65,7 +65,7 @@ public enum CheckInError: String, Error, CaseIterable, Sendable {
         }
     }
 
-    private func sentence(distance: Double?) -> String {
+    private func sentence(distance: Double?) -> Phrase {
         switch self {
         case .invalidCode:
             "This is not a check-in code for this session. Scan the code on the screen in your classroom."
@@ -78,8 +78,7 @@ public enum CheckInError: String, Error, CaseIterable, Sendable {
         case .locationRequired:
             "This session needs your location to check you in. Allow location access for this page and try again."
         case .locationInaccurate:
-            "Your phone's location is too imprecise to tell if you are in the room. Turn on precise location and "
-                + "try again, or ask your teacher to mark you present."
+            "Your phone's location is too imprecise to tell if you are in the room. Turn on precise location and try again, or ask your teacher to mark you present."
         case .outOfRange:
             "You are \(Self.spoken(distance ?? 0)) from the classroom — move closer and try again."
         case .networkNotAllowed:
@@ -89,8 +88,7 @@ public enum CheckInError: String, Error, CaseIterable, Sendable {
         case .verificationFailed:
             "Your passkey could not confirm it is you. Try again, or ask your teacher to mark you by hand."
         case .deviceAlreadyUsed:
-            "This phone already checked in another student in this session. Check in on your own phone; your "
-                + "teacher has been told."
+            "This phone already checked in another student in this session. Check in on your own phone; your teacher has been told."
         }
     }
 
@@ -131,7 +129,7 @@ public struct CheckInRefusal: Equatable, Sendable {
     /// The stable code, as clients see it.
     public var code: ErrorCode { error.code }
     /// The sentence for the student.
-    public var message: String { error.message(distance: distance, via: via, joinable: joinable) }
+    public var message: Phrase { error.message(distance: distance, via: via, joinable: joinable) }
 }
 
 /// The outcome of the passkey step at check-in, as the server found it.

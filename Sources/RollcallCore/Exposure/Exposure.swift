@@ -184,7 +184,7 @@ public struct ExposureWindow: Equatable, Sendable {
             }
         }
 
-        public var message: String {
+        public var message: Phrase {
             switch self {
             case .days(let maximum): "A report covers 1 to \(maximum) days."
             case .future: "The report's end date cannot be in the future."

@@ -61,6 +61,11 @@ public struct Catalog: Sendable {
         entries[Self.key(msgid, context: context)]?.first.flatMap { $0.isEmpty ? nil : $0 } ?? msgid
     }
 
+    /// Every form of a translation (one, or one per plural form), empty when the catalog has none.
+    public func forms(_ msgid: String, context: String? = nil) -> [String] {
+        entries[Self.key(msgid, context: context)] ?? []
+    }
+
     /// The phrase in this language, its values written in: numbers the language's way, inner phrases said too.
     public func say(_ phrase: Phrase) -> String {
         if phrase.isVerbatim { return phrase.key }

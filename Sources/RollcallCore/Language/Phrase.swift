@@ -56,6 +56,11 @@ public struct Phrase: Sendable, Hashable, ExpressibleByStringInterpolation, Cust
     /// The phrase in English, as Rollcall's API said it before it spoke other languages.
     public var description: String { Catalog.english.say(self) }
 
+    /// Two phrases are the same when they say the same in English, however they were built.
+    public static func == (a: Phrase, b: Phrase) -> Bool { a.description == b.description }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(description) }
+
     /// Builds the key and values from a string literal with interpolations.
     public struct Interpolation: StringInterpolationProtocol, Sendable {
         var key = ""

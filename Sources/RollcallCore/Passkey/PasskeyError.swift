@@ -48,16 +48,14 @@ public enum PasskeyError: String, Error, CaseIterable, Sendable {
     }
 
     /// The sentence a person reads: what happened and what to do next.
-    public var message: String {
+    public var message: Phrase {
         switch self {
         case .malformed, .malformedKey:
             "Your device's passkey answer could not be read. Try again, or use another device."
         case .unsupportedAlgorithm:
-            "This passkey uses a kind of key Rollcall does not accept. Create a passkey with your phone or computer's "
-                + "built-in Face ID, Touch ID, Windows Hello or fingerprint."
+            "This passkey uses a kind of key Rollcall does not accept. Create a passkey with your phone or computer's built-in Face ID, Touch ID, Windows Hello or fingerprint."
         case .unsupportedAttestation:
-            "This security key sends a certificate Rollcall does not check. Use your phone or computer's built-in "
-                + "passkey instead."
+            "This security key sends a certificate Rollcall does not check. Use your phone or computer's built-in passkey instead."
         case .wrongType, .wrongChallenge:
             "This passkey answer belongs to another request. Try again."
         case .wrongOrigin, .wrongRelyingParty:
@@ -65,17 +63,13 @@ public enum PasskeyError: String, Error, CaseIterable, Sendable {
         case .userNotPresent:
             "Your device did not confirm that you were there. Try again and confirm when it asks."
         case .userNotVerified:
-            "Your device did not check your fingerprint, face or screen lock. Try again and confirm when asked, or "
-                + "ask your teacher to mark you by hand."
+            "Your device did not check your fingerprint, face or screen lock. Try again and confirm when asked, or ask your teacher to mark you by hand."
         case .badSignature:
-            "The passkey's signature is not valid. Try again; if it keeps failing, remove this passkey on the "
-                + "Devices page and add it again."
+            "The passkey's signature is not valid. Try again; if it keeps failing, remove this passkey on the Devices page and add it again."
         case .unknownCredential:
-            "This passkey is not registered with Rollcall for you. Sign in with your password and add it on the "
-                + "Devices page."
+            "This passkey is not registered with Rollcall for you. Sign in with your password and add it on the Devices page."
         case .inconsistentBackupState:
-            "Your device reported this passkey's backup in a way that cannot be right. Remove it on the Devices page "
-                + "and add it again."
+            "Your device reported this passkey's backup in a way that cannot be right. Remove it on the Devices page and add it again."
         }
     }
 }

@@ -129,7 +129,7 @@ public struct QuizDefinition: Codable, Sendable, Equatable {
     }
 
     private static func validated(_ question: QuizQuestion, number: Int) throws(RuleViolation) -> QuizQuestion {
-        func refuse(_ message: String) -> RuleViolation {
+        func refuse(_ message: Phrase) -> RuleViolation {
             RuleViolation(field: "questions", message: "Question \(number): \(message)")
         }
         var checked = question

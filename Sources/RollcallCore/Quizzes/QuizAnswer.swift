@@ -41,7 +41,7 @@ public enum AnswerRefusal: Error, Equatable, Sendable {
     /// An option index the question does not have, or the same option twice.
     case noSuchOption
     /// A short text too long, or holding control characters; a number that is not finite.
-    case invalidValue(String)
+    case invalidValue(Phrase)
 
     public var code: ErrorCode {
         switch self {
@@ -52,7 +52,7 @@ public enum AnswerRefusal: Error, Equatable, Sendable {
         }
     }
 
-    public var message: String {
+    public var message: Phrase {
         switch self {
         case .unknownQuestion(let id): "This quiz has no question “\(id)”. Reload the quiz."
         case .wrongType(let kind):

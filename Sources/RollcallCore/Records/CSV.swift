@@ -101,7 +101,7 @@ public enum CSV {
         case textAfterQuote(line: Int)
 
         /// A sentence a person understands.
-        public var message: String {
+        public var message: Phrase {
             switch self {
             case .unterminatedQuote(let line):
                 "Line \(line) opens a quoted field that never closes; add the closing quote (\")."

@@ -21,9 +21,9 @@ public enum RosterImport {
         public var line: Int
         /// Stable, like every error code Rollcall gives (`invalid_email`, `duplicate_email`…).
         public var code: String
-        public var message: String
+        public var message: Phrase
 
-        public init(line: Int, code: String, message: String) {
+        public init(line: Int, code: String, message: Phrase) {
             self.line = line
             self.code = code
             self.message = message

@@ -118,13 +118,12 @@ public enum Timetable {
             }
         }
 
-        public var message: String {
+        public var message: Phrase {
             switch self {
             case .full:
                 "A course has at most \(TimetableSlot.perCourse) weekly classes. Remove one to add another."
             case .tooManySessions(let room):
-                "A course's timetable schedules at most \(Timetable.sessionsPerCourse) sessions to come; this class "
-                    + "would go past that (\(room) more fit). Shorten its term, or remove another class."
+                "A course's timetable schedules at most \(Timetable.sessionsPerCourse) sessions to come; this class would go past that (\(room) more fit). Shorten its term, or remove another class."
             }
         }
     }

@@ -17,15 +17,15 @@ enum AccountChange: String, Codable, Sendable, CaseIterable {
     /// The change in words, for the admin page: `actor` changed `person`'s account.
     func sentence(actor: String, person: String) -> String {
         switch self {
-        case .passwordReset: "\(person) set a new password from an emailed link"
-        case .passwordResetLinkSent: "\(actor) sent \(person) a link to set a new password"
-        case .healthOfficerGranted: "\(actor) made \(person) a health officer"
-        case .healthOfficerRevoked: "\(actor) removed \(person) as health officer"
-        case .madeTeacher: "\(actor) made \(person) a teacher"
-        case .madeStudent: "\(actor) made \(person) a student"
-        case .approved: "\(actor) approved \(person) as a teacher"
-        case .disabled: "\(actor) disabled \(person)'s account"
-        case .enabled: "\(actor) enabled \(person)'s account again"
+        case .passwordReset: say("\(person) set a new password from an emailed link")
+        case .passwordResetLinkSent: say("\(actor) sent \(person) a link to set a new password")
+        case .healthOfficerGranted: say("\(actor) made \(person) a health officer")
+        case .healthOfficerRevoked: say("\(actor) removed \(person) as health officer")
+        case .madeTeacher: say("\(actor) made \(person) a teacher")
+        case .madeStudent: say("\(actor) made \(person) a student")
+        case .approved: say("\(actor) approved \(person) as a teacher")
+        case .disabled: say("\(actor) disabled \(person)'s account")
+        case .enabled: say("\(actor) enabled \(person)'s account again")
         }
     }
 }

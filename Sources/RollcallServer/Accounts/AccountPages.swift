@@ -123,6 +123,10 @@ struct AccountPages: Sendable {
         page.timeZones = CourseTimeZone.choices(selected: zone).map {
             CoursePage.TimeZoneChoice(id: $0, selected: $0 == zone)
         }
+        page.languages = Catalogs.shipped.choices.map {
+            ProfilePage.LanguageChoice(id: $0.language, name: $0.name, selected: $0.language == user.language)
+        }
+        page.followsBrowser = user.language == nil
         return try pages.render(page, title: "Your profile · Rollcall", context: context)
     }
 
@@ -198,6 +202,17 @@ struct ProfilePage: PageModel {
     var deleteRule: String
     /// The zones the person may choose for the pages not tied to a course, theirs selected.
     var timeZones: [CoursePage.TimeZoneChoice] = []
+    /// The languages the person may choose, each in its own words, theirs selected.
+    var languages: [LanguageChoice] = []
+    /// No language chosen: the pages follow the browser's.
+    var followsBrowser = true
+
+    /// One language on the profile's list.
+    struct LanguageChoice: Sendable {
+        var id: String
+        var name: String
+        var selected: Bool
+    }
 
     init(
         id: Int64, name: String, email: String, phone: String, about: String, phoneConfirmed: Bool, role: String,
@@ -220,7 +235,7 @@ struct ProfilePage: PageModel {
         mayDelete = refusal == nil
         deleteRule =
             switch refusal {
-            case .recordsMustBeKept(let message): message
+            case .recordsMustBeKept(let message): say(message)
             case .alreadyDeleted: "This account has been deleted."
             case nil: ""
             }

@@ -38,6 +38,8 @@ struct AccountsController: Sendable {
         var about: String?
         /// An IANA zone such as Europe/Paris, for the person's pages not tied to a course.
         var timeZone: String?
+        /// A language Rollcall speaks (`fr`), or an empty string to follow the browser's.
+        var language: String?
     }
     struct PasswordChange: Decodable {
         var currentPassword: String
@@ -237,6 +239,7 @@ struct AccountsController: Sendable {
             change.about = try check { () throws(RuleViolation) in try AccountRules.about(about) }
         }
         if let zone = input.timeZone { change.timeZone = try CourseTimeZone.validated(zone) }
+        if let language = input.language { change.language = .some(try Catalogs.shipped.chosen(language)) }
         return UserEnvelope(user: UserView(try await users.update(id: user.id, change)))
     }
 

@@ -82,20 +82,25 @@ struct PhoneController: Sendable {
     func sent(_ phone: String) -> CodeSent {
         CodeSent(
             phone: phone, nextCodeIn: Int(configuration.phoneCodeInterval.rounded(.up)),
-            message:
+            message: say(
                 "If this number belongs to an account, a 6-digit code is on its way by text message. It works for 5 minutes."
+            )
         )
     }
 
     func text(_ code: String, to phone: String, purpose: PhoneCodePurpose) async throws {
-        let what = purpose == .signIn ? "sign-in code" : "code to confirm this number"
-        let school = configuration.schoolName == "Rollcall" ? "Rollcall" : "Rollcall at \(configuration.schoolName)"
+        let school = Letters(school: configuration.schoolName).signature
         try await texts.send(
             OutgoingMessage(
                 channel: .sms, recipient: phone, recipientName: nil,
-                subject: purpose == .signIn ? "Sign-in code" : "Phone confirmation code",
-                text:
-                    "\(code) is your \(school) \(what). It works for 5 minutes. Nobody from school will ask you for it.",
+                subject: purpose == .signIn ? say("Sign-in code") : say("Phone confirmation code"),
+                text: purpose == .signIn
+                    ? say(
+                        "\(code) is your \(school) sign-in code. It works for 5 minutes. Nobody from school will ask you for it."
+                    )
+                    : say(
+                        "\(code) is your \(school) code to confirm this number. It works for 5 minutes. Nobody from school will ask you for it."
+                    ),
                 html: nil))
     }
 
@@ -159,7 +164,7 @@ struct PhoneController: Sendable {
         let code = try await codes.issue(.confirm, phone: phone, userID: user.id)
         try await text(code, to: phone, purpose: .confirm)
         var answer = sent(phone)
-        answer.message = "A 6-digit code is on its way to \(phone) by text message. It works for 5 minutes."
+        answer.message = say("A 6-digit code is on its way to \(phone) by text message. It works for 5 minutes.")
         return try answer.response(from: request, context: context, status: .accepted)
     }
 

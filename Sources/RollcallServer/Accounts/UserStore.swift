@@ -27,6 +27,8 @@ struct User: Codable, Sendable, Equatable {
     var roleSource: RoleSource = .registration
     /// The IANA zone of the person's pages not tied to a course; `nil` until the browser or the person sets it.
     var timeZone: String? = nil
+    /// The language the person chose (`fr`); `nil` while their browser's is used.
+    var language: String? = nil
 
     /// How the person's pages write moments where no course is involved: their zone, else the server's.
     var timeText: TimeText { TimeText(zoneIdentifier: timeZone ?? CourseTimeZone.serverDefault) }
@@ -67,7 +69,8 @@ extension User {
             deletedAt: try optional("deleted_at", Date.self),
             phoneConfirmedAt: try optional("phone_confirmed_at", Date.self),
             roleSource: try optional("role_source", String.self).flatMap(RoleSource.init(rawValue:)) ?? .registration,
-            timeZone: try optional("time_zone", String.self)
+            timeZone: try optional("time_zone", String.self),
+            language: try optional("language", String.self)
         )
     }
 }
@@ -92,6 +95,8 @@ struct ProfileChange: Sendable {
     var phone: String??
     var about: String?
     var timeZone: String?
+    /// A language tag, or `.some(nil)` to follow the browser again.
+    var language: String??
 }
 
 /// Accounts: creation, look-up, profile and the admin's switches.
@@ -262,6 +267,10 @@ struct UserStore: Sendable {
             }
             if let zone = change.timeZone {
                 update = update.set("time_zone", to: zone)
+                changed = true
+            }
+            if let language = change.language {
+                update = update.set("language", to: language)
                 changed = true
             }
             if changed { try await update.run() }

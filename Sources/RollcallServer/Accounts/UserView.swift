@@ -23,9 +23,12 @@ struct UserView: Codable, Sendable, Equatable {
     var roleSource: RoleSource
     /// The zone of the person's pages not tied to a course; left out until set.
     var timeZone: String?
+    /// The language the person chose; left out while their browser's is used.
+    var language: String?
 
     init(_ user: User) {
         timeZone = user.timeZone
+        language = user.language
         id = user.id
         roleSource = user.roleSource
         name = user.name

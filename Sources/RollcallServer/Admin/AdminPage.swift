@@ -30,12 +30,12 @@ struct AdminPage: Sendable {
             AdminPageModel.Message(
                 recipient: message.recipient, subject: message.subject, body: message.body,
                 when: time.moment(message.createdAt), channel: message.channel, status: message.status,
-                delivery: Self.delivery(message, time: time))
+                statusText: Self.statusText(message.status), delivery: Self.delivery(message, time: time))
         }
         var page = AdminPageModel(
             users: users.map { user in
                 AdminPageModel.Person(
-                    id: user.id, name: user.name, email: user.email, role: user.role.rawValue,
+                    id: user.id, name: user.name, email: user.email, role: Self.roleText(user.role),
                     pending: user.role == .teacher && !user.approved, disabled: user.disabled,
                     isSelf: user.id == context.user?.id, healthOfficer: user.healthOfficer,
                     deleted: user.deletedAt != nil,
@@ -77,16 +77,38 @@ struct AdminPage: Sendable {
 
     /// Where a message's delivery stands, in words.
     static func delivery(_ message: OutboxMessage, time: TimeText) -> String {
-        let tries = "\(message.attempts) attempt\(message.attempts == 1 ? "" : "s")"
+        let tries = say(message.attempts, one: "{0} attempt", other: "{0} attempts")
         switch message.status {
-        case "stored": return "kept in the outbox: no provider is configured for \(message.channel)"
-        case "sent": return "sent \(message.sentAt.map(time.moment) ?? "") after \(tries)"
-        case "failed": return "failed after \(tries): \(message.lastError ?? "")"
-        case "sending": return "being sent (\(tries))"
+        case "stored": return say("kept in the outbox: no provider is configured for \(message.channel)")
+        case "sent": return say("sent \(message.sentAt.map(time.moment) ?? "") after \(tries)")
+        case "failed": return say("failed after \(tries): \(message.lastError ?? "")")
+        case "sending": return say("being sent (\(tries))")
         default:
-            guard message.attempts > 0 else { return "waiting to be sent" }
-            return
-                "waiting: \(tries) failed, next \(message.nextAttemptAt.map(time.moment) ?? "soon"): \(message.lastError ?? "")"
+            guard message.attempts > 0 else { return say("waiting to be sent") }
+            let next = message.nextAttemptAt.map(time.moment) ?? say("soon")
+            return say("waiting: \(tries) failed, next \(next): \(message.lastError ?? "")")
+        }
+    }
+
+    /// A message's status in words, for its badge: the badge's class stays `status`.
+    static func statusText(_ status: String) -> String {
+        switch status {
+        case "stored": say("stored")
+        case "queued": say("queued")
+        case "sending": say("sending")
+        case "sent": say("sent")
+        case "failed": say("failed")
+        default: status
+        }
+    }
+
+    /// A person's role in words.
+    static func roleText(_ role: Role) -> String {
+        switch role {
+        case .student: say("student")
+        case .teacher: say("teacher")
+        case .admin: say("admin")
+        case .healthOfficer: say("health officer")
         }
     }
 
@@ -106,9 +128,9 @@ struct AdminPage: Sendable {
 extension AdminPage {
     static func roleSource(_ source: RoleSource) -> String {
         switch source {
-        case .registration: "chosen at registration"
-        case .school: "from the school's sign-in"
-        case .admin: "set by an admin"
+        case .registration: say("chosen at registration")
+        case .school: say("from the school's sign-in")
+        case .admin: say("set by an admin")
         }
     }
 }
@@ -120,6 +142,7 @@ struct AdminPageModel: PageModel {
         var id: Int64
         var name: String
         var email: String
+        /// The role in the reader's words.
         var role: String
         /// A teacher waiting for approval.
         var pending: Bool
@@ -153,6 +176,8 @@ struct AdminPageModel: PageModel {
         var channel: String
         /// `stored`, `queued`, `sending`, `sent` or `failed`.
         var status: String
+        /// The status in the reader's words.
+        var statusText: String
         var delivery: String
     }
 

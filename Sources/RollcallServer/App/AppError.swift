@@ -9,7 +9,10 @@ public struct AppError: Error, HTTPResponseError, Equatable {
     /// Stable, machine-readable; clients branch on it, so it never changes once published: an `ErrorCode`, or for a
     /// field that breaks a rule, `invalid_` and the field (`RuleViolation`).
     public private(set) var code: String
-    public var message: String
+    /// The sentence, kept as English words and values, so that it is said in the language of whoever is answered.
+    public var phrase: Phrase
+    /// The sentence in the language of whoever Rollcall answers now (English outside a request).
+    public var message: String { say(phrase) }
     /// Seconds after which a refused request may be tried again.
     public var retryAfter: Int?
     /// Data for clients beside the sentence, such as the distance of an `out_of_range` refusal.
@@ -18,19 +21,19 @@ public struct AppError: Error, HTTPResponseError, Equatable {
     public var headers: HTTPFields = [:]
 
     public init(
-        _ status: HTTPResponse.Status, _ code: ErrorCode, _ message: String, retryAfter: Int? = nil,
+        _ status: HTTPResponse.Status, _ code: ErrorCode, _ message: Phrase, retryAfter: Int? = nil,
         details: [String: Detail]? = nil
     ) {
         self.init(status, rawCode: code.rawValue, message, retryAfter: retryAfter, details: details)
     }
 
     private init(
-        _ status: HTTPResponse.Status, rawCode code: String, _ message: String, retryAfter: Int? = nil,
+        _ status: HTTPResponse.Status, rawCode code: String, _ message: Phrase, retryAfter: Int? = nil,
         details: [String: Detail]? = nil
     ) {
         self.status = status
         self.code = code
-        self.message = message
+        self.phrase = message
         self.retryAfter = retryAfter
         self.details = details
     }
@@ -103,10 +106,10 @@ extension AppError {
     static let courseArchived = AppError.conflict(
         .courseArchived, "This course is archived: it keeps its records and takes no new sessions nor students.")
 
-    static func forbidden(_ message: String) -> AppError { AppError(.forbidden, .forbidden, message) }
+    static func forbidden(_ message: Phrase) -> AppError { AppError(.forbidden, .forbidden, message) }
 
     /// 404 for a thing that does not exist: “No such \(what).”
-    static func notFound(_ code: ErrorCode, _ what: String) -> AppError {
+    static func notFound(_ code: ErrorCode, _ what: Phrase) -> AppError {
         AppError(.notFound, code, "No such \(what).")
     }
 
@@ -115,9 +118,9 @@ extension AppError {
         AppError(.badRequest, rawCode: violation.code, violation.message)
     }
 
-    static func invalidJSON(_ message: String) -> AppError { AppError(.badRequest, .invalidJSON, message) }
+    static func invalidJSON(_ message: Phrase) -> AppError { AppError(.badRequest, .invalidJSON, message) }
 
-    static func conflict(_ code: ErrorCode, _ message: String) -> AppError { AppError(.conflict, code, message) }
+    static func conflict(_ code: ErrorCode, _ message: Phrase) -> AppError { AppError(.conflict, code, message) }
 
     static func bodyTooLarge(limit: Int) -> AppError {
         AppError(.contentTooLarge, .bodyTooLarge, "That is too large: the limit is \(limit.byteCountText).")

@@ -119,7 +119,8 @@ public func openDatabase(_ configuration: Configuration, logger: Logger) throws 
 func buildRouter(
     stores: Stores, configuration: Configuration, passwordCost: UInt8
 ) async throws -> AppRouter {
-    var pages = try await PageRenderer.load()
+    let catalogs = try Catalogs.load()
+    var pages = try PageRenderer.load(catalogs: catalogs)
     pages.framing = stores.framing
     let parts = AppParts(stores: stores, configuration: configuration, pages: pages, passwordCost: passwordCost)
     let router = AppRouter(context: AppRequestContext.self)
@@ -129,10 +130,12 @@ func buildRouter(
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: LogRequestsMiddleware(.debug))
     let routeIndex = RouteIndex()
+    router.add(middleware: LanguageMiddleware(catalogs: catalogs, fallback: configuration.defaultLanguage))
     router.add(middleware: ErrorMiddleware(pages: parts.pages, database: stores.database))
     router.add(middleware: MethodNotAllowedMiddleware(routes: routeIndex))
     router.add(middleware: AssetsMiddleware())
     router.add(middleware: AuthenticationMiddleware(tokens: stores.tokens))
+    router.add(middleware: PersonLanguageMiddleware(catalogs: catalogs))
 
     SystemRoutes.addRoutes(to: router, parts)
     AccountRoutes.addRoutes(to: router, parts)

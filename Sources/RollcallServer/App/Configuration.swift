@@ -52,6 +52,9 @@ public struct Configuration: Sendable {
     public var smsWebhook: URL?
     /// Sent in the `X-Rollcall-Secret` header of every post, for the gateway to check (`ROLLCALL_SMS_WEBHOOK_SECRET`).
     public var smsWebhookSecret: String?
+    /// The language of people whose browser asks for none Rollcall speaks, and of letters to people who chose none
+    /// (`ROLLCALL_DEFAULT_LANGUAGE`, such as fr).
+    public var defaultLanguage = "en"
     /// The school's name in every letter (`ROLLCALL_SCHOOL_NAME`).
     public var schoolName: String = "Rollcall"
     /// The school's OpenID Connect sign-in (`ROLLCALL_OIDC_*`), when it is set up.
@@ -159,6 +162,7 @@ public struct Configuration: Sendable {
         Setting("ROLLCALL_SMS_WEBHOOK_URL", \.smsWebhook, Parse.webhookURL),
         Setting("ROLLCALL_SMS_WEBHOOK_SECRET", \.smsWebhookSecret, Parse.text),
         Setting("ROLLCALL_SCHOOL_NAME", \.schoolName, Parse.singleLine),
+        Setting("ROLLCALL_DEFAULT_LANGUAGE", \.defaultLanguage, Parse.language),
         Setting("ROLLCALL_PASSWORD_SIGN_IN", \.passwordSignIn, Parse.flag),
         Setting("ROLLCALL_INVITATIONS_PER_DAY", \.invitationsPerDay, Parse.positiveNumber),
     ]

@@ -73,8 +73,9 @@ extension AppError {
         case .unconfirmedDelete(let contents):
             AppError(
                 .conflict, .confirmDelete,
-                "Deleting this session also deletes its \(contents.text). Send records=\(contents.records)"
-                    + (contents.attempts > 0 ? "&attempts=\(contents.attempts)" : "") + " to confirm.",
+                contents.attempts > 0
+                    ? "Deleting this session also deletes its \(contents.text). Send records=\(contents.records)&attempts=\(contents.attempts) to confirm."
+                    : "Deleting this session also deletes its \(contents.text). Send records=\(contents.records) to confirm.",
                 details: ["records": .number(Double(contents.records)), "attempts": .number(Double(contents.attempts))])
         }
     }
@@ -111,7 +112,7 @@ extension AppError {
         }
     }
 
-    static func closedMessage(_ ending: AttemptEnding) -> String {
+    static func closedMessage(_ ending: AttemptEnding) -> Phrase {
         switch ending {
         case .submitted: "You have submitted this quiz; your answers are in."
         case .timeLimit: "The time for this quiz is up; your saved answers are in."

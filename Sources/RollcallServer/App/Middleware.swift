@@ -127,7 +127,7 @@ struct ErrorMiddleware: RouterMiddleware {
                 let named = ErrorCode(
                     rawValue: error.status.reasonPhrase.lowercased().replacingOccurrences(of: " ", with: "_"))
                 let code = named ?? (error.status.code >= 500 ? .internalError : .badRequest)
-                return AppError(error.status, code, error.body ?? error.status.reasonPhrase)
+                return AppError(error.status, code, .verbatim(error.body ?? error.status.reasonPhrase))
             }
         default:
             if let mapped = AppError(domain: error) { return mapped }

@@ -1,4 +1,5 @@
 import Foundation
+import RollcallCore
 
 /// A long list on a page, cut into pages: the items of the one asked for, and the links to the pages beside it.
 struct PageLinks: Sendable {
@@ -23,7 +24,7 @@ struct PageLinks: Sendable {
         return (
             shown,
             PageLinks(
-                text: "Page \(current) of \(count)", previous: current > 1 ? link(current - 1) : nil,
+                text: say("Page \(current) of \(count)"), previous: current > 1 ? link(current - 1) : nil,
                 next: current < count ? link(current + 1) : nil)
         )
     }

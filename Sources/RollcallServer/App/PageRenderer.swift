@@ -4,19 +4,51 @@ import Mustache
 import NIOConcurrencyHelpers
 import RollcallCore
 
-/// Renders server-side pages: a page template inside the shared layout.
+/// Renders server-side pages: a page template inside the shared layout, in the reader's language.
 struct PageRenderer: Sendable {
-    let library: MustacheLibrary
+    /// The templates of each language, their marked sentences already translated.
+    let libraries: [String: MustacheLibrary]
+    /// The page scripts' sentences in each language, as the JSON `words.js` reads from the page.
+    let scriptWords: [String: String]
     /// Who may show Rollcall's pages in a frame: nobody, or the registered learning platforms.
     var framing = FrameAncestors()
 
     /// The templates shipped as package resources, so the binary runs from any working directory.
-    static func load() async throws -> PageRenderer {
-        let library = try await MustacheLibrary(directory: ResourceFiles.path("templates"))
-        guard library.getTemplate(named: "layout") != nil else {
+    static func load(catalogs: Catalogs = .shipped) throws -> PageRenderer {
+        let directory = ResourceFiles.path("templates")
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+            .filter { $0.hasSuffix(".mustache") }
+        guard names.contains("layout.mustache") else {
             throw ConfigurationError(variable: "resources", problem: "are missing from the build: no page templates")
         }
-        return PageRenderer(library: library)
+        let sources = try names.map { name in
+            (name: String(name.dropLast(".mustache".count)),
+             text: try String(contentsOfFile: (directory as NSString).appendingPathComponent(name), encoding: .utf8))
+        }
+        var libraries: [String: MustacheLibrary] = [:]
+        var scriptWords: [String: String] = [:]
+        let scriptMessages = catalogs.messages.filter { $0.references.contains { $0.contains(".js") } }
+        for language in catalogs.languages {
+            let catalog = catalogs[language]
+            var library = MustacheLibrary()
+            for source in sources {
+                try library.register(TemplateText.translated(source.text, into: catalog), named: source.name)
+            }
+            libraries[language] = library
+            var words: [String: [String]] = [:]
+            for message in scriptMessages where catalog.translates(message.msgid) {
+                words[message.msgid] = catalog.forms(message.msgid)
+            }
+            let json = (try? JSONSerialization.data(withJSONObject: words, options: [.sortedKeys])) ?? Data("{}".utf8)
+            // A sentence holding "</script>" must not end the element it is written in.
+            scriptWords[language] = String(decoding: json, as: UTF8.self).replacingOccurrences(of: "</", with: "<\\/")
+        }
+        return PageRenderer(libraries: libraries, scriptWords: scriptWords)
+    }
+
+    /// The templates in the reader's language.
+    private var library: MustacheLibrary {
+        libraries[Catalogs.reader.catalog.language] ?? libraries["en"]!
     }
 
     /// The static files (styles, scripts, icons), served under `/assets`.
@@ -28,15 +60,16 @@ struct PageRenderer: Sendable {
     /// `zone`: how the page writes moments, which its scripts follow too: a course's pages in the course's zone; by
     /// default the signed-in person's.
     func render(
-        _ model: some PageModel, title: String, context: AppRequestContext, status: HTTPResponse.Status = .ok,
+        _ model: some PageModel, title: Phrase, context: AppRequestContext, status: HTTPResponse.Status = .ok,
         layout: String = "layout", zone: TimeText? = nil
     ) throws -> Response {
         let template = type(of: model).template
         guard let body = library.render(model, withTemplate: template) else {
             throw AppError(.internalServerError, .internalError, "The page \(template) is missing.")
         }
+        let language = Catalogs.reader.catalog.language
         let frame = Frame(
-            title: title, body: body, csrf: context.identity?.csrf ?? "",
+            title: say(title), body: body, language: language, words: scriptWords[language] ?? "{}", csrf: context.identity?.csrf ?? "",
             timeZone: (zone ?? context.user?.timeText ?? TimeText(zoneIdentifier: CourseTimeZone.serverDefault)).zone
                 .identifier,
             zoneUnset: context.user.map { $0.timeZone == nil } ?? false,
@@ -86,6 +119,10 @@ struct Frame: Sendable {
     }
     var title: String
     var body: String
+    /// The page's language, for `lang` on `<html>`.
+    var language: String
+    /// The page scripts' sentences in that language (JSON).
+    var words: String
     var csrf: String
     /// The zone the page's moments are written in, for its scripts.
     var timeZone: String

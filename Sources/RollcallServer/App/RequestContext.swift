@@ -51,14 +51,14 @@ public struct AppRequestContext: RequestContext, WebSocketRequestContext {
     }
 
     /// The signed-in user if they hold one of `roles`.
-    func requireRole(_ roles: Role..., message: String) throws -> User {
+    func requireRole(_ roles: Role..., message: Phrase) throws -> User {
         let user = try requireUser()
         guard roles.contains(where: user.has) else { throw AppError.forbidden(message) }
         return user
     }
 
     /// Reads a numeric id from the path, answering 404 for anything that is not one.
-    func id(_ name: String, _ code: ErrorCode, _ what: String) throws -> Int64 {
+    func id(_ name: String, _ code: ErrorCode, _ what: Phrase) throws -> Int64 {
         guard let text = parameters.get(name), let id = Int64(text), id > 0 else {
             throw AppError.notFound(code, what)
         }

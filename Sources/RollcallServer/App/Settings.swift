@@ -105,7 +105,7 @@ enum Parse {
         do throws(RuleViolation) {
             return try MailServer(url: text)
         } catch {
-            throw ConfigurationError(variable: variable, problem: error.message)
+            throw ConfigurationError(variable: variable, problem: error.message.description)
         }
     }
 
@@ -123,6 +123,16 @@ enum Parse {
             throw ConfigurationError(variable: variable, problem: "names no readable file: \(text)")
         }
         return text
+    }
+
+    static func language(_ text: String, _ variable: String) throws -> String {
+        let catalogs = Catalogs.shipped
+        guard let found = LanguageChoice.match(text, in: catalogs.languages), found.lowercased() == text.lowercased()
+        else {
+            throw ConfigurationError(
+                variable: variable, problem: "must be one of \(catalogs.languages.joined(separator: ", ")), got “\(text)”")
+        }
+        return found
     }
 
     static func region(_ text: String, _ variable: String) throws -> String {

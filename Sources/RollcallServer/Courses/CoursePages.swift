@@ -93,7 +93,7 @@ struct CoursePages: Sendable {
             let waiting = open && mine != .present && mine != .late
             return CoursePage.SessionRow(
                 id: session.id, title: session.title, phase: session.badge(at: now),
-                myStatus: mine?.rawValue,
+                phaseText: session.badgeText(at: now), myStatus: mine?.rawValue, myStatusText: mine?.pageText,
                 when: records.course.timeText.moment(session.openedAt ?? session.scheduledAt ?? session.createdAt),
                 present: (count[.present] ?? 0) + (count[.late] ?? 0), studentView: student != nil, open: open,
                 spot: waiting && session.settings.mode == .spot, typed: waiting && session.settings.allowTyping,
@@ -123,14 +123,17 @@ struct CoursePages: Sendable {
         let staff = try await courses.staff(courseID: course.id).map { member in
             CoursePage.Staff(
                 id: member.id, name: member.name, email: member.email,
-                roleText: member.role == .teacher ? "co-teacher" : "teaching assistant")
+                roleText: member.role == .teacher ? say("co-teacher") : say("teaching assistant"))
         }
         let slots = try await timetable.list(courseID: course.id).map { slot in
             CoursePage.Slot(
                 id: slot.id, title: slot.title,
-                when: "\(Self.weekdays[(slot.weekday - 1) % 7])s at \(slot.time), \(slot.minutes) minutes",
-                term:
+                when: say(
+                    slot.minutes, one: "{1} at {2}, {0} minute", other: "{1} at {2}, {0} minutes",
+                    .text(Self.weekly(slot.weekday)), .text(slot.time)),
+                term: say(
                     "\(CourseTimeZone.day(slot.startsOn, in: course.zone)) to \(CourseTimeZone.day(slot.endsOn, in: course.zone))"
+                )
             )
         }
         let defaults = course.defaults
@@ -176,11 +179,27 @@ struct CoursePages: Sendable {
 extension CoursePages {
     static func waitingText(_ waiting: Int, perDay: Int) -> String? {
         guard waiting > 0 else { return nil }
-        return
-            "\(waiting == 1 ? "1 invitation waits" : "\(waiting) invitations wait") to be mailed: at most \(perDay) go out for you in a day, and the rest follow as the day’s allowance frees up."
+        return say(
+            waiting,
+            one:
+                "{0} invitation waits to be mailed: at most {1} go out for you in a day, and the rest follow as the day’s allowance frees up.",
+            other:
+                "{0} invitations wait to be mailed: at most {1} go out for you in a day, and the rest follow as the day’s allowance frees up.",
+            .number(perDay))
     }
 
-    static let weekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+    /// A weekday of the timetable (ISO: 1 is Monday) as a weekly habit: “Mondays”.
+    static func weekly(_ weekday: Int) -> String {
+        switch (weekday - 1) % 7 {
+        case 0: say("Mondays")
+        case 1: say("Tuesdays")
+        case 2: say("Wednesdays")
+        case 3: say("Thursdays")
+        case 4: say("Fridays")
+        case 5: say("Saturdays")
+        default: say("Sundays")
+        }
+    }
     /// Students on one page of the roster.
     static let rosterPage = 25
     /// Absentees listed before "Show all".
@@ -189,10 +208,10 @@ extension CoursePages {
     private func absenceNoticesText(_ course: Course) async throws -> String {
         guard course.absenceNoticesSince != nil else { return "" }
         guard let last = try await courses.latestAbsenceNotices(courseID: course.id) else {
-            return "The first go out next Monday at 8:00."
+            return say("The first go out next Monday at 8:00.")
         }
-        let students = last.students == 1 ? "1 student" : "\(last.students) students"
-        return "Last sent \(course.timeText.momentWithZone(last.dueAt)), to \(students)."
+        let students = say(last.students, one: "{0} student", other: "{0} students")
+        return say("Last sent \(course.timeText.momentWithZone(last.dueAt)), to \(students).")
     }
 }
 
@@ -225,9 +244,14 @@ struct CoursePage: PageModel {
     struct SessionRow: Sendable {
         var id: Int64
         var title: String
+        /// The badge's class: `scheduled`, `open`, `closed` or `missed`.
         var phase: String
+        /// The badge in the reader's words.
+        var phaseText: String
         /// The student's own status; none for a teacher, or before anything counts (no empty pill).
         var myStatus: String?
+        /// The same in the reader's words.
+        var myStatusText: String?
         var when: String
         var present: Int
         var studentView: Bool
@@ -425,9 +449,9 @@ extension Course {
 extension CheckInMode {
     var pageText: String {
         switch self {
-        case .qr: "QR code on the projector"
-        case .spot: "Check-in spot (location only)"
-        case .typed: "Typed code"
+        case .qr: say("QR code on the projector")
+        case .spot: say("Check-in spot (location only)")
+        case .typed: say("Typed code")
         }
     }
 }

@@ -96,7 +96,7 @@ struct AttemptCounters: Sendable {
     }
 
     /// Counts one event under a fixed-window limit; throws `TooManyAttempts` when the key is over it.
-    func admit(_ scope: Scope, key: String, under limit: RateLimit, now: Date = Date(), refusal: String) async throws {
+    func admit(_ scope: Scope, key: String, under limit: RateLimit, now: Date = Date(), refusal: Phrase) async throws {
         let retryAfter = try await update(scope, key: key) { current in
             let (count, retryAfter) = limit.admit(
                 current.map { RateLimit.Count(count: $0.count, since: $0.since) }, now: now)

@@ -45,6 +45,7 @@ enum Migrations {
         step032LearningPlatforms,
         step033LTIRegistrationLinks,
         step034LTIPending,
+        step035PersonLanguage,
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.

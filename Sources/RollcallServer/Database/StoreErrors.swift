@@ -17,9 +17,9 @@ struct UnreadableRow: Error {
 struct NotStored: Error {
     /// The code of the 404 it becomes.
     var code: ErrorCode
-    var what: String
+    var what: Phrase
 
-    init(_ code: ErrorCode, what: String) {
+    init(_ code: ErrorCode, what: Phrase) {
         self.code = code
         self.what = what
     }
@@ -29,7 +29,7 @@ struct NotStored: Error {
 struct TooManyAttempts: Error {
     var retryAfter: Int
     /// The sentence for the person, saying what was limited.
-    var message: String
+    var message: Phrase
 }
 
 /// The SQLite file the server opened was deleted or replaced under it: what it would write now would be lost.

@@ -29,12 +29,11 @@ struct Letter: Sendable, Equatable {
         var body = ["<p>\(Self.escape(greeting))</p>"] + paragraphs.map { "<p>\(Self.escape($0))</p>" }
         if !list.isEmpty { body.append("<ul>\n" + list.map { "<li>\(Self.escape($0))</li>\n" }.joined() + "</ul>") }
         if let link {
+            let fallback = say("If the button does not work, copy this address into your browser: \(link.url)")
             body.append(
                 "<p><a href=\"\(Self.escape(link.url))\" style=\"display:inline-block;padding:10px 16px;background:#1f6feb;color:#ffffff;border-radius:6px;text-decoration:none\">\(Self.escape(link.label))</a></p>"
             )
-            body.append(
-                "<p style=\"color:#555555;font-size:13px\">If the button does not work, copy this address into your browser: \(Self.escape(link.url))</p>"
-            )
+            body.append("<p style=\"color:#555555;font-size:13px\">\(Self.escape(fallback))</p>")
         }
         body += closing.map { "<p style=\"color:#555555;font-size:13px\">\(Self.escape($0))</p>" }
         body.append("<p style=\"color:#555555\">\(Self.escape(signature))</p>")
@@ -71,37 +70,40 @@ struct Letters: Sendable {
     /// The school's name (`ROLLCALL_SCHOOL_NAME`), or Rollcall's own.
     var school: String
 
-    var signature: String { school == "Rollcall" ? "Rollcall" : "Rollcall at \(school)" }
+    var signature: String { school == "Rollcall" ? "Rollcall" : say("Rollcall at \(school)") }
 
     func emailConfirmation(name: String, link: String) -> Letter {
         Letter(
-            subject: "Confirm your email address for \(school)", greeting: "Hello \(name),",
-            paragraphs: ["Open this link to confirm your email address. It works for 48 hours."],
-            link: ("Confirm my email address", link), signature: signature)
+            subject: say("Confirm your email address for \(school)"), greeting: say("Hello \(name),"),
+            paragraphs: [say("Open this link to confirm your email address. It works for 48 hours.")],
+            link: (say("Confirm my email address"), link), signature: signature)
     }
 
     func invitation(name: String, teacher: String, course: String, link: String) -> Letter {
         Letter(
             // Rollcall's own words in the subject: the teacher's course name goes in the body only.
-            subject: "Your class check-in at \(school)", greeting: "Hello \(name),",
+            subject: say("Your class check-in at \(school)"), greeting: say("Hello \(name),"),
             paragraphs: [
-                "\(teacher) added you to \(course) at \(school) on Rollcall, where you will check in to class.",
-                "Create your account with this email address and confirm it, and the course is yours.",
+                say("\(teacher) added you to \(course) at \(school) on Rollcall, where you will check in to class."),
+                say("Create your account with this email address and confirm it, and the course is yours."),
             ],
-            link: ("Create my account", link), signature: signature)
+            link: (say("Create my account"), link), signature: signature)
     }
 
     func passwordReset(name: String, link: String, minutes: Int, byAdmin: Bool) -> Letter {
         Letter(
-            subject: "Set a new password for \(school)", greeting: "Hello \(name),",
+            subject: say("Set a new password for \(school)"), greeting: say("Hello \(name),"),
             paragraphs: [
                 byAdmin
-                    ? "An admin of \(school) sent you this link to set a new password for Rollcall."
-                    : "Someone, probably you, asked to set a new password for your Rollcall account.",
-                "The link works once, for \(minutes) minutes. Setting a new password signs you out everywhere else.",
-                "If you did not ask for this, ignore this message: your password stays as it is.",
+                    ? say("An admin of \(school) sent you this link to set a new password for Rollcall.")
+                    : say("Someone, probably you, asked to set a new password for your Rollcall account."),
+                say(
+                    minutes,
+                    one: "The link works once, for {0} minute. Setting a new password signs you out everywhere else.",
+                    other: "The link works once, for {0} minutes. Setting a new password signs you out everywhere else."),
+                say("If you did not ask for this, ignore this message: your password stays as it is."),
             ],
-            link: ("Set a new password", link), signature: signature)
+            link: (say("Set a new password"), link), signature: signature)
     }
 
     /// A student's weekly note while their attendance is below the course's threshold.
@@ -110,20 +112,28 @@ struct Letters: Sendable {
     ) -> Letter {
         let percent = Self.percent(summary)
         let counts = [
-            (AttendanceStatus.present, "present"), (.late, "late"), (.excused, "excused"), (.absent, "absent"),
-        ].map { "\(summary.counts[$0.0] ?? 0) \($0.1)" }.joined(separator: ", ")
+            say(summary.counts[.present] ?? 0, one: "{0} present", other: "{0} present"),
+            say(summary.counts[.late] ?? 0, one: "{0} late", other: "{0} late"),
+            say(summary.counts[.excused] ?? 0, one: "{0} excused", other: "{0} excused"),
+            say(summary.counts[.absent] ?? 0, one: "{0} absent", other: "{0} absent"),
+        ].joined(separator: ", ")
         return Letter(
-            subject: "Your attendance in \(course): \(percent)", greeting: "Hello \(name),",
+            subject: say("Your attendance in \(course): \(percent)"), greeting: say("Hello \(name),"),
             paragraphs: [
-                "You have attended \(percent) of the sessions of \(course) at \(school) so far "
-                    + "(\(summary.sessions) session\(summary.sessions == 1 ? "" : "s"): \(counts)). "
-                    + "The course asks for at least \(threshold)%.",
-                "If an absence should be excused or a record is wrong, tell \(teacher): they can correct it.",
+                say(
+                    summary.sessions,
+                    one:
+                        "You have attended {1} of the sessions of {2} at {3} so far ({0} session: {4}). The course asks for at least {5}%.",
+                    other:
+                        "You have attended {1} of the sessions of {2} at {3} so far ({0} sessions: {4}). The course asks for at least {5}%.",
+                    .text(percent), .text(course), .text(school), .text(counts), .number(threshold)),
+                say("If an absence should be excused or a record is wrong, tell \(teacher): they can correct it."),
             ],
-            link: ("See my attendance", link),
+            link: (say("See my attendance"), link),
             closing: [
-                "You get this note on Mondays while your attendance is below \(threshold)%. To stop it, turn off "
-                    + "“Weekly absence notes” on the course's page."
+                say(
+                    "You get this note on Mondays while your attendance is below \(threshold)%. To stop it, turn off “Weekly absence notes” on the course's page."
+                )
             ],
             signature: signature)
     }
@@ -133,20 +143,22 @@ struct Letters: Sendable {
         name: String, course: String, threshold: Int, students: [(name: String, summary: AttendanceSummary)],
         link: String
     ) -> Letter {
-        let count = students.count == 1 ? "1 student" : "\(students.count) students"
+        let count = say(students.count, one: "{0} student", other: "{0} students")
         let lines = students.map { student, summary in
-            let absent = summary.counts[.absent] ?? 0
-            return "\(student): \(Self.percent(summary)), \(absent) absence\(absent == 1 ? "" : "s") in "
-                + "\(summary.sessions) session\(summary.sessions == 1 ? "" : "s")"
+            let absences = say(summary.counts[.absent] ?? 0, one: "{0} absence", other: "{0} absences")
+            let sessions = say(summary.sessions, one: "{0} session", other: "{0} sessions")
+            return say("\(student): \(Self.percent(summary)), \(absences) in \(sessions)")
         }
         return Letter(
-            subject: "\(course): \(count) below \(threshold)% attendance", greeting: "Hello \(name),",
-            paragraphs: ["\(count) of \(course) at \(school) attended less than \(threshold)% of the sessions so far:"],
-            list: lines, link: ("Open the course", link),
+            subject: say("\(course): \(count) below \(threshold)% attendance"), greeting: say("Hello \(name),"),
+            paragraphs: [
+                say("\(count) of \(course) at \(school) attended less than \(threshold)% of the sessions so far:")
+            ],
+            list: lines, link: (say("Open the course"), link),
             closing: [
-                "Each of them got a note of their own, unless they turned the notes off or their account is closed. "
-                    + "You get this list on Mondays "
-                    + "while the course's weekly absence notices are on; turn them off in the course's settings."
+                say(
+                    "Each of them got a note of their own, unless they turned the notes off or their account is closed. You get this list on Mondays while the course's weekly absence notices are on; turn them off in the course's settings."
+                )
             ],
             signature: signature)
     }

@@ -76,7 +76,7 @@ struct ExposureController: Sendable {
     @Sendable func csv(_ request: Request, context: AppRequestContext) async throws -> Response {
         let entry = try await reports.own(context)
         let report = try await reports.report(entry, now: now())
-        return try CSVDownload.response(report.csv, name: "exposure report \(entry.id)", request: request)
+        return try CSVDownload.response(report.csv, name: say("exposure report \(entry.id)"), request: request)
     }
 
     @Sendable func audit(_ request: Request, context: AppRequestContext) async throws -> AuditList {
@@ -173,7 +173,7 @@ struct ExposureController: Sendable {
     static func days(_ number: Double, retention: Int) throws -> Int {
         guard let days = Int(exactly: number) else {
             let refusal = ExposureWindow.Refusal.days(maximum: retention)
-            throw AppError(.badRequest, refusal.code, refusal.message + " Give a whole number of days.")
+            throw AppError(.badRequest, refusal.code, "\(refusal.message) Give a whole number of days.")
         }
         return days
     }

@@ -124,8 +124,8 @@ struct ExposureReportPage: PageModel {
             Contact(
                 rank: index + 1, personId: contact.personId, name: contact.name, totalMinutes: contact.totalMinutes,
                 sessions: contact.sessions, proximityMinutes: contact.proximityMinutes,
-                evidence: contact.evidence.map { $0 == .attendance ? "attendance" : "phones" }.joined(
-                    separator: " and "))
+                evidence: ExposureReport.both(
+                    contact.evidence.map { $0 == .attendance ? say("attendance") : say("phones") }))
         }
         phones = report.phones.map { phone in
             PhoneContact(
@@ -137,20 +137,23 @@ struct ExposureReportPage: PageModel {
         noPhones = phones.isEmpty
         phoneRequest = report.phoneRequest.map { request in
             if let answered = request.answeredAt {
-                return
+                return say(
                     "Asked \(time.moment(request.requestedAt)); \(report.person.name) uploaded \(time.moment(answered))."
+                )
             }
-            return "Asked \(time.moment(request.requestedAt)); not uploaded yet. The report includes it once they do."
+            return say(
+                "Asked \(time.moment(request.requestedAt)); not uploaded yet. The report includes it once they do.")
         }
         noContacts = contacts.isEmpty
         let close = contacts.count { max($0.totalMinutes, $0.proximityMinutes) >= Self.closeMinutes }
-        contactTotal =
-            "\(contacts.count == 1 ? "1 contact" : "\(contacts.count) contacts"), \(close) of them for \(Self.closeMinutes) minutes or more"
+        contactTotal = say(
+            contacts.count, one: "{0} contact, {1} of them for {2} minutes or more",
+            other: "{0} contacts, {1} of them for {2} minutes or more", .number(close), .number(Self.closeMinutes))
         sessions = report.sessions.map { session in
             SessionRow(
                 sessionId: session.sessionId, course: session.course, title: session.title, room: session.room ?? "—",
                 when: "\(time.moment(session.openedAt)) – \(time.time(session.endedAt))",
-                arrived: session.checkedInAt.map { "checked in \(time.time($0))" } ?? "marked by hand",
+                arrived: session.checkedInAt.map { say("checked in \(time.time($0))") } ?? say("marked by hand"),
                 contacts: session.contacts.map {
                     SessionContact(personId: $0.personId, name: $0.name, minutes: $0.minutes)
                 },

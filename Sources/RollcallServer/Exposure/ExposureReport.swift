@@ -65,18 +65,12 @@ struct ExposureReport: Codable, ResponseEncodable, Sendable {
     var phones: [PhoneEntry]
     var phoneRequest: PhoneRequest?
 
-    /// How every report is computed, shown with it.
-    static let method =
-        "Made from attendance records only: a session counts when the person checked in (QR code, typed code, "
-        + "check-in spot or app) or a teacher marked them present or late, and it opened within the window. "
-        + "Everyone else recorded the same way in that session is a contact. Shared minutes run from the later of "
-        + "the two check-ins (the session's opening for a mark by hand) to the session's end (its closing, or when "
-        + "it stopped taking check-ins), rounded down. People who did not check in and were not marked present "
-        + "or late are not in this report, even if they were in the room; absences and excused records are not used. "
-        + "Phones with the Rollcall app and proximity on add their own evidence: the rotating pseudo-IDs each phone "
-        + "heard nearby, as uploaded by the phone's owner. A phone contact's minutes are those in which either phone "
-        + "heard the other (each sighting counts at least one minute), within the window. Contacts are ranked by "
-        + "the larger of the two kinds of minutes; each names the evidence it rests on."
+    /// How every report is computed, shown with it, in the reader's language.
+    static var method: String {
+        say(
+            "Made from attendance records only: a session counts when the person checked in (QR code, typed code, check-in spot or app) or a teacher marked them present or late, and it opened within the window. Everyone else recorded the same way in that session is a contact. Shared minutes run from the later of the two check-ins (the session's opening for a mark by hand) to the session's end (its closing, or when it stopped taking check-ins), rounded down. People who did not check in and were not marked present or late are not in this report, even if they were in the room; absences and excused records are not used. Phones with the Rollcall app and proximity on add their own evidence: the rotating pseudo-IDs each phone heard nearby, as uploaded by the phone's owner. A phone contact's minutes are those in which either phone heard the other (each sighting counts at least one minute), within the window. Contacts are ranked by the larger of the two kinds of minutes; each names the evidence it rests on."
+        )
+    }
 
     init(
         entry: ExposureAuditEntry, facts: [ExposureSessionFacts],
@@ -103,7 +97,7 @@ struct ExposureReport: Codable, ResponseEncodable, Sendable {
                 })
         }
         let nearby = Proximity.contacts(of: entry.personId, in: phones.sightings)
-        let name = { (id: Int64) in phones.names[id] ?? "Person \(id)" }
+        let name = { (id: Int64) in phones.names[id] ?? say("Person \(id)") }
         self.phones = nearby.map {
             PhoneEntry(
                 personId: $0.personID, name: name($0.personID), minutes: $0.minutes, firstSeen: $0.firstSeen,
@@ -119,15 +113,20 @@ struct ExposureReport: Codable, ResponseEncodable, Sendable {
 
     /// One line per contact in each session, after a line per ranked contact.
     var csv: String {
-        var text = CSV.line(["Contact", "Total shared minutes", "Sessions", "Minutes near by phone", "Evidence"])
+        var text = CSV.line([
+            say("Contact"), say("Total shared minutes"), say("Sessions"), say("Minutes near by phone"), say("Evidence"),
+        ])
         for contact in contacts {
             text += CSV.line([
                 contact.name, String(contact.totalMinutes), String(contact.sessions), String(contact.proximityMinutes),
-                contact.evidence.map(\.rawValue).joined(separator: " and "),
+                Self.both(contact.evidence.map { $0 == .attendance ? say("attendance") : say("proximity") }),
             ])
         }
         text += "\r\n"
-        text += CSV.line(["Course", "Session", "Room", "Opened at", "Ended at", "Contact", "Shared minutes"])
+        text += CSV.line([
+            say("Course"), say("Session"), say("Room"), say("Opened at"), say("Ended at"), say("Contact"),
+            say("Shared minutes"),
+        ])
         for session in sessions {
             for contact in session.contacts {
                 text += CSV.line([
@@ -137,6 +136,11 @@ struct ExposureReport: Codable, ResponseEncodable, Sendable {
             }
         }
         return text
+    }
+
+    /// Kinds of evidence in a list: “attendance and proximity”.
+    static func both(_ words: [String]) -> String {
+        words.count == 2 ? say("\(words[0]) and \(words[1])") : words.joined(separator: ", ")
     }
 }
 

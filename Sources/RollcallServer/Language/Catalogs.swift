@@ -23,8 +23,12 @@ struct Catalogs: Sendable {
 
     subscript(language: String) -> Catalog { byLanguage[language] ?? .english }
 
-    /// English alone: for tests and tools that never load the files.
+    /// English alone: where the files cannot be read.
     static let englishOnly = Catalogs(byLanguage: ["en": .english], messages: [])
+
+    /// The catalogs shipped with Rollcall, read once. `buildRouter` reads them first with `load()`, so a file that
+    /// cannot be read stops the server at startup rather than leaving it in English.
+    static let shipped: Catalogs = (try? load()) ?? .englishOnly
 
     /// The catalogs shipped as package resources.
     static func load(directory: String = ResourceFiles.path("locales")) throws -> Catalogs {
@@ -51,6 +55,18 @@ struct Catalogs: Sendable {
                 keys: messages.map { ($0.msgid, $0.msgidPlural) })
         }
         return Catalogs(byLanguage: byLanguage, messages: messages)
+    }
+
+    /// A language a person asks for on their profile: one Rollcall speaks, or nothing (empty) to follow the browser.
+    func chosen(_ language: String) throws -> String? {
+        let trimmed = language.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty { return nil }
+        guard let found = byLanguage.keys.first(where: { $0.lowercased() == trimmed.lowercased() }) else {
+            let names = choices.map { "\($0.language) (\($0.name))" }.joined(separator: ", ")
+            throw AppError(
+                .badRequest, .invalidLanguage, "Rollcall does not speak “\(trimmed)”. Choose one of \(names).")
+        }
+        return found
     }
 
     /// The language for a person: their setting, else their browser's, else the school's default.

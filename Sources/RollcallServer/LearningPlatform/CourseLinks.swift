@@ -90,7 +90,7 @@ struct CourseLinks: Sendable {
         }
         let url: String
         do {
-            url = try await services.lineItem(platform, lineItemsURL: items, label: "Attendance")
+            url = try await services.lineItem(platform, lineItemsURL: items, label: say("Attendance"))
         } catch {
             logger.warning("the line item at \(platform.name) could not be found or made: \(error)")
             throw Self.unavailable(platform)

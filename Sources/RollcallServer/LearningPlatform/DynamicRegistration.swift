@@ -45,7 +45,8 @@ struct DynamicRegistration: Sendable {
         let url = configuration.publicURL + LearningPlatformRoutes.register.description + "?secret=" + secret
         return try LinkEnvelope(
             url: url, expiresAt: expires,
-            message: "Paste this URL into the platform's dynamic registration within an hour; it works once: \(url)"
+            message: say(
+                "Paste this URL into the platform's dynamic registration within an hour; it works once: \(url)")
         ).response(from: request, context: context, status: .created)
     }
 
@@ -155,6 +156,7 @@ struct DynamicRegistration: Sendable {
     {
         let base = configuration.publicURL
         let launch = base + LearningPlatformRoutes.launch.description
+        let label = say("Rollcall attendance")
         let tool: [String: Any] = [
             "application_type": "web", "response_types": ["id_token"],
             "grant_types": ["implicit", "client_credentials"],
@@ -166,8 +168,8 @@ struct DynamicRegistration: Sendable {
                 "domain": URL(string: base)?.host ?? base, "target_link_uri": launch,
                 "claims": ["iss", "sub", "name", "given_name", "family_name", "email"],
                 "messages": [
-                    ["type": "LtiResourceLinkRequest", "target_link_uri": launch, "label": "Rollcall attendance"],
-                    ["type": "LtiDeepLinkingRequest", "target_link_uri": launch, "label": "Rollcall attendance"],
+                    ["type": "LtiResourceLinkRequest", "target_link_uri": launch, "label": label],
+                    ["type": "LtiDeepLinkingRequest", "target_link_uri": launch, "label": label],
                 ],
             ],
         ]

@@ -132,8 +132,9 @@ struct LaunchController: Sendable {
             return try pages.render(
                 NewWindowPage(
                     href: LearningPlatformRoutes.linkPage.description + "?code=" + code, platform: platform.name,
-                    message:
+                    message: say(
                         "Rollcall has an account for \(existing.email) already. Open Rollcall to link it to \(platform.name), or to go on with a new one."
+                    )
                 ),
                 title: "Open Rollcall", context: context, layout: "bare")
         }
@@ -163,8 +164,9 @@ struct LaunchController: Sendable {
         return try pages.render(
             NewWindowPage(
                 href: LearningPlatformRoutes.continuation.description + "?code=" + code, platform: platform.name,
-                message:
+                message: say(
                     "\(platform.name) shows Rollcall inside its page, where this browser does not let Rollcall keep you signed in. Open it in a window of its own: you stay signed in there."
+                )
             ),
             title: "Open Rollcall", context: context, layout: "bare")
     }
@@ -300,12 +302,12 @@ struct LaunchController: Sendable {
             data: launch.deepLinkData,
             contentItems: [
                 .init(
-                    type: "ltiResourceLink", title: "Rollcall attendance", url: launchURL,
-                    text: "Check in to class sessions and see your attendance.",
+                    type: "ltiResourceLink", title: say("Rollcall attendance"), url: launchURL,
+                    text: say("Check in to class sessions and see your attendance."),
                     lineItem: hasColumn
                         ? nil
                         : .init(
-                            scoreMaximum: 100, label: "Attendance", resourceId: LTI.lineItemResourceID,
+                            scoreMaximum: 100, label: say("Attendance"), resourceId: LTI.lineItemResourceID,
                             tag: LTI.lineItemTag))
             ])
         let jwt = try await keys.sign(response)
@@ -467,7 +469,7 @@ struct LaunchController: Sendable {
         return fields
     }
 
-    static func refused(_ message: String, status: HTTPResponse.Status = .forbidden) -> AppError {
+    static func refused(_ message: Phrase, status: HTTPResponse.Status = .forbidden) -> AppError {
         AppError(status, .ltiLaunchRefused, message)
     }
 }

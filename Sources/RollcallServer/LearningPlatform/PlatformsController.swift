@@ -144,8 +144,10 @@ struct PlatformsController: Sendable {
         return GradesEnvelope(
             queued: queued,
             message: queued == 0
-                ? "No student from \(platform.name) is on the roster: no grade to send."
-                : "\(queued) \(queued == 1 ? "grade goes" : "grades go") to \(platform.name) now.")
+                ? say("No student from \(platform.name) is on the roster: no grade to send.")
+                : say(
+                    queued, one: "{0} grade goes to {1} now.", other: "{0} grades go to {1} now.",
+                    .text(platform.name)))
     }
 
     private func linked(_ context: AppRequestContext, needing: CourseAccess, changing: Bool = false) async throws
@@ -166,12 +168,12 @@ struct PlatformsController: Sendable {
     /// What a sync did, in one sentence.
     static func sentence(_ report: CourseLinks.SyncReport, platform: String) -> String {
         var parts: [String] = []
-        if report.enrolled > 0 { parts.append("\(report.enrolled) enrolled") }
-        if report.left > 0 { parts.append("\(report.left) marked as left") }
-        if report.updated > 0 { parts.append("\(report.updated) updated") }
-        if report.staff > 0 { parts.append("\(report.staff) added to staff") }
-        guard !parts.isEmpty else { return "The roster already matches \(platform)." }
-        return "From \(platform): " + parts.joined(separator: ", ") + "."
+        if report.enrolled > 0 { parts.append(say(report.enrolled, one: "{0} enrolled", other: "{0} enrolled")) }
+        if report.left > 0 { parts.append(say(report.left, one: "{0} marked as left", other: "{0} marked as left")) }
+        if report.updated > 0 { parts.append(say(report.updated, one: "{0} updated", other: "{0} updated")) }
+        if report.staff > 0 { parts.append(say(report.staff, one: "{0} added to staff", other: "{0} added to staff")) }
+        guard !parts.isEmpty else { return say("The roster already matches \(platform).") }
+        return say("From \(platform): \(parts.joined(separator: ", ")).")
     }
 
     static let exists = AppError(

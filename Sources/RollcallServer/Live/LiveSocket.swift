@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
 import NIOWebSocket
+import RollcallCore
 
 /// A live view over a WebSocket, for any feed: the view's state first (a snapshot), then every event of the key's
 /// log as it commits, in id order and each once, resumable with `?after=N` after the last event received.
@@ -26,7 +27,7 @@ struct LiveSocket: Sendable {
     /// Adds the socket at `path`: only from Rollcall's own pages, only for those `authorize` admits, and only with a
     /// resume point that is one of the key's events; then `stream` runs until the client goes.
     func addRoute<Subject: Sendable>(
-        to router: AppRouter, path: RouterPath, pageOrigin: PageOrigin, crossSiteRefusal: String,
+        to router: AppRouter, path: RouterPath, pageOrigin: PageOrigin, crossSiteRefusal: Phrase,
         authorize: @escaping @Sendable (AppRequestContext) async throws -> (key: Int64, subject: Subject),
         stream: @escaping @Sendable (Subject, _ after: Int64?, WebSocketOutboundWriter) async throws -> Void
     ) {

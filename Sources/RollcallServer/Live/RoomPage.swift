@@ -56,7 +56,7 @@ struct RoomView: Sendable {
             checkedIn: room.counts.checkedIn, enrolled: room.counts.enrolled, present: room.counts.present,
             late: room.counts.late, excused: room.counts.excused)
         away = room.counts.absent + room.counts.notYet
-        awayLabel = phase == .closed ? "absent" : "absent or not yet"
+        awayLabel = phase == .closed ? say("absent") : say("absent or not yet")
         blankRow = Row(
             id: "", name: "", studentNumber: nil, status: "none", label: Self.label(nil, phase: phase), at: "",
             time: "", via: "", note: nil, heard: counting ? Self.heardText(0) : nil, heardBy: 0)
@@ -64,17 +64,14 @@ struct RoomView: Sendable {
 
     /// How many classmates' phones heard a student's; `live.js` says the same.
     static func heardText(_ count: Int) -> String {
-        count == 1 ? "heard by 1 phone" : "heard by \(count) phones"
+        say(count, one: "heard by {0} phone", other: "heard by {0} phones")
     }
 
     /// The words beside a student's name; `live.js` uses the same.
     static func label(_ status: AttendanceStatus?, phase: SessionPhase) -> String {
         switch status {
-        case .present: "present"
-        case .late: "late"
-        case .excused: "excused"
-        case .absent: "absent"
-        case nil: phase == .closed ? "absent" : "not yet"
+        case let known?: known.pageText
+        case nil: phase == .closed ? say("absent") : say("not yet")
         }
     }
 }

@@ -20,19 +20,20 @@ struct DevicesPage: Sendable {
         let rows = passkeys.map { passkey in
             DevicesPageModel.Row(
                 id: passkey.id, name: passkey.name, kind: passkey.kindText, created: time.moment(passkey.createdAt),
-                lastUsed: passkey.lastUsedAt.map { "last used \(time.moment($0))" } ?? "not used yet")
+                lastUsed: passkey.lastUsedAt.map { say("last used \(time.moment($0))") } ?? say("not used yet"))
         }
         let here = try await remembered.current(request)
         let browsers = try await remembered.list(userID: user.id).map { device in
             DevicesPageModel.Browser(
                 id: device.id, name: device.name, phone: PhoneNumber.masked(device.phone),
                 remembered: time.moment(device.createdAt), until: time.moment(device.expiresAt),
-                lastUsed: device.lastUsedAt.map { "signed in without a code \(time.moment($0))" } ?? "not used since",
+                lastUsed: device.lastUsedAt.map { say("signed in without a code \(time.moment($0))") }
+                    ?? say("not used since"),
                 current: device.id == here)
         }
         let page = DevicesPageModel(
             passkeys: rows, empty: rows.isEmpty, count: rows.count,
-            suggestedName: rows.isEmpty ? "My phone" : "Passkey \(rows.count + 1)", browsers: browsers,
+            suggestedName: rows.isEmpty ? say("My phone") : say("Passkey \(rows.count + 1)"), browsers: browsers,
             hasBrowsers: !browsers.isEmpty)
         return try pages.render(page, title: "Devices · Rollcall", context: context)
     }
@@ -73,7 +74,8 @@ struct DevicesPageModel: PageModel {
 extension Passkey {
     /// Synced passkeys live on every device of the person's account; device-bound ones on one device only.
     var kindText: String {
-        backedUp ? "Synced passkey" : backupEligible ? "Passkey (not synced yet)" : "Device-bound passkey"
+        backedUp
+            ? say("Synced passkey") : backupEligible ? say("Passkey (not synced yet)") : say("Device-bound passkey")
     }
 }
 
@@ -92,10 +94,10 @@ extension CourseVerification {
         return choices.sorted().map { seconds in
             let label =
                 seconds == 0
-                ? "no later check-ins (ask every time)"
+                ? say("no later check-ins (ask every time)")
                 : seconds % 60 == 0
-                    ? "\(seconds / 60) minute\(seconds == 60 ? "" : "s")"
-                    : "\(seconds) seconds"
+                    ? say(seconds / 60, one: "{0} minute", other: "{0} minutes")
+                    : say(seconds, one: "{0} second", other: "{0} seconds")
             return ReuseChoice(seconds: seconds, label: label, selected: seconds == selected)
         }
     }
@@ -114,8 +116,8 @@ extension CheckInVerificationRecord {
 
     func pageRow(_ time: TimeText) -> PageRow {
         PageRow(
-            student: studentName, passkey: passkeyName ?? "removed passkey",
-            kind: backedUp ? "synced" : backupEligible ? "syncable, not synced" : "device-bound",
+            student: studentName, passkey: passkeyName ?? say("removed passkey"),
+            kind: backedUp ? say("synced") : backupEligible ? say("syncable, not synced") : say("device-bound"),
             kindClass: backedUp ? "evidence-synced" : "evidence-bound", reused: reused, when: time.moment(createdAt))
     }
 }

@@ -38,14 +38,14 @@ struct CredentialInput: Decodable, Sendable {
 /// A refused passkey ceremony: a core error or a challenge problem, answered with its own code and sentence.
 struct PasskeyFailure: Error {
     var code: ErrorCode
-    var message: String
+    var message: Phrase
 
     init(_ error: PasskeyError) {
         code = error.code
         message = error.message
     }
 
-    init(code: ErrorCode, message: String) {
+    init(code: ErrorCode, message: Phrase) {
         self.code = code
         self.message = message
     }

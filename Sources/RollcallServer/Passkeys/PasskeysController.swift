@@ -163,8 +163,7 @@ struct PasskeysController: Sendable {
         guard !checked.assertion.counterRegressed else {
             throw AppError(
                 .unauthorized, .passkeyCounterRegressed,
-                "This passkey's counter went backwards, a sign it may have been copied. Sign in with your password, "
-                    + "then remove it on the Devices page and add it again."
+                "This passkey's counter went backwards, a sign it may have been copied. Sign in with your password, then remove it on the Devices page and add it again."
             )
         }
         guard let user = try await users.find(id: checked.passkey.userId) else {

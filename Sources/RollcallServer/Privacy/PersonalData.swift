@@ -116,7 +116,7 @@ struct PersonalDataExport: Codable, Sendable {
 /// Why an account cannot be deleted now.
 enum DeletionRefusal: Error, Equatable {
     /// The person teaches courses whose records name them, or is an admin.
-    case recordsMustBeKept(String)
+    case recordsMustBeKept(Phrase)
     case alreadyDeleted
 }
 

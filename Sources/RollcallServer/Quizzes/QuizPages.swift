@@ -65,7 +65,7 @@ struct QuizPages: Sendable {
 /// Time limits in words for the pages.
 enum QuizText {
     static func minutes(_ seconds: Int) -> String {
-        seconds % 60 == 0 ? "\(seconds / 60) min" : "\(seconds / 60) min \(seconds % 60) s"
+        seconds % 60 == 0 ? say("\(seconds / 60) min") : say("\(seconds / 60) min \(seconds % 60) s")
     }
 }
 

@@ -318,9 +318,12 @@ struct QuizzesController: Sendable {
         let results = try await results(of: run)
         let roster = Dictionary(
             try await courses.roster(courseID: course.id).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        var header = ["Name", "Student number", "Started at", "Ended at", "Ending", "Points", "Out of", "To mark"]
+        var header = [
+            say("Name"), say("Student number"), say("Started at"), say("Ended at"), say("Ending"), say("Points"),
+            say("Out of"), say("To mark"),
+        ]
         header += run.definition.questions.map { "\($0.id) (\($0.points))" }
-        header += ["Flags"]
+        header += [say("Flags")]
         var csv = CSV.line(header)
         for result in results.results {
             var row = [
@@ -332,12 +335,13 @@ struct QuizzesController: Sendable {
             ]
             row += run.definition.questions.map { question in
                 guard let answer = result.answers[question.id] else { return "" }
-                return answer.mark.pending ? "to mark" : answer.mark.points.pointsText
+                return answer.mark.pending ? say("to mark") : answer.mark.points.pointsText
             }
             row.append(String(result.flags))
             csv += CSV.line(row)
         }
-        return try CSVDownload.response(csv, name: "\(course.name) \(run.definition.title) quiz", request: request)
+        return try CSVDownload.response(
+            csv, name: say("\(course.name) \(run.definition.title) quiz"), request: request)
     }
 
 }

@@ -85,7 +85,7 @@ struct AbsenceNotices: Sendable {
             course, sessions: try await sessions.list(courseID: course.id), now: now)
         let below = sheet.absentees(below: Double(course.absenteeThreshold))
         let (silent, teachers) = try await recipients(course)
-        let teacherName = teachers.first?.name ?? "your teacher"
+        let teacherName = teachers.first?.name ?? say("your teacher")
         var messages = below.filter { !silent.contains($0.student.id) }.map { student, summary in
             letters.absenceNotice(
                 name: student.name, course: course.name, teacher: teacherName, summary: summary,

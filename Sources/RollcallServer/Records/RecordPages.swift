@@ -42,12 +42,15 @@ struct RecordPages: Sendable {
         let page = GridPage(
             courseId: course.id, courseName: course.name, columns: columns, rows: rows, empty: rows.isEmpty,
             sessionCount: columns.count, studentCount: rows.count,
-            attendanceRule:
-                "Attendance: sessions present or late, out of those that count and are not excused. A session counts once it has closed, or once the student has a record in it.",
-            gradeRule:
-                "Grade: points earned out of a perfect record's (present \(points.present), late \(points.late), excused \(points.excused), absent \(points.absent)).",
-            courseRule:
+            attendanceRule: say(
+                "Attendance: sessions present or late, out of those that count and are not excused. A session counts once it has closed, or once the student has a record in it."
+            ),
+            gradeRule: say(
+                "Grade: points earned out of a perfect record's (present \(points.present), late \(points.late), excused \(points.excused), absent \(points.absent))."
+            ),
+            courseRule: say(
                 "Course grade: \(course.gradeWeights.attendance)% attendance grade + \(course.gradeWeights.quizzes)% quizzes; a part with nothing counted yet gives its weight to the other."
+            )
         )
         return try pages.render(
             page, title: "Grid · \(course.name) · Rollcall", context: context, zone: course.timeText)
@@ -55,10 +58,10 @@ struct RecordPages: Sendable {
 
     static func letter(_ status: AttendanceStatus) -> String {
         switch status {
-        case .present: "P"
-        case .late: "L"
-        case .excused: "E"
-        case .absent: "A"
+        case .present: say("P")
+        case .late: say("L")
+        case .excused: say("E")
+        case .absent: say("A")
         }
     }
 
@@ -79,10 +82,9 @@ struct RecordPages: Sendable {
                 sessionId: session.id, studentId: studentID, title: session.title,
                 when: session.openedAt.map(course.timeText.moment) ?? "", manage: manage,
                 statusClass: status?.rawValue ?? "pending",
-                statusText: status?.rawValue ?? "not yet",
+                statusText: status?.pageText ?? say("not yet"),
                 choices: AttendanceStatus.allCases.map { choice in
-                    StudentPage.Choice(
-                        value: choice.rawValue, label: choice.rawValue.capitalized, selected: choice == status)
+                    StudentPage.Choice(value: choice.rawValue, label: choice.pageLabel, selected: choice == status)
                 })
         }
         let figures = try await self.records.gradebook(records, studentID: studentID).figures(studentID: studentID)
@@ -224,7 +226,7 @@ struct SummaryView: Sendable {
         self.points = summary.points
         maxPoints = summary.maxPoints
         sessionCount = summary.sessions
-        sessionsWord = summary.sessions == 1 ? "session" : "sessions"
+        sessionsWord = say(summary.sessions, one: "session", other: "sessions")
         counts = summary.sessions > 0
     }
 }
@@ -249,10 +251,33 @@ struct AuditLogView: Sendable {
         audit = entries.map { entry in
             Entry(
                 studentName: entry.studentName, sessionTitle: entry.sessionTitle,
-                oldText: entry.oldStatus?.rawValue ?? "no record", newStatus: entry.newStatus?.rawValue ?? "not yet",
+                oldText: entry.oldStatus?.pageText ?? say("no record"),
+                newStatus: entry.newStatus?.pageText ?? say("not yet"),
                 reason: entry.reason.isEmpty ? nil : entry.reason, changedByName: entry.changedByName,
                 when: time.moment(entry.changedAt))
         }
         noAudit = entries.isEmpty
+    }
+}
+
+extension AttendanceStatus {
+    /// The status in words, on a page, in a letter or in a spreadsheet cell: “present”. The API sends `rawValue`.
+    var pageText: String {
+        switch self {
+        case .present: say("present")
+        case .late: say("late")
+        case .excused: say("excused")
+        case .absent: say("absent")
+        }
+    }
+
+    /// The status as the label of a choice: “Present”.
+    var pageLabel: String {
+        switch self {
+        case .present: say("Present")
+        case .late: say("Late")
+        case .excused: say("Excused")
+        case .absent: say("Absent")
+        }
     }
 }

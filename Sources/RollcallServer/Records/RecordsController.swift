@@ -319,7 +319,10 @@ struct RecordsController: Sendable {
     @Sendable func sessionReport(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, course) = try await managedSession(context)
         let records = try await self.records.courseRecords(course, sessions: [session])
-        var csv = CSV.line(["Name", "Email", "Student number", "Status", "Recorded at", "Source", "Reason"])
+        var csv = CSV.line([
+            say("Name"), say("Email"), say("Student number"), say("Status"), say("Recorded at"), say("Source"),
+            say("Reason"),
+        ])
         // The reason of each student's latest change by hand: what the student was told.
         var reasons: [Int64: String] = [:]
         for entry in try await self.records.audit(sessionID: session.id) where reasons[entry.studentId] == nil {
@@ -330,30 +333,33 @@ struct RecordsController: Sendable {
             guard student.enrolled || record != nil else { continue }
             let status = records.countedStatus(session: session, studentID: student.id)
             csv += CSV.line([
-                student.name, student.email, student.studentNumber ?? "", status?.rawValue ?? "not yet",
+                student.name, student.email, student.studentNumber ?? "", status?.pageText ?? say("not yet"),
                 record.map { CourseTimeZone.timestamp($0.recordedAt, in: course.zone) } ?? "",
                 record?.source.rawValue ?? "", record == nil ? "" : reasons[student.id] ?? "",
             ])
         }
-        return try CSVDownload.response(csv, name: "\(course.name) \(session.title) attendance", request: request)
+        return try CSVDownload.response(
+            csv, name: say("\(course.name) \(session.title) attendance"), request: request)
     }
 
     @Sendable func courseReport(_ request: Request, context: AppRequestContext) async throws -> Response {
         let course = try await access.course(in: context, needing: .manage).0
         let records = try await courseRecords(course)
-        var header = ["Name", "Email", "Student number"]
+        var header = [say("Name"), say("Email"), say("Student number")]
         header += records.sessions.map { session in
             "\(session.title) (\(session.openedAt.map { CourseTimeZone.day($0, in: course.zone) } ?? ""))"
         }
-        header += ["Present", "Late", "Excused", "Absent", "Attendance %", "Grade %"]
-        header += ["Quiz points", "Quiz out of", "Quiz %", "Course grade %"]
+        header += AttendanceStatus.allCases.map(\.pageLabel) + [say("Attendance %"), say("Grade %")]
+        header += [say("Quiz points"), say("Quiz out of"), say("Quiz %"), say("Course grade %")]
         var csv = CSV.line(header)
         let gradebook = try await self.records.gradebook(records)
         for student in records.students {
             let figures = gradebook.figures(studentID: student.id)
             let summary = figures.attendance
             var row = [student.name, student.email, student.studentNumber ?? ""]
-            row += records.sessions.map { records.countedStatus(session: $0, studentID: student.id)?.rawValue ?? "" }
+            row += records.sessions.map {
+                records.countedStatus(session: $0, studentID: student.id)?.pageText ?? ""
+            }
             row += AttendanceStatus.allCases.map { String(summary.counts[$0] ?? 0) }
             row += [Self.percent(summary.percentage), Self.percent(summary.grade)]
             row += [
@@ -362,7 +368,7 @@ struct RecordsController: Sendable {
             ]
             csv += CSV.line(row)
         }
-        return try CSVDownload.response(csv, name: "\(course.name) attendance", request: request)
+        return try CSVDownload.response(csv, name: say("\(course.name) attendance"), request: request)
     }
 
     static func percent(_ value: Double?) -> String {

@@ -93,9 +93,10 @@ struct RosterController: Sendable {
         let body = ImportRefusal(
             error: .init(
                 code: ErrorCode.invalidRows.rawValue,
-                message:
-                    "Nothing was imported: \(count == 1 ? "one row needs" : "\(count) rows need") mending. Fix \(count == 1 ? "it" : "them") and import the file again.",
-                rows: errors.rows.map { .init(line: $0.line, code: $0.code, message: $0.message) }
+                message: say(
+                    count, one: "Nothing was imported: one row needs mending. Fix it and import the file again.",
+                    other: "Nothing was imported: {0} rows need mending. Fix them and import the file again."),
+                rows: errors.rows.map { .init(line: $0.line, code: $0.code, message: say($0.message)) }
             )
         )
         return Response(

@@ -33,8 +33,19 @@ struct SessionContents: Sendable, Equatable {
         (records == 0 || confirmed.records == records) && (attempts == 0 || confirmed.attempts == attempts)
     }
 
-    /// “2 attendance records and 1 quiz attempt”.
+    /// “2 attendance records and 1 quiz attempt”, in the reader's language.
     var text: String {
+        let recordsText = say(records, one: "{0} attendance record", other: "{0} attendance records")
+        let attemptsText = say(attempts, one: "{0} quiz attempt", other: "{0} quiz attempts")
+        switch (records > 0 || attempts == 0, attempts > 0) {
+        case (true, true): return say("\(recordsText) and \(attemptsText)")
+        case (false, true): return attemptsText
+        default: return recordsText
+        }
+    }
+
+    /// The same in English, as the course's audit log stores it.
+    var storedText: String {
         let parts = [
             records > 0 || attempts == 0 ? "\(records) attendance \(records == 1 ? "record" : "records")" : nil,
             attempts > 0 ? "\(attempts) quiz \(attempts == 1 ? "attempt" : "attempts")" : nil,
@@ -158,7 +169,7 @@ extension SessionStore {
             let contents = try await Self.contents(id: id, sql: sql)
             guard contents.confirmed(by: confirmed) else { throw SessionCorrectionRefusal.unconfirmedDelete(contents) }
             let when = session.openedAt.map { "opened \(time.moment($0))" } ?? "scheduled, never opened"
-            let detail = "“\(session.title)” (\(when)) with \(contents.text)"
+            let detail = "“\(session.title)” (\(when)) with \(contents.storedText)"
             try await sql.insert(into: "course_audit").columns(
                 "course_id", "action", "detail", "actor_id", "actor_name", "at"
             )

@@ -24,7 +24,8 @@ struct SessionPage: Sendable {
         let time = course.timeText
         var page = SessionPageModel(
             id: session.id, title: session.title, courseId: course.id, courseName: course.name,
-            phase: session.badge(at: Date()), isOpen: phase == .open, isScheduled: phase == .scheduled,
+            phase: session.badge(at: Date()), phaseText: session.badgeText(at: Date()), isOpen: phase == .open,
+            isScheduled: phase == .scheduled,
             timing: Self.timing(session, phase: phase, time: time),
             facts: Self.facts(session.settings, forTeacher: access == .manage))
         if access == .attend, let user = context.user, user.role == .student {
@@ -67,19 +68,23 @@ struct SessionPage: Sendable {
             phase == .open ? try await sessions.openSessions(courseID: session.courseId, except: session.id).first : nil
         let deleteQuestion =
             contents.records == 0 && contents.attempts == 0
-            ? "Delete “\(session.title)”? Nothing was recorded in it."
-            : "Delete “\(session.title)” and its \(contents.text)? The course's audit log keeps a line of it; they cannot be brought back."
+            ? say("Delete “\(session.title)”? Nothing was recorded in it.")
+            : say(
+                "Delete “\(session.title)” and its \(contents.text)? The course's audit log keeps a line of it; they cannot be brought back."
+            )
         return SessionPageModel.Corrections(
             id: session.id, title: session.title, isClosed: phase == .closed,
             scheduledSettings: phase == .scheduled ? SettingsForm(SettingsForm.draft(session.settings)) : nil,
             records: contents.records, attempts: contents.attempts,
             recordsText: contents.records == 0 && contents.attempts == 0
-                ? "Nothing recorded goes with it."
-                : "\(contents.text) \(contents.records + contents.attempts == 1 ? "goes" : "go") with it.",
+                ? say("Nothing recorded goes with it.")
+                : say(
+                    contents.records + contents.attempts, one: "{1} goes with it.", other: "{1} go with it.",
+                    .text(contents.text)),
             deleteQuestion: deleteQuestion,
-            deleteLabel: phase == .scheduled ? "Cancel this session" : "Delete this session",
+            deleteLabel: phase == .scheduled ? say("Cancel this session") : say("Delete this session"),
             otherOpen: other.map {
-                "“\($0.title)” is still open in this course too: students may check in to the wrong session."
+                say("“\($0.title)” is still open in this course too: students may check in to the wrong session.")
             },
             otherOpenId: other?.id)
     }
@@ -96,7 +101,7 @@ struct SessionPage: Sendable {
             $0.sessionId == session.id
         }
         return SessionPageModel.Mine(
-            status: status?.rawValue ?? "pending", statusText: status?.rawValue ?? "not checked in",
+            status: status?.rawValue ?? "pending", statusText: status?.pageText ?? say("not checked in"),
             how: Self.how(record, status: status, phase: phase, time: time), changes: AuditLogView(changes, time: time),
             sessionId: session.id, sessionOpen: phase == .open)
     }
@@ -108,26 +113,33 @@ struct SessionPage: Sendable {
     {
         let undoable = batches.first { $0.batch.undoneAt == nil }?.batch.id
         return batches.map { batch, by in
-            let students = batch.changed == 1 ? "1 student" : "\(batch.changed) students"
+            let marked = say(
+                batch.changed, one: "{0} student marked {1}", other: "{0} students marked {1}",
+                .text(batch.status.pageText))
             return SessionPageModel.BatchRow(
                 id: batch.id,
-                text: "\(students) marked \(batch.status.rawValue)"
-                    + (batch.reason.isEmpty ? "" : " — “\(batch.reason)”"),
+                text: batch.reason.isEmpty ? marked : say("\(marked) — “\(batch.reason)”"),
                 when: "\(by), \(time.moment(batch.createdAt))",
-                undone: batch.undoneAt.map { "undone \(time.moment($0))" }, undoable: batch.id == undoable)
+                undone: batch.undoneAt.map { say("undone \(time.moment($0))") }, undoable: batch.id == undoable)
         }
     }
 
     /// The refused check-ins in one line, as `live.js` writes it too: "2 tried from too far · …".
     static func refusedSummary(_ flags: [Flag]) -> String? {
-        let parts = [
-            (FlagKind.triedOutOfRange, "tried from too far"), (.triedImpreciseLocation, "had a location too imprecise"),
-        ]
-        .compactMap { kind, words -> String? in
-            let students = Set(flags.filter { $0.kind == kind }.compactMap(\.studentId))
-            return students.isEmpty ? nil : "\(students.count) \(words)"
+        func students(_ kind: FlagKind) -> Int {
+            Set(flags.filter { $0.kind == kind }.compactMap(\.studentId)).count
         }
-        return parts.isEmpty ? nil : parts.joined(separator: " · ") + ": mark them by hand if they are in the room."
+        let far = students(.triedOutOfRange)
+        let imprecise = students(.triedImpreciseLocation)
+        let parts = [
+            far == 0 ? nil : say(far, one: "{0} tried from too far", other: "{0} tried from too far"),
+            imprecise == 0
+                ? nil
+                : say(imprecise, one: "{0} had a location too imprecise", other: "{0} had a location too imprecise"),
+        ]
+        .compactMap { $0 }
+        return parts.isEmpty
+            ? nil : say("\(parts.joined(separator: " · ")): mark them by hand if they are in the room.")
     }
 
     /// How a student's status came to be, in one sentence.
@@ -136,21 +148,21 @@ struct SessionPage: Sendable {
     {
         guard let record else {
             switch (phase, status) {
-            case (.scheduled, _): return "The session has not opened yet."
-            case (.open, _): return "You have not checked in yet."
-            case (_, .some): return "You did not check in before the session closed."
-            case (_, .none): return "This session does not count for you."
+            case (.scheduled, _): return say("The session has not opened yet.")
+            case (.open, _): return say("You have not checked in yet.")
+            case (_, .some): return say("You did not check in before the session closed.")
+            case (_, .none): return say("This session does not count for you.")
             }
         }
         let when = time.momentWithZone(record.recordedAt)
         return switch record.source {
-        case .qr: "You checked in by scanning the code on the screen, \(when)."
-        case .typed: "You checked in by typing the code on the screen, \(when)."
-        case .spot: "You checked in at the check-in spot, \(when)."
-        case .api: "You checked in from the app, \(when)."
-        case .manual: "Your teacher set this by hand, \(when)."
-        case .closed: "You had not checked in when the session closed, \(when)."
-        case .demo: "Recorded for the demonstration, \(when)."
+        case .qr: say("You checked in by scanning the code on the screen, \(when).")
+        case .typed: say("You checked in by typing the code on the screen, \(when).")
+        case .spot: say("You checked in at the check-in spot, \(when).")
+        case .api: say("You checked in from the app, \(when).")
+        case .manual: say("Your teacher set this by hand, \(when).")
+        case .closed: say("You had not checked in when the session closed, \(when).")
+        case .demo: say("Recorded for the demonstration, \(when).")
         }
     }
 
@@ -162,16 +174,16 @@ struct SessionPage: Sendable {
         switch phase {
         case .scheduled:
             if session.missed(at: Date()), let scheduledAt = session.scheduledAt {
-                return "scheduled for \(time.moment(scheduledAt)) \(zone), and never opened"
+                return say("scheduled for \(time.moment(scheduledAt)) \(zone), and never opened")
             }
-            guard let scheduledAt = session.scheduledAt else { return "not opened yet" }
-            words = "scheduled for \(time.moment(scheduledAt))"
+            guard let scheduledAt = session.scheduledAt else { return say("not opened yet") }
+            words = say("scheduled for \(time.moment(scheduledAt))")
         case .open:
-            let opened = session.openedAt.map { "opened \(time.moment($0))" } ?? "open"
-            words = opened + (session.closesAt.map { " · closes \(time.moment($0))" } ?? "")
+            let opened = session.openedAt.map { say("opened \(time.moment($0))") } ?? say("open")
+            words = opened + (session.closesAt.map { " · " + say("closes \(time.moment($0))") } ?? "")
         case .closed:
-            let opened = session.openedAt.map { "opened \(time.moment($0))" }
-            let closed = (session.closedAt ?? session.closesAt).map { "closed \(time.moment($0))" }
+            let opened = session.openedAt.map { say("opened \(time.moment($0))") }
+            let closed = (session.closedAt ?? session.closesAt).map { say("closed \(time.moment($0))") }
             words = [opened, closed].compactMap { $0 }.joined(separator: " · ")
         }
         return "\(words) \(zone)"
@@ -181,28 +193,33 @@ struct SessionPage: Sendable {
     /// reaches, or how much grace a code has.
     static func facts(_ settings: SessionSettings, forTeacher: Bool) -> [SessionPageModel.Fact] {
         var facts: [SessionPageModel.Fact] = [
-            .init(label: "Check-in", value: settings.mode.pageText),
-            .init(label: "Open for", value: "\(settings.openMinutes) minutes"),
-            .init(label: "Late after", value: settings.lateAfterMinutes.map { "\($0) minutes" } ?? "never"),
+            .init(label: say("Check-in"), value: settings.mode.pageText),
+            .init(label: say("Open for"), value: say(settings.openMinutes, one: "{0} minute", other: "{0} minutes")),
+            .init(
+                label: say("Late after"),
+                value: settings.lateAfterMinutes.map { say($0, one: "{0} minute", other: "{0} minutes") }
+                    ?? say("never")),
         ]
         if settings.mode != .spot, forTeacher {
-            facts.append(.init(label: "Code changes every", value: "\(settings.period) s (grace \(settings.grace))"))
+            facts.append(
+                .init(label: say("Code changes every"), value: say("\(settings.period) s (grace \(settings.grace))")))
         }
         if let fence = settings.geofence {
+            let radius = String(format: "%.0f", fence.radius)
+            let latitude = String(format: "%.5f", fence.center.latitude)
+            let longitude = String(format: "%.5f", fence.center.longitude)
             let place =
                 forTeacher
-                ? String(
-                    format: "within %.0f m of %.5f, %.5f", fence.radius, fence.center.latitude,
-                    fence.center.longitude)
-                : "your phone's location must be in the classroom"
-            facts.append(.init(label: "Location", value: place))
+                ? say("within \(radius) m of \(latitude), \(longitude)")
+                : say("your phone's location must be in the classroom")
+            facts.append(.init(label: say("Location"), value: place))
         }
         if !settings.allowedNetworks.isEmpty {
             let networks =
                 forTeacher
                 ? settings.allowedNetworks.map(\.description).joined(separator: ", ")
-                : "only from the school's network"
-            facts.append(.init(label: "Networks", value: networks))
+                : say("only from the school's network")
+            facts.append(.init(label: say("Networks"), value: networks))
         }
         return facts
     }
@@ -248,7 +265,10 @@ struct SessionPageModel: PageModel {
     var title: String
     var courseId: Int64
     var courseName: String
+    /// The badge's class and the live script's: `scheduled`, `open`, `closed` or `missed`.
     var phase: String
+    /// The badge in the reader's words.
+    var phaseText: String
     var isOpen: Bool
     var isScheduled: Bool
     /// When it opened and closes or closed, in words fitting its phase.
@@ -288,5 +308,17 @@ struct SessionPageModel: PageModel {
         /// Another of the course's sessions open at the same time, in a sentence.
         var otherOpen: String?
         var otherOpenId: Int64?
+    }
+}
+
+extension ClassSession {
+    /// The badge in words: missed, scheduled, open or closed (`badge(at:)` in the reader's language).
+    func badgeText(at now: Date) -> String {
+        if missed(at: now) { return say("missed") }
+        switch phase(at: now) {
+        case .scheduled: return say("scheduled")
+        case .open: return say("open")
+        case .closed: return say("closed")
+        }
     }
 }

@@ -193,8 +193,9 @@ struct SessionsController: Sendable {
         guard session.phase(at: Date()) == .open,
             let other = try await sessions.openSessions(courseID: session.courseId, except: session.id).first
         else { return nil }
-        return
+        return say(
             "“\(other.title)” is still open in this course too: students may check in to the wrong session. Close it if it is over."
+        )
     }
 
     /// "Session of 26 Jan 2027 at 9:00 AM", in the course's zone: the title stays, so it must read right there.

@@ -1,6 +1,7 @@
 // Rollcall's pages: every form with data-api is sent to the JSON API, and its answer decides what happens next.
 
 import { fromWallClock } from "/assets/time.js";
+import { t } from "/assets/words.js";
 
 const csrfToken = () => document.querySelector('meta[name="csrf-token"]')?.content ?? "";
 
@@ -16,7 +17,7 @@ export async function api(method, path, body, contentType = "application/json") 
   const text = await response.text();
   const data = text ? safeJSON(text) : null;
   if (!response.ok) {
-    const error = new Error(data?.error?.message ?? `The server answered ${response.status}.`);
+    const error = new Error(data?.error?.message ?? t("The server answered {0}.", response.status));
     error.code = data?.error?.code;
     error.details = data?.error?.details;
     error.status = response.status;
@@ -83,7 +84,7 @@ async function submit(form) {
     let data;
     if (form.dataset.upload !== undefined) {
       const file = form.querySelector('input[type="file"]').files[0];
-      if (!file) throw new Error("Choose a file first.");
+      if (!file) throw new Error(t("Choose a file first."));
       data = await api(method, path, file, file.type || "application/octet-stream");
     } else {
       const body = formBody(form);
@@ -111,7 +112,7 @@ async function submit(form) {
       if (data.added) window.location.reload();
       else {
         const answer = form.querySelector(".form-answer");
-        answer.textContent = `${data.student.name} is already on the roster.`;
+        answer.textContent = t("{0} is already on the roster.", data.student.name);
         answer.hidden = false;
       }
     } else if (then === "say") {
@@ -120,7 +121,7 @@ async function submit(form) {
       answer.hidden = false;
     } else if (then === "answer") {
       const answer = form.querySelector(".form-answer");
-      answer.textContent = data.status === "late" ? "You're in — marked late." : "You're in.";
+      answer.textContent = data.status === "late" ? t("You're in — marked late.") : t("You're in.");
       answer.hidden = false;
       // Checked in: nothing is left to send from this form.
       form.querySelectorAll("button, label").forEach((element) => (element.hidden = true));
@@ -158,7 +159,7 @@ document.addEventListener("click", (event) => {
       form.querySelector('[data-geo="latitude"]').value = position.coords.latitude.toFixed(6);
       form.querySelector('[data-geo="longitude"]').value = position.coords.longitude.toFixed(6);
     },
-    (error) => window.alert(`Your location is not available: ${error.message}`),
+    (error) => window.alert(t("Your location is not available: {0}", error.message)),
     { enableHighAccuracy: true, timeout: 15000 },
   );
 });
@@ -178,7 +179,7 @@ export function deviceId() {
 export function locate() {
   return new Promise((resolve, reject) => {
     if (!navigator.geolocation) {
-      reject(new Error("This browser cannot share your location. Use your phone's own browser and try again."));
+      reject(new Error(t("This browser cannot share your location. Use your phone's own browser and try again.")));
       return;
     }
     navigator.geolocation.getCurrentPosition(
@@ -188,8 +189,8 @@ export function locate() {
         accuracy: position.coords.accuracy,
       }),
       (error) => reject(new Error(error.code === error.PERMISSION_DENIED
-        ? "Rollcall needs your location to check you in. Allow location access for this page and try again."
-        : "Your phone could not find its location. Move nearer a window and try again.")),
+        ? t("Rollcall needs your location to check you in. Allow location access for this page and try again.")
+        : t("Your phone could not find its location. Move nearer a window and try again."))),
       { enableHighAccuracy: true, timeout: 20000, maximumAge: 0 },
     );
   });

@@ -4,6 +4,7 @@ import { api, deviceId, locate } from "/assets/app.js";
 import { assertPasskey, registerPasskey } from "/assets/passkeys.js";
 import { announceQuizzes } from "/assets/quiz-announce.js";
 import { clockText, timeText } from "/assets/time.js";
+import { t } from "/assets/words.js";
 
 const root = document.getElementById("check-in");
 const show = (id) => {
@@ -18,14 +19,14 @@ const MENDABLE = new Set([
   "location_required", "location_inaccurate", "out_of_range", "network_not_allowed", "verification_required",
   "verification_failed", "verification_cancelled", "passkey_failed", "too_many_attempts",
 ]);
-const SCAN_AGAIN = "Your scan has run out. Scan the code on the screen again.";
+const SCAN_AGAIN = t("Your scan has run out. Scan the code on the screen again.");
 const expired = () => Date.now() >= expiresAt.getTime();
-document.getElementById("check-in-validity").textContent = `Your scan is good until ${clockText(expiresAt)}.`;
+document.getElementById("check-in-validity").textContent = t("Your scan is good until {0}.", clockText(expiresAt));
 
 /** The passkey part: nothing, a recent verification reused, a first passkey to add, or an assertion. */
 async function identity(device) {
   if (root.dataset.needsPasskey !== "true") return undefined;
-  step("Confirm it's you with your face, fingerprint or screen lock…");
+  step(t("Confirm it's you with your face, fingerprint or screen lock…"));
   const options = await api("POST", "/api/v1/check-ins/passkey-options", { ticket: root.dataset.ticket, deviceId: device });
   if (!options.required || options.reuse) return undefined;
   if (!options.hasPasskeys) return null;
@@ -50,7 +51,7 @@ setInterval(() => {
   document.getElementById("check-in-error").textContent = SCAN_AGAIN;
   retry.hidden = true;
   join.hidden = true;
-  document.getElementById("check-in-validity").textContent = `Your scan ran out at ${clockText(expiresAt)}.`;
+  document.getElementById("check-in-validity").textContent = t("Your scan ran out at {0}.", clockText(expiresAt));
 }, 1000);
 
 async function checkIn(options = {}) {
@@ -69,9 +70,9 @@ async function checkIn(options = {}) {
       return;
     }
     if (passkey) body.passkey = passkey;
-    step("Checking you in…");
+    step(t("Checking you in…"));
     const answer = await api("POST", "/api/v1/check-ins", body);
-    document.getElementById("check-in-result").textContent = answer.status === "late" ? "You're in — marked late" : "You're in";
+    document.getElementById("check-in-result").textContent = answer.status === "late" ? t("You're in — marked late") : t("You're in");
     document.getElementById("check-in-time").textContent =
       `${answer.courseName} · ${timeText(new Date(answer.checkedInAt))}`;
     root.dataset.result = answer.status;
@@ -92,7 +93,7 @@ document.getElementById("check-in-add-passkey")?.addEventListener("click", async
   error.hidden = true;
   delete root.dataset.result;
   try {
-    await registerPasskey("My phone");
+    await registerPasskey(t("My phone"));
     await checkIn();
   } catch (problem) {
     error.textContent = problem.message;

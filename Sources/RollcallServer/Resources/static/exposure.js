@@ -1,5 +1,7 @@
 // An exposure report at a lecture hall's size: find a contact by name, keep those above a number of shared minutes,
 // shared or near by phone, in the contacts and in every session; printing shows every session unfolded.
+import { t } from "/assets/words.js";
+
 const search = document.getElementById("contact-search");
 const minutes = document.getElementById("contact-minutes");
 const shown = document.getElementById("contacts-shown");
@@ -21,7 +23,7 @@ function apply() {
     if (!row.hidden) count += 1;
   }
   for (const row of document.querySelectorAll(".exposure-session tbody tr")) row.hidden = !keep(row);
-  shown.textContent = count === rows.length ? "" : `${count} of ${rows.length} shown`;
+  shown.textContent = count === rows.length ? "" : t("{0} of {1} shown", count, rows.length);
 }
 
 if (search && minutes) {

@@ -1,6 +1,7 @@
 // The room, live: a snapshot over the session's WebSocket, then each event as it commits. After a drop the page
 // reconnects with ?after=<last event id> and the server replays exactly what it missed.
 import { timeText as localTime } from "/assets/time.js";
+import { t, tn } from "/assets/words.js";
 const room = document.getElementById("room");
 const session = room.dataset.session;
 const list = document.getElementById("room-list");
@@ -10,8 +11,10 @@ let lastEventId = null;
 let retry = 500;
 let socket;
 
-const LABELS = { present: "present", late: "late", excused: "excused", absent: "absent" };
-const label = (state) => LABELS[state] ?? (phase === "closed" ? "absent" : "not yet");
+const LABELS = { present: t("present"), late: t("late"), excused: t("excused"), absent: t("absent") };
+const label = (state) => LABELS[state] ?? (phase === "closed" ? t("absent") : t("not yet"));
+/** The session's phase, as the badge beside its title says it. */
+const PHASES = { scheduled: t("scheduled"), open: t("open"), closed: t("closed") };
 // The same clock as the server's page, in the course's zone ("9:05 AM").
 const timeText = (iso) => (iso ? localTime(new Date(iso)) : "");
 
@@ -28,8 +31,8 @@ function row(student) {
   const number = item.querySelector(".number");
   number.textContent = student.studentNumber ?? "";
   number.hidden = !student.studentNumber;
-  item.querySelector(".mark").setAttribute("aria-label", `Mark ${student.name}`);
-  item.querySelector(".pick").setAttribute("aria-label", `Select ${student.name}`);
+  item.querySelector(".mark").setAttribute("aria-label", t("Mark {0}", student.name));
+  item.querySelector(".pick").setAttribute("aria-label", t("Select {0}", student.name));
   item.querySelector(".pick").checked = picked.has(String(student.id));
   setStatus(item, student.status ?? null, student.at ?? null, false);
   setNote(item, student.note);
@@ -38,7 +41,7 @@ function row(student) {
 }
 
 // "heard by 12 phones": in a session that counts classmates' phones, the server says so on every row.
-const heardText = (count) => (count === 1 ? "heard by 1 phone" : `heard by ${count} phones`);
+const heardText = (count) => tn(count, "heard by {0} phone", "heard by {0} phones");
 
 function setHeard(item, count) {
   const field = item.querySelector(".heard");
@@ -84,7 +87,9 @@ function applyView() {
   }[sort.value];
   const sorted = [...rows].sort(compare);
   if (sorted.some((item, index) => item !== rows[index])) list.append(...sorted);
-  shown.textContent = count === rows.length ? `${rows.length} students` : `${count} of ${rows.length} shown`;
+  shown.textContent = count === rows.length
+    ? tn(rows.length, "{0} student", "{0} students")
+    : t("{0} of {1} shown", count, rows.length);
 }
 
 // The teacher's private notes, on demand only; the choice is remembered in this browser.
@@ -126,25 +131,43 @@ list.addEventListener("click", (event) => {
   if (current) current.checked = true;
 });
 
-const CHECK_INS = { qr: "by QR", typed: "by typed code", spot: "at the check-in spot", api: "from the app" };
+const CHECK_INS = { qr: t("by QR"), typed: t("by typed code"), spot: t("at the check-in spot"), api: t("from the app") };
 
 /** Warns, before a selection is marked, that it holds students who checked in themselves. */
 function checkInWarning(rows) {
   const own = rows.filter((item) => item.dataset.via in CHECK_INS);
   if (own.length === 0) return null;
-  const ways = [...new Set(own.map((item) => CHECK_INS[item.dataset.via]))].join(" or ");
+  const ways = [...new Set(own.map((item) => CHECK_INS[item.dataset.via]))].reduce((some, more) => t("{0} or {1}", some, more));
   const times = own.map((item) => item.querySelector(".at").dateTime).filter(Boolean).sort();
   const first = timeText(times[0]);
   const last = timeText(times[times.length - 1]);
-  const when = first === last ? `at ${first}` : `between ${first} and ${last}`;
-  const them = own.length === rows.length ? (own.length === 1 ? "This student" : `All ${own.length}`) : `${own.length} of them`;
-  return `${them} checked in ${ways} ${when}. Saving overwrites ${own.length === 1 ? "that check-in" : "those check-ins"}.`;
+  const n = own.length;
+  if (first === last) {
+    if (n === rows.length && n === 1) return t("This student checked in {0} at {1}. Saving overwrites that check-in.", ways, first);
+    if (n === rows.length) {
+      return tn(n, "All {0} checked in {1} at {2}. Saving overwrites that check-in.",
+        "All {0} checked in {1} at {2}. Saving overwrites those check-ins.", ways, first);
+    }
+    return tn(n, "{0} of them checked in {1} at {2}. Saving overwrites that check-in.",
+      "{0} of them checked in {1} at {2}. Saving overwrites those check-ins.", ways, first);
+  }
+  if (n === rows.length && n === 1) {
+    return t("This student checked in {0} between {1} and {2}. Saving overwrites that check-in.", ways, first, last);
+  }
+  if (n === rows.length) {
+    return tn(n, "All {0} checked in {1} between {2} and {3}. Saving overwrites that check-in.",
+      "All {0} checked in {1} between {2} and {3}. Saving overwrites those check-ins.", ways, first, last);
+  }
+  return tn(n, "{0} of them checked in {1} between {2} and {3}. Saving overwrites that check-in.",
+    "{0} of them checked in {1} between {2} and {3}. Saving overwrites those check-ins.", ways, first, last);
 }
 
 document.getElementById("mark-picked").addEventListener("click", () => {
   marking = null;
   const rows = [...picked].map((id) => list.querySelector(`[data-student="${id}"]`)).filter(Boolean);
-  openMarkDialog(rows.length === 1 ? rows[0].querySelector(".name").textContent : `${rows.length} selected students`);
+  openMarkDialog(rows.length === 1
+    ? rows[0].querySelector(".name").textContent
+    : tn(rows.length, "{0} selected student", "{0} selected students"));
   const warning = checkInWarning(rows);
   markWarning.textContent = warning ?? "";
   markWarning.hidden = warning === null;
@@ -164,7 +187,7 @@ markForm.addEventListener("submit", async (event) => {
     if (reason) body.reason = reason;
     if (note) body.note = note;
     if (marking === null) {
-      await markMany({ ...body, studentIds: [...picked].map(Number) }, "");
+      await markMany({ ...body, studentIds: [...picked].map(Number) }, false);
     } else {
       await api("PUT", `/api/v1/sessions/${session}/attendance/${marking.dataset.student}`, body);
     }
@@ -191,7 +214,7 @@ function setStatus(item, state, at, changed = true) {
 
 function setNote(item, note) {
   const field = item.querySelector(".note");
-  field.textContent = note ? `Note: ${note}` : "";
+  field.textContent = note ? t("Note: {0}", note) : "";
   field.hidden = !note;
 }
 
@@ -200,7 +223,7 @@ function renderCounts(counts) {
     const cell = room.querySelector(`[data-count="${key}"]`);
     if (cell) cell.textContent = value;
   }
-  announce(`${counts.checkedIn} of ${counts.enrolled} in the room`);
+  announce(t("{0} of {1} in the room", counts.checkedIn, counts.enrolled));
 }
 
 // A screen reader hears the count at most every ten seconds, not 200 times as a hall checks in.
@@ -234,24 +257,27 @@ function setPhase(next) {
   room.dataset.phase = next;
   const badge = document.getElementById("session-phase");
   if (badge) {
-    badge.textContent = next;
+    badge.textContent = PHASES[next] ?? next;
     badge.className = `badge ${next}`;
   }
-  document.getElementById("away-label").textContent = next === "closed" ? "absent" : "absent or not yet";
-  if (!room.classList.contains("offline")) status.textContent = next === "closed" ? "up to date" : "live";
+  document.getElementById("away-label").textContent = next === "closed" ? t("absent") : t("absent or not yet");
+  if (!room.classList.contains("offline")) status.textContent = next === "closed" ? t("up to date") : t("live");
   for (const item of list.children) {
     if (item.dataset.status === "none") item.querySelector(".label").textContent = label(null);
   }
 }
 
 // Refused check-ins, by kind, summed up above the flags: who could not get in, so the teacher can mark them.
-const REFUSED = { tried_out_of_range: "tried from too far", tried_imprecise_location: "had a location too imprecise" };
+const REFUSED = {
+  tried_out_of_range: (count) => tn(count, "{0} tried from too far", "{0} tried from too far"),
+  tried_imprecise_location: (count) => tn(count, "{0} had a location too imprecise", "{0} had a location too imprecise"),
+};
 const refused = new Map();
 
 function showRefused() {
   const summary = document.getElementById("refused-summary");
-  const parts = [...refused].map(([kind, students]) => `${students.size} ${REFUSED[kind]}`);
-  summary.textContent = parts.length ? `${parts.join(" · ")}: mark them by hand if they are in the room.` : "";
+  const parts = [...refused].map(([kind, students]) => REFUSED[kind](students.size));
+  summary.textContent = parts.length ? t("{0}: mark them by hand if they are in the room.", parts.join(" · ")) : "";
   summary.hidden = parts.length === 0;
 }
 
@@ -339,7 +365,7 @@ function connect() {
   opening.onopen = () => {
     opened = true;
     retry = 500;
-    status.textContent = phase === "closed" ? "up to date" : "live";
+    status.textContent = phase === "closed" ? t("up to date") : t("live");
     room.classList.remove("offline");
   };
   opening.onmessage = (message) => {
@@ -357,7 +383,7 @@ function connect() {
     room.dataset.lastEvent = lastEventId ?? "";
   };
   opening.onclose = async () => {
-    status.textContent = "reconnecting…";
+    status.textContent = t("reconnecting…");
     room.classList.add("offline");
     if (!opened && lastEventId !== null) {
       // Down, or refused? A refused resume point (say, after a restore) means starting from a fresh snapshot.
@@ -409,21 +435,51 @@ document.getElementById("pick-none").addEventListener("click", () => {
   showPicked();
 });
 
-/** Marks many students; a refusal is thrown to the caller. */
-async function markMany(body, what) {
+/** What a bulk change that changed `count` records to `status` says; `rest`: it marked everyone not yet checked in. */
+function markedText(count, status, rest) {
+  if (rest && status === "absent") {
+    return tn(count, "Marked {0} student absent who had not checked in.", "Marked {0} students absent who had not checked in.");
+  }
+  switch (rest ? null : status) {
+    case "present": return tn(count, "Marked {0} student present.", "Marked {0} students present.");
+    case "late": return tn(count, "Marked {0} student late.", "Marked {0} students late.");
+    case "excused": return tn(count, "Marked {0} student excused.", "Marked {0} students excused.");
+    case "absent": return tn(count, "Marked {0} student absent.", "Marked {0} students absent.");
+  }
+  // A status this page does not know: its own word.
+  return rest
+    ? tn(count, "Marked {0} student {1} who had not checked in.", "Marked {0} students {1} who had not checked in.", status)
+    : tn(count, "Marked {0} student {1}.", "Marked {0} students {1}.", status);
+}
+
+/** What a bulk change that changed nothing says. */
+function nobodyText(status, rest) {
+  if (rest && status === "absent") return t("Nobody was marked absent who had not checked in: they all had that status already.");
+  switch (rest ? null : status) {
+    case "present": return t("Nobody was marked present: they all had that status already.");
+    case "late": return t("Nobody was marked late: they all had that status already.");
+    case "excused": return t("Nobody was marked excused: they all had that status already.");
+    case "absent": return t("Nobody was marked absent: they all had that status already.");
+  }
+  return rest
+    ? t("Nobody was marked {0} who had not checked in: they all had that status already.", status)
+    : t("Nobody was marked {0}: they all had that status already.", status);
+}
+
+/** Marks many students (`rest`: everyone not yet checked in); a refusal is thrown to the caller. */
+async function markMany(body, rest) {
   const { api } = await import("/assets/app.js");
   bulkError.hidden = true;
   const { batch } = await api("POST", `/api/v1/sessions/${session}/attendance`, body);
   document.getElementById("pick-none").click();
   if (batch.changed === 0) {
     // Nothing changed: the change before stays the one Undo takes back.
-    bulkError.textContent = `Nobody was marked ${batch.status}${what}: they all had that status already.`;
+    bulkError.textContent = nobodyText(batch.status, rest);
     bulkError.hidden = false;
     return;
   }
   lastBatch = batch.id;
-  const count = batch.changed === 1 ? "1 student" : `${batch.changed} students`;
-  document.getElementById("room-undo-text").textContent = `Marked ${count} ${batch.status}${what}.`;
+  document.getElementById("room-undo-text").textContent = markedText(batch.changed, batch.status, rest);
   document.getElementById("room-undo-button").hidden = false;
   undoBox.hidden = false;
 }
@@ -431,12 +487,14 @@ async function markMany(body, what) {
 document.getElementById("mark-rest-absent").addEventListener("click", () => {
   const rest = [...list.children].filter((item) => item.dataset.status === "none").length;
   if (rest === 0) {
-    bulkError.textContent = "Everyone on the roster has a record already: nobody is left to mark absent.";
+    bulkError.textContent = t("Everyone on the roster has a record already: nobody is left to mark absent.");
     bulkError.hidden = false;
     return;
   }
-  if (!window.confirm(`Mark the ${rest} students not yet checked in absent? You can undo it.`)) return;
-  markMany({ filter: "not_checked_in", status: "absent" }, " who had not checked in").catch((failure) => {
+  if (!window.confirm(tn(rest,
+    "Mark the {0} student not yet checked in absent? You can undo it.",
+    "Mark the {0} students not yet checked in absent? You can undo it."))) return;
+  markMany({ filter: "not_checked_in", status: "absent" }, true).catch((failure) => {
     bulkError.textContent = failure.message;
     bulkError.hidden = false;
   });
@@ -447,7 +505,7 @@ document.getElementById("room-undo-button").addEventListener("click", async () =
   bulkError.hidden = true;
   try {
     await api("POST", `/api/v1/attendance-batches/${lastBatch}/undo`);
-    document.getElementById("room-undo-text").textContent = "Undone: every record is back as it was.";
+    document.getElementById("room-undo-text").textContent = t("Undone: every record is back as it was.");
     document.getElementById("room-undo-button").hidden = true;
   } catch (failure) {
     bulkError.textContent = failure.message;

@@ -1,5 +1,6 @@
 // Passkeys in the browser: WebAuthn options from the server in, the browser's answer out, as base64url JSON.
 import { api } from "/assets/app.js";
+import { t } from "/assets/words.js";
 
 const toBytes = (text) => Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
 const toText = (buffer) =>
@@ -11,12 +12,12 @@ export const passkeysAvailable = () => typeof window.PublicKeyCredential === "fu
 /** The sentence for a browser that refused or failed, saying what to do next. */
 export function passkeyProblem(error) {
   const message = error?.name === "NotAllowedError"
-    ? "Your phone did not confirm it is you: it was cancelled, timed out, or has no face, fingerprint or screen lock set up. Try again, or ask your teacher to mark you by hand."
+    ? t("Your phone did not confirm it is you: it was cancelled, timed out, or has no face, fingerprint or screen lock set up. Try again, or ask your teacher to mark you by hand.")
     : error?.name === "InvalidStateError"
-      ? "This device already has a passkey for your Rollcall account."
+      ? t("This device already has a passkey for your Rollcall account.")
       : error?.name === "SecurityError"
-        ? "Passkeys work only at Rollcall's own address over HTTPS. Open Rollcall from its usual link and try again."
-        : error?.message ?? "The passkey did not work. Try again.";
+        ? t("Passkeys work only at Rollcall's own address over HTTPS. Open Rollcall from its usual link and try again.")
+        : error?.message ?? t("The passkey did not work. Try again.");
   const problem = new Error(message);
   // DOMException carries a legacy numeric `code`; only the API's string codes are passed on.
   problem.code = typeof error?.code === "string"
@@ -44,7 +45,7 @@ function requestOptions(publicKey) {
 
 /** Creates a passkey on this device and registers it under `name`; answers the stored passkey. */
 export async function registerPasskey(name) {
-  if (!passkeysAvailable()) throw new Error("This browser cannot use passkeys. Use your phone's own browser.");
+  if (!passkeysAvailable()) throw new Error(t("This browser cannot use passkeys. Use your phone's own browser."));
   const options = await api("POST", "/api/v1/passkeys/options");
   let credential;
   try {
@@ -98,7 +99,7 @@ export async function checkInPasskey(target) {
   const options = await api("POST", "/api/v1/check-ins/passkey-options", target);
   if (!options.required || options.reuse) return undefined;
   if (!options.hasPasskeys) {
-    const problem = new Error("This course asks you to confirm it is you with a passkey. Add one on the Devices page, then check in again.");
+    const problem = new Error(t("This course asks you to confirm it is you with a passkey. Add one on the Devices page, then check in again."));
     problem.code = "verification_required";
     throw problem;
   }

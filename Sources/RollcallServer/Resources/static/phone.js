@@ -1,6 +1,7 @@
 // A phone number and a texted code, in two steps: on the sign-in page to sign in, on the profile to confirm the number.
 // On the sign-in page, a browser remembered after such a sign-in continues as its person without a code.
 import { api } from "/assets/app.js";
+import { tn } from "/assets/words.js";
 
 const remembered = document.getElementById("remembered-device");
 if (remembered) {
@@ -57,7 +58,8 @@ for (const flow of document.querySelectorAll("[data-phone-flow]")) {
     const [method, path] = flow.dataset.send.split(" ");
     const answer = await api(method, path, { phone: form.querySelector('[name="phone"]')?.value ?? phone });
     phone = answer.phone;
-    showCheck(`${answer.message} You can ask for another in ${answer.nextCodeIn} seconds.`);
+    showCheck(`${answer.message} ${tn(answer.nextCodeIn,
+      "You can ask for another in {0} second.", "You can ask for another in {0} seconds.")}`);
     sessionStorage.setItem(pendingKey, JSON.stringify({ phone, note: answer.message, until: Date.now() + PENDING_FOR }));
     check.querySelector('[name="code"]').focus();
   };

@@ -2,6 +2,8 @@
 // The server sends a frame at every new code; when none has come for a code's period (and a little), the code on
 // screen would be refused when scanned, so it comes down and the screen says it is reconnecting until frames come
 // again, whether the connection dropped or went silent.
+import { t, tn } from "/assets/words.js";
+
 const root = document.getElementById("projector");
 const session = root.dataset.session;
 const qr = document.getElementById("projector-qr");
@@ -22,13 +24,13 @@ function render(frame) {
   clearTimeout(staleTimer);
   root.classList.remove("reconnecting");
   document.getElementById("projector-count").textContent = frame.checkedIn;
-  announceCount(`${frame.checkedIn} checked in`);
-  document.getElementById("projector-enrolled").textContent = `of ${frame.enrolled} checked in`;
+  announceCount(tn(frame.checkedIn, "{0} checked in", "{0} checked in"));
+  document.getElementById("projector-enrolled").textContent = t("of {0} checked in", frame.enrolled);
   const typedWrap = document.getElementById("projector-typed-wrap");
   typedWrap.hidden = !frame.typedCode || typedOnly;
   if (frame.typedCode) document.getElementById("projector-typed").textContent = spaced(frame.typedCode);
   if (frame.phase !== "open") {
-    showMessage(frame.phase === "closed" ? "This session is closed." : "This session has not opened yet.");
+    showMessage(frame.phase === "closed" ? t("This session is closed.") : t("This session has not opened yet."));
     return;
   }
   message.hidden = true;
@@ -39,7 +41,16 @@ function render(frame) {
     qr.dataset.step = frame.step;
     lastStep = frame.step;
   } else if (!frame.svg && frame.typedCode) {
-    qr.innerHTML = `<div class="typed-only"><span class="typed-hint">Type this code on your course page</span><strong id="projector-typed-big">${spaced(frame.typedCode)}</strong></div>`;
+    const typedOnlyBox = document.createElement("div");
+    typedOnlyBox.className = "typed-only";
+    const hint = document.createElement("span");
+    hint.className = "typed-hint";
+    hint.textContent = t("Type this code on your course page");
+    const big = document.createElement("strong");
+    big.id = "projector-typed-big";
+    big.textContent = spaced(frame.typedCode);
+    typedOnlyBox.append(hint, big);
+    qr.replaceChildren(typedOnlyBox);
   }
   const remaining = frame.svg ? frame.nextChangeIn : frame.typedNextChangeIn ?? frame.nextChangeIn;
   staleTimer = setTimeout(stale, Math.min(frame.nextChangeIn ?? 10000, remaining ?? 10000) + STALE_AFTER_MS);
@@ -57,8 +68,8 @@ function stale() {
   animatedStep = null;
   root.classList.add("reconnecting");
   document.getElementById("projector-typed-wrap").hidden = true;
-  status.textContent = "reconnecting…";
-  showMessage("Reconnecting…");
+  status.textContent = t("reconnecting…");
+  showMessage(t("Reconnecting…"));
 }
 
 // The count for a screen reader, at most every fifteen seconds: each frame carries it, and a hall fills in a minute.
@@ -94,13 +105,13 @@ function connect() {
   const socket = new WebSocket(`${scheme}://${location.host}/api/v1/sessions/${session}/projector/live`);
   socket.onopen = () => {
     retry = 500;
-    status.textContent = "live";
+    status.textContent = t("live");
     root.classList.remove("offline");
   };
   socket.onmessage = (event) => render(JSON.parse(event.data));
   socket.onclose = () => {
     // A short blip keeps the code on screen; the stale timer takes it down once it has outlived its period.
-    status.textContent = "reconnecting…";
+    status.textContent = t("reconnecting…");
     root.classList.add("offline");
     setTimeout(connect, retry);
     retry = Math.min(retry * 2, 5000);

@@ -1,5 +1,7 @@
 // A running quiz, announced where a student looks: after checking in, on the course page and on the session's page.
 // Asked again every 15 seconds and whenever the page comes back into view, so that a quiz started later shows up.
+import { t } from "/assets/words.js";
+
 const EVERY = 15000;
 
 /** Keeps `box` showing a link to each quiz running in session `sessionId`, or hidden when none is. */
@@ -29,10 +31,10 @@ function show(box, runs) {
   for (const run of runs) {
     const line = document.createElement("span");
     line.className = "quiz-running-line";
-    line.append("A quiz is running: ");
+    line.append(t("A quiz is running:"), " ");
     const link = document.createElement("a");
     link.href = `/quiz-runs/${run.id}`;
-    link.textContent = `open “${run.title}”`;
+    link.textContent = t("open “{0}”", run.title);
     line.append(link);
     box.append(line);
   }

@@ -3,6 +3,7 @@
 // so one that the snapshot already showed changes nothing when applied again.
 import { api } from "/assets/app.js";
 import { clockText } from "/assets/time.js";
+import { t, tn } from "/assets/words.js";
 
 const board = document.getElementById("dashboard");
 const runId = board.dataset.run;
@@ -20,22 +21,22 @@ let lastEventId = null;
 let retry = 500;
 
 const ENDINGS = {
-  submitted: "handed in",
-  time_limit: "time up",
-  ended_by_teacher: "ended by you",
-  quiz_stopped: "quiz stopped",
+  submitted: t("handed in"),
+  time_limit: t("time up"),
+  ended_by_teacher: t("ended by you"),
+  quiz_stopped: t("quiz stopped"),
 };
 /** The column names, repeated beside each value where a phone stacks the table's cells. */
-const LABELS = ["", "answered", "", "flags"];
+const LABELS = ["", t("answered"), "", t("flags")];
 const timeText = (iso) => clockText(new Date(iso));
 
 function statusOf(attempt) {
-  if (!attempt) return { text: "not started", kind: "none" };
+  if (!attempt) return { text: t("not started"), kind: "none" };
   if (attempt.ending) return { text: ENDINGS[attempt.ending] ?? attempt.ending, kind: "done" };
   const left = Math.max(0, Date.parse(attempt.deadline) - (Date.now() + offset));
   const minutes = Math.floor(left / 60000);
   const seconds = Math.floor((left % 60000) / 1000);
-  return { text: `answering · ${minutes}:${String(seconds).padStart(2, "0")} left`, kind: "active" };
+  return { text: t("answering · {0}:{1} left", minutes, String(seconds).padStart(2, "0")), kind: "active" };
 }
 
 function draw() {
@@ -53,7 +54,7 @@ function draw() {
       row.dataset.state = state.kind;
       const cells = [
         person.name,
-        attempt ? `${attempt.answered} of ${questionCount}` : "—",
+        attempt ? t("{0} of {1}", attempt.answered, questionCount) : "—",
         state.text,
         String(flagCounts.get(person.id) ?? 0),
       ];
@@ -67,14 +68,14 @@ function draw() {
       const actions = document.createElement("td");
       actions.className = "row-actions";
       if (attempt && !attempt.ending) {
-        actions.append(action("+2 min", () => api("POST", `/api/v1/quiz-attempts/${attempt.attemptId}/added-time`, { seconds: 120 })));
-        actions.append(action("End", () => {
-          if (window.confirm(`End ${person.name}'s attempt? Their saved answers are kept.`)) {
+        actions.append(action(t("+2 min"), () => api("POST", `/api/v1/quiz-attempts/${attempt.attemptId}/added-time`, { seconds: 120 })));
+        actions.append(action(t("End"), () => {
+          if (window.confirm(t("End {0}'s attempt? Their saved answers are kept.", person.name))) {
             return api("POST", `/api/v1/quiz-attempts/${attempt.attemptId}/end`);
           }
         }));
       } else if (!attempt && running) {
-        actions.append(action("Let in", () => api("POST", `/api/v1/quiz-runs/${runId}/admissions`, { studentId: person.id })));
+        actions.append(action(t("Let in"), () => api("POST", `/api/v1/quiz-runs/${runId}/admissions`, { studentId: person.id })));
       }
       row.append(actions);
       return row;
@@ -170,7 +171,7 @@ let running = true;
 function setRunning(now) {
   running = now;
   const badge = document.getElementById("run-state");
-  badge.textContent = running ? "running" : "stopped";
+  badge.textContent = running ? t("running") : t("stopped");
   badge.className = `badge ${running ? "open" : "closed"}`;
   document.getElementById("stop-quiz")?.toggleAttribute("hidden", !running);
   draw();
@@ -182,12 +183,12 @@ function connect() {
   const socket = new WebSocket(`${scheme}://${location.host}/api/v1/quiz-runs/${runId}/live${after}`);
   socket.onopen = () => {
     retry = 500;
-    liveStatus.textContent = "live";
+    liveStatus.textContent = t("live");
     board.classList.remove("offline");
   };
   socket.onmessage = (event) => apply(JSON.parse(event.data));
   socket.onclose = () => {
-    liveStatus.textContent = "reconnecting…";
+    liveStatus.textContent = t("reconnecting…");
     board.classList.add("offline");
     setTimeout(connect, retry);
     retry = Math.min(retry * 2, 10000);
@@ -195,7 +196,7 @@ function connect() {
 }
 
 document.getElementById("stop-quiz")?.addEventListener("click", async () => {
-  if (!window.confirm("Stop the quiz for everyone? Every open attempt closes with its saved answers.")) return;
+  if (!window.confirm(t("Stop the quiz for everyone? Every open attempt closes with its saved answers."))) return;
   try {
     await api("POST", `/api/v1/quiz-runs/${runId}/stop`);
   } catch (error) {
@@ -213,11 +214,20 @@ async function loadResults() {
   body.replaceChildren();
   const table = document.createElement("table");
   table.className = "table";
-  table.innerHTML = "<thead><tr><th>Student</th><th>Points</th><th>To mark</th></tr></thead>";
+  // Built element by element, so that a translated heading is never read as HTML.
+  const head = document.createElement("thead");
+  const headRow = document.createElement("tr");
+  for (const text of [t("Student"), t("Points"), t("To mark")]) {
+    const heading = document.createElement("th");
+    heading.textContent = text;
+    headRow.append(heading);
+  }
+  head.append(headRow);
+  table.append(head);
   const tbody = document.createElement("tbody");
   for (const result of results.results) {
     const row = document.createElement("tr");
-    for (const text of [result.attempt.name, `${result.points} of ${results.maxPoints}`, String(result.pending)]) {
+    for (const text of [result.attempt.name, t("{0} of {1}", result.points, results.maxPoints), String(result.pending)]) {
       const cell = document.createElement("td");
       cell.textContent = text;
       row.append(cell);
@@ -242,7 +252,7 @@ function markingSection(question, results) {
   section.className = "marking";
   section.dataset.question = question.id;
   const heading = document.createElement("h3");
-  heading.textContent = `${question.prompt} (${question.points} ${question.points === 1 ? "point" : "points"})`;
+  heading.textContent = tn(question.points, "{1} ({0} point)", "{1} ({0} points)", question.prompt);
   section.append(heading);
   const groups = new Map();
   for (const result of results) {
@@ -260,7 +270,7 @@ function markingSection(question, results) {
   if (groups.size === 0) {
     const none = document.createElement("p");
     none.className = "muted";
-    none.textContent = "Nobody has answered this question.";
+    none.textContent = t("Nobody has answered this question.");
     section.append(none);
   }
   section.append(list);
@@ -276,19 +286,20 @@ function markingForm(question, group) {
   const who = document.createElement("p");
   who.className = "muted";
   const names = group.entries.map((entry) => entry.result.attempt.name);
-  const count = names.length === 1 ? "1 student" : `${names.length} students`;
   // A lecture hall gives the same answer forty times: the first names, then how many more.
-  const shown = names.length > 8 ? `${names.slice(0, 6).join(", ")} and ${names.length - 6} more` : names.join(", ");
-  who.textContent = `${count}: ${shown}`;
+  who.textContent =
+    names.length > 8
+      ? tn(names.length, "{0} student: {1} and {2} more", "{0} students: {1} and {2} more", names.slice(0, 6).join(", "), names.length - 6)
+      : tn(names.length, "{0} student: {1}", "{0} students: {1}", names.join(", "));
   const marked = group.entries.filter((entry) => !entry.mark.pending);
   const state = document.createElement("p");
   state.className = "mark-state";
   state.setAttribute("role", "status");
   const given = [...new Set(marked.map((entry) => entry.mark.points))];
   state.textContent =
-    marked.length === 0 ? "Not marked yet."
-      : given.length === 1 && marked.length === names.length ? `Marked: ${given[0]} of ${question.points}.`
-      : `${marked.length} of ${names.length} marked.`;
+    marked.length === 0 ? t("Not marked yet.")
+      : given.length === 1 && marked.length === names.length ? t("Marked: {0} of {1}.", given[0], question.points)
+      : t("{0} of {1} marked.", marked.length, names.length);
   const points = document.createElement("input");
   points.type = "number";
   points.min = "0";
@@ -297,16 +308,16 @@ function markingForm(question, group) {
   points.required = true;
   points.value = given.length === 1 ? String(given[0]) : "";
   const pointsLabel = document.createElement("label");
-  pointsLabel.append(`Points, out of ${question.points}`, points);
+  pointsLabel.append(t("Points, out of {0}", question.points), points);
   const comment = document.createElement("input");
   comment.value = group.entries.find((entry) => entry.mark.comment)?.mark.comment ?? "";
   const commentLabel = document.createElement("label");
   commentLabel.className = "grow";
-  commentLabel.append("Comment for the student (optional)", comment);
+  commentLabel.append(t("Comment for the student (optional)"), comment);
   const save = document.createElement("button");
   save.type = "submit";
   save.className = "secondary";
-  save.textContent = names.length === 1 ? "Mark" : `Mark all ${names.length}`;
+  save.textContent = names.length === 1 ? t("Mark") : t("Mark all {0}", names.length);
   const row = document.createElement("div");
   row.className = "row";
   row.append(pointsLabel, commentLabel, save);
@@ -342,13 +353,17 @@ function drawStatistics(questions, statistics) {
     item.className = "question-stat";
     item.dataset.question = stats.questionId;
     const title = document.createElement("h3");
-    title.textContent = `${question.prompt} (${question.points} ${question.points === 1 ? "point" : "points"})`;
+    title.textContent = tn(question.points, "{1} ({0} point)", "{1} ({0} points)", question.prompt);
     const summary = document.createElement("p");
     summary.className = "stat-summary";
-    const percent = stats.percentCorrect === undefined ? "" : ` (${Math.round(stats.percentCorrect)}%)`;
-    const parts = [`${stats.correct} of ${stats.attempts} correct${percent}`, `${stats.answered} answered`];
-    if (stats.averagePoints !== undefined) parts.push(`average ${stats.averagePoints} of ${question.points}`);
-    if (stats.pending) parts.push(`${stats.pending} to mark`);
+    const parts = [
+      stats.percentCorrect === undefined
+        ? t("{0} of {1} correct", stats.correct, stats.attempts)
+        : t("{0} of {1} correct ({2}%)", stats.correct, stats.attempts, Math.round(stats.percentCorrect)),
+      t("{0} answered", stats.answered),
+    ];
+    if (stats.averagePoints !== undefined) parts.push(t("average {0} of {1}", stats.averagePoints, question.points));
+    if (stats.pending) parts.push(t("{0} to mark", stats.pending));
     summary.textContent = parts.join(" · ");
     item.append(title, summary);
     const bars = document.createElement("ul");
@@ -359,7 +374,7 @@ function drawStatistics(questions, statistics) {
           count,
           correct: (question.correct ?? []).includes(index),
         }))
-      : (stats.topAnswers ?? []).map((entry) => ({ label: entry.answer || "(blank)", count: entry.count, correct: false }));
+      : (stats.topAnswers ?? []).map((entry) => ({ label: entry.answer || t("(blank)"), count: entry.count, correct: false }));
     for (const row of rows) {
       const bar = document.createElement("li");
       bar.className = row.correct ? "correct" : "";

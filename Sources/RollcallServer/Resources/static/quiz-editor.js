@@ -1,13 +1,16 @@
 // The quiz editor: the quiz as JSON from the API, drawn as a form; Save sends it back whole (PUT), and the server's
 // rules decide (the refusal names the question at fault). The course's quiz list uses it for "New quiz".
 import { api } from "/assets/app.js";
+import { t } from "/assets/words.js";
 
 const newButton = document.getElementById("new-quiz");
 if (newButton) {
   newButton.addEventListener("click", async () => {
     const starter = {
-      title: "New quiz",
-      questions: [{ id: "q1", kind: "single_choice", prompt: "First question", points: 1, options: ["Yes", "No"], correct: [0] }],
+      title: t("New quiz"),
+      questions: [
+        { id: "q1", kind: "single_choice", prompt: t("First question"), points: 1, options: [t("Yes"), t("No")], correct: [0] },
+      ],
     };
     try {
       const created = await api("POST", `/api/v1/courses/${newButton.dataset.course}/quizzes`, starter);
@@ -31,10 +34,10 @@ function editor(form) {
   let questions = [];
 
   const KINDS = {
-    single_choice: "One choice",
-    multiple_choice: "Several choices",
-    short_text: "Short text (marked by hand)",
-    number: "Number",
+    single_choice: t("One choice"),
+    multiple_choice: t("Several choices"),
+    short_text: t("Short text (marked by hand)"),
+    number: t("Number"),
   };
 
   function field(labelText, input) {
@@ -71,15 +74,15 @@ function editor(form) {
         const remove = document.createElement("button");
         remove.type = "button";
         remove.className = "link danger";
-        remove.textContent = "Remove";
+        remove.textContent = t("Remove");
         remove.addEventListener("click", () => {
           questions.splice(index, 1);
           draw();
         });
         head.append(title, remove);
         item.append(head);
-        item.append(field("Question", input("textarea", question.prompt, (e) => (question.prompt = e.value), { rows: 2 })));
-        item.append(field("Points", input("number", question.points, (e) => (question.points = Number(e.value)), { min: 0, max: 100 })));
+        item.append(field(t("Question"), input("textarea", question.prompt, (e) => (question.prompt = e.value), { rows: 2 })));
+        item.append(field(t("Points"), input("number", question.points, (e) => (question.points = Number(e.value)), { min: 0, max: 100 })));
         if (question.kind === "single_choice" || question.kind === "multiple_choice") {
           question.options ??= ["", ""];
           question.correct ??= [];
@@ -92,7 +95,7 @@ function editor(form) {
             correct.type = question.kind === "single_choice" ? "radio" : "checkbox";
             correct.name = `correct-${question.id}`;
             correct.checked = question.correct.includes(optionIndex);
-            correct.setAttribute("aria-label", `Option ${optionIndex + 1} is correct`);
+            correct.setAttribute("aria-label", t("Option {0} is correct", optionIndex + 1));
             correct.addEventListener("change", () => {
               if (question.kind === "single_choice") question.correct = [optionIndex];
               else question.correct = correct.checked
@@ -100,16 +103,16 @@ function editor(form) {
                 : question.correct.filter((i) => i !== optionIndex);
             });
             const text = input("text", option, (e) => (question.options[optionIndex] = e.value), {
-              placeholder: `Option ${optionIndex + 1}`,
+              placeholder: t("Option {0}", optionIndex + 1),
               className: "grow",
             });
             // A placeholder is no label: it is gone once the field has text.
-            text.setAttribute("aria-label", `Option ${optionIndex + 1} of question ${index + 1}`);
+            text.setAttribute("aria-label", t("Option {0} of question {1}", optionIndex + 1, index + 1));
             const drop = document.createElement("button");
             drop.type = "button";
             drop.className = "link";
             drop.textContent = "✕";
-            drop.setAttribute("aria-label", `Remove option ${optionIndex + 1}`);
+            drop.setAttribute("aria-label", t("Remove option {0}", optionIndex + 1));
             drop.addEventListener("click", () => {
               question.options.splice(optionIndex, 1);
               question.correct = question.correct.filter((i) => i !== optionIndex).map((i) => (i > optionIndex ? i - 1 : i));
@@ -121,7 +124,7 @@ function editor(form) {
           const add = document.createElement("button");
           add.type = "button";
           add.className = "link";
-          add.textContent = "Add option";
+          add.textContent = t("Add option");
           add.addEventListener("click", () => {
             question.options.push("");
             draw();
@@ -129,15 +132,15 @@ function editor(form) {
           item.append(options, add);
           const hint = document.createElement("p");
           hint.className = "muted";
-          hint.textContent = "Tick the correct option" + (question.kind === "multiple_choice" ? "s." : ".");
+          hint.textContent = question.kind === "multiple_choice" ? t("Tick the correct options.") : t("Tick the correct option.");
           item.append(hint);
         } else if (question.kind === "number") {
-          item.append(field("Expected number", input("text", question.answer, (e) => (question.answer = Number(e.value.replace(",", "."))), { inputMode: "decimal" })));
-          item.append(field("Tolerance (±)", input("text", question.tolerance ?? 0, (e) => (question.tolerance = Number(e.value.replace(",", "."))), { inputMode: "decimal" })));
+          item.append(field(t("Expected number"), input("text", question.answer, (e) => (question.answer = Number(e.value.replace(",", "."))), { inputMode: "decimal" })));
+          item.append(field(t("Tolerance (±)"), input("text", question.tolerance ?? 0, (e) => (question.tolerance = Number(e.value.replace(",", "."))), { inputMode: "decimal" })));
         } else {
           const hint = document.createElement("p");
           hint.className = "muted";
-          hint.textContent = "You mark short answers by hand after the quiz, with a comment.";
+          hint.textContent = t("You mark short answers by hand after the quiz, with a comment.");
           item.append(hint);
         }
         return item;
@@ -170,7 +173,7 @@ function editor(form) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     errorBox.hidden = true;
-    saveState.textContent = "saving…";
+    saveState.textContent = t("saving…");
     try {
       const { quiz } = await api("PUT", `/api/v1/quizzes/${quizId}`, {
         title: form.elements.title.value,
@@ -182,7 +185,7 @@ function editor(form) {
         questions,
       });
       document.getElementById("quiz-heading").textContent = quiz.title;
-      saveState.textContent = "saved";
+      saveState.textContent = t("saved");
     } catch (error) {
       saveState.textContent = "";
       errorBox.textContent = error.message;
@@ -196,7 +199,7 @@ function editor(form) {
   });
 
   document.getElementById("delete-quiz").addEventListener("click", async () => {
-    if (!window.confirm("Delete this quiz? A quiz students answered is archived instead, with its results.")) return;
+    if (!window.confirm(t("Delete this quiz? A quiz students answered is archived instead, with its results."))) return;
     await api("DELETE", `/api/v1/quizzes/${quizId}`);
     window.location.assign(`/courses/${form.dataset.course}/quizzes`);
   });

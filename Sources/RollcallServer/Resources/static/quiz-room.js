@@ -1,6 +1,7 @@
 // The quiz card of a session page: for the teacher, the course's quizzes to start and the runs with their dashboards;
 // for a student, the quiz running now.
 import { api } from "/assets/app.js";
+import { t } from "/assets/words.js";
 
 const card = document.getElementById("session-quizzes");
 const { session, course } = card.dataset;
@@ -26,8 +27,12 @@ async function draw() {
         item.dataset.run = run.id;
         const title = document.createElement("strong");
         title.textContent = run.title;
-        item.append(title, ` ${run.running ? "running" : "stopped"} `);
-        item.append(manage ? link("Dashboard", `/quiz-runs/${run.id}/dashboard`, "button secondary") : link("Take the quiz", `/quiz-runs/${run.id}`));
+        item.append(title, ` ${run.running ? t("running") : t("stopped")} `);
+        item.append(
+          manage
+            ? link(t("Dashboard"), `/quiz-runs/${run.id}/dashboard`, "button secondary")
+            : link(t("Take the quiz"), `/quiz-runs/${run.id}`),
+        );
         return item;
       }),
   );

@@ -3,6 +3,7 @@
 // network, a reload, a closed tab or a phone gone to sleep loses nothing: the page restores what it kept and sends
 // what the server has not got. Integrity flags are queued the same way, each with the time it happened.
 import { api, deviceId } from "/assets/app.js";
+import { t, tn } from "/assets/words.js";
 
 const root = document.getElementById("quiz");
 const runId = root.dataset.run;
@@ -55,16 +56,20 @@ function updateStatus() {
   let kind;
   if (closed) {
     const ending = view?.attempt?.ending;
-    text = unsent ? "closing — sending what is kept…" : ending === "submitted" ? "handed in" : "closed — saved answers are in";
+    text = unsent
+      ? t("closing — sending what is kept…")
+      : ending === "submitted"
+        ? t("handed in")
+        : t("closed — saved answers are in");
     kind = unsent ? "saving" : "saved";
   } else if (offline) {
-    text = "offline — answers kept on this phone";
+    text = t("offline — answers kept on this phone");
     kind = "offline";
   } else if (Object.keys(state.pending).length) {
-    text = "saving…";
+    text = t("saving…");
     kind = "saving";
   } else {
-    text = view ? "saved" : "";
+    text = view ? t("saved") : "";
     kind = "saved";
   }
   status.textContent = text;
@@ -266,7 +271,7 @@ function render() {
     const legend = document.createElement("legend");
     legend.textContent = `${index + 1}. ${question.prompt}`;
     const points = document.createElement("small");
-    points.textContent = ` (${question.points} ${question.points === 1 ? "point" : "points"})`;
+    points.textContent = " " + tn(question.points, "({0} point)", "({0} points)");
     legend.append(points);
     box.append(legend);
     const answer = currentAnswer(question.id);
@@ -318,7 +323,7 @@ function render() {
       input.addEventListener("input", () => {
         const value = Number(input.value.replace(",", ".").trim());
         if (input.value.trim() === "" || !Number.isFinite(value)) {
-          note.textContent = input.value.trim() === "" ? "" : " Type a number, such as 3.14.";
+          note.textContent = input.value.trim() === "" ? "" : " " + t("Type a number, such as 3.14.");
           return;
         }
         note.textContent = "";
@@ -330,8 +335,10 @@ function render() {
       const mark = document.createElement("p");
       mark.className = "mark";
       mark.textContent = question.mark.pending
-        ? "Waiting for your teacher's mark."
-        : `${question.mark.points} of ${question.points}${question.mark.comment ? ` — ${question.mark.comment}` : ""}`;
+        ? t("Waiting for your teacher's mark.")
+        : question.mark.comment
+          ? t("{0} of {1} — {2}", question.mark.points, question.points, question.mark.comment)
+          : t("{0} of {1}", question.mark.points, question.points);
       box.append(mark);
     }
     form.append(box);
@@ -347,7 +354,7 @@ function tick() {
   const left = Math.max(0, Date.parse(view.attempt.deadline) - (Date.now() + offset));
   const minutes = Math.floor(left / 60000);
   const seconds = Math.floor((left % 60000) / 1000);
-  timer.textContent = closed ? "" : `${minutes}:${String(seconds).padStart(2, "0")} left`;
+  timer.textContent = closed ? "" : t("{0}:{1} left", minutes, String(seconds).padStart(2, "0"));
   timer.classList.toggle("urgent", left < 60000);
   if (left === 0 && !closed) finish();
 }
@@ -391,12 +398,18 @@ function showDone() {
   done.hidden = false;
   const ending = view?.attempt?.ending;
   document.getElementById("done-title").textContent =
-    ending === "submitted" ? "Handed in" : ending === "time_limit" ? "Time is up" : ending ? "Quiz ended" : "Time is up";
+    ending === "submitted"
+      ? t("Handed in")
+      : ending === "time_limit"
+        ? t("Time is up")
+        : ending
+          ? t("Quiz ended")
+          : t("Time is up");
   document.getElementById("done-text").textContent =
-    ending === "submitted" ? "Your answers are in." : "Your saved answers are in; nothing more can change.";
+    ending === "submitted" ? t("Your answers are in.") : t("Your saved answers are in; nothing more can change.");
   if (view?.points !== undefined) {
     const points = document.getElementById("done-points");
-    points.textContent = `Your mark: ${view.points} of ${view.maxPoints}.`;
+    points.textContent = t("Your mark: {0} of {1}.", view.points, view.maxPoints);
     points.hidden = false;
   }
   updateStatus();
@@ -414,7 +427,7 @@ async function start(resuming) {
       view = state.view;
       setOffline(true);
     } else {
-      showError(errorBox, error.network ? "You're offline: connect to the network and try again." : error.message);
+      showError(errorBox, error.network ? t("You're offline: connect to the network and try again.") : error.message);
       return;
     }
   }
@@ -432,15 +445,15 @@ document.getElementById("submit-quiz").addEventListener("click", async () => {
   showError(errorBox, "");
   await pump();
   if (Object.keys(state.pending).length) {
-    showError(errorBox, "You're offline: your answers are kept on this phone. Hand in once you're back online.");
+    showError(errorBox, t("You're offline: your answers are kept on this phone. Hand in once you're back online."));
     return;
   }
-  if (!window.confirm("Hand in your answers? You cannot change them afterwards.")) return;
+  if (!window.confirm(t("Hand in your answers? You cannot change them afterwards."))) return;
   try {
     adopt(await call("POST", `/api/v1/quiz-attempts/${state.attemptId}/submit`));
     showDone();
   } catch (error) {
-    showError(errorBox, error.network ? "You're offline: try again once you're back online." : error.message);
+    showError(errorBox, error.network ? t("You're offline: try again once you're back online.") : error.message);
   }
 });
 
@@ -457,7 +470,7 @@ if (state.attemptId) {
       else if (answer.mayStart === false) {
         showError(
           document.querySelector("#quiz-intro .form-error"),
-          "Check in to this class first: the quiz is open to the students in the room.",
+          t("Check in to this class first: the quiz is open to the students in the room."),
         );
       }
     })

@@ -1,3 +1,5 @@
+import { t, tn } from "/assets/words.js";
+
 // Attendance figures: the meter fills and its number counts up once, unless the reader prefers less motion.
 const still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
@@ -17,10 +19,10 @@ for (const number of document.querySelectorAll("[data-count-to]")) {
   const started = performance.now();
   const duration = 1200;
   const step = (now) => {
-    const t = Math.min(1, (now - started) / duration);
-    const eased = 1 - (1 - t) ** 3;
+    const progress = Math.min(1, (now - started) / duration);
+    const eased = 1 - (1 - progress) ** 3;
     number.textContent = `${Math.round(target * eased)}%`;
-    if (t < 1) requestAnimationFrame(step);
+    if (progress < 1) requestAnimationFrame(step);
   };
   requestAnimationFrame(step);
 }
@@ -46,7 +48,7 @@ importForm?.addEventListener("submit", async (event) => {
   rowList.replaceChildren();
   const file = importForm.querySelector('input[type="file"]').files[0];
   if (!file) {
-    errorBox.textContent = "Choose a roster file first.";
+    errorBox.textContent = t("Choose a roster file first.");
     errorBox.hidden = false;
     return;
   }
@@ -64,31 +66,40 @@ importForm?.addEventListener("submit", async (event) => {
     });
     const data = await response.json().catch(() => null);
     if (!response.ok) {
-      errorBox.textContent = data?.error?.message ?? `The server answered ${response.status}.`;
+      errorBox.textContent = data?.error?.message ?? t("The server answered {0}.", response.status);
       errorBox.hidden = false;
       for (const row of data?.error?.rows ?? []) {
         const item = document.createElement("li");
-        item.textContent = `Line ${row.line}: ${row.message}`;
+        item.textContent = t("Line {0}: {1}", row.line, row.message);
         rowList.append(item);
       }
       rowList.hidden = rowList.childElementCount === 0;
       return;
     }
-    const parts = [`${data.enrolled} added`, `${data.alreadyEnrolled} already on the roster`, `${data.invited.length} invited by email`];
-    if (data.alreadyInvited > 0) parts.push(`${data.alreadyInvited} invited before (not mailed again)`);
+    const parts = [
+      tn(data.enrolled, "{0} added", "{0} added"),
+      tn(data.alreadyEnrolled, "{0} already on the roster", "{0} already on the roster"),
+      tn(data.invited.length, "{0} invited by email", "{0} invited by email"),
+    ];
+    if (data.alreadyInvited > 0) {
+      parts.push(tn(data.alreadyInvited, "{0} invited before (not mailed again)", "{0} invited before (not mailed again)"));
+    }
     let text = parts.join(", ") + ".";
     // How the file was read, so that a file saved the other way is noticed.
-    const separators = { comma: "commas", semicolon: "semicolons", tab: "tabs" };
+    const separators = { comma: t("commas"), semicolon: t("semicolons"), tab: t("tabs") };
     const encodings = { "utf-8": "UTF-8", "utf-16": "UTF-16", "windows-1252": "Windows-1252" };
-    text += ` Read as ${encodings[data.encoding] ?? data.encoding} text with fields separated by ${separators[data.separator] ?? data.separator}.`;
+    text += ` ${t("Read as {0} text with fields separated by {1}.", encodings[data.encoding] ?? data.encoding, separators[data.separator] ?? data.separator)}`;
     if (data.waiting > 0) {
-      text += ` ${data.waiting} ${data.waiting === 1 ? "invitation waits" : "invitations wait"} to be mailed: at most ${data.invitationsPerDay} go out for you in a day.`;
+      text += ` ${tn(data.waiting,
+        "{0} invitation waits to be mailed: at most {1} go out for you in a day.",
+        "{0} invitations wait to be mailed: at most {1} go out for you in a day.",
+        data.invitationsPerDay)}`;
     }
     // The roster below is drawn by the server: reload it, and show the summary again on the new page.
     sessionStorage.setItem(IMPORT_SUMMARY, text);
     window.location.reload();
   } catch {
-    errorBox.textContent = "Rollcall could not be reached. Check the connection and try again.";
+    errorBox.textContent = t("Rollcall could not be reached. Check the connection and try again.");
     errorBox.hidden = false;
   } finally {
     button.disabled = false;

@@ -1,7 +1,11 @@
+import { language } from "/assets/words.js";
+
 // Moments as the page writes them: in the zone the server named (the course's on a course's pages, else the
 // person's) and in the same words as the server's text, so that a row drawn live reads like its neighbours.
 const zone = document.querySelector('meta[name="time-zone"]')?.content || undefined;
-const words = "en-US";
+// English, and the pseudo-locale (en-XA) that the server writes as English, read "9:05 AM"; any other language is
+// written its own way, as the server writes it.
+const words = language === "en" || language === "en-XA" ? "en-US" : language;
 
 // Some browsers put a narrow no-break space before "AM", others a space; the server writes a space.
 const spaced = (text) => text.replace(/\u202f/g, " ");
@@ -17,7 +21,8 @@ export const clockText = (date) =>
 /** Milliseconds the zone is ahead of UTC at the moment `ms`. */
 function offsetAt(ms) {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat(words, {
+    // Read back as numbers, so in a locale that writes them with ASCII digits whatever the page's language.
+    new Intl.DateTimeFormat("en-US", {
       timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit",
       hour: "2-digit", minute: "2-digit", second: "2-digit",
     }).formatToParts(new Date(ms)).map((piece) => [piece.type, piece.value]),
