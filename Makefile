@@ -1,5 +1,5 @@
 # Rollcall: `make run` starts the server on http://localhost:8080; `make test` runs every test.
-.PHONY: run test deps lint format swift-test browser-test fuzz-test demo
+.PHONY: run test deps lint format swift-test catalog-test browser-test fuzz-test demo
 
 run:
 	swift run rollcall serve
@@ -22,6 +22,10 @@ swift-test:
 	swift build --build-tests
 	swift test --no-parallel
 
+# The message catalogs: current, complete, readable by gettext, and no sentence left outside them.
+catalog-test:
+	.build/python/bin/python -m pytest -q Tests/catalogs
+
 browser-test:
 	swift build --product rollcall
 	.build/python/bin/python -m pytest -q Tests/browser
@@ -30,4 +34,4 @@ fuzz-test:
 	swift build --product rollcall
 	.build/python/bin/python -m pytest -q Tests/fuzz
 
-test: deps lint swift-test browser-test fuzz-test
+test: deps lint catalog-test swift-test browser-test fuzz-test

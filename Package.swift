@@ -107,6 +107,7 @@ let package = Package(
         .executableTarget(
             name: "rollcall",
             dependencies: [
+                "RollcallCore",
                 "RollcallServer",
                 "RollcallClient",
                 "RollcallApp",

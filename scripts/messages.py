@@ -152,7 +152,7 @@ def closing(text, open_index, pair="()"):
 
 CALLS = re.compile(
     r"\b(?:say|AppError|forbidden|conflict|notFound|invalidJSON|refused|refuse|PasskeyFailure|TooManyAttempts)\(")
-LABELS = re.compile(r"\b(?:message|what|title|refusal|crossSiteRefusal):\s*\"")
+LABELS = re.compile(r"\b(?:message|what|title|refusal|crossSiteRefusal|unknownEvent):\s*\"")
 PAIRS = re.compile(r"\bone:\s*\"")
 PHRASE_BODIES = re.compile(r"(?::\s*Phrase|->\s*Phrase)\s*\{")
 
@@ -194,7 +194,8 @@ def swift(messages):
             for match in PHRASE_BODIES.finditer(text):
                 end = closing(text, match.end() - 1, "{}")
                 for position, key in swift_literals(text, match.end(), end):
-                    take(position, key)
+                    if not re.search(r"\bother:\s*$", text[max(0, position - 40):position]):
+                        take(position, key)  # a plural's other form belongs to its one form, read above
 
 
 def quoted(text):

@@ -5,7 +5,8 @@
 # aiosmtpd (the mail server the mail tests deliver to), oidc-provider-mock (the school sign-in the browser tests go
 # through), lti1p3platform and Flask (the LTI 1.3 platform the LTI tests launch Rollcall from), pymarkdownlnt (the
 # lint of the README and docs/) and axe-core, which the accessibility audit injects into every page (`axe.min.js`
-# from the axe-playwright-python wheel, taken without Playwright).
+# from the axe-playwright-python wheel, taken without Playwright); gettext's msgfmt checks the message catalogs as
+# translators' tools read them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +20,7 @@ python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
 [ -d /usr/share/fonts/truetype/dejavu ] || missing+=(fonts-dejavu-core)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+command -v msgfmt >/dev/null || missing+=(gettext)
 
 if [ ${#missing[@]} -gt 0 ]; then
     echo "Installing ${missing[*]}"

@@ -41,23 +41,29 @@ public struct Rollcall: Sendable {
     public let serverURL: URL
     /// The bearer token requests are sent with; `nil` when signed out.
     public let token: String?
+    /// The language asked for in every request (`Accept-Language`); the server's default when `nil`.
+    public let language: String?
     /// The generated client, with this one's token and error mapping.
     public let api: Client
     /// The generated client at the server root, for the scanned link (`/C/{code}`), which lies outside `/api/v1`.
     let root: Client
     let transport: any ClientTransport
 
-    /// A client of the server at `serverURL`, signed in with `token` when given.
-    public init(serverURL: URL, token: String? = nil) {
-        self.init(serverURL: serverURL, token: token, transport: Self.defaultTransport())
+    /// A client of the server at `serverURL`, signed in with `token` when given; `language` (`fr`) is the language
+    /// its refusals are to be said in, sent as `Accept-Language`.
+    public init(serverURL: URL, token: String? = nil, language: String? = nil) {
+        self.init(serverURL: serverURL, token: token, language: language, transport: Self.defaultTransport())
     }
 
     /// A client that sends its requests through `transport`.
-    public init(serverURL: URL, token: String?, transport: any ClientTransport) {
+    public init(serverURL: URL, token: String?, language: String? = nil, transport: any ClientTransport) {
         self.serverURL = serverURL
         self.token = token
+        self.language = language
         self.transport = transport
-        let middlewares: [any ClientMiddleware] = [Authorization(token: token), Refusals(), RetryOnce()]
+        let middlewares: [any ClientMiddleware] = [
+            Authorization(token: token, language: language), Refusals(), RetryOnce(),
+        ]
         let configuration = Configuration(dateTranscoder: .iso8601WithFractionalSeconds)
         api = Client(
             serverURL: serverURL.appendingPathComponent("api/v1"), configuration: configuration, transport: transport,
@@ -71,7 +77,7 @@ public struct Rollcall: Sendable {
 
     /// The same server with another token (or none).
     public func signedIn(with token: String?) -> Rollcall {
-        Rollcall(serverURL: serverURL, token: token, transport: transport)
+        Rollcall(serverURL: serverURL, token: token, language: language, transport: transport)
     }
 
     static func defaultTransport() -> any ClientTransport {
@@ -318,9 +324,10 @@ final class ProgressCount: @unchecked Sendable {
     }
 }
 
-/// Sends the bearer token with every request.
+/// Sends the bearer token, and the language refusals are to be said in, with every request.
 struct Authorization: ClientMiddleware {
     let token: String?
+    var language: String? = nil
 
     func intercept(
         _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
@@ -328,6 +335,7 @@ struct Authorization: ClientMiddleware {
     ) async throws -> (HTTPResponse, HTTPBody?) {
         var request = request
         if let token { request.headerFields[.authorization] = "Bearer \(token)" }
+        if let language { request.headerFields[.acceptLanguage] = language }
         return try await next(request, body, baseURL)
     }
 }

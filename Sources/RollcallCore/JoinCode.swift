@@ -31,7 +31,8 @@ extension JoinCode {
         let foreign = cleaned.filter { !alphabet.contains($0) }
         if !foreign.isEmpty {
             let listed = Array(Set(foreign)).sorted().map(String.init).joined(separator: ", ")
-            return "A join code never has \(listed): codes leave out 0, O, 1, I, L, 2, Z, 5, S, 8, B, U and V, which look alike. Check the code on the screen and try again."
+            return
+                "A join code never has \(listed): codes leave out 0, O, 1, I, L, 2, Z, 5, S, 8, B, U and V, which look alike. Check the code on the screen and try again."
         }
         return "A join code has \(length) letters and digits, like \(example); this one has \(cleaned.count)."
     }

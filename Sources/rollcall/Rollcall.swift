@@ -23,6 +23,11 @@ struct RollcallCommand: AsyncParsableCommand {
     static func main() async {
         do {
             var command = try parseAsRoot()
+            // The server's own commands speak the school's language (`ROLLCALL_DEFAULT_LANGUAGE`) to each person;
+            // the client commands speak the language of the shell they run in.
+            if !(command is Serve || command is Migrate || command is DemoData || command is CreateAdmin) {
+                CommandLineLanguage.adopt()
+            }
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {
@@ -59,7 +64,7 @@ struct Serve: AsyncParsableCommand {
         let configuration = try options.configuration()
         if demo { print(try await Demo.fill(configuration)) }
         let app = try await buildApplication(configuration)
-        print("Rollcall is running at \(configuration.publicURL)")
+        print(say("Rollcall is running at \(configuration.publicURL)"))
         try await app.runService()
     }
 }
@@ -70,7 +75,7 @@ struct Migrate: AsyncParsableCommand {
 
     func run() async throws {
         try await Maintenance.migrate(try options.configuration())
-        print("The database is up to date.")
+        print(say("The database is up to date."))
     }
 }
 
@@ -98,7 +103,7 @@ struct CreateAdmin: AsyncParsableCommand {
             throw ValidationError("Give --password or set ROLLCALL_ADMIN_PASSWORD.")
         }
         try await Maintenance.createAdmin(try options.configuration(), name: name, email: email, password: password)
-        print("Admin \(email) created.")
+        print(say("Admin \(email) created."))
     }
 }
 

@@ -334,7 +334,9 @@ struct CheckInPolicyTests {
         refusal.via = via
         #expect(refusal.message.description.hasSuffix(".") && refusal.message.description.first?.isUppercase == true)
         if via == .typed {
-            #expect(!refusal.message.description.lowercased().contains("scan"), "a typed code is not scanned: \(refusal.message)")
+            #expect(
+                !refusal.message.description.lowercased().contains("scan"),
+                "a typed code is not scanned: \(refusal.message)")
         }
         let ownSentence: Bool =
             switch (error, via) {

@@ -78,7 +78,8 @@ struct LanguageTests {
     }
 
     @Test func a_placeholder_without_a_value_and_braces_that_are_no_placeholder_stay_as_written() {
-        #expect(Catalog.fill("send {\"choice\": index} or {7} or {") { _ in nil } == "send {\"choice\": index} or {7} or {")
+        #expect(
+            Catalog.fill("send {\"choice\": index} or {7} or {") { _ in nil } == "send {\"choice\": index} or {7} or {")
         #expect(Catalog.fill("{1} before {0}") { ["a", "b"][$0] } == "b before a")
     }
 
@@ -122,14 +123,17 @@ struct LanguageTests {
         #expect([0, 1, 2, 3, 11, 100].map(arabic.form) == [0, 1, 2, 3, 4, 5])
         // A rule that answers outside its forms is held to the last; one that cannot be read is none.
         #expect(PluralRule(header: "nplurals=2; plural=n;")?.form(for: 7) == 1)
-        for broken in ["nplurals=2; plural=(n > 1", "plural=(n > 1);", "nplurals=0; plural=0;", "nplurals=2; plural=n >;"] {
+        for broken in [
+            "nplurals=2; plural=(n > 1", "plural=(n > 1);", "nplurals=0; plural=0;", "nplurals=2; plural=n >;",
+        ] {
             #expect(PluralRule(header: broken) == nil, "\(broken)")
         }
     }
 
     @Test func the_language_is_the_persons_then_the_browsers_then_the_schools() {
         let available = ["de", "en", "en-XA", "es", "fr"]
-        #expect(LanguageChoice.preferences(acceptLanguage: "fr-CA, fr;q=0.9, en;q=0.8, de;q=0") == ["fr-CA", "fr", "en"])
+        #expect(
+            LanguageChoice.preferences(acceptLanguage: "fr-CA, fr;q=0.9, en;q=0.8, de;q=0") == ["fr-CA", "fr", "en"])
         #expect(LanguageChoice.preferences(acceptLanguage: "es;q=0.5, de") == ["de", "es"])
         #expect(LanguageChoice.preferences(acceptLanguage: "<script>, ;q=1, x;q=abc") == [])
         func choose(_ setting: String?, _ header: String?, _ fallback: String = "en") -> String {

@@ -177,8 +177,12 @@ def chromium_path():
     pytest.fail("Chromium is missing: install Debian's chromium and chromium-driver (make deps does).")
 
 
-def new_browser(size=PHONE, trusted_key=None):
+def new_browser(size=PHONE, trusted_key=None, language=None):
     options = webdriver.ChromeOptions()
+    if language:
+        # What the browser asks for in Accept-Language, as a person's language setting in Chromium does.
+        options.add_argument(f"--lang={language}")
+        options.add_experimental_option("prefs", {"intl.accept_languages": language})
     options.binary_location = chromium_path()
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
         options.add_argument(argument)
@@ -200,8 +204,8 @@ def browsers():
     """Opens separate browsers (separate cookie jars, as two people on two phones) and closes them afterwards."""
     opened = []
 
-    def open_browser(size=PHONE, trusted_key=None):
-        browser = new_browser(size, trusted_key)
+    def open_browser(size=PHONE, trusted_key=None, language=None):
+        browser = new_browser(size, trusted_key, language)
         opened.append(browser)
         return browser
 

@@ -58,8 +58,8 @@ def every_mode(browser, path, server, failures):
     screenshot(browser, "zoom-200" + path.replace("/", "-"), sizes=(ZOOMED,))
 
 
-def signed_in(browsers, server, email):
-    browser = browsers(LAPTOP)
+def signed_in(browsers, server, email, size=LAPTOP, language=None):
+    browser = browsers(size, language=language)
     browser.get(f"{server.url}/sign-in?next=/profile")
     sign_in(browser, server, email, then=True)
     wait_for_path(browser, "/profile")
@@ -74,7 +74,9 @@ def scan_ticket(server, teacher, session_id, token):
         return json.loads(answer.read())["ticket"]
 
 
-def test_axe_finds_no_violation_on_any_page_in_any_mode(server, browsers):
+def every_page(server, browsers, visit, size=LAPTOP, language=None):
+    """A course with a session, a quiz run and an exposure report; then `visit(browser, path)` on every page, as
+    each role meets it: nobody, a student, a late student, the teacher, the admin and the health officer."""
     make_admin(server)
     teacher = account(server, "Tara Teacher", "tara@school.test", role="teacher")
     status, course = server.api("POST", "/api/v1/courses", {"name": "Biology 101"}, teacher)
@@ -104,32 +106,37 @@ def test_axe_finds_no_violation_on_any_page_in_any_mode(server, browsers):
         "POST", "/api/v1/exposure-reports", {"personId": students[0][1], "reason": "Positive test"}, officer)
     assert status == 201, report
 
-    failures = []
-    anonymous = browsers(LAPTOP)
+    anonymous = browsers(size, language=language)
     for path in ("/sign-in", "/register", "/forgot-password", "/privacy"):
-        every_mode(anonymous, path, server, failures)
+        visit(anonymous, path)
 
-    student = signed_in(browsers, server, "sam@school.test")
+    def person(email):
+        return signed_in(browsers, server, email, size, language)
+
+    student = person("sam@school.test")
     ticket = scan_ticket(server, teacher, session_id, students[2][0])
     for path in (
         "/courses", f"/courses/{course_id}", f"/sessions/{session_id}", f"/courses/{course_id}/students/{students[0][1]}",
         f"/quiz-runs/{run_id}", "/profile", "/devices",
     ):
-        every_mode(student, path, server, failures)
-    late = signed_in(browsers, server, "li@school.test")
-    every_mode(late, f"/check-in/{ticket}", server, failures)
+        visit(student, path)
+    visit(person("li@school.test"), f"/check-in/{ticket}")
 
-    teaching = signed_in(browsers, server, "tara@school.test")
+    teaching = person("tara@school.test")
     for path in (
         "/courses", f"/courses/{course_id}", f"/sessions/{session_id}", f"/sessions/{session_id}/projector",
         f"/courses/{course_id}/grid", f"/courses/{course_id}/students/{students[1][1]}", f"/courses/{course_id}/quizzes",
         f"/quizzes/{quiz_id}/edit", f"/quiz-runs/{run_id}/dashboard",
     ):
-        every_mode(teaching, path, server, failures)
+        visit(teaching, path)
 
-    every_mode(signed_in(browsers, server, "ada@school.test"), "/admin", server, failures)
-    health = signed_in(browsers, server, "olu@school.test")
+    visit(person("ada@school.test"), "/admin")
+    health = person("olu@school.test")
     for path in ("/exposure", f"/exposure/reports/{report['report']['id']}"):
-        every_mode(health, path, server, failures)
+        visit(health, path)
 
+
+def test_axe_finds_no_violation_on_any_page_in_any_mode(server, browsers):
+    failures = []
+    every_page(server, browsers, lambda browser, path: every_mode(browser, path, server, failures))
     assert not failures, f"{len(failures)} violations:\n" + "\n".join(failures)

@@ -114,18 +114,24 @@ public enum Proximity {
             guard encounter.firstSeen >= oldest else {
                 throw RuleViolation(
                     field: "encounters",
-                    message: "Encounter \(number): Rollcall keeps evidence for \(retentionDays) days only; leave out what is older.")
+                    message:
+                        "Encounter \(number): Rollcall keeps evidence for \(retentionDays) days only; leave out what is older."
+                )
             }
             guard encounter.lastSeen.timeIntervalSince(encounter.firstSeen) <= Double(windowSeconds) + 2 * clockSkew
             else {
                 throw RuleViolation(
                     field: "encounters",
-                    message: "Encounter \(number): one pseudo-ID is heard for one window (\(windowSeconds / 60) minutes) at most.")
+                    message:
+                        "Encounter \(number): one pseudo-ID is heard for one window (\(windowSeconds / 60) minutes) at most."
+                )
             }
             guard signalRange.contains(encounter.signal) else {
                 throw RuleViolation(
                     field: "encounters",
-                    message: "Encounter \(number): the signal is a strength in dBm from \(signalRange.lowerBound) to \(signalRange.upperBound).")
+                    message:
+                        "Encounter \(number): the signal is a strength in dBm from \(signalRange.lowerBound) to \(signalRange.upperBound)."
+                )
             }
             var clean = encounter
             clean.heard = heard

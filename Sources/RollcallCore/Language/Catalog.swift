@@ -10,6 +10,9 @@ public struct Catalog: Sendable {
     public let name: String
     public let locale: Locale
     public let plurals: PluralRule
+    /// The separator the language's spreadsheets expect in a CSV file: `semicolon` where numbers take a decimal
+    /// comma (French, German, Spanish Excel), else `comma`. From the header's `X-CSV-Separator`.
+    public var csvSeparator = "comma"
     /// Translations by key (`msgctxt` and `msgid`); each holds the plural forms, or one form.
     private let entries: [String: [String]]
 
@@ -45,6 +48,9 @@ public struct Catalog: Sendable {
         self.init(
             language: tag, name: fields["X-Language-Name"] ?? tag, locale: Locale(identifier: tag), plurals: rule,
             entries: entries)
+        if let separator = fields["X-CSV-Separator"], ["comma", "semicolon", "tab"].contains(separator) {
+            csvSeparator = separator
+        }
     }
 
     private static func key(_ msgid: String, context: String?) -> String {

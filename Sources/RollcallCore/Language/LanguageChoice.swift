@@ -40,4 +40,23 @@ public enum LanguageChoice {
         }
         return match(fallback, in: available) ?? "en"
     }
+
+    /// The language a POSIX locale names (`LC_ALL`, `LC_MESSAGES`, `LANG`: `fr_FR.UTF-8@euro`) as a tag, `fr-FR`;
+    /// nil for `C` and `POSIX`, which name no language.
+    public static func tag(posixLocale value: String) -> String? {
+        let name = value.split(separator: ".").first.map(String.init) ?? value
+        let bare = name.split(separator: "@").first.map(String.init) ?? name
+        guard !bare.isEmpty, bare != "C", bare != "POSIX",
+            bare.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_" || $0 == "-") })
+        else { return nil }
+        return bare.replacingOccurrences(of: "_", with: "-")
+    }
+
+    /// The language the command line's environment asks for, in the order POSIX reads it.
+    public static func tag(environment: [String: String]) -> String? {
+        for name in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+            if let value = environment[name], !value.isEmpty { return tag(posixLocale: value) }
+        }
+        return nil
+    }
 }

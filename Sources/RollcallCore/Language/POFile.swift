@@ -27,7 +27,9 @@ public struct POFile: Sendable {
         func finish(at line: Int) throws(CatalogError) {
             defer { current = Draft() }
             guard current.started else { return }
-            guard let msgid = current.msgid else { throw CatalogError(line: line, problem: "has an entry without msgid") }
+            guard let msgid = current.msgid else {
+                throw CatalogError(line: line, problem: "has an entry without msgid")
+            }
             let translations = current.translations.sorted { $0.key < $1.key }.map(\.value)
             if msgid.isEmpty && current.context == nil {
                 header = translations.first ?? ""
@@ -53,13 +55,17 @@ public struct POFile: Sendable {
             if line.hasPrefix("#") {
                 if current.msgid != nil && !current.translations.isEmpty { try finish(at: number) }
                 if line.hasPrefix("#,") && line.contains("fuzzy") { current.isFuzzy = true }
-                if line.hasPrefix("#:") { current.references += line.dropFirst(2).split(separator: " ").map(String.init) }
+                if line.hasPrefix("#:") {
+                    current.references += line.dropFirst(2).split(separator: " ").map(String.init)
+                }
                 current.started = current.started || line.hasPrefix("#,") || line.hasPrefix("#:")
                 field = nil
                 continue
             }
             if line.hasPrefix("\"") {
-                guard let field else { throw CatalogError(line: number, problem: "has a string that continues nothing") }
+                guard let field else {
+                    throw CatalogError(line: number, problem: "has a string that continues nothing")
+                }
                 current.append(try Self.string(line, at: number), to: field)
                 continue
             }
@@ -67,7 +73,8 @@ public struct POFile: Sendable {
                 throw CatalogError(line: number, problem: "has a line that is not a keyword and a string")
             }
             let keyword = String(line[..<space])
-            let value = try Self.string(line[line.index(after: space)...].trimmingCharacters(in: .whitespaces), at: number)
+            let value = try Self.string(
+                line[line.index(after: space)...].trimmingCharacters(in: .whitespaces), at: number)
             let next: Draft.Field
             switch keyword {
             case "msgctxt": next = .context

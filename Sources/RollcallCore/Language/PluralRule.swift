@@ -124,7 +124,9 @@ public struct PluralRule: Sendable {
             return .choice(test, yes, no)
         }
 
-        private static let levels: [[String]] = [["||"], ["&&"], ["==", "!="], ["<", "<=", ">", ">="], ["+", "-"], ["*", "/", "%"]]
+        private static let levels: [[String]] = [
+            ["||"], ["&&"], ["==", "!="], ["<", "<=", ">", ">="], ["+", "-"], ["*", "/", "%"],
+        ]
 
         private mutating func binary(level: Int) -> Expression? {
             guard level < Self.levels.count else { return unary() }

@@ -39,7 +39,9 @@ public enum PseudoLocale {
     private static func protectedEnd(_ text: Substring) -> Substring.Index? {
         let closers: [(open: String, close: String)] = [("{{", "}}"), ("<", ">"), ("&", ";")]
         for (open, close) in closers where text.hasPrefix(open) {
-            if let range = text.range(of: close, range: text.index(text.startIndex, offsetBy: open.count)..<text.endIndex) {
+            if let range = text.range(
+                of: close, range: text.index(text.startIndex, offsetBy: open.count)..<text.endIndex)
+            {
                 if open == "&", text.distance(from: text.startIndex, to: range.lowerBound) > 10 { return nil }
                 return range.upperBound
             }

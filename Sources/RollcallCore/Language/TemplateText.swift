@@ -9,7 +9,9 @@ public enum TemplateText {
     /// The marked sentences, in order, each with its whitespace collapsed as the catalogs hold it.
     public static func messages(in template: String) -> [String] {
         var found: [String] = []
-        _ = translated(template) { found.append($0); return $0 }
+        _ = translated(template) {
+            found.append($0); return $0
+        }
         return found
     }
 
@@ -22,7 +24,8 @@ public enum TemplateText {
     static func translated(_ template: String, by words: (String) -> String) -> String {
         var result = ""
         var rest = template[...]
-        while let start = rest.range(of: open), let end = rest.range(of: close, range: start.upperBound..<rest.endIndex) {
+        while let start = rest.range(of: open), let end = rest.range(of: close, range: start.upperBound..<rest.endIndex)
+        {
             result += rest[..<start.lowerBound]
             result += words(collapsed(rest[start.upperBound..<end.lowerBound]))
             rest = rest[end.upperBound...]

@@ -52,14 +52,19 @@ public struct QuizScore: Equatable, Sendable {
     }
 
     /// How the score is made, in one sentence.
-    public var explanation: String {
+    public var explanation: Phrase {
         guard quizzes > 0 else { return "Quizzes: none has counted yet; a quiz counts once it has stopped." }
-        var sentence =
-            "Quizzes: \(Gradebook.number(points)) of \(maxPoints) points over \(quizzes) \(quizzes == 1 ? "quiz" : "quizzes")"
-        if pending > 0 {
-            sentence += "; \(pending) \(pending == 1 ? "answer waits" : "answers wait") for the teacher's mark"
+        let points = Phrase.Value.text(Gradebook.number(points))
+        guard pending > 0 else {
+            return .counting(
+                quizzes, one: "Quizzes: {1} of {2} points over {0} quiz.",
+                other: "Quizzes: {1} of {2} points over {0} quizzes.", points, .number(maxPoints))
         }
-        return sentence + "."
+        let waiting = Phrase.counting(
+            pending, one: "{0} answer waits for the teacher's mark", other: "{0} answers wait for the teacher's mark")
+        return .counting(
+            quizzes, one: "Quizzes: {1} of {2} points over {0} quiz; {3}.",
+            other: "Quizzes: {1} of {2} points over {0} quizzes; {3}.", points, .number(maxPoints), .phrase(waiting))
     }
 }
 
@@ -146,14 +151,14 @@ public struct Gradebook: Sendable {
         public var weights: GradeWeights
         /// The course grade, 0 to 100; `nil` while nothing with a weight counts.
         public var courseGrade: Double?
-        public var courseGradeExplanation: String
+        public var courseGradeExplanation: Phrase
 
         public init(attendance: AttendanceSummary, quizzes: QuizScore, weights: GradeWeights) {
             self.attendance = attendance
             self.quizzes = quizzes
             self.weights = weights
             // A part with nothing counted yet gives its weight to the other, rather than counting as zero.
-            let parts = [
+            let parts: [(Phrase, Int, Double?)] = [
                 ("attendance grade", weights.attendance, attendance.grade),
                 ("quizzes", weights.quizzes, quizzes.percentage),
             ].filter { $0.1 > 0 }
@@ -165,18 +170,20 @@ public struct Gradebook: Sendable {
             } else if counted.count == 1 {
                 courseGrade = counted[0].2
                 let (name, _, value) = counted[0]
-                let missing = parts.count > 1 ? ", as nothing else with a weight has counted yet" : ""
-                courseGradeExplanation = "Course grade: the \(name) (\(Gradebook.percent(value)))\(missing)."
+                courseGradeExplanation =
+                    parts.count > 1
+                    ? "Course grade: the \(name) (\(Gradebook.percent(value))), as nothing else with a weight has counted yet."
+                    : "Course grade: the \(name) (\(Gradebook.percent(value)))."
             } else {
                 courseGrade = counted.reduce(0) { $0 + Double($1.1) * $1.2 } / Double(total)
-                courseGradeExplanation =
-                    "Course grade: "
-                    + counted.map { "\($0.1)% \($0.0) (\(Gradebook.percent($0.2)))" }.joined(separator: " + ") + "."
+                // Two parts at most: the attendance grade and the quizzes.
+                let terms = counted.map { part -> Phrase in "\(part.1)% \(part.0) (\(Gradebook.percent(part.2)))" }
+                courseGradeExplanation = "Course grade: \(terms[0]) + \(terms[1])."
             }
         }
 
         /// How the attendance percentage is made, in one sentence.
-        public var attendanceExplanation: String {
+        public var attendanceExplanation: Phrase {
             let attended = (attendance.counts[.present] ?? 0) + (attendance.counts[.late] ?? 0)
             let excused = attendance.counts[.excused] ?? 0
             let expected = attendance.sessions - excused
@@ -186,16 +193,28 @@ public struct Gradebook: Sendable {
             guard expected > 0 else {
                 return "Attendance: no figure, as every session that counts so far was excused."
             }
-            let sessions = "\(expected) \(expected == 1 ? "session" : "sessions")"
-            let unexcused = excused > 0 ? ", not counting \(excused) excused" : ""
-            return "Attendance: present or late at \(attended) of \(sessions)\(unexcused)."
+            guard excused > 0 else {
+                return .counting(
+                    expected, one: "Attendance: present or late at {1} of {0} session.",
+                    other: "Attendance: present or late at {1} of {0} sessions.", .number(attended))
+            }
+            return .counting(
+                expected, one: "Attendance: present or late at {1} of {0} session, not counting {2} excused.",
+                other: "Attendance: present or late at {1} of {0} sessions, not counting {2} excused.",
+                .number(attended), .number(excused))
         }
 
         /// How the attendance grade is made, in one sentence.
-        public func gradeExplanation(points: StatusPoints) -> String {
+        public func gradeExplanation(points: StatusPoints) -> Phrase {
             guard attendance.sessions > 0 else { return "Attendance grade: no session counts yet." }
-            return
-                "Attendance grade: \(attendance.points) of \(attendance.maxPoints) points over \(attendance.sessions) \(attendance.sessions == 1 ? "session" : "sessions") (present \(points.present), late \(points.late), excused \(points.excused), absent \(points.absent))."
+            return .counting(
+                attendance.sessions,
+                one:
+                    "Attendance grade: {1} of {2} points over {0} session (present {3}, late {4}, excused {5}, absent {6}).",
+                other:
+                    "Attendance grade: {1} of {2} points over {0} sessions (present {3}, late {4}, excused {5}, absent {6}).",
+                .number(attendance.points), .number(attendance.maxPoints), .number(points.present),
+                .number(points.late), .number(points.excused), .number(points.absent))
         }
     }
 

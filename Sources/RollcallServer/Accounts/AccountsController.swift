@@ -150,7 +150,9 @@ struct AccountsController: Sendable {
                 let minutes = Int((retryAfter / 60).rounded(.up))
                 throw TooManyAttempts(
                     retryAfter: Int(retryAfter),
-                    message: "Too many failed sign-ins. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").")
+                    message: .counting(
+                        minutes, one: "Too many failed sign-ins. Try again in {0} minute.",
+                        other: "Too many failed sign-ins. Try again in {0} minutes."))
             }
         }
         if case .delay(let seconds) = account { try await Task.sleep(for: .seconds(seconds)) }

@@ -71,8 +71,9 @@ struct PhoneController: Sendable {
             let seconds = Int(wait.rounded(.up))
             throw TooManyAttempts(
                 retryAfter: seconds,
-                message:
-                    "A code was just sent. You can ask for a new one in \(seconds) second\(seconds == 1 ? "" : "s").")
+                message: .counting(
+                    seconds, one: "A code was just sent. You can ask for a new one in {0} second.",
+                    other: "A code was just sent. You can ask for a new one in {0} seconds."))
         }
         try await counters.admit(
             .phoneCodeNumber, key: phone, under: Self.perNumber,

@@ -31,7 +31,9 @@ struct User: Codable, Sendable, Equatable {
     var language: String? = nil
 
     /// How the person's pages write moments where no course is involved: their zone, else the server's.
-    var timeText: TimeText { TimeText(zoneIdentifier: timeZone ?? CourseTimeZone.serverDefault) }
+    var timeText: TimeText {
+        TimeText(zoneIdentifier: timeZone ?? CourseTimeZone.serverDefault, locale: Catalogs.reader.catalog.locale)
+    }
 
     /// Whether the person holds `role`, as their own or granted.
     func has(_ role: Role) -> Bool { role == self.role || (role == .healthOfficer && healthOfficer) }

@@ -38,7 +38,8 @@ public func buildApplication(
         Periodically.timetableOpener(stores.timetable, ready: schema, logger: logger),
         Periodically.absenceNoticeSender(
             AbsenceNotices(
-                stores: stores, school: configuration.schoolName, publicURL: configuration.publicURL, logger: logger),
+                stores: stores, school: configuration.schoolName, language: configuration.defaultLanguage,
+                publicURL: configuration.publicURL, logger: logger),
             ready: schema, logger: logger),
         Periodically.invitationSender(InvitationMail(configuration, stores: stores), ready: schema, logger: logger),
         Periodically.gradeReturn(stores, ready: schema, logger: logger),

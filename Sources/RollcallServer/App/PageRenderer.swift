@@ -22,8 +22,10 @@ struct PageRenderer: Sendable {
             throw ConfigurationError(variable: "resources", problem: "are missing from the build: no page templates")
         }
         let sources = try names.map { name in
-            (name: String(name.dropLast(".mustache".count)),
-             text: try String(contentsOfFile: (directory as NSString).appendingPathComponent(name), encoding: .utf8))
+            (
+                name: String(name.dropLast(".mustache".count)),
+                text: try String(contentsOfFile: (directory as NSString).appendingPathComponent(name), encoding: .utf8)
+            )
         }
         var libraries: [String: MustacheLibrary] = [:]
         var scriptWords: [String: String] = [:]
@@ -69,7 +71,8 @@ struct PageRenderer: Sendable {
         }
         let language = Catalogs.reader.catalog.language
         let frame = Frame(
-            title: say(title), body: body, language: language, words: scriptWords[language] ?? "{}", csrf: context.identity?.csrf ?? "",
+            title: say(title), body: body, language: language, words: scriptWords[language] ?? "{}",
+            csvSeparator: Catalogs.reader.catalog.csvSeparator, csrf: context.identity?.csrf ?? "",
             timeZone: (zone ?? context.user?.timeText ?? TimeText(zoneIdentifier: CourseTimeZone.serverDefault)).zone
                 .identifier,
             zoneUnset: context.user.map { $0.timeZone == nil } ?? false,
@@ -123,6 +126,8 @@ struct Frame: Sendable {
     var language: String
     /// The page scripts' sentences in that language (JSON).
     var words: String
+    /// The separator the reader's spreadsheets expect, which the page's CSV links ask for.
+    var csvSeparator: String
     var csrf: String
     /// The zone the page's moments are written in, for its scripts.
     var timeZone: String

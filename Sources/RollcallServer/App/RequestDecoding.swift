@@ -155,7 +155,7 @@ extension AppError {
         }
     }
 
-    private static func describe(_ type: Any.Type) -> String {
+    private static func describe(_ type: Any.Type) -> Phrase {
         switch type {
         case is String.Type: "text"
         case is Int.Type, is Int64.Type, is Double.Type: "a number"

@@ -130,7 +130,8 @@ enum Parse {
         guard let found = LanguageChoice.match(text, in: catalogs.languages), found.lowercased() == text.lowercased()
         else {
             throw ConfigurationError(
-                variable: variable, problem: "must be one of \(catalogs.languages.joined(separator: ", ")), got “\(text)”")
+                variable: variable,
+                problem: "must be one of \(catalogs.languages.joined(separator: ", ")), got “\(text)”")
         }
         return found
     }

@@ -76,7 +76,8 @@ struct CheckInPages: Sendable {
         else {
             let refusal = CheckInRefusal(.invalidCode)
             return try pages.render(
-                CheckInRefusedPage(message: say(refusal.message), code: refusal.code.rawValue), title: "Check-in · Rollcall",
+                CheckInRefusedPage(message: say(refusal.message), code: refusal.code.rawValue),
+                title: "Check-in · Rollcall",
                 context: context, status: .notFound)
         }
         let verification = try await passkeys.policy(courseID: session.courseId)

@@ -26,7 +26,8 @@ struct CoursePages: Sendable {
         let card = { (summary: CourseSummary) in
             CourseListPage.Card(
                 id: summary.course.id, name: summary.course.name, teacher: summary.teacherName,
-                students: summary.studentCount, description: summary.course.description)
+                students: say(summary.studentCount, one: "{0} student", other: "{0} students"),
+                description: summary.course.description)
         }
         // Archived courses go below, folded: last term's are kept, not in the way.
         let cards = all.filter { $0.course.archivedAt == nil }.map(card)
@@ -223,7 +224,8 @@ struct CourseListPage: PageModel {
         var id: Int64
         var name: String
         var teacher: String
-        var students: Int
+        /// "12 students", counted in the reader's language.
+        var students: String
         var description: String
     }
 
@@ -443,7 +445,7 @@ struct CoursePage: PageModel {
 
 extension Course {
     /// How the course's pages, letters and exports write moments: in the course's zone.
-    var timeText: TimeText { TimeText(zone: zone) }
+    var timeText: TimeText { TimeText(zone: zone, locale: Catalogs.reader.catalog.locale) }
 }
 
 extension CheckInMode {

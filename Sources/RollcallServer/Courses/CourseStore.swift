@@ -142,7 +142,7 @@ struct CourseStore: Sendable {
                 WHERE course_staff.course_id = \(bind: courseID)
                 """
             ).all(decoding: StaffMember.self, with: .rollcall)
-            return Collation.english.sorted(staff, name: \.name, id: \.id)
+            return Collation.reader.sorted(staff, name: \.name, id: \.id)
         }
     }
 
@@ -401,7 +401,7 @@ struct CourseStore: Sendable {
                 }
             }
             let entries = try await select.all(decoding: RosterEntry.self, with: .rollcall)
-            return Collation.english.sorted(entries, name: \.name, id: \.id)
+            return Collation.reader.sorted(entries, name: \.name, id: \.id)
         }
     }
 }

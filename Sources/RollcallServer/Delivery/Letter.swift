@@ -69,6 +69,15 @@ struct Letter: Sendable, Equatable {
 struct Letters: Sendable {
     /// The school's name (`ROLLCALL_SCHOOL_NAME`), or Rollcall's own.
     var school: String
+    /// The language of letters to people who chose none (`ROLLCALL_DEFAULT_LANGUAGE`).
+    var language = "en"
+
+    /// A letter in the recipient's language: the one they chose, else the school's. Letters leave outside any
+    /// request, or in answer to someone else's, so the reader's language is set for the letter alone.
+    func written<T>(for recipientLanguage: String?, _ letter: () throws -> T) rethrows -> T {
+        let catalog = Catalogs.shipped[recipientLanguage ?? language]
+        return try Catalogs.$reader.withValue(Reader(catalog)) { try letter() }
+    }
 
     var signature: String { school == "Rollcall" ? "Rollcall" : say("Rollcall at \(school)") }
 
@@ -100,7 +109,8 @@ struct Letters: Sendable {
                 say(
                     minutes,
                     one: "The link works once, for {0} minute. Setting a new password signs you out everywhere else.",
-                    other: "The link works once, for {0} minutes. Setting a new password signs you out everywhere else."),
+                    other: "The link works once, for {0} minutes. Setting a new password signs you out everywhere else."
+                ),
                 say("If you did not ask for this, ignore this message: your password stays as it is."),
             ],
             link: (say("Set a new password"), link), signature: signature)

@@ -71,8 +71,9 @@ struct Catalogs: Sendable {
 
     /// The language for a person: their setting, else their browser's, else the school's default.
     func choose(setting: String?, acceptLanguage: String?, fallback: String) -> Catalog {
-        self[LanguageChoice.choose(
-            setting: setting, acceptLanguage: acceptLanguage, fallback: fallback, available: languages)]
+        self[
+            LanguageChoice.choose(
+                setting: setting, acceptLanguage: acceptLanguage, fallback: fallback, available: languages)]
     }
 }
 
@@ -90,11 +91,35 @@ final class Reader: Sendable {
 }
 
 /// The phrase in the language of whoever Rollcall answers now.
-func say(_ phrase: Phrase) -> String {
+public func say(_ phrase: Phrase) -> String {
     Catalogs.reader.catalog.say(phrase)
 }
 
 /// A counting phrase in the reader's language: `say(3, one: "{0} student", other: "{0} students")`.
-func say(_ count: Int, one: String, other: String, _ values: Phrase.Value...) -> String {
+public func say(_ count: Int, one: String, other: String, _ values: Phrase.Value...) -> String {
     Catalogs.reader.catalog.say(Phrase(key: one, values: [.number(count)] + values, pluralKey: other, count: count))
+}
+
+extension Collation {
+    /// Names in the order the reader's language sorts them.
+    static var reader: Collation { Collation(locale: Catalogs.reader.catalog.locale) }
+}
+
+/// The command line's language: what its environment names (`LC_ALL`, `LC_MESSAGES`, `LANG`), else English.
+public enum CommandLineLanguage {
+    private static let adopted = NIOLockedValueBox<String?>(nil)
+
+    /// The tag `adopt` found, to ask servers for; nil before, or when the environment names none.
+    public static var tag: String? { adopted.withLockedValue { $0 } }
+
+    /// Makes what this process says outside any request (the command line's own sentences) follow the environment,
+    /// and answers the tag to ask a server for (`Accept-Language`), so that its refusals read the same way.
+    @discardableResult
+    public static func adopt(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        guard let tag = LanguageChoice.tag(environment: environment) else { return nil }
+        adopted.withLockedValue { $0 = tag }
+        let catalogs = Catalogs.shipped
+        Catalogs.reader.catalog = catalogs.choose(setting: nil, acceptLanguage: tag, fallback: "en")
+        return tag
+    }
 }

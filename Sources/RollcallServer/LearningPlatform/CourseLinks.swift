@@ -116,7 +116,7 @@ struct CourseLinks: Sendable {
             guard let subject = subjects[student.id] else { continue }
             let figures = gradebook.figures(studentID: student.id)
             let score = LTI.score(
-                userID: subject, grade: figures.courseGrade, explanation: figures.courseGradeExplanation, at: now)
+                userID: subject, grade: figures.courseGrade, explanation: say(figures.courseGradeExplanation), at: now)
             let body = ScoreCourier.Letter(platformId: platform.id, lineItem: lineItem, score: score)
             messages.append(
                 OutgoingMessage(

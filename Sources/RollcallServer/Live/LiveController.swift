@@ -20,7 +20,9 @@ struct LiveController: Sendable {
     let pageOrigin: PageOrigin
 
     func addRoutes(to router: AppRouter) {
-        let socket = LiveSocket(database: database, feed: .sessions, noun: "session")
+        let socket = LiveSocket(
+            database: database, feed: .sessions,
+            unknownEvent: "This session has no event {0} to resume after. Reload the page for a fresh view.")
         socket.addRoute(
             to: router, path: LiveRoutes.live, pageOrigin: pageOrigin,
             crossSiteRefusal: "The live view opens only from Rollcall's own pages.",

@@ -14,7 +14,8 @@ struct LiveSocket: Sendable {
     let database: Database
     let feed: LiveFeed
     /// What the feed's key is to a person, in a refused resume point: “session”, “quiz”.
-    let noun: String
+    /// The refusal of an `after` this feed never had; `{0}` is the event asked for.
+    let unknownEvent: Phrase
 
     /// How long a view waits for a wake-up before reading anyway: a safety net should a wake-up (or, across
     /// processes, a PostgreSQL notification) ever go missing.
@@ -88,7 +89,7 @@ struct LiveSocket: Sendable {
             guard known else {
                 throw AppError(
                     .badRequest, .invalidAfter,
-                    "This \(noun) has no event \(after) to resume after. Reload the page for a fresh view.")
+                    Phrase(key: unknownEvent.key, values: [.number(Int(after))]))
             }
         }
         return after

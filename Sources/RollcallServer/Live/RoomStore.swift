@@ -86,7 +86,7 @@ struct RoomStore: Sendable {
                 note: row.note.flatMap { $0.isEmpty ? nil : $0 }, heardBy: proximity ? row.heardBy ?? 0 : nil
             )
         }
-        let students = Collation.english.sorted(listed, name: \.name, id: \.id)
+        let students = Collation.reader.sorted(listed, name: \.name, id: \.id)
         let lastFlagId = rows.first?.lastFlagId ?? 0
         let flags = try await database.read { sql in
             try await sql.select().column("*").from("flags").where("session_id", .equal, sessionID)

@@ -125,7 +125,9 @@ struct ProximityController: Sendable {
         guard let days = Int(exactly: number), Proximity.issueDays.contains(days) else {
             throw RuleViolation(
                 field: "days",
-                message: "Ask for \(Proximity.issueDays.lowerBound) to \(Proximity.issueDays.upperBound) whole days of pseudo-IDs.")
+                message:
+                    "Ask for \(Proximity.issueDays.lowerBound) to \(Proximity.issueDays.upperBound) whole days of pseudo-IDs."
+            )
         }
         return days
     }

@@ -205,7 +205,8 @@ struct AttemptsController: Sendable {
             guard let kind = IntegrityFlagKind(rawValue: flag.kind) else {
                 throw AppError(
                     .badRequest, .unknownFlagKind,
-                    "“\(flag.kind)” is not a flag Rollcall records; it records \(IntegrityFlagKind.allCases.map(\.rawValue).joined(separator: ", ")).")
+                    "“\(flag.kind)” is not a flag Rollcall records; it records \(IntegrityFlagKind.allCases.map(\.rawValue).joined(separator: ", "))."
+                )
             }
             let report = IntegrityFlagReport(
                 kind: kind, occurredAt: flag.occurredAt, clientId: flag.clientId, secondsAway: flag.secondsAway,

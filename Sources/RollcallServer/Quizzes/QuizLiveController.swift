@@ -22,7 +22,9 @@ struct QuizLiveController: Sendable {
     let pageOrigin: PageOrigin
 
     func addRoutes(to router: AppRouter) {
-        let socket = LiveSocket(database: database, feed: .quizRuns, noun: "quiz")
+        let socket = LiveSocket(
+            database: database, feed: .quizRuns,
+            unknownEvent: "This quiz has no event {0} to resume after. Reload the page for a fresh view.")
         socket.addRoute(
             to: router, path: QuizRoutes.live, pageOrigin: pageOrigin,
             crossSiteRefusal: "The quiz dashboard opens only from Rollcall's own pages.",

@@ -20,7 +20,8 @@ struct QuizPages: Sendable {
         let course = try await access.course(in: context, needing: .manage).0
         let list = try await quizzes.list(courseID: course.id).map { quiz in
             QuizListPage.Row(
-                id: quiz.id, title: quiz.definition.title, questions: quiz.definition.questions.count,
+                id: quiz.id, title: quiz.definition.title,
+                questions: say(quiz.definition.questions.count, one: "{0} question", other: "{0} questions"),
                 minutes: QuizText.minutes(quiz.definition.timeLimitSeconds))
         }
         let page = QuizListPage(courseId: course.id, courseName: course.name, quizzes: list, empty: list.isEmpty)
@@ -75,7 +76,8 @@ struct QuizListPage: PageModel {
     struct Row: Sendable {
         var id: Int64
         var title: String
-        var questions: Int
+        /// "5 questions", counted in the reader's language.
+        var questions: String
         var minutes: String
     }
     var courseId: Int64

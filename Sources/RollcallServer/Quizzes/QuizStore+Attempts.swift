@@ -39,7 +39,7 @@ extension QuizStore {
             WHERE \(condition)
             """
         ).all(decoding: AttemptRow.self, with: .rollcall).map(\.attempt)
-        return Collation.english.sorted(attempts, name: \.studentName, id: \.id)
+        return Collation.reader.sorted(attempts, name: \.studentName, id: \.id)
     }
 
     static func openAttempts(_ sql: any SQLDatabase, where condition: SQLQueryString) async throws

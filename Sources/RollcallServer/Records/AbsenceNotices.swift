@@ -17,13 +17,16 @@ struct AbsenceNotices: Sendable {
     let publicURL: String
     let logger: Logger
 
-    init(stores: Stores, school: String, publicURL: String, logger: Logger = Logger(label: "rollcall")) {
+    init(
+        stores: Stores, school: String, language: String = "en", publicURL: String,
+        logger: Logger = Logger(label: "rollcall")
+    ) {
         self.logger = logger
         database = stores.database
         sessions = stores.sessions
         records = stores.records
         outbox = stores.outbox
-        letters = Letters(school: school)
+        letters = Letters(school: school, language: language)
         self.publicURL = publicURL
     }
 
@@ -84,22 +87,26 @@ struct AbsenceNotices: Sendable {
         let sheet = try await records.courseRecords(
             course, sessions: try await sessions.list(courseID: course.id), now: now)
         let below = sheet.absentees(below: Double(course.absenteeThreshold))
-        let (silent, teachers) = try await recipients(course)
-        let teacherName = teachers.first?.name ?? say("your teacher")
+        let (silent, languages, teachers) = try await recipients(course)
         var messages = below.filter { !silent.contains($0.student.id) }.map { student, summary in
-            letters.absenceNotice(
-                name: student.name, course: course.name, teacher: teacherName, summary: summary,
-                threshold: course.absenteeThreshold, link: "\(publicURL)/courses/\(course.id)#my-attendance"
-            ).email(to: student.email, name: student.name)
+            letters.written(for: languages[student.id]) {
+                letters.absenceNotice(
+                    name: student.name, course: course.name, teacher: teachers.first?.name ?? say("your teacher"),
+                    summary: summary, threshold: course.absenteeThreshold,
+                    link: "\(publicURL)/courses/\(course.id)#my-attendance"
+                ).email(to: student.email, name: student.name)
+            }
         }
         let students = messages.count
         if !below.isEmpty {
             let students = below.map { (name: $0.student.name, summary: $0.summary) }
             messages += teachers.map { teacher in
-                letters.absenceList(
-                    name: teacher.name, course: course.name, threshold: course.absenteeThreshold, students: students,
-                    link: "\(publicURL)/courses/\(course.id)#absentees"
-                ).email(to: teacher.email, name: teacher.name)
+                letters.written(for: teacher.language) {
+                    letters.absenceList(
+                        name: teacher.name, course: course.name, threshold: course.absenteeThreshold,
+                        students: students, link: "\(publicURL)/courses/\(course.id)#absentees"
+                    ).email(to: teacher.email, name: teacher.name)
+                }
             }
         }
         let claimed = try await outbox.send(messages) { sql in
@@ -117,8 +124,9 @@ struct AbsenceNotices: Sendable {
 
     /// The students on the roster who get no note (they turned it off, or their account is disabled or deleted),
     /// and the course's teachers with an active account, the owner first.
+    /// Who hears nothing, the languages the students chose, and the course's teachers, its owner first.
     private func recipients(_ course: Course) async throws -> (
-        silent: Set<Int64>, teachers: [(name: String, email: String)]
+        silent: Set<Int64>, languages: [Int64: String], teachers: [(name: String, email: String, language: String?)]
     ) {
         try await database.read { sql in
             let silent = try await sql.raw(
@@ -128,9 +136,17 @@ struct AbsenceNotices: Sendable {
                   AND (enrollments.absence_notices_off OR users.disabled OR users.deleted_at IS NOT NULL)
                 """
             ).all(decodingColumn: "student_id", as: Int64.self)
+            let languages = try await sql.raw(
+                """
+                SELECT users.id, users.language FROM enrollments JOIN users ON users.id = enrollments.student_id
+                WHERE enrollments.course_id = \(bind: course.id) AND users.language IS NOT NULL
+                """
+            ).all().map { row in
+                (try row.decode(column: "id", as: Int64.self), try row.decode(column: "language", as: String.self))
+            }
             let teachers = try await sql.raw(
                 """
-                SELECT users.name, users.email FROM users
+                SELECT users.name, users.email, users.language FROM users
                 WHERE (users.id = \(bind: course.teacherId)
                     OR users.id IN (SELECT user_id FROM course_staff
                                     WHERE course_id = \(bind: course.id) AND role = 'teacher'))
@@ -138,9 +154,12 @@ struct AbsenceNotices: Sendable {
                 ORDER BY users.id = \(bind: course.teacherId) DESC, users.name
                 """
             ).all().map { row in
-                (try row.decode(column: "name", as: String.self), try row.decode(column: "email", as: String.self))
+                (
+                    try row.decode(column: "name", as: String.self), try row.decode(column: "email", as: String.self),
+                    try row.decodeNil(column: "language") ? nil : try row.decode(column: "language", as: String.self)
+                )
             }
-            return (Set(silent), teachers)
+            return (Set(silent), Dictionary(languages) { $1 }, teachers)
         }
     }
 }

@@ -209,10 +209,10 @@ struct SummaryView: Sendable {
         showsQuizzes = figures.weights.quizzes > 0 || figures.quizzes.quizzes > 0
         quizText = figures.quizzes.percentage.map { "\(Int($0.rounded()))%" } ?? "—"
         courseGradeText = figures.courseGrade.map { "\(Int($0.rounded()))%" } ?? "—"
-        attendanceExplanation = figures.attendanceExplanation
-        gradeExplanation = figures.gradeExplanation(points: points)
-        quizExplanation = figures.quizzes.explanation
-        courseGradeExplanation = figures.courseGradeExplanation
+        attendanceExplanation = say(figures.attendanceExplanation)
+        gradeExplanation = say(figures.gradeExplanation(points: points))
+        quizExplanation = say(figures.quizzes.explanation)
+        courseGradeExplanation = say(figures.courseGradeExplanation)
         let percentage = summary.percentage
         percentValue = String(format: "%.1f", percentage ?? 0)
         hasPercentage = percentage != nil

@@ -387,7 +387,7 @@ struct RecordStore: Sendable {
             // The grid, the records and the exports list students as the language sorts names.
             return CourseRecords(
                 course: course, sessions: sessions,
-                students: Collation.english.sorted(students, name: \.name, id: \.id),
+                students: Collation.reader.sorted(students, name: \.name, id: \.id),
                 records: records, now: now)
         }
     }

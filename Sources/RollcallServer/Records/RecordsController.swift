@@ -250,8 +250,13 @@ struct RecordsController: Sendable {
             case .changedSince(let count):
                 throw AppError.conflict(
                     .changedSince,
-                    "\(count == 1 ? "One of these records was" : "\(count) of these records were") changed again since, so the change cannot be undone as a whole. Mark those students one by one."
-                )
+                    .counting(
+                        count,
+                        one:
+                            "One of these records was changed again since, so the change cannot be undone as a whole. Mark those students one by one.",
+                        other:
+                            "{0} of these records were changed again since, so the change cannot be undone as a whole. Mark those students one by one."
+                    ))
             }
         }
     }
@@ -278,8 +283,9 @@ struct RecordsController: Sendable {
             quizzes: QuizScoreView(figures.quizzes),
             courseGrade: CourseGradeView(value: figures.courseGrade, weights: figures.weights),
             explanations: Explanations(
-                attendance: figures.attendanceExplanation, grade: figures.gradeExplanation(points: course.points),
-                quizzes: figures.quizzes.explanation, courseGrade: figures.courseGradeExplanation),
+                attendance: say(figures.attendanceExplanation),
+                grade: say(figures.gradeExplanation(points: course.points)),
+                quizzes: say(figures.quizzes.explanation), courseGrade: say(figures.courseGradeExplanation)),
             sessions: records.sessions.reversed().map { session in
                 let record = records.records[session.id]?[studentID]
                 return SessionRecord(

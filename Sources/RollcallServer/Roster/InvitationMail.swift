@@ -9,6 +9,8 @@ struct InvitationMail: Sendable {
     let outbox: Outbox
     let perDay: Int
     let school: String
+    /// The language of invitations to people who chose none (`ROLLCALL_DEFAULT_LANGUAGE`).
+    var language = "en"
     let publicURL: String
 
     init(database: Database, outbox: Outbox, perDay: Int, school: String, publicURL: String) {
@@ -23,13 +25,14 @@ struct InvitationMail: Sendable {
         self.init(
             database: stores.database, outbox: stores.outbox, perDay: configuration.invitationsPerDay,
             school: configuration.schoolName, publicURL: configuration.publicURL)
+        language = configuration.defaultLanguage
     }
 
     /// Mails as many of `teacherID`'s waiting invitations as their allowance lets, oldest first; answers how many.
     @discardableResult
     func sendWaiting(from teacherID: Int64, now: Date = Date()) async throws -> Int {
         let perDay = self.perDay
-        let letters = Letters(school: school)
+        let letters = Letters(school: school, language: language)
         let publicURL = self.publicURL
         let sent = try await outbox.send { sql -> [OutgoingMessage]? in
             // One teacher's allowance is counted and spent by one transaction at a time, in every process.
@@ -69,11 +72,15 @@ struct InvitationMail: Sendable {
                     .where("course_id", .equal, courseID).where("email", .equal, email).run()
                 let link =
                     "\(publicURL)/register?email=\(email.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? "")"
+                // Someone invited who has an account already reads it in the language they chose.
+                let chosen =
+                    try await sql.select().column("language").from("users").where("email", .equal, email)
+                    .first(decodingColumn: "language", as: String?.self) ?? nil
+                let course = try row.decode(column: "course_name", as: String.self)
                 messages.append(
-                    letters.invitation(
-                        name: name, teacher: teacher, course: try row.decode(column: "course_name", as: String.self),
-                        link: link
-                    ).email(to: email, name: name))
+                    letters.written(for: chosen) {
+                        letters.invitation(name: name, teacher: teacher, course: course, link: link)
+                    }.email(to: email, name: name))
             }
             return messages
         }

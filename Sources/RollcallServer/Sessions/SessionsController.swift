@@ -147,8 +147,11 @@ struct SessionsController: Sendable {
     static func number(_ text: String?, in range: ClosedRange<Int>, code: ErrorCode, name: String) throws -> Int? {
         guard let text else { return nil }
         guard let number = Int(text), range.contains(number) else {
-            let upper = range.upperBound == Int.max ? "" : " to \(range.upperBound)"
-            throw AppError(.badRequest, code, "“\(name)” must be a whole number from \(range.lowerBound)\(upper).")
+            throw AppError(
+                .badRequest, code,
+                range.upperBound == Int.max
+                    ? "“\(name)” must be a whole number from \(range.lowerBound)."
+                    : "“\(name)” must be a whole number from \(range.lowerBound) to \(range.upperBound).")
         }
         return number
     }
@@ -238,15 +241,15 @@ struct SessionsController: Sendable {
     }
 
     /// The session named by the path, for the course's teacher.
-    func managed(_ context: AppRequestContext, _ doing: String) async throws -> (ClassSession, Course) {
+    func managed(_ context: AppRequestContext, refusal: Phrase) async throws -> (ClassSession, Course) {
         let (session, access, course) = try await session(context)
-        guard access == .manage else { throw AppError.forbidden("Only the course's teacher can \(doing) a session.") }
+        guard access == .manage else { throw AppError.forbidden(refusal) }
         try AccessRule.requireActive(course)
         return (session, course)
     }
 
     @Sendable func edit(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
-        let (session, _) = try await managed(context, "change")
+        let (session, _) = try await managed(context, refusal: "Only the course's teacher can change a session.")
         let input = try await request.decodeJSON(as: SessionChanges.self, context: context)
         let changes = SessionEdit(
             title: try input.title.map { raw in
@@ -271,7 +274,7 @@ struct SessionsController: Sendable {
     }
 
     @Sendable func extend(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
-        let (session, _) = try await managed(context, "extend")
+        let (session, _) = try await managed(context, refusal: "Only the course's teacher can extend a session.")
         let input = try await request.decodeJSON(as: Extension.self, context: context)
         let extended = try await sessions.extend(
             id: session.id, minutes: try Self.minutes(input.minutes, field: "minutes") ?? 0)
@@ -279,7 +282,7 @@ struct SessionsController: Sendable {
     }
 
     @Sendable func reopen(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
-        let (session, _) = try await managed(context, "reopen")
+        let (session, _) = try await managed(context, refusal: "Only the course's teacher can reopen a session.")
         let input = try await request.decodeJSON(as: Reopening.self, context: context)
         let reopened = try await sessions.reopen(
             id: session.id, minutes: try Self.minutes(input.minutes, field: "minutes") ?? 15, late: input.late ?? true)
@@ -289,18 +292,21 @@ struct SessionsController: Sendable {
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, course) = try await managed(context, "delete")
-        func count(_ name: String, _ code: ErrorCode, _ what: String) throws -> Int {
+        let (session, course) = try await managed(context, refusal: "Only the course's teacher can delete a session.")
+        func count(_ name: String, _ code: ErrorCode, refusal: Phrase) throws -> Int {
             guard let text = request.query(name) else { return 0 }
             guard let count = Int(text), count >= 0 else {
-                throw AppError(
-                    .badRequest, code, "“\(name)” must be the number of \(what) the session holds, as a whole number.")
+                throw AppError(.badRequest, code, refusal)
             }
             return count
         }
         let confirmed = SessionContents(
-            records: try count("records", .invalidRecords, "attendance records"),
-            attempts: try count("attempts", .invalidAttempts, "quiz attempts"))
+            records: try count(
+                "records", .invalidRecords,
+                refusal: "“records” must be the number of attendance records the session holds, as a whole number."),
+            attempts: try count(
+                "attempts", .invalidAttempts,
+                refusal: "“attempts” must be the number of quiz attempts the session holds, as a whole number."))
         try await sessions.delete(
             id: session.id, confirmed: confirmed, by: try context.requireUser(), time: course.timeText)
         return Response(status: .noContent)

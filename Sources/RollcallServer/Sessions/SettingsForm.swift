@@ -9,6 +9,19 @@ struct SettingsForm: Sendable {
         var value: String
         var radius: Int
         var selected: Bool
+        /// "medium (30 m)", in the reader's language.
+        var label: String
+    }
+
+    /// A classroom size as the form's list says it.
+    static func label(_ size: ClassroomSize) -> String {
+        let radius = Int(size.radius)
+        return switch size {
+        case .small: say("small (\(radius) m)")
+        case .medium: say("medium (\(radius) m)")
+        case .large: say("large (\(radius) m)")
+        case .hall: say("lecture hall (\(radius) m)")
+        }
     }
 
     var prefix: String
@@ -50,7 +63,7 @@ struct SettingsForm: Sendable {
         longitude = draft.longitude.map { String($0) } ?? ""
         radius = draft.classroomSize == nil ? draft.radius.map { String(Int($0)) } ?? "" : ""
         sizes = ClassroomSize.allCases.map {
-            Size(value: $0.rawValue, radius: Int($0.radius), selected: $0 == draft.classroomSize)
+            Size(value: $0.rawValue, radius: Int($0.radius), selected: $0 == draft.classroomSize, label: Self.label($0))
         }
         networks = (draft.allowedNetworks ?? []).joined(separator: ", ")
         allowTyping = draft.allowTyping ?? (mode == .typed)

@@ -103,7 +103,8 @@ struct SingleSignOnController: Sendable {
         case .addressTaken(let address):
             throw AppError(
                 .conflict, .ssoAccountExists,
-                "A Rollcall account with \(address) exists already. Sign in with its password once, then choose “\(settings.name)” to link the two; after that the school's sign-in is enough.")
+                "A Rollcall account with \(address) exists already. Sign in with its password once, then choose “\(settings.name)” to link the two; after that the school's sign-in is enough."
+            )
         case .noAddress:
             throw AppError(
                 .forbidden, .ssoTokenRefused,

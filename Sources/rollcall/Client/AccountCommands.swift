@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import RollcallClient
+import RollcallCore
+import RollcallServer
 
 #if canImport(Glibc)
     import Glibc
@@ -54,12 +56,12 @@ struct Login: AsyncParsableCommand {
         let signedIn: Rollcall
         let user: User
         if let phone {
-            let client = Rollcall(serverURL: server)
+            let client = Rollcall(serverURL: server, language: CommandLineLanguage.tag)
             try await client.sendSignInCode(phone: phone)
             (signedIn, user) = try await client.signIn(
-                phone: phone, code: try readLine(prompt: "Code texted to \(phone): "))
+                phone: phone, code: try readLine(prompt: say("Code texted to \(phone): ")))
         } else {
-            (signedIn, user) = try await Rollcall(serverURL: server).signIn(
+            (signedIn, user) = try await Rollcall(serverURL: server, language: CommandLineLanguage.tag).signIn(
                 email: email ?? "", password: try readPassword())
         }
         try SavedLogin(server: server.absoluteString, token: signedIn.token ?? "", email: user.email, name: user.name)
@@ -67,7 +69,7 @@ struct Login: AsyncParsableCommand {
         if json {
             try Terminal.printJSON(user)
         } else {
-            print("Signed in to \(server.absoluteString) as \(user.name) (\(user.role.rawValue)).")
+            print(say("Signed in to \(server.absoluteString) as \(user.name) (\(user.role.rawValue))."))
         }
     }
 
@@ -87,7 +89,7 @@ struct Login: AsyncParsableCommand {
             }
             return line
         }
-        guard let typed = getpass("Password for \(email ?? ""): ") else {
+        guard let typed = getpass(say("Password for \(email ?? ""): ")) else {
             throw CommandFailure(status: .usage, message: "No password was typed.")
         }
         return String(cString: typed)
@@ -102,11 +104,11 @@ struct Logout: AsyncParsableCommand {
 
     func run() async throws {
         guard let login = try SavedLogin.load(), let url = URL(string: login.server) else {
-            print("You were not signed in.")
+            print(say("You were not signed in."))
             return
         }
         do {
-            try await Rollcall(serverURL: url, token: login.token).signOut()
+            try await Rollcall(serverURL: url, token: login.token, language: CommandLineLanguage.tag).signOut()
         } catch let error as RollcallError where ["invalid_token", "not_signed_in"].contains(error.code) {
             // Already revoked or expired: only the local copy is left to forget.
         } catch let error as RollcallError where error.isNetworkFailure && !forget {
@@ -117,7 +119,7 @@ struct Logout: AsyncParsableCommand {
             Terminal.standardError("rollcall: \(error.message) The token was forgotten here but not revoked.")
         }
         try SavedLogin.remove()
-        print("Signed out of \(login.server).")
+        print(say("Signed out of \(login.server)."))
     }
 }
 
@@ -129,7 +131,7 @@ struct Courses: AsyncParsableCommand {
     func run() async throws {
         let courses = try await options.rollcall().courses()
         if options.json { return try Terminal.printJSON(courses) }
-        if courses.isEmpty { return print("No courses yet: create one with `rollcall course create NAME`.") }
+        if courses.isEmpty { return print(say("No courses yet: create one with `rollcall course create NAME`.")) }
         print(
             Table.render(
                 ["ID", "NAME", "STUDENTS", "JOIN CODE", "TEACHER"],
@@ -164,7 +166,9 @@ struct CourseCommand: AsyncParsableCommand {
                 name: name, description: description, plannedSessions: plannedSessions, timeZone: timeZone)
             if options.json { return try Terminal.printJSON(course) }
             print(
-                "Created course \(course.id), “\(course.name)”; students join with the code \(course.joinCode ?? "-").")
+                say(
+                    "Created course \(course.id), “\(course.name)”; students join with the code \(course.joinCode ?? "-")."
+                ))
         }
     }
 }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import RollcallClient
+import RollcallCore
+import RollcallServer
 
 #if canImport(Glibc)
     import Glibc
@@ -40,12 +42,12 @@ enum ExitStatus: Int32 {
     static func describe(_ error: any Error) -> (ExitStatus, String) {
         switch error {
         case let error as CommandFailure:
-            return (error.status, error.message)
+            return (error.status, say(error.message))
         case let error as RollcallError
         where error.isNetworkFailure && error.code == RollcallError.networkUnavailableCode:
             return (.network, error.message)
         case let error as RollcallError where ["not_signed_in", "invalid_token"].contains(error.code):
-            return (.notSignedIn, "\(error.message) Sign in again with `rollcall login URL`.")
+            return (.notSignedIn, say("\(error.message) Sign in again with `rollcall login URL`."))
         case let error as RollcallError:
             return (.refused, error.message)
         default:
@@ -61,7 +63,8 @@ enum ExitStatus: Int32 {
 /// A failure the command line itself detects, with its exit status and sentence.
 struct CommandFailure: Error {
     var status: ExitStatus
-    var message: String
+    /// Said in the command line's language when it is printed.
+    var message: Phrase
 
     static let notSignedIn = CommandFailure(
         status: .notSignedIn, message: "You are not signed in: run `rollcall login URL` first.")

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import QRCode
 import RollcallClient
+import RollcallCore
+import RollcallServer
 
 /// `rollcall watch SESSION`: the room live in the terminal.
 struct Watch: AsyncParsableCommand {
@@ -68,22 +70,22 @@ struct RoomPicture {
             }
             return ["\(title) (\(phase))", countsLine]
         case .event(let event):
-            let who = event.studentID.map { names[$0] ?? "student \($0)" } ?? ""
+            let who = event.studentID.map { names[$0] ?? say("student \($0)") } ?? ""
             let at = Dates.clock(event.createdAt, in: zone)
             switch event.kind {
             case "checked_in":
                 let line = "\(at)  \(who)  \(event.status ?? "present")"
                 checkIns.append(line)
-                return ["\(at) checked in: \(who), \(event.status ?? "present")"]
+                return [say("\(at) checked in: \(who), \(event.status ?? "present")")]
             case "status_changed":
                 let previous = event.data["previous"]?.string ?? "none"
                 checkIns.append("\(at)  \(who)  \(event.status ?? "")")
-                return ["\(at) changed by hand: \(who), \(previous) → \(event.status ?? "")"]
+                return [say("\(at) changed by hand: \(who), \(previous) → \(event.status ?? "")")]
             case "flagged":
-                return ["\(at) flagged: \(who), \(event.data["kind"]?.string ?? "")"]
+                return [say("\(at) flagged: \(who), \(event.data["kind"]?.string ?? "")")]
             case "session_opened", "session_closed":
                 phase = event.data["phase"]?.string ?? (event.kind == "session_closed" ? "closed" : "open")
-                return ["\(at) the session is now \(phase)"]
+                return [say("\(at) the session is now \(phase)")]
             default:
                 return []
             }
@@ -95,12 +97,13 @@ struct RoomPicture {
 
     var countsLine: String {
         guard let counts else { return "" }
-        return "\(counts.checkedIn) of \(counts.enrolled) checked in: present \(counts.present), late \(counts.late), "
-            + "excused \(counts.excused), absent \(counts.absent), not yet \(counts.notYet)"
+        return say(
+            "\(counts.checkedIn) of \(counts.enrolled) checked in: present \(counts.present), late \(counts.late), excused \(counts.excused), absent \(counts.absent), not yet \(counts.notYet)"
+        )
     }
 
     func screen(latest: Int) -> String {
-        var lines = ["\(title) (\(phase))", countsLine, "", "Latest check-ins:"]
+        var lines = ["\(title) (\(phase))", countsLine, "", say("Latest check-ins:")]
         lines += checkIns.suffix(max(0, latest)).reversed().map { "  " + $0 }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -147,10 +150,10 @@ struct Projector: AsyncParsableCommand {
             lines += QRBlocks.lines(try QRCode(encoding: url, errorCorrection: .medium), colours: colours)
             lines.append(url)
         } else if frame.phase != .open {
-            lines.append("The session is \(frame.phase.rawValue).")
+            lines.append(say("The session is \(frame.phase.rawValue)."))
         }
-        if let typed = frame.typedCode { lines.append("Or type the code: \(typed)") }
-        lines.append("\(frame.checkedIn) of \(frame.enrolled) checked in")
+        if let typed = frame.typedCode { lines.append(say("Or type the code: \(typed)")) }
+        lines.append(say("\(frame.checkedIn) of \(frame.enrolled) checked in"))
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import RollcallApp
 import RollcallClient
+import RollcallCore
+import RollcallServer
 
 /// `rollcall proximity simulate`: many phones with the Rollcall app, simulated, against a real server.
 struct ProximityCommand: AsyncParsableCommand {
@@ -69,13 +71,13 @@ struct ProximityCommand: AsyncParsableCommand {
                 server: url, phones: phones, group: group, minutes: minutes, uploads: uploads ?? phones / 2)
             if json { return try Terminal.printJSON(summary) }
             print(
-                """
-                \(summary.phones) phones in \(summary.rooms) rooms for \(summary.minutes) minutes: \
-                \(summary.pseudoIDs) pseudo-IDs issued, \(summary.encountersKept) encounters kept on the phones \
-                (\(summary.pairsHeard) pairs of phones heard each other).
-                \(summary.uploads) phones uploaded \(summary.sent) encounters: the server kept \(summary.kept), \
-                \(summary.unknown) were not its pseudo-IDs.
-                """)
+                say(
+                    "\(summary.phones) phones in \(summary.rooms) rooms for \(summary.minutes) minutes: \(summary.pseudoIDs) pseudo-IDs issued, \(summary.encountersKept) encounters kept on the phones (\(summary.pairsHeard) pairs of phones heard each other)."
+                ))
+            print(
+                say(
+                    "\(summary.uploads) phones uploaded \(summary.sent) encounters: the server kept \(summary.kept), \(summary.unknown) were not its pseudo-IDs."
+                ))
         }
 
         @MainActor
@@ -86,7 +88,7 @@ struct ProximityCommand: AsyncParsableCommand {
             let simulation = ProximitySimulation(start: Date())
             for number in 1...count {
                 let password = UUID().uuidString + UUID().uuidString
-                let (phone, _) = try await Rollcall(serverURL: server).register(
+                let (phone, _) = try await Rollcall(serverURL: server, language: CommandLineLanguage.tag).register(
                     name: "Phone \(number) of simulation \(run)", email: "phone-\(number)-\(run)@example.com",
                     password: password)
                 simulation.addPhone(name: "Phone \(number)", rollcall: phone)

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import RollcallClient
+import RollcallCore
+import RollcallServer
 
 /// The sign-in `rollcall login` keeps for the other commands: the server and its token, readable by its owner only.
 struct SavedLogin: Codable, Equatable {
@@ -75,6 +77,6 @@ struct ClientOptions: ParsableArguments {
         guard let login = try SavedLogin.load(), let url = URL(string: login.server) else {
             throw CommandFailure.notSignedIn
         }
-        return Rollcall(serverURL: url, token: login.token)
+        return Rollcall(serverURL: url, token: login.token, language: CommandLineLanguage.tag)
     }
 }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import RollcallClient
+import RollcallCore
+import RollcallServer
 
 /// `rollcall roster import COURSE FILE.csv`.
 struct RosterCommand: AsyncParsableCommand {
@@ -41,8 +43,9 @@ struct RosterCommand: AsyncParsableCommand {
             progress.finish()
             if options.json { return try Terminal.printJSON(result) }
             print(
-                "Enrolled \(result.enrolled), already enrolled \(result.alreadyEnrolled), "
-                    + "invited by email \(result.invited.count).")
+                say(
+                    "Enrolled \(result.enrolled), already enrolled \(result.alreadyEnrolled), invited by email \(result.invited.count)."
+                ))
         }
     }
 }
@@ -140,10 +143,18 @@ struct SessionCommand: AsyncParsableCommand {
             let session = try await rollcall.openSession(courseID: course, title: title, settings: settings)
             if options.json { return try Terminal.printJSON(session) }
             let zone = Dates.zone(of: try await rollcall.course(course))
-            let closes = session.closesAt.map { ", open until \(Dates.clock($0, in: zone)) \(zone.identifier)" } ?? ""
-            print(
-                "Opened session \(session.id), “\(session.title)”\(closes). Project it: rollcall projector \(session.id)"
-            )
+            if let closesAt = session.closesAt {
+                let until = "\(Dates.clock(closesAt, in: zone)) \(zone.identifier)"
+                print(
+                    say(
+                        "Opened session \(session.id), “\(session.title)”, open until \(until). Project it: rollcall projector \(session.id)"
+                    ))
+            } else {
+                print(
+                    say(
+                        "Opened session \(session.id), “\(session.title)”. Project it: rollcall projector \(session.id)"
+                    ))
+            }
         }
     }
 
@@ -158,8 +169,9 @@ struct SessionCommand: AsyncParsableCommand {
             if options.json { return try Terminal.printJSON(closed) }
             let counts = closed.counts
             print(
-                "Closed session \(closed.id), “\(closed.title)”: present \(counts.present), late \(counts.late), "
-                    + "excused \(counts.excused), absent \(counts.absent).")
+                say(
+                    "Closed session \(closed.id), “\(closed.title)”: present \(counts.present), late \(counts.late), excused \(counts.excused), absent \(counts.absent)."
+                ))
         }
     }
 
@@ -172,7 +184,9 @@ struct SessionCommand: AsyncParsableCommand {
         func run() async throws {
             let sessions = try await options.rollcall().sessions(courseID: course)
             if options.json { return try Terminal.printJSON(sessions) }
-            if sessions.isEmpty { return print("No sessions yet: open one with `rollcall session open \(course)`.") }
+            if sessions.isEmpty {
+                return print(say("No sessions yet: open one with `rollcall session open \(course)`."))
+            }
             print(
                 Table.render(
                     ["ID", "PHASE", "PRESENT", "LATE", "ABSENT", "TITLE"],
@@ -211,6 +225,6 @@ struct Export: AsyncParsableCommand {
             var students: Int
         }
         if options.json { return try Terminal.printJSON(Written(file: out, students: rows)) }
-        print("Wrote \(rows) students to \(out).")
+        print(say("Wrote \(rows) students to \(out)."))
     }
 }

@@ -54,7 +54,7 @@ export function formBody(form) {
       value = fromWallClock(field.value).toISOString().replace(/\.\d{3}Z$/, "Z");
     } else {
       value = field.value;
-      if (value === "" && field.tagName === "SELECT") continue;
+      if (value === "" && field.tagName === "SELECT" && field.dataset.empty !== "send") continue;
     }
     setPath(body, field.name, value);
   }
@@ -207,3 +207,12 @@ if (document.querySelector('meta[name="time-zone-unset"]')) {
 document.addEventListener("click", (event) => {
   if (event.target.closest("[data-print]")) window.print();
 });
+
+// CSV downloads in the separator the reader's spreadsheets expect: semicolons (and decimal commas) where French,
+// German or Spanish Excel would otherwise put each line in one cell.
+const csvSeparator = document.querySelector('meta[name="csv-separator"]')?.content;
+if (csvSeparator && csvSeparator !== "comma") {
+  for (const link of document.querySelectorAll('a[href$=".csv"]')) {
+    link.href = `${link.getAttribute("href")}?separator=${csvSeparator}`;
+  }
+}

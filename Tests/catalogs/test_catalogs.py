@@ -1,0 +1,119 @@
+"""The message catalogs: the template of all messages is current, every language translates every message and keeps
+its placeholders and tags, gettext reads every file, and no template or page script holds a sentence outside them."""
+import html
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import messages  # noqa: E402
+
+TEMPLATES = ROOT / "Sources/RollcallServer/Resources/templates"
+SCRIPTS = ROOT / "Sources/RollcallServer/Resources/static"
+CATALOGS = sorted(messages.LOCALES.glob("*.po"))
+
+# Attributes whose values a person reads or hears.
+READ_ATTRIBUTES = ("placeholder", "title", "aria-label", "alt", "aria-description", "data-label", "data-confirm")
+
+
+def literal_sentences_in_template(text):
+    """Words a template shows outside {{#t}} markers: text between tags and the attributes people read."""
+    text = re.sub(r"\{\{#t\}\}.*?\{\{/t\}\}", "", text, flags=re.S)
+    text = re.sub(r"<script\b.*?</script>|<style\b.*?</style>", "", text, flags=re.S)
+    text = re.sub(r"\{\{\{?[^}]*\}?\}\}", "", text)
+    found = []
+    for match in re.finditer(r">([^<]*)<", text):
+        words = html.unescape(match.group(1)).strip()
+        if re.search(r"[A-Za-z]{2,}", words) and words != "Rollcall":
+            found.append(words)
+    for match in re.finditer(r'\b(' + "|".join(READ_ATTRIBUTES) + r')="([^"]*)"', text):
+        value = match.group(2)
+        # An example address or code shows the form, in every language alike.
+        example = re.fullmatch(r"https?://\S+|[A-Z0-9 ]+", value)
+        if re.search(r"[A-Za-z]{2,}", value) and not example:
+            found.append(f'{match.group(1)}="{match.group(2)}"')
+    return found
+
+
+def literal_sentences_in_script(text):
+    """String literals outside t() and tn() that read as words for people: two words or more with a capital or an
+    end mark, or one capitalised word. Class names, selectors and codes are lower case and bare."""
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r"(?m)^\s*//.*$", "", text)
+    calls = r'\btn?\((?:[^"()]|\([^()]*\))*?"(?:[^"\\]|\\.)*"(?:\s*,\s*"(?:[^"\\]|\\.)*")?'
+    text = re.sub(calls, "t(", text, flags=re.S)
+    found = []
+    for match in re.finditer(r'"((?:[^"\\\n]|\\.)*)"|`([^`]*)`|\'((?:[^\'\\\n]|\\.)*)\'', text):
+        words = next(group for group in match.groups() if group is not None)
+        words = re.sub(r"\$\{[^}]*\}", "", words)
+        sentence = re.search(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}", words) and re.search(r"[A-Z]|[.!?:]\s*$", words)
+        if sentence or re.fullmatch(r"[A-Z][a-z]+[.!?]?", words):
+            found.append(words)
+    return found
+
+
+def test_the_template_of_all_messages_is_current():
+    collected = messages.collect()
+    assert messages.TEMPLATE.read_text() == messages.pot_text(collected), "run scripts/messages.py --update"
+    assert len(collected.entries) > 1000
+
+
+@pytest.mark.parametrize("catalog", CATALOGS, ids=lambda path: path.name)
+def test_every_language_translates_every_message_and_keeps_its_placeholders_and_tags(catalog):
+    assert messages.problems_in(catalog, messages.collect()) == []
+
+
+@pytest.mark.parametrize("catalog", CATALOGS + [messages.TEMPLATE], ids=lambda path: path.name)
+def test_gettext_reads_every_catalog(catalog):
+    msgfmt = shutil.which("msgfmt")
+    assert msgfmt, "gettext is installed by scripts/test-deps.sh"
+    result = subprocess.run([msgfmt, "-c", "-o", "/dev/null", str(catalog)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_four_languages_are_shipped():
+    assert {path.stem for path in CATALOGS} == {"de", "es", "fr"}
+
+
+@pytest.mark.parametrize("template", sorted(TEMPLATES.glob("*.mustache")), ids=lambda path: path.name)
+def test_no_template_holds_a_sentence_outside_the_catalogs(template):
+    assert literal_sentences_in_template(template.read_text()) == []
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS.glob("*.js")), ids=lambda path: path.name)
+def test_no_page_script_holds_a_sentence_outside_the_catalogs(script):
+    assert literal_sentences_in_script(script.read_text()) == []
+
+
+def test_the_checks_find_what_they_look_for():
+    assert literal_sentences_in_template('<p>Sign in</p><p>{{#t}}Sign in{{/t}}</p>') == ["Sign in"]
+    assert literal_sentences_in_template('<input placeholder="Your name">') == ['placeholder="Your name"']
+    assert literal_sentences_in_template('<input value="present" class="big"> <b>{{name}}</b> ·') == []
+    assert literal_sentences_in_script('box.textContent = "Saved at " + time;') == ["Saved at "]
+    assert literal_sentences_in_script('alert(`Could not ${verb} it.`);') == ["Could not  it."]
+    assert literal_sentences_in_script('button.textContent = "Remove";') == ["Remove"]
+    assert literal_sentences_in_script('box.textContent = t("Saved at {0}", time); el.className = "card question";') == []
+    assert literal_sentences_in_script('tn(list.length, "{0} student", "{0} students")') == []
+
+
+def test_a_catalog_that_loses_a_placeholder_or_a_message_is_refused(tmp_path):
+    collected = messages.Messages()
+    collected.add("Line {0} is empty.", "x.swift:1")
+    collected.add("<strong>{{name}}</strong> joined", "templates/x.mustache:1")
+    collected.add("Gone", "x.swift:2")
+    broken = tmp_path / "xx.po"
+    broken.write_text(
+        'msgid ""\nmsgstr ""\n"Language: xx\\n"\n"Plural-Forms: nplurals=2; plural=(n != 1);\\n"\n\n'
+        'msgid "Line {0} is empty."\nmsgstr "La ligne est vide."\n\n'
+        'msgid "<strong>{{name}}</strong> joined"\nmsgstr "{{name}} est arrivé"\n\n'
+        'msgid "Old"\nmsgstr "Vieux"\n')
+    problems = messages.problems_in(broken, collected)
+    assert any("Line {0} is empty." in p and "keeps" in p for p in problems)
+    assert any("joined" in p and "keeps" in p for p in problems)
+    assert any("no translation of 'Gone'" in p for p in problems)
+    assert any("'Old' is no longer used" in p for p in problems)
