@@ -31,8 +31,10 @@ public enum PseudoLocale {
             rest = rest.dropFirst()
         }
         guard letters > 0 else { return english }
-        let padding = String(repeating: "~", count: max(1, (letters * 3 + 9) / 10))
-        return "[\(result) \(padding)]"
+        // A third more, in short words as a real language's would be, so that lines still wrap where they can.
+        let extra = max(1, (letters * 3 + 9) / 10)
+        let padding = stride(from: 0, to: extra, by: 4).map { String(repeating: "~", count: min(4, extra - $0)) }
+        return "[\(result) \(padding.joined(separator: " "))]"
     }
 
     /// Where a run that must not change ends, when `text` begins with one.

@@ -115,7 +115,8 @@ struct AccountPages: Sendable {
         var page = ProfilePage(
             id: user.id, name: user.name, email: user.email, phone: user.phone ?? "", about: user.about,
             phoneConfirmed: user.phone != nil && user.phoneConfirmedAt != nil,
-            role: user.role.rawValue, studentNumber: user.studentNumber ?? "", hasPicture: user.pictureId != nil,
+            role: AdminPage.roleText(user.role), studentNumber: user.studentNumber ?? "",
+            hasPicture: user.pictureId != nil,
             verified: user.emailVerifiedAt != nil,
             reports: try await exposure.list(about: user.id).map { user.timeText.moment($0.createdAt) },
             refusal: try await personal.refusalOfSelfDeletion(user))

@@ -203,6 +203,11 @@ struct StoredFlag: Codable, Sendable, Equatable {
     var occurredAt: Date
     var receivedAt: Date
     var secondsAway: Double?
+    var characters: Int?
+    var width: Int?
+    var height: Int?
+    var questionId: String?
+    var repeats: Int?
 }
 
 extension StoredFlag {
@@ -214,7 +219,8 @@ extension StoredFlag {
         self.init(
             id: id, attemptId: attemptId, studentId: studentId, name: name, kind: report.kind,
             label: report.kind.label, detail: report.detail, occurredAt: report.occurredAt, receivedAt: receivedAt,
-            secondsAway: report.secondsAway)
+            secondsAway: report.secondsAway, characters: report.characters, width: report.width,
+            height: report.height, questionId: report.questionId, repeats: report.repeats)
     }
 }
 

@@ -105,12 +105,49 @@ function action(label, run) {
   return button;
 }
 
+const FLAG_LABELS = {
+  left_page: t("left the page"),
+  returned: t("came back"),
+  offline: t("went offline"),
+  online: t("back online"),
+  reloaded: t("reloaded the page"),
+  second_device: t("opened on a second device or tab"),
+  pasted: t("pasted text"),
+  resized: t("made the window small"),
+};
+
+/** Seconds as a person reads them: "45 s", "3 min 5 s". */
+function duration(seconds) {
+  const whole = Math.round(seconds);
+  if (whole < 60) return t("{0} s", whole);
+  return whole % 60 === 0 ? t("{0} min", Math.floor(whole / 60)) : t("{0} min {1} s", Math.floor(whole / 60), whole % 60);
+}
+
+/** What the flag says, in the page's language, from its kind and numbers (the answer's `label` and `detail` are
+ * English, and a live flag was written in the student's request). */
+function flagText(flag) {
+  const details = [];
+  if (flag.kind === "returned" && flag.secondsAway != null) details.push(t("after {0}", duration(flag.secondsAway)));
+  if (flag.kind === "online" && flag.secondsAway != null) details.push(t("after {0} offline", duration(flag.secondsAway)));
+  if (flag.kind === "pasted" && flag.characters != null) {
+    details.push(flag.questionId
+      ? tn(flag.characters, "{0} character into {1}", "{0} characters into {1}", flag.questionId)
+      : tn(flag.characters, "{0} character", "{0} characters"));
+  }
+  if (flag.kind === "resized" && flag.width != null) {
+    details.push(flag.height != null ? `${flag.width}×${flag.height}` : t("{0} wide", flag.width));
+  }
+  if (flag.repeats) details.push(tn(flag.repeats + 1, "{0} time", "{0} times"));
+  const label = FLAG_LABELS[flag.kind] ?? flag.label;
+  return details.length ? t("{0} ({1})", label, details.join(", ")) : label;
+}
+
 function addFlag(flag) {
   const shown = flags.get(flag.id);
   flags.set(flag.id, flag);
   if (shown) {
     // A repeat folded into a flag already shown: its count changed, its place did not.
-    shown.item.childNodes[1].textContent = ` ${flag.label}${flag.detail ? ` (${flag.detail})` : ""} `;
+    shown.item.childNodes[1].textContent = ` ${flagText(flag)} `;
     flag.item = shown.item;
     return;
   }
@@ -123,7 +160,7 @@ function addFlag(flag) {
   const when = document.createElement("time");
   when.dateTime = flag.occurredAt;
   when.textContent = timeText(flag.occurredAt);
-  item.append(who, ` ${flag.label}${flag.detail ? ` (${flag.detail})` : ""} `, when);
+  item.append(who, ` ${flagText(flag)} `, when);
   // Newest first, by when it happened: a flag queued offline lands where it belongs.
   const later = [...feed.children].find((other) => other.querySelector("time").dateTime < flag.occurredAt);
   feed.insertBefore(item, later ?? null);
