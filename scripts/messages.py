@@ -151,7 +151,10 @@ def closing(text, open_index, pair="()"):
 
 
 CALLS = re.compile(
-    r"\b(?:say|AppError|forbidden|conflict|notFound|invalidJSON|refused|refuse|PasskeyFailure|TooManyAttempts)\(")
+    r"\b(?:say|AppError|forbidden|conflict|notFound|invalidJSON|refused|refuse|PasskeyFailure|TooManyAttempts"
+    r"|recordsMustBeKept|invalidValue)\(")
+# `context.id("id", .courseNotFound, "course")`: the thing a 404 names is the third argument.
+IDS = re.compile(r'\.id\(\s*"[^"]*"\s*,\s*\.\w+\s*,\s*"')
 LABELS = re.compile(r"\b(?:message|what|title|refusal|crossSiteRefusal|unknownEvent):\s*\"")
 PAIRS = re.compile(r"\bone:\s*\"")
 PHRASE_BODIES = re.compile(r"(?::\s*Phrase|->\s*Phrase)\s*\{")
@@ -173,13 +176,21 @@ def swift(messages):
                 inner = text[open_index:end]
                 if "one:" in inner and match.group(0).startswith("say"):
                     continue  # the counting form, read below
-                # The sentence is the call's first literal; later ones are values (details, headers).
+                # The sentence is the call's first literal, or each branch of a choice between two; later ones are
+                # values (details, headers).
+                first = True
                 for position, key in swift_literals(text, open_index, end):
                     after = swift_literal(text, position)[1]
                     if text[after:after + 1] == ":":
                         continue  # a dictionary key, such as a detail's name
-                    take(position, key)
-                    break
+                    branch = re.search(r'(\?|"\s*:)\s*$', text[max(0, position - 40):position])
+                    if first or branch:
+                        take(position, key)
+                    first = False
+            for match in IDS.finditer(text):
+                found = swift_literal(text, match.end() - 1)
+                if found:
+                    take(match.start(), found[0])
             for match in LABELS.finditer(text):
                 found = swift_literal(text, match.end() - 1)
                 if found:

@@ -139,6 +139,34 @@ struct CommandLineTests {
         }
     }
 
+    @Test func the_command_line_speaks_its_shells_language_and_asks_the_server_for_it() async throws {
+        try await withServer(setup: .live) { api in
+            let cli = CommandLineRun(locale: "fr_FR.UTF-8")
+            defer { cli.remove() }
+            let french = Catalogs.shipped["fr"]
+            let server = try api.serverURL().absoluteString
+            let teacher = try await api.register("Tess Teacher", role: "teacher")
+
+            let signedOut = try await cli.run("courses")
+            #expect(signedOut.status == 4)
+            #expect(
+                signedOut.errors
+                    == "rollcall: \(french.text("You are not signed in: run `rollcall login URL` first."))\n")
+
+            // The server's refusal, said in French because the command line asked for it.
+            let wrong = try await cli.run(
+                "login", server, "--email", teacher.email, "--password-stdin", input: "nope\n")
+            let refusal = french.text("The email address or password is wrong.")
+            #expect(wrong.status == 1 && wrong.errors == "rollcall: \(refusal)\n", "\(wrong.errors)")
+            #expect(refusal != "The email address or password is wrong.")
+
+            _ = try await cli.run(
+                "login", server, "--email", teacher.email, "--password-stdin", input: API.password + "\n")
+            let none = try await cli.run("courses")
+            #expect(none.output == french.text("No courses yet: create one with `rollcall course create NAME`.") + "\n")
+        }
+    }
+
     @Test func a_roster_of_2000_rows_shows_its_progress() async throws {
         try await withServer(setup: .live) { api in
             let cli = CommandLineRun()
@@ -155,7 +183,8 @@ struct CommandLineTests {
 
             let imported = try await cli.run("roster", "import", String(course.id), file)
             #expect(imported.status == 0, "\(imported)")
-            #expect(imported.output == "Enrolled 0, already enrolled 0, invited by email 2000.\n", "\(imported.output)")
+            #expect(
+                imported.output == "Enrolled 0, already enrolled 0, invited by email 2,000.\n", "\(imported.output)")
             let lines = imported.errors.split(separator: "\n").map(String.init)
             #expect(lines.first == "Importing \(file): 2001 lines…")
             let sent = lines.compactMap { line -> Int? in

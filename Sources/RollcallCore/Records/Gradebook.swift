@@ -158,28 +158,37 @@ public struct Gradebook: Sendable {
             self.quizzes = quizzes
             self.weights = weights
             // A part with nothing counted yet gives its weight to the other, rather than counting as zero.
-            let parts: [(Phrase, Int, Double?)] = [
-                ("attendance grade", weights.attendance, attendance.grade),
-                ("quizzes", weights.quizzes, quizzes.percentage),
+            let parts = [
+                (Part.attendance, weights.attendance, attendance.grade),
+                (Part.quizzes, weights.quizzes, quizzes.percentage),
             ].filter { $0.1 > 0 }
-            let counted = parts.compactMap { name, weight, value in value.map { (name, weight, $0) } }
+            let counted = parts.compactMap { part, weight, value in value.map { (part, weight, $0) } }
             let total = counted.reduce(0) { $0 + $1.1 }
-            if total == 0 {
-                courseGrade = nil
-                courseGradeExplanation = "Course grade: nothing counts yet."
-            } else if counted.count == 1 {
-                courseGrade = counted[0].2
-                let (name, _, value) = counted[0]
-                courseGradeExplanation =
-                    parts.count > 1
-                    ? "Course grade: the \(name) (\(Gradebook.percent(value))), as nothing else with a weight has counted yet."
-                    : "Course grade: the \(name) (\(Gradebook.percent(value)))."
-            } else {
-                courseGrade = counted.reduce(0) { $0 + Double($1.1) * $1.2 } / Double(total)
-                // Two parts at most: the attendance grade and the quizzes.
-                let terms = counted.map { part -> Phrase in "\(part.1)% \(part.0) (\(Gradebook.percent(part.2)))" }
-                courseGradeExplanation = "Course grade: \(terms[0]) + \(terms[1])."
+            courseGrade =
+                total == 0 ? nil : counted.reduce(0) { $0 + Double($1.1) * $1.2 } / Double(total)
+            courseGradeExplanation = Self.courseGradeSentence(counted: counted, weighted: parts.count)
+        }
+
+        /// The parts of the course grade.
+        enum Part { case attendance, quizzes }
+
+        /// How the course grade is made, in one sentence: `counted` are the parts with a figure, with their weights.
+        static func courseGradeSentence(counted: [(Part, Int, Double)], weighted: Int) -> Phrase {
+            func name(_ part: Part) -> Phrase { part == .attendance ? "attendance grade" : "quizzes" }
+            guard let first = counted.first else { return "Course grade: nothing counts yet." }
+            guard counted.count > 1 else {
+                let percent = Gradebook.percent(first.2)
+                if weighted > 1 {
+                    return
+                        "Course grade: the \(name(first.0)) (\(percent)), as nothing else with a weight has counted yet."
+                }
+                return "Course grade: the \(name(first.0)) (\(percent))."
             }
+            // Two parts at most: the attendance grade and the quizzes.
+            let terms = counted.map { part, weight, value -> Phrase in
+                "\(weight)% \(name(part)) (\(Gradebook.percent(value)))"
+            }
+            return "Course grade: \(terms[0]) + \(terms[1])."
         }
 
         /// How the attendance percentage is made, in one sentence.

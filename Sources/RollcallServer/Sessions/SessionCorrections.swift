@@ -69,11 +69,13 @@ struct CourseAuditEntry: Codable, Sendable, Equatable {
 extension SessionStore {
     /// Changes a scheduled or open session's title, start or settings; an open session's closing time follows its
     /// new open minutes. The secret stays, so a projected code keeps working.
-    func edit(id: Int64, _ edit: SessionEdit, now: Date = Date()) async throws -> ClassSession {
+    func edit(id: Int64, _ edit: SessionEdit, now: Date? = nil) async throws -> ClassSession {
         let edited = try await database.transaction { sql in
             guard let session = try await Self.held(id: id, in: sql) else {
                 throw NotStored(.sessionNotFound, what: "session")
             }
+            // The time is read once the row is held, so that it is never before a change this request waited for.
+            let now = now ?? Date()
             let phase = session.phase(at: now)
             guard phase != .closed else { throw SessionCorrectionRefusal.closed }
             if edit.scheduledAt != nil, phase != .scheduled { throw SessionCorrectionRefusal.alreadyOpened }
@@ -97,11 +99,12 @@ extension SessionStore {
     }
 
     /// Keeps an open session open `minutes` longer than it would close.
-    func extend(id: Int64, minutes: Int, now: Date = Date()) async throws -> ClassSession {
+    func extend(id: Int64, minutes: Int, now: Date? = nil) async throws -> ClassSession {
         try await database.transaction { sql in
             guard let session = try await Self.held(id: id, in: sql) else {
                 throw NotStored(.sessionNotFound, what: "session")
             }
+            let now = now ?? Date()
             switch session.phase(at: now) {
             case .scheduled: throw SessionCorrectionRefusal.notOpened
             case .closed: throw SessionCorrectionRefusal.closed
@@ -116,11 +119,12 @@ extension SessionStore {
 
     /// Opens a closed session again for `minutes`, for those who came late; their check-ins count as late when
     /// `late`, else as present. The records made before stay as they are.
-    func reopen(id: Int64, minutes: Int, late: Bool, now: Date = Date()) async throws -> ClassSession {
+    func reopen(id: Int64, minutes: Int, late: Bool, now: Date? = nil) async throws -> ClassSession {
         let reopened = try await database.transaction { sql in
             guard var session = try await Self.held(id: id, in: sql) else {
                 throw NotStored(.sessionNotFound, what: "session")
             }
+            let now = now ?? Date()
             switch session.phase(at: now) {
             case .scheduled: throw SessionCorrectionRefusal.notOpened
             case .open: throw SessionCorrectionRefusal.stillOpen

@@ -148,11 +148,14 @@ struct SessionStore: Sendable {
     }
 
     /// Opens a scheduled session now; its open time starts counting.
-    func open(id: Int64, now: Date = Date()) async throws -> ClassSession {
+    func open(id: Int64, now: Date? = nil) async throws -> ClassSession {
         try await database.transaction { sql in
             guard let session = try await Self.held(id: id, in: sql) else {
                 throw NotStored(.sessionNotFound, what: "session")
             }
+            // The time is read once the row is held: read before, a request that waited for another's open would
+            // judge it by an earlier moment, find the session not yet open then, and open it a second time.
+            let now = now ?? Date()
             switch session.phase(at: now) {
             case .open: throw SessionTransitionRefusal.alreadyOpen
             case .closed: throw SessionTransitionRefusal.closedForGood
@@ -168,11 +171,13 @@ struct SessionStore: Sendable {
 
     /// Closes a session; from then on nobody can check in. With `markAbsentBy`, everyone on the roster without a
     /// record is marked absent in the same transaction, in the name of that teacher.
-    func close(id: Int64, markAbsentBy teacherID: Int64? = nil, now: Date = Date()) async throws -> ClassSession {
+    func close(id: Int64, markAbsentBy teacherID: Int64? = nil, now: Date? = nil) async throws -> ClassSession {
         try await database.transaction { sql in
             guard let session = try await Self.held(id: id, in: sql) else {
                 throw NotStored(.sessionNotFound, what: "session")
             }
+            // Read once the row is held, as in `open`.
+            let now = now ?? Date()
             if session.phase(at: now) == .closed { throw SessionTransitionRefusal.alreadyClosed }
             try await sql.update("sessions").set("closed_at", to: now).where("id", .equal, id).run()
             if let teacherID {

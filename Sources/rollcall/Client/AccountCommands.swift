@@ -116,7 +116,7 @@ struct Logout: AsyncParsableCommand {
                 status: .network,
                 message: "\(error.message) The token was kept; use --forget to drop it without revoking it.")
         } catch let error as RollcallError where error.isNetworkFailure {
-            Terminal.standardError("rollcall: \(error.message) The token was forgotten here but not revoked.")
+            Terminal.standardError(say("rollcall: \(error.message) The token was forgotten here but not revoked."))
         }
         try SavedLogin.remove()
         print(say("Signed out of \(login.server)."))

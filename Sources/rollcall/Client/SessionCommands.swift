@@ -29,14 +29,14 @@ struct RosterCommand: AsyncParsableCommand {
                 throw CommandFailure(status: .refused, message: "Cannot read \(file).")
             }
             let progress = UploadProgress(data)
-            Terminal.standardError("Importing \(file): \(progress.rows) lines…")
+            Terminal.standardError(say("Importing \(file): \(String(progress.rows)) lines…"))
             let result: RosterImportResult
             do {
                 result = try await options.rollcall().importRoster(
                     courseID: course, csv: data, chunkSize: 2048, progress: { sent, _ in progress.sent(sent) })
             } catch let error as RollcallError where !error.rows.isEmpty {
                 progress.finish()
-                for row in error.rows { Terminal.standardError("line \(row.line): \(row.message) (\(row.code))") }
+                for row in error.rows { Terminal.standardError(say("line \(row.line): \(row.message) (\(row.code))")) }
                 throw CommandFailure(
                     status: .refused, message: "\(error.message) Nothing was imported; fix the lines above.")
             }
@@ -79,7 +79,7 @@ final class UploadProgress: @unchecked Sendable {
 
     func finish() {
         if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
-        Terminal.standardError("Sent; waiting for the server to check every row…")
+        Terminal.standardError(say("Sent; waiting for the server to check every row…"))
     }
 
     private func show(rowsSent: Int) {
@@ -94,7 +94,8 @@ final class UploadProgress: @unchecked Sendable {
                 let tenth = 10 * rowsSent / total
                 guard tenth > shownTenth else { return }
                 shownTenth = tenth
-                Terminal.standardError("Sent \(rowsSent)/\(rows) lines (\(tenth * 10)%)")
+                // Progress figures stay plain digits, for scripts that read them.
+                Terminal.standardError(say("Sent \(String(rowsSent))/\(String(rows)) lines (\(tenth * 10)%)"))
             }
         }
     }

@@ -4,11 +4,14 @@ import Testing
 /// The built `rollcall` binary, run as a teacher runs it, with its own configuration directory.
 struct CommandLineRun: Sendable {
     let configDirectory: String
+    /// The shell's locale (`LANG`); the POSIX one, which names no language, unless a test sets another.
+    var locale = "C.UTF-8"
 
-    init() {
+    init(locale: String = "C.UTF-8") {
         configDirectory =
             FileManager.default.temporaryDirectory
             .appendingPathComponent("rollcall-cli-\(UUID().uuidString)").path
+        self.locale = locale
     }
 
     /// The `rollcall` binary `swift build` puts beside the test bundle.
@@ -90,6 +93,9 @@ struct CommandLineRun: Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["ROLLCALL_CONFIG_DIR"] = configDirectory
         environment["TZ"] = "UTC"
+        environment["LC_ALL"] = nil
+        environment["LC_MESSAGES"] = nil
+        environment["LANG"] = locale
         process.environment = environment
         let inputPipe = Pipe()
         process.standardInput = inputPipe
