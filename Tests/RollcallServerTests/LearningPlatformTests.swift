@@ -652,7 +652,8 @@ struct LearningPlatformRacesTests {
                     try await started[index].post(api, idToken: tokens[index])
                 }
                 #expect(replies.allSatisfy { $0.status == .seeOther }, "\(replies.map(\.status))")
-                #expect(Set(replies.compactMap { $0.headers[.location] }).count == 1, "one course for all: \(replies.compactMap { $0.headers[.location] })")
+                let locations = replies.compactMap { $0.headers[.location] }
+                #expect(Set(locations).count == 1, "one course for all: \(locations)")
                 let counts = try await database.read { sql in
                     (
                         try await sql.raw("SELECT id FROM lti_courses").all().count,

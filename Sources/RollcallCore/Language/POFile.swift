@@ -140,21 +140,6 @@ public struct POFile: Sendable {
         return result
     }
 
-    /// A PO string quoted for a file, so that `POFile(text:)` reads back what was written.
-    public static func quoted(_ text: String) -> String {
-        var result = "\""
-        for character in text {
-            switch character {
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            default: result.append(character)
-            }
-        }
-        return result + "\""
-    }
-
     private struct Draft {
         enum Field: Equatable {
             case context, msgid, msgidPlural
