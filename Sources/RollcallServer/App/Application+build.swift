@@ -120,8 +120,8 @@ public func openDatabase(_ configuration: Configuration, logger: Logger) throws 
 func buildRouter(
     stores: Stores, configuration: Configuration, passwordCost: UInt8
 ) async throws -> AppRouter {
-    let catalogs = try Catalogs.load()
-    var pages = try PageRenderer.load(catalogs: catalogs)
+    let catalogs = try Catalogs.loadShipped()
+    var pages = try PageRenderer.loadShipped()
     pages.framing = stores.framing
     let parts = AppParts(stores: stores, configuration: configuration, pages: pages, passwordCost: passwordCost)
     let router = AppRouter(context: AppRequestContext.self)

@@ -13,8 +13,14 @@ struct PageRenderer: Sendable {
     /// Who may show Rollcall's pages in a frame: nobody, or the registered learning platforms.
     var framing = FrameAncestors()
 
+    /// The shipped templates in the shipped languages, translated once per process: every server a process starts
+    /// (the tests start hundreds) shares them.
+    static func loadShipped() throws -> PageRenderer { try shippedOnce.get() }
+
+    private static let shippedOnce = Result { try load(catalogs: try Catalogs.loadShipped()) }
+
     /// The templates shipped as package resources, so the binary runs from any working directory.
-    static func load(catalogs: Catalogs = .shipped) throws -> PageRenderer {
+    static func load(catalogs: Catalogs) throws -> PageRenderer {
         let directory = ResourceFiles.path("templates")
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
             .filter { $0.hasSuffix(".mustache") }

@@ -26,9 +26,14 @@ struct Catalogs: Sendable {
     /// English alone: where the files cannot be read.
     static let englishOnly = Catalogs(byLanguage: ["en": .english], messages: [])
 
-    /// The catalogs shipped with Rollcall, read once. `buildRouter` reads them first with `load()`, so a file that
-    /// cannot be read stops the server at startup rather than leaving it in English.
-    static let shipped: Catalogs = (try? load()) ?? .englishOnly
+    /// The catalogs shipped with Rollcall, read once per process: `buildRouter` asks for them with `loadShipped()`,
+    /// so that a file that cannot be read stops the server at startup rather than leaving it in English.
+    static var shipped: Catalogs { (try? shippedOnce.get()) ?? .englishOnly }
+
+    /// The shipped catalogs, or why they cannot be read.
+    static func loadShipped() throws -> Catalogs { try shippedOnce.get() }
+
+    private static let shippedOnce = Result { try load() }
 
     /// The catalogs shipped as package resources.
     static func load(directory: String = ResourceFiles.path("locales")) throws -> Catalogs {
