@@ -50,8 +50,7 @@ def templates(messages):
     for path in sorted((RESOURCES / "templates").glob("*.mustache")):
         text = path.read_text()
         for match in re.finditer(r"\{\{#t\}\}(.*?)\{\{/t\}\}", text, re.S):
-            line = text.count("\n", 0, match.start()) + 1
-            messages.add(collapsed(match.group(1)), f"templates/{path.name}:{line}")
+            messages.add(collapsed(match.group(1)), f"templates/{path.name}")
 
 
 JS_STRING = r'"((?:[^"\\\n]|\\.)*)"'
@@ -60,7 +59,7 @@ JS_STRING = r'"((?:[^"\\\n]|\\.)*)"'
 def scripts(messages):
     for path in sorted((RESOURCES / "static").glob("*.js")):
         text = path.read_text()
-        ref = lambda m: f"static/{path.name}:{text.count(chr(10), 0, m.start()) + 1}"
+        ref = lambda m: f"static/{path.name}"
         for match in re.finditer(r"\bt\(\s*" + JS_STRING, text):
             messages.add(json.loads('"' + match.group(1) + '"'), ref(match))
         for match in re.finditer(r"\btn\(", text):
@@ -165,7 +164,7 @@ def swift(messages):
         for path in sorted(directory.rglob("*.swift")):
             text = path.read_text()
             name = str(path.relative_to(ROOT / "Sources"))
-            ref = lambda i: f"{name}:{text.count(chr(10), 0, i) + 1}"
+            ref = lambda i: name
 
             def take(position, key):
                 messages.add(key, ref(position))
@@ -237,6 +236,7 @@ msgstr ""
 def entry_text(msgid, entry, translations=None, fuzzy=False):
     lines = []
     refs = entry["refs"]
+    # Files without line numbers, as `xgettext --add-location=file` writes them: a line moved is no change.
     lines.append("#: " + " ".join(refs[:4]) + (" …" if len(refs) > 4 else ""))
     placeholders = re.findall(r"\{\d+\}", msgid)
     if fuzzy:
