@@ -109,19 +109,28 @@ struct CourseStore: Sendable {
         timeZone: String = CourseTimeZone.serverDefault
     ) async throws -> Course {
         try await database.transaction { sql in
-            let code = try await Self.unusedJoinCode(sql)
-            let row = try await sql.insert(into: "courses")
-                .columns(
-                    "teacher_id", "name", "description", "planned_sessions", "join_code", "created_at", "time_zone"
-                )
-                .values(
-                    SQLBind(teacherID), SQLBind(name), SQLBind(description), SQLBind(plannedSessions),
-                    SQLBind(code.description), SQLBind(Date()), SQLBind(timeZone)
-                )
-                .returning("*").first()
-            guard let row else { throw NotSaved(what: "course") }
-            return try row.decode(model: Course.self, with: .rollcall)
+            try await Self.create(
+                teacherID: teacherID, name: name, description: description, plannedSessions: plannedSessions,
+                timeZone: timeZone, in: sql)
         }
+    }
+
+    /// Creates a course inside a transaction of the caller's, which may keep it with more (a learning platform's
+    /// link) or not at all.
+    static func create(
+        teacherID: Int64, name: String, description: String, plannedSessions: Int?, timeZone: String,
+        in sql: Transaction
+    ) async throws -> Course {
+        let code = try await Self.unusedJoinCode(sql)
+        let row = try await sql.insert(into: "courses")
+            .columns("teacher_id", "name", "description", "planned_sessions", "join_code", "created_at", "time_zone")
+            .values(
+                SQLBind(teacherID), SQLBind(name), SQLBind(description), SQLBind(plannedSessions),
+                SQLBind(code.description), SQLBind(Date()), SQLBind(timeZone)
+            )
+            .returning("*").first()
+        guard let row else { throw NotSaved(what: "course") }
+        return try row.decode(model: Course.self, with: .rollcall)
     }
 
     /// A person's part in teaching a course, if any besides its own teacher's.

@@ -479,30 +479,33 @@ struct PlatformStore: Sendable {
             return try await linkedCourse(platformID: platformID, contextID: context.id) ?? linked
         }
         let name = (try? AccountRules.name(context.title)) ?? "Course from \(String(context.id.prefix(40)))"
-        let course: Course
-        if let existing, let found = try await courses.find(id: existing) {
-            course = found
-        } else {
-            course = try await courses.create(teacherID: teacherID, name: name, description: "", plannedSessions: nil)
-        }
-        let inserted = try await database.write { sql in
+        @Sendable func insertLink(courseID: Int64, in sql: any SQLDatabase) async throws -> Bool {
             try await sql.insert(into: "lti_courses")
                 .columns(
                     "platform_id", "context_id", "course_id", "deployment_id", "title", "memberships_url",
                     "line_items_url", "line_item_url", "created_at"
                 )
                 .values(
-                    SQLBind(platformID), SQLBind(context.id), SQLBind(course.id), SQLBind(launch.deploymentID),
+                    SQLBind(platformID), SQLBind(context.id), SQLBind(courseID), SQLBind(launch.deploymentID),
                     SQLBind(context.title), SQLBind(launch.membershipsURL), SQLBind(launch.lineItemsURL),
                     SQLBind(launch.lineItemURL), SQLBind(now)
                 )
                 // Either conflict: the context linked meanwhile, or the course picked linked to another context.
                 .ignoringConflicts().returning("id").first() != nil
         }
-        if !inserted, existing == nil {
-            // Another launch of the same context linked it first: the course made here is not needed.
-            try await database.write { sql in try await sql.delete(from: "courses").where("id", .equal, course.id).run()
-            }
+        if let existing, let found = try await courses.find(id: existing) {
+            _ = try await database.write { sql in try await insertLink(courseID: found.id, in: sql) }
+        } else {
+            // The new course and its link are one transaction: nobody sees the course unlinked (an instructor's
+            // other launch would offer it to pick), and a launch that loses the race to link keeps no course.
+            do {
+                try await database.transaction { sql in
+                    let course = try await CourseStore.create(
+                        teacherID: teacherID, name: name, description: "", plannedSessions: nil,
+                        timeZone: CourseTimeZone.serverDefault, in: sql)
+                    guard try await insertLink(courseID: course.id, in: sql) else { throw LinkedMeanwhile() }
+                }
+            } catch is LinkedMeanwhile {}
         }
         guard let linked = try await linkedCourse(platformID: platformID, contextID: context.id) else {
             throw AppError(
@@ -512,6 +515,9 @@ struct PlatformStore: Sendable {
         }
         return linked
     }
+
+    /// Another launch of the same context linked it first.
+    private struct LinkedMeanwhile: Error {}
 
     /// Keeps the line item Rollcall's grades go to.
     func setLineItem(_ url: String, linkedCourseID: Int64) async throws {
