@@ -32,7 +32,6 @@ class Messages:
         self.entries = OrderedDict()  # msgid -> {"plural": str|None, "refs": [..]}
 
     def add(self, msgid, ref, plural=None):
-        msgid = msgid.strip() if msgid.strip() != msgid and not msgid.strip() else msgid
         if not msgid or not re.search(r"[A-Za-z]", msgid):
             return
         entry = self.entries.setdefault(msgid, {"plural": plural, "refs": []})
@@ -238,7 +237,6 @@ def entry_text(msgid, entry, translations=None, fuzzy=False):
     refs = entry["refs"]
     # Files without line numbers, as `xgettext --add-location=file` writes them: a line moved is no change.
     lines.append("#: " + " ".join(refs[:4]) + (" …" if len(refs) > 4 else ""))
-    placeholders = re.findall(r"\{\d+\}", msgid)
     if fuzzy:
         lines.append("#, fuzzy")
     lines.append("msgid " + quoted(msgid))
@@ -304,7 +302,6 @@ def problems_in(path, messages):
         sources = [msgid] + ([wanted["plural"]] if wanted["plural"] else [])
         marks = lambda s: sorted(re.findall(r"\{\d+\}|\{\{\{?[^}]*\}?\}\}|</?[a-z][^>]*>", s))
         for form in forms:
-            lost = set(marks(sources[-1])) - set(marks(form)) if wanted["plural"] else None
             if wanted["plural"]:
                 # A singular form may leave out the count ("one row"), so only the plural's other marks count.
                 needed = {m for m in marks(sources[-1]) if m != "{0}"}

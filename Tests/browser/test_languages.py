@@ -6,9 +6,11 @@ import re
 import sys
 from pathlib import Path
 
+from selenium.webdriver.support.ui import WebDriverWait
+
 from conftest import LAPTOP, PHONE, screenshot, wait_for
 from test_axe import every_page
-from test_check_in import sign_in
+from test_check_in import account, sign_in
 from test_quizzes import QUIZ
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
@@ -116,8 +118,6 @@ def test_english_left_is_found():
 
 def test_a_person_reads_rollcall_in_the_language_they_choose(server, browsers):
     """The profile's choice changes every page at once, and the browser's language is what the first visit uses."""
-    from test_check_in import account
-
     teacher = account(server, "Tara Teacher", "tara@school.test", role="teacher")
     course_id = server.api("POST", "/api/v1/courses", {"name": "Histoire"}, teacher)[1]["course"]["id"]
     browser = browsers(LAPTOP, language="fr")
@@ -130,8 +130,6 @@ def test_a_person_reads_rollcall_in_the_language_they_choose(server, browsers):
     browser.execute_script(
         "arguments[0].value = 'de'; arguments[0].dispatchEvent(new Event('change'))", select)
     browser.find_element("css selector", "#profile-form button[type=submit]").click()
-    from selenium.webdriver.support.ui import WebDriverWait
-
     WebDriverWait(browser, 40).until(lambda b: b.execute_script("return document.documentElement.lang") == "de")
     screenshot(browser, "languages-profile-de", dark=True)
 

@@ -50,6 +50,11 @@ public struct Phrase: Sendable, Hashable, ExpressibleByStringInterpolation, Cust
     /// A phrase that counts: `one` and `other` are the English forms, each with `{0}` for the count, which also picks
     /// the form in the reader's language ("1 student", "2 students"; French says "0 étudiant").
     public static func counting(_ count: Int, one: String, other: String, _ values: Value...) -> Phrase {
+        counting(count, one: one, other: other, values: values)
+    }
+
+    /// `counting` with its further values (`{1}`, `{2}`…) as a list.
+    public static func counting(_ count: Int, one: String, other: String, values: [Value]) -> Phrase {
         Phrase(key: one, values: [.number(count)] + values, pluralKey: other, count: count)
     }
 

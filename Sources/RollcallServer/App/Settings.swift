@@ -127,8 +127,7 @@ enum Parse {
 
     static func language(_ text: String, _ variable: String) throws -> String {
         let catalogs = Catalogs.shipped
-        guard let found = LanguageChoice.match(text, in: catalogs.languages), found.lowercased() == text.lowercased()
-        else {
+        guard let found = catalogs.named(text) else {
             throw ConfigurationError(
                 variable: variable,
                 problem: "must be one of \(catalogs.languages.joined(separator: ", ")), got “\(text)”")

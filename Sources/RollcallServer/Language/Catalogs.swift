@@ -18,8 +18,14 @@ struct Catalogs: Sendable {
         return [Catalog.english] + tags.compactMap { byLanguage[$0] }
     }
 
-    /// The tags of every language, the pseudo-locale too.
-    var languages: [String] { Array(byLanguage.keys).sorted() }
+    /// The tags of every language, the pseudo-locale too; kept, as every request chooses among them.
+    let languages: [String]
+
+    init(byLanguage: [String: Catalog], messages: [POFile.Entry]) {
+        self.byLanguage = byLanguage
+        self.messages = messages
+        languages = byLanguage.keys.sorted()
+    }
 
     subscript(language: String) -> Catalog { byLanguage[language] ?? .english }
 
@@ -66,12 +72,17 @@ struct Catalogs: Sendable {
     func chosen(_ language: String) throws -> String? {
         let trimmed = language.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty { return nil }
-        guard let found = byLanguage.keys.first(where: { $0.lowercased() == trimmed.lowercased() }) else {
+        guard let found = named(trimmed) else {
             let names = choices.map { "\($0.language) (\($0.name))" }.joined(separator: ", ")
             throw AppError(
                 .badRequest, .invalidLanguage, "Rollcall does not speak “\(trimmed)”. Choose one of \(names).")
         }
         return found
+    }
+
+    /// The language of this tag, whatever its case (`FR` is `fr`); a region is not its language here.
+    func named(_ tag: String) -> String? {
+        byLanguage.keys.first { $0.lowercased() == tag.lowercased() }
     }
 
     /// The language for a person: their setting, else their browser's, else the school's default.
@@ -102,7 +113,7 @@ public func say(_ phrase: Phrase) -> String {
 
 /// A counting phrase in the reader's language: `say(3, one: "{0} student", other: "{0} students")`.
 public func say(_ count: Int, one: String, other: String, _ values: Phrase.Value...) -> String {
-    Catalogs.reader.catalog.say(Phrase(key: one, values: [.number(count)] + values, pluralKey: other, count: count))
+    say(.counting(count, one: one, other: other, values: values))
 }
 
 extension Collation {

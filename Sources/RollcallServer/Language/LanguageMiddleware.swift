@@ -18,7 +18,7 @@ struct LanguageMiddleware: RouterMiddleware {
             try await next(request, context)
         }
         // Caches must not give one person's language to another.
-        if response.headers[.vary] == nil { response.headers[.vary] = "Accept-Language" }
+        response.headers[values: .vary].append("Accept-Language")
         return response
     }
 }
