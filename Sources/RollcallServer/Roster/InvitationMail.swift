@@ -51,10 +51,16 @@ struct InvitationMail: Sendable {
                 .column(SQLColumn("email", table: "course_invitations"))
                 .column(SQLColumn("name", table: "course_invitations"))
                 .column(SQLColumn("name", table: "courses"), as: "course_name")
+                // Someone invited who has an account already reads it in the language they chose.
+                .column(SQLColumn("language", table: "users"))
                 .from("course_invitations")
                 .join(
                     "courses", on: SQLColumn("id", table: "courses"), .equal,
                     SQLColumn("course_id", table: "course_invitations")
+                )
+                .join(
+                    "users", method: SQLJoinMethod.left, on: SQLColumn("email", table: "users"), .equal,
+                    SQLColumn("email", table: "course_invitations")
                 )
                 .where(SQLColumn("invited_by", table: "course_invitations"), .equal, SQLBind(teacherID))
                 .where(SQLColumn("mailed_at", table: "course_invitations"), .is, SQLLiteral.null)
@@ -72,10 +78,8 @@ struct InvitationMail: Sendable {
                     .where("course_id", .equal, courseID).where("email", .equal, email).run()
                 let link =
                     "\(publicURL)/register?email=\(email.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? "")"
-                // Someone invited who has an account already reads it in the language they chose.
                 let chosen =
-                    try await sql.select().column("language").from("users").where("email", .equal, email)
-                    .first(decodingColumn: "language", as: String?.self) ?? nil
+                    try row.decodeNil(column: "language") ? nil : try row.decode(column: "language", as: String.self)
                 let course = try row.decode(column: "course_name", as: String.self)
                 messages.append(
                     letters.written(for: chosen) {
