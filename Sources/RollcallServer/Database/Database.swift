@@ -27,26 +27,32 @@ public final class Database: Service, Sendable {
     private let logger: Logger
 
     private enum Pool: @unchecked Sendable {
-        case sqlite(reader: SQLiteReaders, writer: EventLoopGroupConnectionPool<SQLiteFileSource>)
+        case sqlite(reader: SQLiteConnections, writer: SQLiteConnections)
         case postgres(EventLoopGroupConnectionPool<PostgresConnectionSource>)
     }
 
     /// Opens (creating if needed) an SQLite file in WAL mode.
     ///
     /// One connection writes: SQLite admits one writer at a time anyway, and a single writer keeps transactions
-    /// from waiting on each other's locks while holding the few threads of the I/O pool. Reads go to a few
-    /// read-only connections beside it, which WAL lets run while the writer works.
+    /// from waiting on each other's locks. Reads go to a few read-only connections beside it, which WAL lets run
+    /// while the writer works. Each connection keeps its prepared statements (`SQLiteFileConnection`).
     public static func sqlite(path: String, logger: Logger) throws -> Database {
         let storage = try StorageWatch(path: path, logger: logger)
-        let writer = EventLoopGroupConnectionPool(
-            source: SQLiteFileSource(path: path, readOnly: false),
-            maxConnectionsPerEventLoop: 1,
-            requestTimeout: .seconds(30),
-            pruneInterval: nil,
-            logger: logger,
-            on: MultiThreadedEventLoopGroup.singleton.next()
-        )
-        let reader = SQLiteReaders(source: SQLiteFileSource(path: path, readOnly: true), count: 4, logger: logger)
+        // WAL keeps every committed check-in through a crash of the process; NORMAL sync is enough for that.
+        let writer = SQLiteConnections(limit: 1, logger: logger) {
+            try SQLiteFileConnection(
+                path: path, create: true,
+                pragmas: [
+                    "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON",
+                    "PRAGMA busy_timeout = 5000",
+                ])
+        }
+        // Read-only connections refuse writes, so a write sent to the wrong connection fails loudly instead of racing.
+        let reader = SQLiteConnections(limit: 4, logger: logger) {
+            try SQLiteFileConnection(
+                path: path, create: false,
+                pragmas: ["PRAGMA query_only = ON", "PRAGMA foreign_keys = ON", "PRAGMA busy_timeout = 5000"])
+        }
         return Database(
             engine: .sqlite, pool: .sqlite(reader: reader, writer: writer), logger: logger, storage: storage)
     }
@@ -100,7 +106,7 @@ public final class Database: Service, Sendable {
         _ body: @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
         switch pool {
-        case .sqlite(let reader, _): try await reader.read { try await body($0.sql()) }
+        case .sqlite(let reader, _): try await reader.with { try await body($0) }
         case .postgres(let pool): try await Self.using(pool, logger: logger) { try await body($0.sql()) }
         }
     }
@@ -111,9 +117,7 @@ public final class Database: Service, Sendable {
     ) async throws -> Result {
         switch pool {
         case .sqlite(_, let writer):
-            try await storage!.writing {
-                try await Self.using(writer, logger: logger) { try await body($0.sql()) }
-            }
+            try await storage!.writing { try await writer.with { try await body($0) } }
         case .postgres(let pool): try await Self.using(pool, logger: logger) { try await body($0.sql()) }
         }
     }
@@ -209,102 +213,10 @@ public final class Database: Service, Sendable {
     public func shutdown() async throws {
         switch pool {
         case .sqlite(let reader, let writer):
-            try await reader.shutdown()
-            try await writer.shutdownAsync()
+            reader.shutdown()
+            writer.shutdown()
         case .postgres(let pool): try await pool.shutdownAsync()
         }
-    }
-}
-
-/// Opens SQLite connections with the settings Rollcall relies on.
-struct SQLiteFileSource: ConnectionPoolSource {
-    let path: String
-    /// Read-only connections refuse writes, so a write sent to the wrong pool fails loudly instead of racing.
-    let readOnly: Bool
-
-    func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
-        SQLiteConnection.open(storage: .file(path: path), threadPool: .singleton, logger: logger, on: eventLoop)
-            .flatMap { connection in
-                // WAL keeps every committed check-in through a crash of the process; NORMAL sync is enough for that.
-                let pragmas =
-                    readOnly
-                    ? ["PRAGMA query_only = ON", "PRAGMA foreign_keys = ON", "PRAGMA busy_timeout = 5000"]
-                    : [
-                        "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON",
-                        "PRAGMA busy_timeout = 5000",
-                    ]
-                return pragmas.reduce(eventLoop.makeSucceededVoidFuture()) { future, pragma in
-                    future.flatMap { connection.query(pragma).map { _ in } }
-                }
-                .flatMapError { error in connection.close().flatMapThrowing { throw error } }
-                .map { connection }
-            }
-    }
-}
-
-/// Read-only SQLite connections taken in turn and never checked out. Each is opened FULLMUTEX, so SQLite serialises
-/// the calls made on one connection, and WAL lets them all read beside the writer; checking a connection out of a
-/// pool and back cost more hops between threads than the short reads of a check-in take.
-final class SQLiteReaders: Sendable {
-    private struct State {
-        var connections: [SQLiteConnection] = []
-        var turn = 0
-        var closed = false
-    }
-
-    private let source: SQLiteFileSource
-    private let count: Int
-    private let logger: Logger
-    private let state = NIOLockedValueBox(State())
-
-    init(source: SQLiteFileSource, count: Int, logger: Logger) {
-        self.source = source
-        self.count = count
-        self.logger = logger
-    }
-
-    /// Runs `body` on the next connection in turn; the connections are opened the first times round.
-    func read<Result: Sendable>(_ body: (SQLiteConnection) async throws -> Result) async throws -> Result {
-        let next: SQLiteConnection? = try state.withLockedValue { state in
-            guard !state.closed else {
-                throw DatabaseUnavailable()
-            }
-            state.turn = (state.turn + 1) % count
-            return state.connections.count < count ? nil : state.connections[state.turn]
-        }
-        if let next { return try await body(next) }
-        let opened = try await source.makeConnection(logger: logger, on: MultiThreadedEventLoopGroup.singleton.next())
-            .get()
-        let kept = state.withLockedValue { state in
-            guard !state.closed, state.connections.count < count else { return false }
-            state.connections.append(opened)
-            return true
-        }
-        if kept { return try await body(opened) }
-        // Another request opened the last one first, or the server is stopping: this one reads once and goes.
-        do {
-            let result = try await body(opened)
-            try await opened.close().get()
-            return result
-        } catch {
-            try? await opened.close().get()
-            throw error
-        }
-    }
-
-    func shutdown() async throws {
-        let connections = state.withLockedValue { state in
-            state.closed = true
-            defer { state.connections = [] }
-            return state.connections
-        }
-        // The future-returning close runs even when this task is cancelled (as a stopping service group cancels
-        // it); the async one would then give up, and an unclosed connection traps in debug builds.
-        var failure: (any Error)?
-        for connection in connections {
-            do { try await connection.close().get() } catch { failure = failure ?? error }
-        }
-        if let failure { throw failure }
     }
 }
 

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
-import SQLiteNIO
 
 /// Watches the SQLite file under a running server. Deleted (or replaced) under it, the open connections would go on
 /// writing to a file nobody will find again; a full disk fails writes. Either way writes are refused with a clear
@@ -100,8 +99,8 @@ final class StorageWatch: Sendable {
             let result = try await body()
             state.withLockedValue { $0.full = false }
             return result
-        } catch let error as SQLiteError {
-            guard case .full = error.reason else { throw error }
+        } catch let error as SQLiteFailure {
+            guard error.isFull else { throw error }
             let first = state.withLockedValue { state in
                 defer { state.full = true }
                 return !state.full
