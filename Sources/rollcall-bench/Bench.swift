@@ -39,8 +39,21 @@ struct Bench: AsyncParsableCommand {
     var processes = 2
     @Option(help: "Measure a quiz instead: this many students, each saving an answer every 2 s.")
     var quiz: Int?
-    @Option(help: "How long the quiz round lasts, in seconds.")
-    var seconds = 30
+    @Option(help: "How long the quiz round lasts, in seconds; with --campus, the arrival window (default 300).")
+    var seconds: Int?
+    @Flag(help: "Measure a campus morning instead: --rooms rooms of --room-size students arriving over --seconds.")
+    var campus = false
+    @Option(help: "Rooms in the campus morning.")
+    var rooms = 100
+    @Option(help: "Students in each room of the campus morning; one in ten registers on the way.")
+    var roomSize = 200
+    @Option(help: "Rooms of the campus morning running a quiz.")
+    var quizRooms = 10
+    @Option(help: "Seconds between one student's quiz saves in the campus morning.")
+    var saveEvery = 2.0
+
+    /// How long the round lasts: the quiz round's or the campus morning's.
+    var duration: Int { seconds ?? (campus ? 300 : 30) }
 
     func validate() throws {
         guard (1...100_000).contains(students) else { throw ValidationError("--students must be 1 to 100000.") }
@@ -56,10 +69,15 @@ struct Bench: AsyncParsableCommand {
             throw ValidationError("--bcrypt-cost must be \(Configuration.bcryptCosts).")
         }
         if let quiz, !(1...100_000).contains(quiz) { throw ValidationError("--quiz must be 1 to 100000.") }
-        guard (4...3600).contains(seconds) else { throw ValidationError("--seconds must be 4 to 3600.") }
+        guard (4...3600).contains(duration) else { throw ValidationError("--seconds must be 4 to 3600.") }
+        guard (1...1000).contains(rooms) else { throw ValidationError("--rooms must be 1 to 1000.") }
+        guard (10...1000).contains(roomSize) else { throw ValidationError("--room-size must be 10 to 1000.") }
+        guard (0...rooms).contains(quizRooms) else { throw ValidationError("--quiz-rooms must be 0 to --rooms.") }
+        guard (0.5...600).contains(saveEvery) else { throw ValidationError("--save-every must be 0.5 to 600.") }
     }
 
     func run() async throws {
+        if campus { return try await runCampus() }
         if let quiz { return try await runQuiz(students: quiz) }
         if let databaseURL { return try await measureProcesses(databaseURL: databaseURL) }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -307,6 +325,19 @@ final class MeasuredServer: @unchecked Sendable {
 
     /// CPU seconds this process (the load generator) has used so far.
     static func ownCPUSeconds() -> Double { cpuSeconds(process: "self") }
+
+    /// CPU seconds every PostgreSQL process on this machine has used so far (its backends, writers and checkpointer),
+    /// or nil when none runs here.
+    static func postgresCPUSeconds() -> Double? {
+        let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        let postgres = processes.filter { process in
+            process.allSatisfy(\.isNumber)
+                && (try? String(contentsOfFile: "/proc/\(process)/comm", encoding: .utf8))?.hasPrefix("postgres")
+                    == true
+        }
+        guard !postgres.isEmpty else { return nil }
+        return postgres.map { cpuSeconds(process: $0) }.filter { !$0.isNaN }.reduce(0, +)
+    }
 
     private static func cpuSeconds(process: String) -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),

@@ -35,6 +35,8 @@ extension Bench {
         var measurement: Measurement
         var serverCPU: [Double]
         var generatorCPU: Double
+        /// What PostgreSQL's own processes spent, when it runs on this machine.
+        var postgresCPU: Double?
     }
 
     private func measureProcesses(
@@ -61,6 +63,7 @@ extension Bench {
             let code = try await projectedCode(pool[0], loop, session: session, token: fixture.teacherToken)
             let before = servers.map { $0.cpuSeconds() }
             let generatorBefore = MeasuredServer.ownCPUSeconds()
+            let postgresBefore = MeasuredServer.postgresCPUSeconds()
             let run = LoopbackRun(
                 on: loop, count: students, start: .now() + .milliseconds(5), offset: { _ in .nanoseconds(0) }
             ) { connection, index, done in
@@ -69,7 +72,8 @@ extension Bench {
             let measurement = try await run.run(over: pool)
             return SpreadRound(
                 measurement: measurement, serverCPU: zip(servers, before).map { $0.cpuSeconds() - $1 },
-                generatorCPU: MeasuredServer.ownCPUSeconds() - generatorBefore)
+                generatorCPU: MeasuredServer.ownCPUSeconds() - generatorBefore,
+                postgresCPU: MeasuredServer.postgresCPUSeconds().flatMap { after in postgresBefore.map { after - $0 } })
         }
 
         // One process with all the connections, then every process with its share of them.
@@ -104,6 +108,8 @@ extension Bench {
                 String(format: "process %d: %.0f µs", index + 1, seconds / Double(students) * 1e6)
             }.joined(separator: ", ")
                 + String(format: "; load generator %.0f µs", round.generatorCPU / Double(students) * 1e6)
+                + (round.postgresCPU.map { String(format: "; PostgreSQL %.0f µs", $0 / Double(students) * 1e6) }
+                    ?? "; PostgreSQL not on this machine")
         }
         func line(_ name: String, _ round: SpreadRound) -> String {
             """

@@ -45,7 +45,7 @@ extension Bench {
         let pool = connected
         defer { loop.execute { for connection in pool { connection.close() } } }
 
-        let rounds = max(1, Int(Double(seconds) / Self.saveInterval))
+        let rounds = max(1, Int(Double(duration) / Self.saveInterval))
         let count = students * rounds
         let flagsExpected = (0..<count).filter { Self.isFlag($0, students: students) }.count
         let arrivals = Arrivals(expected: flagsExpected)

@@ -88,6 +88,7 @@ extension Bench {
     /// on a campus network behind a proxy appear, so that the per-address limits on registering do not apply.
     func newStudent(
         _ connection: LoopbackConnection, number: Int, joinCode: String, code: @escaping () -> String,
+        checkInTimed: @escaping (NIODeadline) -> Void = { _ in }, signedIn: @escaping (String) -> Void = { _ in },
         done: @escaping (Result<Void, any Error>) -> Void
     ) {
         let email = "new\(number)@bench.rollcall.test"
@@ -115,9 +116,14 @@ extension Bench {
                 guard let token = try? answer.json(SignedIn.self).token else {
                     return done(.failure(LoopbackError("signing in answered no token")))
                 }
+                signedIn(token)
                 step(.POST, "/api/v1/courses/join", token: token, json: #"{"code":"\#(joinCode)"}"#, expect: .ok) {
                     _ in
-                    checkIn(connection, code: code(), token: token, index: 1_000_000 + number, done: done)
+                    let began = NIODeadline.now()
+                    checkIn(connection, code: code(), token: token, index: 1_000_000 + number) { result in
+                        if case .success = result { checkInTimed(began) }
+                        done(result)
+                    }
                 }
             }
         }

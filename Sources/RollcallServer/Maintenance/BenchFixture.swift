@@ -121,3 +121,70 @@ public struct QuizBenchFixture: Sendable {
         }
     }
 }
+
+/// A campus morning for `rollcall-bench --campus`: rooms of a course each, every room's session open with its code
+/// rotating as in class, most students already holding an account and a token, and some rooms with a quiz running.
+public struct CampusFixture: Sendable {
+    /// One lecture room.
+    public struct Room: Sendable {
+        public var teacherToken: String
+        public var sessionID: Int64
+        public var joinCode: String
+        /// The room's students who already have an account; the others register on the way in.
+        public var studentTokens: [String]
+        /// The quiz running in the room, if any: students start an attempt once checked in.
+        public var quizRunID: Int64?
+    }
+
+    public var rooms: [Room]
+    /// The question every quiz save answers.
+    public static let questionID = "q1"
+
+    /// Writes the rooms straight into the database, as `BenchFixture` does, each student with a token of their own.
+    public static func make(
+        _ configuration: Configuration, rooms count: Int, enrolled: Int, quizRooms: Int
+    ) async throws -> CampusFixture {
+        let hash = Bcrypt.hash("bench-password", cost: 4)
+        let run = UUID().uuidString.prefix(8).lowercased()
+        return try await Maintenance.withStores(configuration) { stores in
+            var rooms: [Room] = []
+            for number in 0..<count {
+                let teacher = try await stores.users.create(
+                    NewUser(
+                        name: "Teacher \(number)", email: "teacher\(number).\(run)@campus.rollcall.test",
+                        passwordHash: hash, role: .teacher, studentNumber: nil, approved: true, emailVerified: true))
+                let course = try await stores.courses.create(
+                    teacherID: teacher.id, name: "Lecture \(number)", description: "", plannedSessions: nil)
+                var tokens: [String] = []
+                for seat in 0..<enrolled {
+                    let student = try await stores.users.create(
+                        NewUser(
+                            name: "Student \(number)-\(seat)", email: "s\(number)-\(seat).\(run)@campus.rollcall.test",
+                            passwordHash: hash, role: .student, studentNumber: nil, approved: true,
+                            emailVerified: true))
+                    try await stores.courses.enroll(courseID: course.id, studentID: student.id)
+                    tokens.append(try await stores.tokens.issue(userID: student.id, kind: .api).token)
+                }
+                let session = try await stores.sessions.create(
+                    courseID: course.id, title: "Morning lecture", settings: .standard, scheduledAt: nil, openNow: true)
+                var runID: Int64?
+                if number < quizRooms {
+                    let quiz = try await stores.quizzes.create(
+                        courseID: course.id,
+                        definition: QuizDefinition(
+                            title: "Morning quiz",
+                            questions: [
+                                QuizQuestion(id: questionID, kind: .shortText, prompt: "Explain.", points: 1)
+                            ],
+                            timeLimitSeconds: 4 * 3600))
+                    runID = try await stores.quizzes.start(quiz, sessionID: session.id, by: teacher.id).id
+                }
+                rooms.append(
+                    Room(
+                        teacherToken: try await stores.tokens.issue(userID: teacher.id, kind: .api).token,
+                        sessionID: session.id, joinCode: course.joinCode, studentTokens: tokens, quizRunID: runID))
+            }
+            return CampusFixture(rooms: rooms)
+        }
+    }
+}

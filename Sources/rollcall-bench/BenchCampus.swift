@@ -1,0 +1,348 @@
+import Foundation
+import HummingbirdWSClient
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import RollcallServer
+
+/// `rollcall-bench --campus`: a campus morning on one server. Every room's students arrive over the same minutes and
+/// check in with the code their room's projector shows, one in ten registering on the way; every projector and
+/// every teacher's live room is open; some rooms run a quiz that their students start once checked in and save
+/// every few seconds. The figure a school's IT department asks for.
+extension Bench {
+    func runCampus() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rollcall-bench-campus-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = Configuration(
+            hostname: "127.0.0.1", port: port, dataDirectory: directory.path, logLevel: .error)
+        let newcomers = roomSize / 10
+        print("Preparing \(rooms) rooms of \(roomSize - newcomers) students with accounts on a fresh SQLite file…")
+        let started = ContinuousClock.now
+        let fixture = try await CampusFixture.make(
+            configuration, rooms: rooms, enrolled: roomSize - newcomers, quizRooms: quizRooms)
+        print("Prepared in \(Int((ContinuousClock.now - started).seconds)) s.")
+        let server = try MeasuredServer.start(
+            dataDirectory: directory.path, port: port,
+            environment: ["ROLLCALL_TRUSTED_PROXIES": "127.0.0.1/32", "ROLLCALL_BCRYPT_COST": String(bcryptCost)])
+        defer { server.stop() }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        do {
+            try await measureCampus(server, fixture, newcomers: newcomers, on: group.next())
+            try await group.shutdownGracefully()
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+    }
+
+    /// One student's way in: where they sit, whether they register first, and when they arrive.
+    struct Arrival {
+        var room: Int
+        var seat: Int
+        var newcomer: Bool
+        var at: Double
+    }
+
+    func measureCampus(
+        _ server: MeasuredServer, _ fixture: CampusFixture, newcomers: Int, on loop: any EventLoop
+    ) async throws {
+        let loadBefore = Self.loadAverage()
+        try await server.waitUntilUp(on: loop)
+        var connected: [LoopbackConnection] = []
+        for _ in 0..<connections { connected.append(try await LoopbackConnection.open(to: port, on: loop).get()) }
+        var saving: [LoopbackConnection] = []
+        for _ in 0..<connections { saving.append(try await LoopbackConnection.open(to: port, on: loop).get()) }
+        let pool = connected
+        let savePool = saving
+        defer { loop.execute { for connection in pool + savePool { connection.close() } } }
+
+        // Students in a fixed random order, evenly spread over the arrival window.
+        var random = SystemRandomNumberGenerator()
+        var seats = (0..<fixture.rooms.count).flatMap { room in (0..<roomSize).map { (room, $0) } }
+        seats.shuffle(using: &random)
+        let window = Double(duration)
+        let arrivals = seats.enumerated().map { index, seat in
+            Arrival(
+                room: seat.0, seat: seat.1, newcomer: seat.1 >= roomSize - newcomers,
+                at: window * Double(index) / Double(seats.count))
+        }
+        let campus = Campus(rooms: fixture.rooms.count, expectedEvents: arrivals.count)
+        let sockets = try await withThrowingTaskGroup(of: Void.self) { tasks in
+            for (index, room) in fixture.rooms.enumerated() {
+                tasks.addTask { try await projector(room, index: index, campus: campus) }
+                tasks.addTask { try await teacherRoom(room, index: index, campus: campus) }
+            }
+            try await campus.waitUntilOpen(sockets: 2 * fixture.rooms.count, timeout: .seconds(120))
+            let serverBefore = server.cpuSeconds()
+            let start = NIODeadline.now() + .milliseconds(50)
+            // The quiz saves: every student of a quiz room, from a few seconds after arriving, every few seconds.
+            var saves: [(at: Double, arrival: Int, sequence: Int)] = []
+            for (index, arrival) in arrivals.enumerated() where fixture.rooms[arrival.room].quizRunID != nil {
+                var at = arrival.at + 3
+                var sequence = 1
+                while at < window {
+                    saves.append((at, index, sequence))
+                    at += saveEvery
+                    sequence += 1
+                }
+            }
+            saves.sort { $0.at < $1.at }
+            let orderedSaves = saves
+            async let savesDone: Measurement? =
+                orderedSaves.isEmpty
+                ? nil
+                : LoopbackRun(
+                    on: loop, count: orderedSaves.count, start: start,
+                    offset: { .nanoseconds(Int64(orderedSaves[$0].at * 1e9)) }
+                ) { connection, index, done in
+                    let save = orderedSaves[index]
+                    let arrival = arrivals[save.arrival]
+                    guard let (token, attempt) = campus.attempt(of: save.arrival) else {
+                        return done(.failure(LoopbackError("a student had no attempt 3 s after arriving")))
+                    }
+                    let began = NIODeadline.now()
+                    connection.send(
+                        .PUT, "/api/v1/quiz-attempts/\(attempt)/answers/\(CampusFixture.questionID)", token: token,
+                        json:
+                            #"{"sequence":\#(save.sequence),"answer":{"text":"Draft \#(save.sequence) of \#(arrival.seat)"}}"#
+                    ) { result in
+                        campus.saved(took: NIODeadline.now() - began)
+                        done(Self.expect(result, .ok, "a save"))
+                    }
+                }.run(over: savePool)
+            let morning = try await LoopbackRun(
+                on: loop, count: arrivals.count, start: start, offset: { .nanoseconds(Int64(arrivals[$0].at * 1e9)) }
+            ) { connection, index, done in
+                let arrival = arrivals[index]
+                let room = fixture.rooms[arrival.room]
+                let scheduled = start + .nanoseconds(Int64(arrival.at * 1e9))
+                let code = { campus.code(of: arrival.room) }
+                let afterwards: (String) -> Void = { token in
+                    guard let run = room.quizRunID else { return done(.success(())) }
+                    connection.send(
+                        .POST, "/api/v1/quiz-runs/\(run)/attempts", token: token,
+                        json: #"{"deviceId":"campus-\#(index)"}"#
+                    ) { result in
+                        guard case .success(let answer) = result, answer.status == .created,
+                            let started = try? answer.json(StartedAttempt.self)
+                        else { return done(Self.expect(result, .created, "starting an attempt")) }
+                        campus.started(index, token: token, attempt: started.attempt.id)
+                        done(.success(()))
+                    }
+                }
+                if arrival.newcomer {
+                    let number = arrival.room * roomSize + arrival.seat
+                    newStudent(
+                        connection, number: number, joinCode: room.joinCode, code: code,
+                        checkInTimed: { campus.checkedIn(newcomer: true, took: NIODeadline.now() - $0) },
+                        signedIn: { token in campus.noteToken(index, token) }
+                    ) { result in
+                        guard case .success = result, let token = campus.token(of: index) else { return done(result) }
+                        afterwards(token)
+                    }
+                } else {
+                    let token = room.studentTokens[arrival.seat]
+                    checkIn(connection, code: code(), token: token, index: index) { result in
+                        guard case .success = result else { return done(result) }
+                        campus.checkedIn(newcomer: false, took: NIODeadline.now() - scheduled)
+                        afterwards(token)
+                    }
+                }
+            }.run(over: pool)
+            let saved = try await savesDone
+            let serverCPU = server.cpuSeconds() - serverBefore
+            try await campus.waitForEvents(timeout: .seconds(60))
+            tasks.cancelAll()
+            return (morning, saved, serverCPU, orderedSaves.count)
+        }
+        print(
+            campusReport(
+                campus, morning: sockets.0, saves: sockets.1, saveCount: sockets.3, serverCPU: sockets.2,
+                arrivals: arrivals.count, newcomers: newcomers, memory: server.residentMegabytes(),
+                loadBefore: loadBefore))
+    }
+
+    /// A started attempt's answer, as much as the bench reads.
+    struct StartedAttempt: Decodable {
+        struct Attempt: Decodable { var id: Int64 }
+        var attempt: Attempt
+    }
+
+    /// A room's projector on its WebSocket: keeps the code it shows, as the phones in the room scan it.
+    func projector(_ room: CampusFixture.Room, index: Int, campus: Campus) async throws {
+        var configuration = WebSocketClientConfiguration()
+        configuration.additionalHeaders[.authorization] = "Bearer \(room.teacherToken)"
+        configuration.maxFrameSize = 1 << 24
+        try await WebSocketClient.connect(
+            url: "ws://127.0.0.1:\(port)" + CheckInRoutes.projectorLive.filled(["sessionID": room.sessionID]),
+            configuration: configuration, logger: Logger(label: "bench-projector")
+        ) { inbound, _, _ in
+            var first = true
+            for try await message in inbound.messages(maxSize: 1 << 24) {
+                guard case .text(let text) = message,
+                    let frame = try? JSONDecoder().decode(ProjectorFrame.self, from: Data(text.utf8))
+                else { continue }
+                campus.show(frame.code, in: index)
+                if first {
+                    first = false
+                    campus.socketOpened()
+                }
+            }
+        }
+    }
+
+    /// A teacher's live room: notes how long after its commit each check-in arrives.
+    func teacherRoom(_ room: CampusFixture.Room, index: Int, campus: Campus) async throws {
+        var configuration = WebSocketClientConfiguration()
+        configuration.additionalHeaders[.authorization] = "Bearer \(room.teacherToken)"
+        configuration.maxFrameSize = 1 << 24
+        let parse = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        try await WebSocketClient.connect(
+            url: "ws://127.0.0.1:\(port)" + LiveRoutes.live.filled(["sessionID": room.sessionID]),
+            configuration: configuration, logger: Logger(label: "bench-room")
+        ) { inbound, _, _ in
+            for try await message in inbound.messages(maxSize: 1 << 24) {
+                let received = Date()
+                guard case .text(let text) = message else { continue }
+                struct Message: Decodable {
+                    var type: String
+                    var kind: String?
+                    var createdAt: String?
+                }
+                let decoded = try JSONDecoder().decode(Message.self, from: Data(text.utf8))
+                switch decoded.type {
+                case "snapshot": campus.socketOpened()
+                case "event" where decoded.kind == "checked_in":
+                    guard let written = try decoded.createdAt.map({ try parse.parse($0) }) else { continue }
+                    campus.eventArrived(after: received.timeIntervalSince(written))
+                default: continue
+                }
+            }
+        }
+    }
+
+    func campusReport(
+        _ campus: Campus, morning: Measurement, saves: Measurement?, saveCount: Int, serverCPU: Double,
+        arrivals: Int, newcomers: Int, memory: (now: Double, peak: Double), loadBefore: String
+    ) -> String {
+        let state = campus.results
+        func percentile(_ values: [Double], _ p: Double) -> String {
+            guard !values.isEmpty else { return "-" }
+            let sorted = values.sorted()
+            let index = min(sorted.count - 1, max(0, Int((Double(sorted.count) * p / 100).rounded(.up)) - 1))
+            return String(format: "%.1f", sorted[index] * 1000)
+        }
+        func spread(_ values: [Double]) -> String {
+            "\(percentile(values, 50)) / \(percentile(values, 95)) / \(percentile(values, 99)) / "
+                + "\(percentile(values, 100)) ms"
+        }
+        let everyCheckIn = state.checkIns.count + state.newcomerCheckIns.count
+        let requests = arrivals * 2 + state.newcomerCheckIns.count * 3 + state.attempts.count + saveCount
+        let newcomerWhole = campus.newcomerArrivals(morning)
+        let wholeArrival = "p50 \(percentile(newcomerWhole, 50)) / p99 \(percentile(newcomerWhole, 99)) ms"
+        let scheduledSaves = saves.map { ", scheduled → answer p99 \($0.percentile(99)) ms" } ?? ""
+        let cpuTotal = String(format: "%.0f", serverCPU)
+        let cpuEach = String(format: "%.0f", serverCPU / Double(max(requests, 1)) * 1e6)
+        let rss = String(format: "%.0f MB at the end, %.0f MB at the peak", memory.now, memory.peak)
+        let every = String(format: "%g", saveEvery)
+        let checkIns = spread(state.checkIns)
+        let newcomerCheckIns = spread(state.newcomerCheckIns)
+        let events = spread(state.events)
+        let saveTimes = spread(state.saves)
+        return """
+
+            Campus morning: \(rooms) rooms of \(roomSize) students arriving over \(duration) s on one server (fresh
+            SQLite file, WAL; ROLLCALL_BCRYPT_COST=\(bcryptCost)); every room's projector and teacher's live room open
+            (\(2 * rooms) WebSockets); one student in ten (\(newcomers) a room) registering, signing in and joining on
+            the way; \(quizRooms) rooms running a quiz that each student starts once checked in and saves every
+            \(every) s. Load generator: this process, one event loop, 2 × \(connections) keep-alive connections. The
+            machine's load average before the run: \(loadBefore).
+
+              check-ins                    \(everyCheckIn) of \(arrivals)
+              check-in p50/p95/p99/max     \(checkIns) (arrival → checked in, \(state.checkIns.count) with accounts)
+              newcomers' check-in          \(newcomerCheckIns) (scan → checked in, after registering)
+              newcomers' whole arrival     \(wholeArrival) (register, sign in, join, check in)
+              live event p50/p95/p99/max   \(events) (commit → the teacher's socket, \(state.events.count) events)
+              quiz saves                   \(saveCount), request → answer \(saveTimes)\(scheduledSaves)
+              server CPU                   \(cpuTotal) s over the morning, \(cpuEach) µs a request (\(requests) requests)
+              server RSS                   \(rss)
+            """
+    }
+}
+
+/// What the campus morning has seen so far: each room's current code, the students' tokens and attempts, and every
+/// timing.
+final class Campus: Sendable {
+    struct Results {
+        var codes: [String]
+        var tokens: [Int: String] = [:]
+        var attempts: [Int: (String, Int64)] = [:]
+        var opened = 0
+        var checkIns: [Double] = []
+        var newcomerCheckIns: [Double] = []
+        var events: [Double] = []
+        var saves: [Double] = []
+    }
+    private let state: NIOLockedValueBox<Results>
+    let expectedEvents: Int
+    /// Which arrivals registered first, for their whole-arrival latencies.
+    private let newcomers = NIOLockedValueBox<Set<Int>>([])
+
+    init(rooms: Int, expectedEvents: Int) {
+        state = NIOLockedValueBox(Results(codes: Array(repeating: "", count: rooms)))
+        self.expectedEvents = expectedEvents
+    }
+
+    var results: Results { state.withLockedValue { $0 } }
+
+    func show(_ code: String, in room: Int) { state.withLockedValue { $0.codes[room] = code } }
+    func code(of room: Int) -> String { state.withLockedValue { $0.codes[room] } }
+    func socketOpened() { state.withLockedValue { $0.opened += 1 } }
+    func noteToken(_ arrival: Int, _ token: String) {
+        state.withLockedValue { $0.tokens[arrival] = token }
+        _ = newcomers.withLockedValue { $0.insert(arrival) }
+    }
+    func token(of arrival: Int) -> String? { state.withLockedValue { $0.tokens[arrival] } }
+    func started(_ arrival: Int, token: String, attempt: Int64) {
+        state.withLockedValue { $0.attempts[arrival] = (token, attempt) }
+    }
+    func attempt(of arrival: Int) -> (String, Int64)? { state.withLockedValue { $0.attempts[arrival] } }
+    func checkedIn(newcomer: Bool, took: TimeAmount) {
+        let seconds = Double(took.nanoseconds) / 1e9
+        state.withLockedValue {
+            if newcomer { $0.newcomerCheckIns.append(seconds) } else { $0.checkIns.append(seconds) }
+        }
+    }
+    func eventArrived(after delay: Double) { state.withLockedValue { $0.events.append(delay) } }
+    func saved(took: TimeAmount) { state.withLockedValue { $0.saves.append(Double(took.nanoseconds) / 1e9) } }
+
+    /// The whole arrivals of those who registered on the way.
+    func newcomerArrivals(_ morning: Measurement) -> [Double] {
+        newcomers.withLockedValue { $0 }.map { morning.byIndex[$0].seconds }
+    }
+
+    func waitUntilOpen(sockets: Int, timeout: Duration) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while state.withLockedValue({ $0.opened < sockets || $0.codes.contains("") }) {
+            guard ContinuousClock.now < deadline else {
+                throw LoopbackError("only \(state.withLockedValue { $0.opened }) of \(sockets) sockets opened")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    func waitForEvents(timeout: Duration) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while state.withLockedValue({ $0.events.count }) < expectedEvents {
+            guard ContinuousClock.now < deadline else {
+                throw LoopbackError(
+                    "only \(state.withLockedValue { $0.events.count }) of \(expectedEvents) check-ins reached the rooms"
+                )
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
