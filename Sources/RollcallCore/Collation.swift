@@ -24,7 +24,8 @@ public struct Collation: Sendable {
 
     /// `items` by name, and by id where two names are the same, so that the order never depends on the database.
     public func sorted<Item>(_ items: [Item], name: (Item) -> String, id: (Item) -> Int64) -> [Item] {
-        items.map { (name: name($0), id: id($0), item: $0) }
+        guard items.count > 1 else { return items }
+        return items.map { (name: name($0), id: id($0), item: $0) }
             .sorted { a, b in
                 if a.name != b.name { return precedes(a.name, b.name) }
                 return a.id < b.id

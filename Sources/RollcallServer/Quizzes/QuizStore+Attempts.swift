@@ -4,7 +4,9 @@ import SQLKit
 
 /// Attempts: starting, saving answers, closing on time, adding time.
 extension QuizStore {
-    struct AttemptRow: Decodable {
+    /// An attempt's row, read column by column: every save reads its attempt, and Codable's key conversion cost more
+    /// than the query.
+    struct AttemptRow {
         var id: Int64
         var runId: Int64
         var studentId: Int64
@@ -17,6 +19,24 @@ extension QuizStore {
         var closedAt: Date?
         var ending: String?
         var answered: Int
+
+        init(_ row: any SQLRow) throws {
+            func optional<Value: Decodable>(_ column: String, as type: Value.Type) throws -> Value? {
+                try row.decodeNil(column: column) ? nil : try row.decode(column: column, as: type)
+            }
+            id = try row.decode(column: "id", as: Int64.self)
+            runId = try row.decode(column: "run_id", as: Int64.self)
+            studentId = try row.decode(column: "student_id", as: Int64.self)
+            studentName = try row.decode(column: "student_name", as: String.self)
+            seed = try row.decode(column: "seed", as: Int64.self)
+            deviceId = try optional("device_id", as: String.self)
+            startedAt = try row.decode(column: "started_at", as: Date.self)
+            addedSeconds = try row.decode(column: "added_seconds", as: Int.self)
+            deadline = try row.decode(column: "deadline", as: Date.self)
+            closedAt = try optional("closed_at", as: Date.self)
+            ending = try optional("ending", as: String.self)
+            answered = try row.decode(column: "answered", as: Int.self)
+        }
 
         var attempt: QuizAttempt {
             QuizAttempt(
@@ -38,7 +58,7 @@ extension QuizStore {
             FROM quiz_attempts JOIN users ON users.id = quiz_attempts.student_id
             WHERE \(condition)
             """
-        ).all(decoding: AttemptRow.self, with: .rollcall).map(\.attempt)
+        ).all().map { try AttemptRow($0).attempt }
         return Collation.reader.sorted(attempts, name: \.studentName, id: \.id)
     }
 
