@@ -245,6 +245,11 @@ extension Bench {
         let wholeArrival = "p50 \(percentile(newcomerWhole, 50)) / p99 \(percentile(newcomerWhole, 99)) ms"
         let scheduledSaves = saves.map { ", scheduled → answer p99 \($0.percentile(99)) ms" } ?? ""
         let cpuTotal = String(format: "%.0f", serverCPU)
+        // Registering and signing in hash the password twice, which is most of what a newcomer costs.
+        let hash = Self.hashTimes(bcryptCost...bcryptCost).first?.milliseconds ?? .nan
+        let hashes = state.newcomerCheckIns.count * 2
+        let hashing = String(
+            format: "about %.0f s of it %d password hashes at %.0f ms", Double(hashes) * hash / 1000, hashes, hash)
         let cpuEach = String(format: "%.0f", serverCPU / Double(max(requests, 1)) * 1e6)
         let rss = String(format: "%.0f MB at the end, %.0f MB at the peak", memory.now, memory.peak)
         let every = String(format: "%g", saveEvery)
@@ -267,7 +272,8 @@ extension Bench {
               newcomers' whole arrival     \(wholeArrival) (register, sign in, join, check in)
               live event p50/p95/p99/max   \(events) (commit → the teacher's socket, \(state.events.count) events)
               quiz saves                   \(saveCount), request → answer \(saveTimes)\(scheduledSaves)
-              server CPU                   \(cpuTotal) s over the morning, \(cpuEach) µs a request (\(requests) requests)
+              server CPU                   \(cpuTotal) s over the morning (\(hashing)), \(cpuEach) µs a request \
+            (\(requests) requests)
               server RSS                   \(rss)
             """
     }
