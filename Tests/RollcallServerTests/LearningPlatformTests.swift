@@ -224,6 +224,11 @@ struct LearningPlatformTests {
                 })
             let again = try await api.call(.post, "/api/v1/courses/\(courseID)/lti/grades", as: admin)
             #expect(again.int("queued") == 4)
+            // The older scores are replaced, a score on its way at that moment as soon as its attempt fails.
+            #expect(
+                try await Self.eventually {
+                    try await api.rows("SELECT id FROM outbox WHERE channel = 'lti' AND status = 'replaced'").count == 4
+                })
             platform.set { $0.down = false }
             #expect(try await Self.eventually { platform.scores.count == 8 }, "\(platform.scores.count)")
             let late = platform.scores.last { $0.userID == "s-2" }

@@ -12,7 +12,8 @@ struct OutboxMessage: Codable, Sendable, Equatable {
     /// The plain text; for email, the HTML part is `html`.
     var body: String
     var html: String?
-    /// `stored` (kept here only: no courier for its channel), `queued`, `sending`, `sent` or `failed`.
+    /// `stored` (kept here only: no courier for its channel), `queued`, `sending`, `sent`, `failed`, or `replaced` (a
+    /// score a newer one made unnecessary).
     var status: String
     var attempts: Int
     var lastError: String?
@@ -26,6 +27,10 @@ enum MessageChannel: String, Sendable {
     case email, sms
     /// A score for a learning platform's gradebook (LTI Assignment and Grade Services): queued and retried like mail.
     case lti
+
+    /// The channels where only the newest message to a recipient on a subject counts (a score), so that a newer one
+    /// replaces an older one not yet delivered.
+    static let newestOnly: [MessageChannel] = [.lti]
 }
 
 /// A message to send: for email, a subject, a text and an HTML part; for SMS, the text alone.
