@@ -196,32 +196,9 @@ extension Bench {
 
     /// A teacher's live room: notes how long after its commit each check-in arrives.
     func teacherRoom(_ room: CampusFixture.Room, index: Int, campus: Campus) async throws {
-        var configuration = WebSocketClientConfiguration()
-        configuration.additionalHeaders[.authorization] = "Bearer \(room.teacherToken)"
-        configuration.maxFrameSize = 1 << 24
-        let parse = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-        try await WebSocketClient.connect(
-            url: "ws://127.0.0.1:\(port)" + LiveRoutes.live.filled(["sessionID": room.sessionID]),
-            configuration: configuration, logger: Logger(label: "bench-room")
-        ) { inbound, _, _ in
-            for try await message in inbound.messages(maxSize: 1 << 24) {
-                let received = Date()
-                guard case .text(let text) = message else { continue }
-                struct Message: Decodable {
-                    var type: String
-                    var kind: String?
-                    var createdAt: String?
-                }
-                let decoded = try JSONDecoder().decode(Message.self, from: Data(text.utf8))
-                switch decoded.type {
-                case "snapshot": campus.socketOpened()
-                case "event" where decoded.kind == "checked_in":
-                    guard let written = try decoded.createdAt.map({ try parse.parse($0) }) else { continue }
-                    campus.eventArrived(after: received.timeIntervalSince(written))
-                default: continue
-                }
-            }
-        }
+        try await BenchLive.watchRoom(
+            port: port, token: room.teacherToken, session: room.sessionID, opened: { campus.socketOpened() },
+            arrived: { campus.eventArrived(after: $0) })
     }
 
     func campusReport(

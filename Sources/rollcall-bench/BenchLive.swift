@@ -79,8 +79,19 @@ struct BenchLive: AsyncParsableCommand {
 
     /// The teacher's live view: notes when each `checked_in` event arrives, beside when the server wrote it.
     func watch(_ fixture: BenchFixture, session: Int64, arrivals: Arrivals) async throws {
+        try await Self.watchRoom(
+            port: port, token: fixture.teacherToken, session: session, opened: { arrivals.snapshotArrived() },
+            arrived: { arrivals.eventArrived(after: $0) })
+    }
+
+    /// A teacher's live room on its WebSocket: `opened` at its snapshot, then `arrived` with how long after the
+    /// server wrote it each check-in's event came.
+    static func watchRoom(
+        port: Int, token: String, session: Int64, opened: @escaping @Sendable () -> Void,
+        arrived: @escaping @Sendable (Double) -> Void
+    ) async throws {
         var configuration = WebSocketClientConfiguration()
-        configuration.additionalHeaders[.authorization] = "Bearer \(fixture.teacherToken)"
+        configuration.additionalHeaders[.authorization] = "Bearer \(token)"
         configuration.maxFrameSize = 1 << 24
         let parse = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
         try await WebSocketClient.connect(
@@ -98,10 +109,10 @@ struct BenchLive: AsyncParsableCommand {
                 }
                 let decoded = try JSONDecoder().decode(Message.self, from: Data(text.utf8))
                 switch decoded.type {
-                case "snapshot": arrivals.snapshotArrived()
+                case "snapshot": opened()
                 case "event" where decoded.kind == "checked_in":
                     guard let written = try decoded.createdAt.map({ try parse.parse($0) }) else { continue }
-                    arrivals.eventArrived(after: received.timeIntervalSince(written))
+                    arrived(received.timeIntervalSince(written))
                 default: continue
                 }
             }
