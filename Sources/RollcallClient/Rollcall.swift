@@ -5,9 +5,7 @@ import OpenAPIRuntime
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-#if os(Linux)
-    import OpenAPIAsyncHTTPClient
-#else
+#if !os(Linux)
     import OpenAPIURLSession
 #endif
 
@@ -82,7 +80,7 @@ public struct Rollcall: Sendable {
 
     static func defaultTransport() -> any ClientTransport {
         #if os(Linux)
-            AsyncHTTPClientTransport()
+            WholeBodyTransport()
         #else
             URLSessionTransport()
         #endif

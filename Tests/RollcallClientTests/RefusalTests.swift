@@ -128,6 +128,38 @@ struct RefusalTests {
         }
     }
 
+    /// The server refuses a teacher's check-in before reading its body. Each refusal must come back as `forbidden`,
+    /// not as "could not be reached": a streamed body lost that race about once in 300 requests.
+    @Test func a_refusal_before_the_body_is_read_reaches_the_caller() async throws {
+        try await withServer(setup: .live) { api in
+            let room = try await Classroom.open(api)
+            let teacher = try api.rollcall(room.teacher)
+            let link = try #require(try await teacher.projectorFrame(sessionID: room.sessionID).url)
+            let ticket = try await api.rollcall(room.student).scan(link: link).ticket
+            let before = try await api.snapshot()
+            let codes = try await withThrowingTaskGroup(of: [String].self) { group in
+                for lane in 0..<8 {
+                    group.addTask {
+                        var codes: [String] = []
+                        for attempt in 0..<40 {
+                            do {
+                                _ = try await teacher.checkIn(ticket: ticket, deviceID: "phone-\(lane)-\(attempt)")
+                                codes.append("checked in")
+                            } catch let error as RollcallError {
+                                codes.append(error.status == 403 ? error.code : "\(error.code): \(error.details)")
+                            }
+                        }
+                        return codes
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(codes.count == 320)
+            #expect(codes.filter { $0 != "forbidden" } == [])
+            #expect(try await api.snapshot() == before, "a refused request changed stored data")
+        }
+    }
+
     @Test func the_live_room_of_a_session_one_may_not_see() async throws {
         try await withServer(setup: .live) { api in
             let room = try await Classroom.open(api)
