@@ -54,15 +54,14 @@
 
         /// The request's path and query, under the base URL's own path.
         static func address(of request: HTTPRequest, under baseURL: URL) throws -> String {
-            guard var address = URLComponents(url: baseURL, resolvingAgainstBaseURL: false),
+            if var address = URLComponents(url: baseURL, resolvingAgainstBaseURL: false),
                 let target = URLComponents(string: request.path ?? "")
-            else { throw InvalidAddress(description: "\(request.path ?? "") under \(baseURL.absoluteString)") }
-            address.percentEncodedPath += target.percentEncodedPath
-            address.percentEncodedQuery = target.percentEncodedQuery
-            guard let url = address.url else {
-                throw InvalidAddress(description: "\(request.path ?? "") under \(baseURL.absoluteString)")
+            {
+                address.percentEncodedPath += target.percentEncodedPath
+                address.percentEncodedQuery = target.percentEncodedQuery
+                if let url = address.url { return url.absoluteString }
             }
-            return url.absoluteString
+            throw InvalidAddress(description: "\(request.path ?? "") under \(baseURL.absoluteString)")
         }
     }
 #endif
