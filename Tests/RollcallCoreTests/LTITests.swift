@@ -157,7 +157,8 @@ struct LTITests {
 
     @Test func roles_map_to_the_course() {
         #expect(LTI.courseRole([Self.instructor]) == .teacher)
-        #expect(LTI.courseRole(["http://purl.imsglobal.org/vocab/lis/v2/institution/person#Administrator"]) == .teacher)
+        #expect(LTI.courseRole(["http://purl.imsglobal.org/vocab/lis/v2/membership#Administrator"]) == .teacher)
+        #expect(LTI.courseRole(["urn:lti:role:ims/lis/Instructor"]) == .teacher)
         #expect(
             LTI.courseRole([
                 "http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant", Self.instructor,
@@ -166,6 +167,71 @@ struct LTITests {
         #expect(LTI.courseRole(["Learner"]) == .student && LTI.courseRole(["Instructor"]) == .teacher)
         #expect(LTI.courseRole(["http://purl.imsglobal.org/vocab/lis/v2/membership#Mentor"]) == nil)
         #expect(LTI.courseRole([]) == nil)
+    }
+
+    @Test func registration_documents_are_compared_by_origin_not_by_prefix() {
+        let issuer = "http://127.0.0.1:5400"
+        #expect(
+            LTI.sameOrigin(
+                issuer: issuer, configuration: "http://127.0.0.1:5400/.well-known/openid-configuration",
+                registrationEndpoint: "http://127.0.0.1:5400/lti/register"))
+        // A string prefix is not an origin: :54007 begins with :5400.
+        #expect(
+            !LTI.sameOrigin(
+                issuer: issuer, configuration: "http://127.0.0.1:54007/.well-known/openid-configuration",
+                registrationEndpoint: "http://127.0.0.1:5400/lti/register"))
+        #expect(
+            !LTI.sameOrigin(
+                issuer: "https://lms.school.edu", configuration: "https://lms.school.edu.evil.test/config",
+                registrationEndpoint: "https://lms.school.edu/register"))
+        // The registration endpoint must be the issuer's too.
+        #expect(
+            !LTI.sameOrigin(
+                issuer: "https://lms.school.edu", configuration: "https://lms.school.edu/config",
+                registrationEndpoint: "https://collector.evil.test/register"))
+        #expect(
+            LTI.sameOrigin(
+                issuer: "https://LMS.school.edu", configuration: "https://lms.school.edu:443/config",
+                registrationEndpoint: "https://lms.school.edu/register"))
+        #expect(!LTI.sameOrigin(issuer: "not a url", configuration: "not a url", registrationEndpoint: "not a url"))
+    }
+
+    @Test func each_gradebook_call_asks_the_narrowest_scope_the_launch_offered() {
+        let all = [LTI.Scope.lineItems, LTI.Scope.lineItemsReadOnly, LTI.Scope.scores]
+        #expect(LTI.scope(for: .postScore, offered: all) == LTI.Scope.scores)
+        #expect(LTI.scope(for: .findLineItem, offered: all) == LTI.Scope.lineItemsReadOnly)
+        #expect(LTI.scope(for: .createLineItem, offered: all) == LTI.Scope.lineItems)
+        // A launch that offered read-only line items and scores: Rollcall finds its column and posts, never makes one.
+        let readOnly = [LTI.Scope.lineItemsReadOnly, LTI.Scope.scores]
+        #expect(LTI.scope(for: .findLineItem, offered: readOnly) == LTI.Scope.lineItemsReadOnly)
+        #expect(LTI.scope(for: .createLineItem, offered: readOnly) == nil)
+        #expect(LTI.scope(for: .postScore, offered: readOnly) == LTI.Scope.scores)
+        #expect(LTI.scope(for: .postScore, offered: [LTI.Scope.lineItems]) == nil)
+        // A link kept before the offer was recorded asks as it always did.
+        #expect(LTI.scope(for: .postScore, offered: []) == LTI.Scope.scores)
+        #expect(LTI.scope(for: .findLineItem, offered: []) == LTI.Scope.lineItems)
+    }
+
+    @Test func a_name_comes_from_what_the_platform_shares() {
+        #expect(LTI.personName(["name": "Ada Lovelace", "given_name": "A"]) == "Ada Lovelace")
+        #expect(LTI.personName(["given_name": "Ada", "family_name": "Lovelace"]) == "Ada Lovelace")
+        #expect(LTI.personName(["family_name": "Lovelace"]) == "Lovelace")
+        #expect(LTI.personName(["name": " ", "preferred_username": "alovelace"]) == "alovelace")
+        #expect(LTI.personName([:]) == nil)
+        let placeholders = Set((0..<40).map { LTI.placeholderName(subject: "user-\($0)") })
+        #expect(placeholders.count == 40, "forty learners without names get forty names")
+        #expect(LTI.placeholderName(subject: "user-1") == LTI.placeholderName(subject: "user-1"))
+        #expect(LTI.placeholderName(subject: "user-1").hasPrefix("Learner "))
+    }
+
+    @Test func institution_and_system_roles_say_nothing_about_the_course() {
+        let institution = "http://purl.imsglobal.org/vocab/lis/v2/institution/person#Instructor"
+        let system = "http://purl.imsglobal.org/vocab/lis/v2/system/person#Administrator"
+        #expect(LTI.courseRole([institution]) == nil)
+        #expect(LTI.courseRole([system, "urn:lti:instrole:ims/lis/Administrator"]) == nil)
+        // A learner who teaches elsewhere in the school is a learner here.
+        #expect(LTI.courseRole([Self.learner, institution, system]) == .student)
+        #expect(LTI.courseRole(["http://example.edu/roles#Instructor"]) == nil)
     }
 
     @Test func members_are_read_from_a_page_of_the_roster() {

@@ -69,18 +69,57 @@ struct SingleSignOnTests {
         #expect(refusal.code == .ssoTokenRefused)
     }
 
-    @Test func only_the_announced_asymmetric_algorithms_are_accepted() throws {
-        try SingleSignOn.checkAlgorithm("RS256", announced: ["RS256", "ES256"])
-        try SingleSignOn.checkAlgorithm("ES256", announced: ["RS256", "ES256"])
-        try SingleSignOn.checkAlgorithm("RS256", announced: [])  // the default when none is announced
+    @Test func only_the_announced_algorithms_are_accepted() throws {
+        try SingleSignOn.checkAlgorithm("RS256", announced: ["RS256", "ES256"], keyedWithSecret: false)
+        try SingleSignOn.checkAlgorithm("ES256", announced: ["RS256", "ES256"], keyedWithSecret: false)
+        try SingleSignOn.checkAlgorithm("RS256", announced: [], keyedWithSecret: false)  // the default
         for (algorithm, announced) in [
             ("none", ["RS256", "none"]), ("HS256", ["RS256", "HS256"]), ("hs512", ["hs512"]), ("ES256", ["RS256"]),
             ("PS256", []), ("", ["RS256"]),
         ] {
             #expect(throws: SingleSignOnRefusal.algorithmNotAllowed(algorithm), "\(algorithm)") {
-                try SingleSignOn.checkAlgorithm(algorithm, announced: announced)
+                try SingleSignOn.checkAlgorithm(algorithm, announced: announced, keyedWithSecret: false)
             }
         }
+    }
+
+    @Test func an_hmac_is_accepted_only_keyed_with_the_client_secret_and_announced() throws {
+        for algorithm in ["HS256", "HS384", "HS512"] {
+            try SingleSignOn.checkAlgorithm(algorithm, announced: ["RS256", algorithm], keyedWithSecret: true)
+            // Never keyed with a public key, whatever the provider announces.
+            #expect(throws: SingleSignOnRefusal.algorithmNotAllowed(algorithm)) {
+                try SingleSignOn.checkAlgorithm(algorithm, announced: ["RS256", algorithm], keyedWithSecret: false)
+            }
+            #expect(throws: SingleSignOnRefusal.algorithmNotAllowed(algorithm)) {
+                try SingleSignOn.checkAlgorithm(algorithm, announced: ["RS256"], keyedWithSecret: true)
+            }
+        }
+        #expect(throws: SingleSignOnRefusal.algorithmNotAllowed("hs512")) {
+            try SingleSignOn.checkAlgorithm("hs512", announced: ["hs512"], keyedWithSecret: true)
+        }
+    }
+
+    @Test func userinfo_fills_what_the_token_lacks_for_the_same_subject_only() throws {
+        let bare = Self.claims {
+            $0.email = nil
+            $0.emailVerified = nil
+            $0.name = nil
+        }
+        let info: [String: [String]] = [
+            "sub": [bare.subject], "email": ["ada@school.test"], "name": ["Ada Lovelace"],
+            "eduPersonAffiliation": ["faculty"],
+        ]
+        let merged = try #require(SingleSignOn.merged(bare, userInfo: info))
+        #expect(merged.email == "ada@school.test" && merged.name == "Ada Lovelace")
+        #expect(merged.emailVerified == nil)
+        #expect(merged.others["eduPersonAffiliation"] == ["faculty"])
+        // The token's own claims win over UserInfo's.
+        #expect(
+            SingleSignOn.merged(Self.claims(), userInfo: info.merging(["name": ["Eve"]]) { $1 })?.name == "Ada Lovelace"
+        )
+        // An answer about someone else is refused.
+        #expect(SingleSignOn.merged(bare, userInfo: info.merging(["sub": ["someone-else"]]) { $1 }) == nil)
+        #expect(SingleSignOn.merged(bare, userInfo: ["email": ["eve@school.test"]]) == nil)
     }
 
     @Test func pkce_s256_matches_the_rfc_example() {
@@ -92,11 +131,14 @@ struct SingleSignOnTests {
 
     @Test func the_role_claim_makes_teachers_of_the_values_the_school_names() {
         let teachers: Set<String> = ["faculty", "Staff"]
-        #expect(SingleSignOn.role(claimValues: ["student", "faculty"], teacherValues: teachers) == .teacher)
-        #expect(SingleSignOn.role(claimValues: ["STAFF"], teacherValues: teachers) == .teacher)
-        #expect(SingleSignOn.role(claimValues: ["student", "member"], teacherValues: teachers) == .student)
-        #expect(SingleSignOn.role(claimValues: [], teacherValues: teachers) == .student)
-        #expect(SingleSignOn.role(claimValues: ["faculty"], teacherValues: []) == .student)
+        #expect(
+            SingleSignOn.role(claimValues: ["student", "faculty"], teacherValues: teachers) == .directory(.teacher))
+        #expect(SingleSignOn.role(claimValues: ["STAFF"], teacherValues: teachers) == .directory(.teacher))
+        #expect(SingleSignOn.role(claimValues: ["student", "member"], teacherValues: teachers) == .directory(.student))
+        #expect(SingleSignOn.role(claimValues: [], teacherValues: teachers) == .directory(.student))
+        #expect(SingleSignOn.role(claimValues: ["faculty"], teacherValues: []) == .directory(.student))
+        // A sign-in without the claim says nothing of the role.
+        #expect(SingleSignOn.role(claimValues: nil, teacherValues: teachers) == .absent)
     }
 
     @Test func the_address_counts_as_verified_only_when_the_provider_says_so() {
@@ -105,5 +147,23 @@ struct SingleSignOnTests {
         #expect(SingleSignOn.email(Self.claims { $0.emailVerified = nil })! == ("ada@school.test", false))
         #expect(SingleSignOn.email(Self.claims { $0.email = "not an address" }) == nil)
         #expect(SingleSignOn.email(Self.claims { $0.email = nil }) == nil)
+    }
+
+    @Test func a_trusted_domain_vouches_only_where_the_provider_says_nothing() {
+        let trusted: Set<String> = ["school.test"]
+        #expect(
+            SingleSignOn.email(Self.claims { $0.emailVerified = nil }, trustedDomains: trusted)! == (
+                "ada@school.test", true
+            ))
+        #expect(
+            SingleSignOn.email(Self.claims { $0.emailVerified = false }, trustedDomains: trusted)! == (
+                "ada@school.test", false
+            ))
+        #expect(
+            SingleSignOn.email(
+                Self.claims {
+                    $0.emailVerified = nil
+                    $0.email = "ada@elsewhere.test"
+                }, trustedDomains: trusted)! == ("ada@elsewhere.test", false))
     }
 }

@@ -327,9 +327,24 @@ struct LearningPlatformTests {
             #expect(page.status == .ok && page.sessionCookie == nil, "\(page.text)")
             let href = String(try #require(page.text.firstMatch(of: /id="lti-open" href="([^"]+)"/)?.1))
             #expect(page.headers[.contentSecurityPolicy]?.contains("frame-ancestors \(platform.issuer)") == true)
+            #expect(page.text.contains("continue as Student 00"), "the page names the person")
+            // The link signs nobody in by itself: the new window logs in at the platform again, as a window of its
+            // own, and the platform launches whoever is signed in to it in that browser.
             let opened = try await api.call(.get, href.replacingOccurrences(of: "&amp;", with: "&"))
-            #expect(opened.status == .found && opened.sessionCookie != nil, "\(opened.text)")
-            #expect(opened.headers[.location]?.hasPrefix("/courses/") == true)
+            #expect(opened.status == .found && opened.sessionCookie == nil, "\(opened.text)")
+            let location = try #require(opened.headers[.location].flatMap(URLComponents.init(string:)))
+            func item(_ name: String) -> String? { location.queryItems?.first { $0.name == name }?.value }
+            #expect(location.string?.hasPrefix("\(platform.issuer)/auth?") == true && item("login_hint") == "hint-1")
+            let cookie = try #require(opened.headers[values: .setCookie].first { $0.hasPrefix("rollcall_lti=") })
+            let relaunch = PlatformLaunch(
+                state: try #require(item("state")), nonce: try #require(item("nonce")),
+                browser: String(cookie.prefix { $0 != ";" }))
+            let signedIn = try await relaunch.post(
+                api,
+                idToken: try platform.launchToken(nonce: relaunch.nonce, subject: "s-0", role: TestPlatform.learnerRole)
+            )
+            #expect(signedIn.status == .seeOther && signedIn.sessionCookie != nil, "\(signedIn.text)")
+            #expect(signedIn.headers[.location]?.hasPrefix("/courses/") == true)
             let twice = try await api.call(
                 .get, href.replacingOccurrences(of: "&amp;", with: "&"), headers: [.accept: "application/json"])
             #expect(twice.status == .badRequest && twice.errorCode == "lti_state_invalid")

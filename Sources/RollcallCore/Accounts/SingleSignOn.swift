@@ -48,6 +48,8 @@ public enum SingleSignOnRefusal: Error, Sendable, Equatable {
     /// The nonce is missing or is not the one this browser's sign-in sent.
     case wrongNonce
     case missingSubject
+    /// The UserInfo endpoint answered about another subject than the ID token's.
+    case wrongSubject
     /// Not a signed token of three parts, each JSON.
     case unreadable
 
@@ -64,6 +66,7 @@ public enum SingleSignOnRefusal: Error, Sendable, Equatable {
         case .issuedInFuture: "it says it was issued in the future"
         case .wrongNonce: "it answers another sign-in"
         case .missingSubject: "it names nobody"
+        case .wrongSubject: "the provider described someone else"
         case .unreadable: "it is not a token at all"
         }
     }
@@ -74,14 +77,21 @@ public enum SingleSignOn {
     /// How far apart Rollcall's clock and the provider's may be.
     public static let clockSkew: TimeInterval = 120
 
-    /// Algorithms an ID token may use: those the provider announces, but never `none` and never an HMAC, which with
-    /// a provider's public key would let anyone who read the key sign.
-    public static func checkAlgorithm(_ algorithm: String, announced: [String]) throws(SingleSignOnRefusal) {
+    /// Algorithms an ID token may use: those the provider announces (RS256 where it announces none), never `none`.
+    /// An HMAC (`HS256`, `HS384`, `HS512`) only when `keyedWithSecret`: the client secret is the key, as OpenID
+    /// Connect Core §10.1 allows a confidential client, and never a published public key, which anyone can read.
+    public static func checkAlgorithm(
+        _ algorithm: String, announced: [String], keyedWithSecret: Bool
+    ) throws(SingleSignOnRefusal) {
         let allowed = announced.isEmpty ? ["RS256"] : announced
-        guard algorithm != "none", !algorithm.uppercased().hasPrefix("HS"), allowed.contains(algorithm) else {
-            throw .algorithmNotAllowed(algorithm)
+        guard algorithm != "none", allowed.contains(algorithm) else { throw .algorithmNotAllowed(algorithm) }
+        if algorithm.uppercased().hasPrefix("HS") {
+            guard keyedWithSecret, hmacAlgorithms.contains(algorithm) else { throw .algorithmNotAllowed(algorithm) }
         }
     }
+
+    /// The HMAC algorithms a client secret may key.
+    public static let hmacAlgorithms: Set<String> = ["HS256", "HS384", "HS512"]
 
     /// Checks a verified token's claims against this sign-in: the issuer, this client as audience (and as `azp`
     /// when there are several audiences), the time it is valid, and the nonce this browser sent.
@@ -106,17 +116,41 @@ public enum SingleSignOn {
         base64URL(Array(SHA256.hash(data: Array(verifier.utf8))))
     }
 
-    /// The role the school's claim gives: a teacher when any of its values is one of `teacherValues` (compared
-    /// without case), a student otherwise.
-    public static func role(claimValues: [String], teacherValues: Set<String>) -> Role {
+    /// What the school's role claim says: a teacher when any of its values is one of `teacherValues` (compared
+    /// without case), a student otherwise, and nothing at all when the claim is not there, so that a sign-in
+    /// whose claim went missing leaves the role as it is.
+    public static func role(claimValues: [String]?, teacherValues: Set<String>) -> RoleClaim {
+        guard let claimValues else { return .absent }
         let teacher = Set(teacherValues.map { $0.lowercased() })
-        return claimValues.contains { teacher.contains($0.lowercased()) } ? .teacher : .student
+        return .directory(claimValues.contains { teacher.contains($0.lowercased()) } ? .teacher : .student)
     }
 
-    /// The address a token gives, when it gives one Rollcall accepts, and whether the provider verified it.
-    public static func email(_ claims: IDTokenClaims) -> (address: String, verified: Bool)? {
+    /// The address a token gives, when it gives one Rollcall accepts, and whether the provider vouches for it: by
+    /// `email_verified`, or, for a provider that sends none (Microsoft Entra ID), by the address being in one of
+    /// the domains the school says its provider owns.
+    public static func email(
+        _ claims: IDTokenClaims, trustedDomains: Set<String> = []
+    ) -> (address: String, verified: Bool)? {
         guard let text = claims.email, let address = try? AccountRules.email(text) else { return nil }
-        return (address, claims.emailVerified == true)
+        if let verified = claims.emailVerified { return (address, verified) }
+        let domain = address.split(separator: "@").last.map(String.init) ?? ""
+        return (address, trustedDomains.contains(domain))
+    }
+
+    /// The ID token's claims with those of the UserInfo endpoint (OpenID Connect Core §5.3) added where the token
+    /// lacks them. The answer must be about the token's subject (§5.3.2); `nil` otherwise.
+    public static func merged(_ claims: IDTokenClaims, userInfo: [String: [String]]) -> IDTokenClaims? {
+        guard userInfo["sub"]?.first == claims.subject else { return nil }
+        var merged = claims
+        merged.email = claims.email ?? userInfo["email"]?.first
+        if claims.emailVerified == nil, let verified = userInfo["email_verified"]?.first {
+            merged.emailVerified = verified == "true" || verified == "1"
+        }
+        merged.name = claims.name ?? userInfo["name"]?.first
+        for (name, values) in userInfo where merged.others[name] == nil {
+            merged.others[name] = values
+        }
+        return merged
     }
 
     static func base64URL(_ bytes: [UInt8]) -> String {

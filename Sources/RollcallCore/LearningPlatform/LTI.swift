@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// The rules of LTI 1.3 (1EdTech LTI Core 1.3, Security Framework 1.0, Names and Role Provisioning 2.0, Assignment
@@ -27,7 +28,28 @@ public enum LTI {
     public enum Scope {
         public static let memberships = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
         public static let lineItems = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
+        public static let lineItemsReadOnly = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem.readonly"
         public static let scores = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+    }
+
+    /// The calls Rollcall makes to a platform's gradebook (Assignment and Grade Services 2.0).
+    public enum GradeCall: Sendable {
+        case findLineItem, createLineItem, postScore
+    }
+
+    /// The narrowest scope a gradebook call needs, within those the launch offered (`offered` empty: a link made
+    /// before Rollcall kept them, asked as before); `nil` when the platform did not offer it.
+    public static func scope(for call: GradeCall, offered: [String]) -> String? {
+        func allowed(_ scope: String) -> Bool { offered.isEmpty || offered.contains(scope) }
+        switch call {
+        case .findLineItem:
+            if offered.contains(Scope.lineItemsReadOnly) { return Scope.lineItemsReadOnly }
+            return allowed(Scope.lineItems) ? Scope.lineItems : nil
+        case .createLineItem:
+            return allowed(Scope.lineItems) ? Scope.lineItems : nil
+        case .postScore:
+            return allowed(Scope.scores) ? Scope.scores : nil
+        }
     }
 
     /// The messages a platform launches Rollcall with.
@@ -157,11 +179,9 @@ public enum LTI {
         }
         let names = payload[Claim.namesRoles] as? [String: Any]
         let grades = payload[Claim.gradeEndpoint] as? [String: Any]
-        let given = [payload["given_name"] as? String, payload["family_name"] as? String].compactMap { $0 }
         return Launch(
             messageType: messageType, issuer: registration.issuer, subject: payload["sub"] as? String ?? "",
-            deploymentID: deployment, role: role,
-            name: (payload["name"] as? String) ?? (given.isEmpty ? nil : given.joined(separator: " ")),
+            deploymentID: deployment, role: role, name: personName(payload),
             email: payload["email"] as? String,
             studentNumber: (payload[Claim.lis] as? [String: Any])?["person_sourcedid"] as? String,
             context: context, resourceLinkID: resourceLinkID, targetLinkURI: payload[Claim.targetLinkURI] as? String,
@@ -190,20 +210,39 @@ public enum LTI {
             emailVerified: nil, name: payload["name"] as? String, others: [:])
     }
 
-    /// The role a person has in Rollcall's course from the platform's roles: an instructor or administrator
-    /// teaches, a teaching assistant assists (the LIS vocabulary names it a sub-role of Instructor), a learner is a
-    /// student. Short names (`Instructor`) count as the full ones, as NRPS answers may use them.
+    /// The role a person has in Rollcall's course from the platform's context roles: an instructor or
+    /// administrator of the course teaches, a teaching assistant assists (the LIS vocabulary names it a sub-role of
+    /// Instructor), a learner is a student. Only the membership vocabulary counts (full URIs, LTI 1.1's context URNs
+    /// and the short names NRPS answers may use): an institution or system role (`…/institution/person#Instructor`,
+    /// which platforms send for anyone who teaches anywhere) says nothing about this course.
     public static func courseRole(_ roles: [String]) -> CourseRole? {
-        let names = roles.map { role -> String in
-            let local = role.split(separator: "#").last.map(String.init) ?? role
-            return local.split(separator: "/").last.map(String.init) ?? local
-        }
+        let names = roles.compactMap(contextRoleName)
         if names.contains("TeachingAssistant") { return .assistant }
         if names.contains(where: { ["Instructor", "Administrator", "ContentDeveloper"].contains($0) }) {
             return .teacher
         }
         if names.contains("Learner") { return .student }
         return nil
+    }
+
+    static let contextVocabularies = [
+        "http://purl.imsglobal.org/vocab/lis/v2/membership#", "http://purl.imsglobal.org/vocab/lis/v2/membership/",
+        "urn:lti:role:ims/lis/",
+    ]
+
+    /// A role's local name when it is a context role (`membership#Instructor` → `Instructor`,
+    /// `membership/Instructor#TeachingAssistant` → `TeachingAssistant`); `nil` for any other vocabulary.
+    static func contextRoleName(_ role: String) -> String? {
+        let rest: Substring
+        if let vocabulary = contextVocabularies.first(where: { role.hasPrefix($0) }) {
+            rest = role.dropFirst(vocabulary.count)
+        } else if !role.contains(":"), !role.contains("/"), !role.isEmpty {
+            rest = role[...]
+        } else {
+            return nil
+        }
+        let local = rest.split(separator: "#").last ?? rest
+        return (local.split(separator: "/").last).map(String.init)
     }
 
     /// A member of the platform's course, from an NRPS answer.
@@ -228,6 +267,41 @@ public enum LTI {
         }
     }
 
+    /// A URL's origin (RFC 6454: scheme, host and port, the default port written out), for comparing where two
+    /// URLs are served from rather than how their strings begin; `nil` for a URL without a host.
+    public static func origin(_ text: String) -> String? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(),
+            !host.isEmpty
+        else { return nil }
+        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : 0)
+        return "\(scheme)://\(host):\(port)"
+    }
+
+    /// Whether a registration's documents may be believed: the configuration was read from the issuer's origin, and
+    /// the endpoint Rollcall registers at is on it too (Dynamic Registration 1.0 §3.5.1).
+    public static func sameOrigin(issuer: String, configuration: String, registrationEndpoint: String) -> Bool {
+        guard let origin = origin(issuer) else { return false }
+        return origin == LTI.origin(configuration) && origin == LTI.origin(registrationEndpoint)
+    }
+
+    /// A person's name as a platform gives it: `name`, else `given_name` with `family_name`, else
+    /// `preferred_username`; `nil` where the platform's privacy settings share none of them.
+    public static func personName(_ claims: [String: Any]) -> String? {
+        func text(_ key: String) -> String? {
+            (claims[key] as? String).map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        if let name = text("name") { return name }
+        let given = [text("given_name"), text("family_name")].compactMap { $0 }
+        if !given.isEmpty { return given.joined(separator: " ") }
+        return text("preferred_username")
+    }
+
+    /// A name for a person the platform shares no name of, different for each: "Learner 3F2A9C".
+    public static func placeholderName(subject: String) -> String {
+        let digest = SHA256.hash(data: Array(subject.utf8)).prefix(3)
+        return "Learner " + digest.map { String(format: "%02X", $0) }.joined()
+    }
+
     /// The members of one NRPS page (a `membershipcontainer`); members without a `user_id` are skipped.
     public static func members(_ container: [String: Any]) -> [Member] {
         let members = container["members"] as? [Any] ?? []
@@ -235,10 +309,8 @@ public enum LTI {
             guard let member = item as? [String: Any], let userID = member["user_id"] as? String,
                 !userID.isEmpty
             else { return nil }
-            let given = [member["given_name"] as? String, member["family_name"] as? String].compactMap { $0 }
             return Member(
-                userID: userID,
-                name: (member["name"] as? String) ?? (given.isEmpty ? nil : given.joined(separator: " ")),
+                userID: userID, name: personName(member),
                 email: member["email"] as? String, studentNumber: member["lis_person_sourcedid"] as? String,
                 role: courseRole((member["roles"] as? [Any])?.compactMap { $0 as? String } ?? []),
                 active: (member["status"] as? String ?? "Active") == "Active")

@@ -23,9 +23,12 @@ struct AccessTokenStore: Sendable {
     static let apiLifetime: TimeInterval = 90 * 24 * 3600
     static let verificationLifetime: TimeInterval = 48 * 3600
 
-    /// Issues a token for `userID`, started by a remembered `device` if any; the clear token is returned once and
-    /// never stored. Throws `DeviceForgotten` when the device was forgotten meanwhile.
-    func issue(userID: Int64, kind: TokenKind, device: Int64? = nil) async throws -> (token: String, csrf: String) {
+    /// Issues a token for `userID`, started by a remembered `device` if any, or by the school's sign-in with its
+    /// `idToken`; the clear token is returned once and never stored. Throws `DeviceForgotten` when the device was
+    /// forgotten meanwhile.
+    func issue(
+        userID: Int64, kind: TokenKind, device: Int64? = nil, idToken: String? = nil
+    ) async throws -> (token: String, csrf: String) {
         let token = OpaqueToken.make()
         let csrf = OpaqueToken.make()
         let now = Date()
@@ -41,10 +44,10 @@ struct AccessTokenStore: Sendable {
                 guard held != nil else { throw DeviceForgotten() }
             }
             try await sql.insert(into: "access_tokens")
-                .columns("token_hash", "user_id", "kind", "csrf", "created_at", "expires_at", "device_id")
+                .columns("token_hash", "user_id", "kind", "csrf", "created_at", "expires_at", "device_id", "id_token")
                 .values(
                     SQLBind(OpaqueToken.digest(token)), SQLBind(userID), SQLBind(kind.rawValue), SQLBind(csrf),
-                    SQLBind(now), SQLBind(now.addingTimeInterval(lifetime)), SQLBind(device)
+                    SQLBind(now), SQLBind(now.addingTimeInterval(lifetime)), SQLBind(device), SQLBind(idToken)
                 ).run()
         }
         return (token, csrf)
@@ -73,14 +76,18 @@ struct AccessTokenStore: Sendable {
         return found
     }
 
-    func revoke(tokenHash: String) async throws {
+    /// Ends a session; answers the school's ID token it was signed in with, if any, for signing out there too.
+    @discardableResult
+    func revoke(tokenHash: String) async throws -> String? {
         identities.forget(tokenHash: tokenHash)
-        try await database.write { sql in
-            try await sql.delete(from: "access_tokens").where("token_hash", .equal, tokenHash).run()
+        let idToken = try await database.write { sql in
+            try await sql.delete(from: "access_tokens").where("token_hash", .equal, tokenHash).returning("id_token")
+                .first(decodingColumn: "id_token", as: String?.self) ?? nil
         }
         // Again after the delete: a look-up that read the row before it may have cached it meanwhile.
         identities.forget(tokenHash: tokenHash)
         await database.announce(.token(hash: tokenHash))
+        return idToken
     }
 
     /// Forgets sessions deleted elsewhere (a remembered device's), here and in every other process.

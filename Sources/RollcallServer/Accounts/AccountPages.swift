@@ -50,6 +50,9 @@ struct AccountPages: Sendable {
         request.query("next").flatMap(LocalPath.init)?.text ?? CourseRoutes.coursesPage.description
     }
 
+    /// The cookie that carries a signed-out session's school ID token to the signed-out page.
+    static let signOutHintCookie = "rollcall_sso_hint"
+
     @Sendable func signIn(_ request: Request, context: AppRequestContext) async throws -> Response {
         let next = Self.next(request)
         var page = SignInPage(
@@ -65,6 +68,10 @@ struct AccountPages: Sendable {
                     URLQueryItem(name: "client_id", value: settings.clientID),
                     URLQueryItem(name: "post_logout_redirect_uri", value: configuration.publicURL + "/sign-in"),
                 ]
+                + (request.cookies[Self.signOutHintCookie].map {
+                    [URLQueryItem(name: "id_token_hint", value: $0.value)]
+                }
+                    ?? [])
             page.schoolSignOut = link.string ?? ""
             page.signedOut = true
         }
@@ -74,7 +81,14 @@ struct AccountPages: Sendable {
             page.rememberedName = user.name
             page.rememberedPhone = PhoneNumber.masked(device.phone)
         }
-        return try pages.render(page, title: "Sign in · Rollcall", context: context)
+        var response = try pages.render(page, title: "Sign in · Rollcall", context: context)
+        if request.cookies[Self.signOutHintCookie] != nil {
+            response.setCookie(
+                Cookie(
+                    name: Self.signOutHintCookie, value: "", maxAge: 0, path: "/sign-in",
+                    secure: configuration.secureCookies, httpOnly: true, sameSite: .lax))
+        }
+        return response
     }
 
     @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -66,7 +66,7 @@ extension AccountRoutes {
             SingleSignOnController(
                 settings: settings, provider: provider,
                 store: SingleSignOnStore(database: stores.database), tokens: stores.tokens, signIns: parts.signIns,
-                configuration: parts.configuration
+                courses: stores.courses, counters: stores.counters, configuration: parts.configuration
             ).addRoutes(to: router)
         }
         AccountPages(

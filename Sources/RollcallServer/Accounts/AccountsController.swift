@@ -98,6 +98,19 @@ struct AccountsController: Sendable {
         return try UserEnvelope(user: UserView(user)).response(from: request, context: context, status: .created)
     }
 
+    /// Writes to a person whose proof of their address just ended sign-in links made before it.
+    static func tellLinksEnded(
+        _ count: Int, to user: User, mail: any MessageSender, configuration: Configuration
+    ) async throws {
+        guard count > 0 else { return }
+        let letters = Letters(school: configuration.schoolName, language: configuration.defaultLanguage)
+        let letter = letters.written(for: user.language) {
+            letters.linksEnded(
+                name: user.name, count: count, profile: configuration.publicURL + AccountRoutes.profilePage.description)
+        }
+        try await mail.send(letter.email(to: user.email, name: user.name))
+    }
+
     func sendVerification(to user: User) async throws {
         let token = try await tokens.issueVerification(userID: user.id)
         let link = "\(configuration.publicURL)/verify-email?token=\(token)"
@@ -114,8 +127,9 @@ struct AccountsController: Sendable {
                 "This confirmation link is unknown, used or expired. Sign in and ask for a new one."
             )
         }
-        try await users.markEmailVerified(id: userID)
+        let ended = try await users.markEmailVerified(id: userID)
         guard var user = try await users.find(id: userID) else { throw AppError.notFound(.userNotFound, "user") }
+        try await Self.tellLinksEnded(ended, to: user, mail: mail, configuration: configuration)
         // Only a confirmed address may take the places (and the student number) a roster import kept for it.
         if user.role == .student {
             try await courses.acceptInvitations(studentID: user.id, email: user.email)
@@ -197,11 +211,19 @@ struct AccountsController: Sendable {
     }
 
     @Sendable func signOutWeb(_ request: Request, context: AppRequestContext) async throws -> Response {
+        var idToken: String?
         if let identity = context.identity, identity.viaCookie {
-            try await tokens.revoke(tokenHash: identity.tokenHash)
+            idToken = try await tokens.revoke(tokenHash: identity.tokenHash)
         }
         var response = Response(status: .noContent)
         response.setCookie(signIns.sessionCookie("", maxAge: 0))
+        if let idToken {
+            // Read once by the signed-out page, for the school's sign-out (`id_token_hint`), then cleared.
+            response.setCookie(
+                Cookie(
+                    name: AccountPages.signOutHintCookie, value: idToken, maxAge: 300, path: "/sign-in",
+                    secure: configuration.secureCookies, httpOnly: true, sameSite: .lax))
+        }
         return response
     }
 

@@ -82,7 +82,8 @@ struct PasswordResetController: Sendable {
         try await users.setPasswordHash(id: user.id, try await passwords.hash(password))
         try await tokens.revokeAll(userID: user.id, except: nil)
         // The link arrived at the address: it is confirmed.
-        try await users.markEmailVerified(id: user.id)
+        let ended = try await users.markEmailVerified(id: user.id)
+        try await AccountsController.tellLinksEnded(ended, to: user, mail: mail, configuration: configuration)
         try await resets.audit(userID: user.id, .passwordReset, actor: user)
         return Response(status: .noContent)
     }

@@ -378,14 +378,28 @@ struct UserStore: Sendable {
         await database.announce(.user(id))
     }
 
-    func markEmailVerified(id: Int64) async throws {
+    /// Marks the address as proved by a link Rollcall sent to it. The first proof ends every link to the school's
+    /// sign-in or a platform made to the account after it was created: until then, whoever registered the address
+    /// could have linked their own login to it. Answers how many links it ended.
+    @discardableResult
+    func markEmailVerified(id: Int64, now: Date = Date()) async throws -> Int {
         defer { identities.forget(userID: id) }
-        try await database.write { sql in
-            try await sql.update("users").set("email_verified_at", to: Date()).where("id", .equal, id)
-                .where("email_verified_at", .is, SQLLiteral.null).run()
+        let ended = try await database.write { sql -> Int in
+            guard
+                let createdAt = try await sql.update("users").set("email_verified_at", to: now).where("id", .equal, id)
+                    .where("email_verified_at", .is, SQLLiteral.null).returning("created_at")
+                    .first(decodingColumn: "created_at", as: Date.self)
+            else { return 0 }
+            var ended = 0
+            for table in ["sso_identities", "lti_identities"] {
+                ended += try await sql.delete(from: table).where("user_id", .equal, id)
+                    .where("created_at", .greaterThan, createdAt).returning("user_id").all().count
+            }
+            return ended
         }
         // Every process forgets what it knew: a teacher who just confirmed may add students on any of them.
         await database.announce(.user(id))
+        return ended
     }
 }
 

@@ -35,7 +35,8 @@ struct CoursePages: Sendable {
         let page = CourseListPage(
             courses: cards, archived: archived, hasArchived: !archived.isEmpty, empty: cards.isEmpty,
             teaches: user.role != .student, mayTeach: user.mayTeach,
-            isStudent: user.role == .student, unverified: user.emailVerifiedAt == nil)
+            isStudent: user.role == .student, unverified: user.emailVerifiedAt == nil,
+            schoolAccount: user.passwordHash == UserStore.noPassword)
         return try pages.render(page, title: "Courses · Rollcall", context: context)
     }
 
@@ -237,6 +238,8 @@ struct CourseListPage: PageModel {
     var mayTeach: Bool
     var isStudent: Bool
     var unverified: Bool
+    /// Made by the school's sign-in, which did not vouch for the address: no link was sent.
+    var schoolAccount: Bool
 }
 
 /// What a course's page shows: its sessions for everyone, the student's own figures, and the teacher's part.

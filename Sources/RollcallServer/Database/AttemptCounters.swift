@@ -23,6 +23,10 @@ struct AttemptCounters: Sendable {
         case phoneCodeAddress = "phone_code_address"
         case phoneCodeCheck = "phone_code_check"
         case proximityIDs = "proximity_ids"
+        /// A sign-in through the school or a platform's launch begun by someone not signed in, per address.
+        case anonymousStart = "anonymous_start"
+        /// Tries of one dynamic registration URL.
+        case registrationTry = "registration_try"
     }
 
     /// A counter as stored.

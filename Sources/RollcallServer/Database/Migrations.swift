@@ -46,6 +46,7 @@ enum Migrations {
         step033LTIRegistrationLinks,
         step034LTIPending,
         step035PersonLanguage,
+        step036Federation,
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.

@@ -88,15 +88,50 @@ struct Letters: Sendable {
             link: (say("Confirm my email address"), link), signature: signature)
     }
 
-    func invitation(name: String, teacher: String, course: String, link: String) -> Letter {
+    /// Proving the address ended links to sign-ins made before the proof: the person learns why, and how to link
+    /// again if it was them.
+    func linksEnded(name: String, count: Int, profile: String) -> Letter {
         Letter(
+            subject: say("Sign-in links removed from your account at \(school)"), greeting: say("Hello \(name),"),
+            paragraphs: [
+                say(
+                    count,
+                    one:
+                        "You have just confirmed your email address. Before that, {0} sign-in of a school or learning platform had been linked to your account, and Rollcall removed it: until the address was confirmed, anyone who registered it could have linked their own.",
+                    other:
+                        "You have just confirmed your email address. Before that, {0} sign-ins of a school or learning platform had been linked to your account, and Rollcall removed them: until the address was confirmed, anyone who registered it could have linked their own."
+                ),
+                say("If you linked it yourself, sign in and link it again from your profile."),
+            ],
+            link: (say("Open my profile"), profile), signature: signature)
+    }
+
+    /// An invitation from a roster: to register with the invited address, or, where the school's sign-in is on
+    /// (`schoolSignIn`, its button), to sign in with it.
+    func invitation(name: String, teacher: String, course: String, link: String, schoolSignIn: String? = nil) -> Letter
+    {
+        let how: (paragraph: String, button: String) =
+            if let schoolSignIn {
+                (
+                    say(
+                        "Choose “\(schoolSignIn)” on Rollcall's sign-in page, with this email address, and the course is yours."
+                    ),
+                    schoolSignIn
+                )
+            } else {
+                (
+                    say("Create your account with this email address and confirm it, and the course is yours."),
+                    say("Create my account")
+                )
+            }
+        return Letter(
             // Rollcall's own words in the subject: the teacher's course name goes in the body only.
             subject: say("Your class check-in at \(school)"), greeting: say("Hello \(name),"),
             paragraphs: [
                 say("\(teacher) added you to \(course) at \(school) on Rollcall, where you will check in to class."),
-                say("Create your account with this email address and confirm it, and the course is yours."),
+                how.paragraph,
             ],
-            link: (say("Create my account"), link), signature: signature)
+            link: (how.button, link), signature: signature)
     }
 
     func passwordReset(name: String, link: String, minutes: Int, byAdmin: Bool) -> Letter {

@@ -52,8 +52,8 @@ struct CourseLinks: Sendable {
         }
         for member in change.enrolled + change.updated {
             let user = try await platforms.account(
-                platformID: platform.id, subject: member.userID, name: member.name, email: member.email,
-                studentNumber: member.studentNumber, role: .student, now: now)
+                platformID: platform.id, subject: member.userID,
+                person: FederatedPerson(member: member, studentNumber: member.studentNumber), logger: logger, now: now)
             try await courses.enroll(courseID: linked.courseId, studentID: user.id)
         }
         let ids = Dictionary(roster.map { ($0.student.userID, $0.userID) }, uniquingKeysWith: { first, _ in first })
@@ -63,8 +63,8 @@ struct CourseLinks: Sendable {
         var staff = 0
         for member in members where member.active && (member.role == .teacher || member.role == .assistant) {
             let user = try await platforms.account(
-                platformID: platform.id, subject: member.userID, name: member.name, email: member.email,
-                studentNumber: nil, role: member.role ?? .assistant, now: now)
+                platformID: platform.id, subject: member.userID,
+                person: FederatedPerson(member: member, studentNumber: nil), logger: logger, now: now)
             guard user.id != course.teacherId else { continue }
             if try await courses.setStaff(
                 courseID: linked.courseId, userID: user.id, role: member.role == .teacher ? .teacher : .assistant)
@@ -90,7 +90,7 @@ struct CourseLinks: Sendable {
         }
         let url: String
         do {
-            url = try await services.lineItem(platform, lineItemsURL: items, label: say("Attendance"))
+            url = try await services.lineItem(platform, linked: linked, lineItemsURL: items, label: say("Attendance"))
         } catch {
             logger.warning("the line item at \(platform.name) could not be found or made: \(error)")
             throw Self.unavailable(platform)
@@ -117,7 +117,8 @@ struct CourseLinks: Sendable {
             let figures = gradebook.figures(studentID: student.id)
             let score = LTI.score(
                 userID: subject, grade: figures.courseGrade, explanation: say(figures.courseGradeExplanation), at: now)
-            let body = ScoreCourier.Letter(platformId: platform.id, lineItem: lineItem, score: score)
+            let body = ScoreCourier.Letter(
+                platformId: platform.id, lineItem: lineItem, score: score, offered: linked.offeredScopes)
             messages.append(
                 OutgoingMessage(
                     channel: .lti, recipient: subject, recipientName: student.name, subject: lineItem,
@@ -168,6 +169,8 @@ struct ScoreCourier: Courier {
         var platformId: Int64
         var lineItem: String
         var score: LTI.Score
+        /// The gradebook scopes the course's launch offered; absent in scores queued before they were kept.
+        var offered: [String]? = nil
     }
 
     func deliver(_ message: OutboxMessage) async throws {
@@ -177,7 +180,8 @@ struct ScoreCourier: Courier {
         guard let platform = try await platforms.find(id: letter.platformId) else {
             throw DeliveryFailure(permanent: true, description: "the platform is no longer registered")
         }
-        try await services.post(letter.score, lineItem: letter.lineItem, platform: platform)
+        try await services.post(
+            letter.score, lineItem: letter.lineItem, platform: platform, offered: letter.offered ?? [])
     }
 }
 

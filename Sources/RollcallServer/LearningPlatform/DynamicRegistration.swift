@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 import RollcallCore
 import SQLKit
@@ -14,8 +15,17 @@ struct DynamicRegistration: Sendable {
     let platforms: PlatformStore
     let pages: PageRenderer
     let framing: FrameAncestors
+    let counters: AttemptCounters
     let configuration: Configuration
-    var http: HTTPClient = .shared
+    /// Follows no redirect: a registration talks to the platform's own origin only.
+    var http: HTTPClient = Self.client
+
+    static let client = HTTPClient(
+        eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+        configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+
+    /// How often one registration URL may be tried against a platform.
+    static let tries = RateLimit(limit: 5, window: lifetime)
 
     /// How long a registration URL works.
     static let lifetime: TimeInterval = 3600
@@ -64,8 +74,12 @@ struct DynamicRegistration: Sendable {
             throw LaunchController.refused(
                 "The platform opened the registration without its OpenID configuration.", status: .badRequest)
         }
+        try await counters.admit(
+            .registrationTry, key: OpaqueToken.digest(secret), under: Self.tries,
+            refusal: "This registration URL was tried too often. Ask Rollcall's admin for a new one.")
         let platformConfiguration = try await fetchConfiguration(configurationURL)
-        let registered = try await registerTool(at: platformConfiguration, token: request.query("registration_token"))
+        let registered = try await registerTool(
+            at: platformConfiguration, token: request.query("registration_token"), logger: context.logger)
         let name = platformConfiguration.name
         let stored: LearningPlatform? = try await database.transaction { sql in
             // Taken in the same transaction that keeps the registration: one platform per URL.
@@ -134,9 +148,10 @@ struct DynamicRegistration: Sendable {
             return value
         }
         let issuer = try text("issuer")
-        guard url.hasPrefix(issuer) else {
+        let registrationEndpoint = try text("registration_endpoint")
+        guard LTI.sameOrigin(issuer: issuer, configuration: url, registrationEndpoint: registrationEndpoint) else {
             throw LaunchController.refused(
-                "The platform's configuration names the issuer \(issuer.prefix(200)), which is not where it was read from.",
+                "The platform's configuration was not read from its own issuer's site, or sends the registration to another site. Ask the platform's admin for its own registration.",
                 status: .badRequest)
         }
         let product =
@@ -146,12 +161,12 @@ struct DynamicRegistration: Sendable {
         return PlatformConfiguration(
             issuer: issuer, authorizationEndpoint: try text("authorization_endpoint"),
             tokenEndpoint: try text("token_endpoint"), jwksURI: try text("jwks_uri"),
-            registrationEndpoint: try text("registration_endpoint"),
+            registrationEndpoint: registrationEndpoint,
             name: String((product.map { "\($0.prefix(40)) at \(host)" } ?? host).prefix(100)))
     }
 
     /// Registers Rollcall at the platform's registration endpoint; answers the client id and deployment it gave.
-    func registerTool(at platform: PlatformConfiguration, token: String?) async throws
+    func registerTool(at platform: PlatformConfiguration, token: String?, logger: Logger) async throws
         -> (clientID: String, deploymentID: String?)
     {
         let base = configuration.publicURL
@@ -195,8 +210,10 @@ struct DynamicRegistration: Sendable {
         guard (200..<300).contains(status), let clientID = answer?["client_id"] as? String,
             (try? LTI.clientID(clientID)) != nil
         else {
+            // The platform's own words stay in the log: the page is no relay for what another site says.
+            logger.warning("the platform's registration endpoint answered HTTP \(status) without a usable client id")
             throw LaunchController.refused(
-                "The platform refused the registration (HTTP \(status)). Ask the platform's admin to allow it, then try again.",
+                "The platform refused the registration. Ask the platform's admin to allow it, then try again.",
                 status: .badRequest)
         }
         let deployment =

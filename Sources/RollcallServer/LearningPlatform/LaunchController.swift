@@ -14,6 +14,7 @@ struct LaunchController: Sendable {
     let platformKeys: PublishedKeys
     let tokens: AccessTokenStore
     let signIns: SignIns
+    let counters: AttemptCounters
     let pages: PageRenderer
     let configuration: Configuration
 
@@ -45,6 +46,10 @@ struct LaunchController: Sendable {
                 "The learning platform began a launch without its issuer, login hint or target. Launch Rollcall again from the course.",
                 status: .badRequest)
         }
+        try await counters.admit(
+            .anonymousStart, key: context.clientAddress ?? "-", under: SingleSignOnController.starts,
+            refusal: "Too many launches were begun from this network just now. Wait a minute and launch Rollcall again."
+        )
         let found = try await platforms.find(issuer: issuer, clientID: fields["client_id"])
         guard found.count == 1, let platform = found.first else {
             throw Self.refused(
@@ -63,17 +68,28 @@ struct LaunchController: Sendable {
                 "The learning platform asked to launch another site (\(target.prefix(200))), not Rollcall.",
                 status: .badRequest)
         }
+        return try await authorizationRedirect(
+            platform, hints: .init(loginHint: hint, messageHint: fields["lti_message_hint"]))
+    }
+
+    /// Sends the browser to the platform's authorization endpoint with a state and a nonce kept for the launch, and
+    /// the cookie that ties the launch to this browser.
+    private func authorizationRedirect(_ platform: LearningPlatform, hints: PlatformStore.LoginHints) async throws
+        -> Response
+    {
         let (state, browser, nonce) = (OpaqueToken.make(), OpaqueToken.make(), OpaqueToken.make())
-        try await platforms.beginLogin(state: state, browser: browser, nonce: nonce, platformID: platform.id)
+        try await platforms.beginLogin(
+            state: state, browser: browser, nonce: nonce, platformID: platform.id, hints: hints)
         var query = URLComponents(string: platform.authorizationUrl) ?? URLComponents()
         query.queryItems =
             (query.queryItems ?? []) + [
                 URLQueryItem(name: "scope", value: "openid"), URLQueryItem(name: "response_type", value: "id_token"),
                 URLQueryItem(name: "response_mode", value: "form_post"), URLQueryItem(name: "prompt", value: "none"),
                 URLQueryItem(name: "client_id", value: platform.clientId),
-                URLQueryItem(name: "redirect_uri", value: launchURL), URLQueryItem(name: "login_hint", value: hint),
+                URLQueryItem(name: "redirect_uri", value: launchURL),
+                URLQueryItem(name: "login_hint", value: hints.loginHint),
                 URLQueryItem(name: "state", value: state), URLQueryItem(name: "nonce", value: nonce),
-            ] + (fields["lti_message_hint"].map { [URLQueryItem(name: "lti_message_hint", value: $0)] } ?? [])
+            ] + (hints.messageHint.map { [URLQueryItem(name: "lti_message_hint", value: $0)] } ?? [])
         var response = Response.redirect(to: query.string ?? platform.authorizationUrl, type: .found)
         // Cross-site (the platform posts the launch), so SameSite=None, which browsers take only when Secure.
         response.setCookie(
@@ -139,8 +155,8 @@ struct LaunchController: Sendable {
                 title: "Open Rollcall", context: context, layout: "bare")
         }
         let user = try await platforms.account(
-            platformID: platform.id, subject: launch.subject, name: launch.name, email: launch.email,
-            studentNumber: launch.studentNumber, role: launch.role)
+            platformID: platform.id, subject: launch.subject, person: FederatedPerson(launch: launch),
+            logger: context.logger)
         guard !user.disabled, user.deletedAt == nil else { throw AppError.accountDisabled }
         let next: String
         switch launch.messageType {
@@ -160,46 +176,47 @@ struct LaunchController: Sendable {
                     sameSite: .none))
             return response
         }
-        let code = try await platforms.handoff(userID: user.id, next: next)
+        let code = try await platforms.handoff(
+            userID: user.id, platformID: platform.id,
+            hints: .init(loginHint: login.loginHint ?? "", messageHint: login.messageHint))
         return try pages.render(
             NewWindowPage(
                 href: LearningPlatformRoutes.continuation.description + "?code=" + code, platform: platform.name,
                 message: say(
-                    "\(platform.name) shows Rollcall inside its page, where this browser does not let Rollcall keep you signed in. Open it in a window of its own: you stay signed in there."
+                    "\(platform.name) shows Rollcall inside its page, where this browser does not let Rollcall keep you signed in. Open it in a window of its own to continue as \(user.name): you stay signed in there."
                 )
             ),
             title: "Open Rollcall", context: context, layout: "bare")
     }
 
-    /// Checks a launch's ID token: RS256 only, signed with the platform's published key named by `kid`, then every
-    /// claim. Every refusal is a page that says which rule the launch broke.
+    /// Checks a launch's ID token with the federation's one verifier: RS256 only (the Security Framework's
+    /// algorithm), signed with the platform's published key named by `kid`, then every claim. Every refusal is a
+    /// page that says which rule the launch broke.
     func verify(_ token: String, platform: LearningPlatform, nonce: String, context: AppRequestContext) async throws
         -> LTI.Launch
     {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerData = OpenIDProvider.base64URL(parts[0]),
-            let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
-            let payloadData = OpenIDProvider.base64URL(parts[1]),
-            let payload = try? JSONSerialization.jsonObject(with: payloadData) as? [String: Any]
-        else { throw Self.refused("Rollcall could not accept this launch: its ID token is not a token at all.") }
-        guard header["alg"] as? String == "RS256" else {
-            throw Self.refused(
-                "Rollcall could not accept this launch: it was signed with “\(String(describing: header["alg"] ?? "nothing").prefix(20))”, and LTI 1.3 asks for RS256."
-            )
-        }
-        guard let kid = header["kid"] as? String, !kid.isEmpty else {
-            throw Self.refused("Rollcall could not accept this launch: its ID token names no signing key (kid).")
-        }
+        let payload: [String: Any]
         do {
-            try await platformKeys.verifySignature(token, kid: kid, at: platform.jwksUrl, now: Date())
+            let bytes = try await platformKeys.verify(
+                token, keySet: platform.jwksUrl, announced: ["RS256"], secret: nil, requiresKeyID: true, now: Date())
+            guard let object = try JSONSerialization.jsonObject(with: bytes) as? [String: Any] else {
+                throw SingleSignOnFailure.tokenRefused(.unreadable)
+            }
+            payload = object
+        } catch SingleSignOnFailure.tokenRefused(.algorithmNotAllowed(let algorithm)) {
+            throw Self.refused(
+                "Rollcall could not accept this launch: it was signed with “\(algorithm.prefix(20))”, and LTI 1.3 asks for RS256."
+            )
         } catch SingleSignOnFailure.unknownKey {
             throw Self.refused(
                 "Rollcall could not accept this launch: it was signed with a key \(platform.name) does not publish.")
         } catch SingleSignOnFailure.providerUnavailable(let why) {
             context.logger.warning("the key set of \(platform.name) could not be read: \(why)")
             throw CourseLinks.unavailable(platform)
-        } catch {
+        } catch SingleSignOnFailure.badSignature {
             throw Self.refused("Rollcall could not accept this launch: its signature does not check out.")
+        } catch {
+            throw Self.refused("Rollcall could not accept this launch: its ID token is not a token at all.")
         }
         do throws(LTI.Refusal) {
             return try LTI.launch(payload, registration: platform.registration, nonce: nonce, now: Date())
@@ -316,19 +333,20 @@ struct LaunchController: Sendable {
             title: "Add Rollcall to the course", context: context, layout: "bare")
     }
 
-    /// The new window a framed launch opened: signs the person in here, once, and goes where the launch led.
+    /// The new window a framed launch opened: it signs nobody in by itself, but logs in at the platform again, as a
+    /// window of its own where Rollcall's cookie is kept. The platform then launches whoever is signed in to it in
+    /// this browser: a link forwarded to another browser opens nobody else's account.
     @Sendable func continuation(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let code = request.query("code"), let handoff = try await platforms.takeHandoff(code: code),
-            handoff.expiresAt > Date()
+            handoff.expiresAt > Date(), let platformID = handoff.platformId, let hint = handoff.loginHint,
+            !hint.isEmpty, let platform = try await platforms.find(id: platformID)
         else {
             throw AppError(
                 .badRequest, .ltiStateInvalid,
                 "This link was used already or took too long. Open Rollcall again from the course.")
         }
-        let issued = try await tokens.issue(userID: handoff.userId, kind: .web)
-        var response = Response.redirect(to: LocalPath(handoff.next)?.text ?? "/", type: .found)
-        response.setCookie(signIns.sessionCookie(issued.token, maxAge: Int(AccessTokenStore.webLifetime)))
-        return response
+        return try await authorizationRedirect(
+            platform, hints: .init(loginHint: hint, messageHint: handoff.messageHint))
     }
 
     /// The page that asks whether the account Rollcall has for the platform's address is the person's: signed in
@@ -406,8 +424,8 @@ struct LaunchController: Sendable {
             } else {
                 guard try await platforms.takePending(code: code) != nil else { throw Self.waitedTooLong }
                 user = try await platforms.account(
-                    platformID: platform.id, subject: launch.subject, name: launch.name, email: launch.email,
-                    studentNumber: launch.studentNumber, role: launch.role)
+                    platformID: platform.id, subject: launch.subject, person: FederatedPerson(launch: launch),
+                    logger: context.logger)
             }
             next = try await destination(launch, platform: platform, user: user)
         case .course:

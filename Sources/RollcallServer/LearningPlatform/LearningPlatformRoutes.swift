@@ -27,7 +27,7 @@ extension LearningPlatformRoutes {
         LaunchController(
             platforms: stores.platforms, links: links, keys: stores.toolKeys,
             platformKeys: PublishedKeys(timeout: .seconds(10)), tokens: stores.tokens, signIns: parts.signIns,
-            pages: parts.pages, configuration: parts.configuration
+            counters: stores.counters, pages: parts.pages, configuration: parts.configuration
         ).addRoutes(to: router)
         PlatformsController(
             platforms: stores.platforms, links: links, keys: stores.toolKeys, access: parts.access,
@@ -35,7 +35,7 @@ extension LearningPlatformRoutes {
         ).addRoutes(to: router)
         DynamicRegistration(
             database: stores.database, platforms: stores.platforms, pages: parts.pages, framing: parts.pages.framing,
-            configuration: parts.configuration
+            counters: stores.counters, configuration: parts.configuration
         ).addRoutes(to: router)
     }
 }

@@ -61,11 +61,20 @@ actor PlatformServices {
         return token
     }
 
+    /// Members asked for in one page of the roster.
+    static let pageSize = 100
+
     /// Every member of the course, following `rel="next"` through at most 1,000 pages.
     func members(_ platform: LearningPlatform, url: String) async throws -> [LTI.Member] {
         let token = try await token(platform, scopes: [LTI.Scope.memberships])
         var members: [LTI.Member] = []
-        var next: String? = url
+        // Pages of a size Rollcall chooses: a platform's default may be the whole course in one answer.
+        var first = URLComponents(string: url)
+        let items = first?.queryItems ?? []
+        if !items.contains(where: { $0.name == "limit" }) {
+            first?.queryItems = items + [URLQueryItem(name: "limit", value: String(Self.pageSize))]
+        }
+        var next: String? = first?.string ?? url
         var pages = 0
         while let page = next, pages < 1000 {
             let (status, headers, body) = try await call(
@@ -83,24 +92,25 @@ actor PlatformServices {
         return members
     }
 
-    /// The course's "Attendance" line item: the one found by Rollcall's resource id, or a new one.
-    func lineItem(_ platform: LearningPlatform, lineItemsURL: String, label: String) async throws -> String {
-        let token = try await token(platform, scopes: [LTI.Scope.lineItems, LTI.Scope.scores])
-        var search = URLComponents(string: lineItemsURL)
-        let query = search?.queryItems ?? []
-        search?.queryItems = query + [URLQueryItem(name: "resource_id", value: LTI.lineItemResourceID)]
-        let (status, _, body) = try await call(
-            .GET, search?.string ?? lineItemsURL, contentType: nil,
-            accept: "application/vnd.ims.lis.v2.lineitemcontainer+json", body: nil, bearer: token)
-        if status == 200, let items = (try? JSONSerialization.jsonObject(with: body)) as? [[String: Any]],
-            let found = items.first(where: { $0["resourceId"] as? String == LTI.lineItemResourceID })?["id"]
-                as? String
+    /// The course's "Attendance" line item: the one found by Rollcall's resource id, or a new one bound to the
+    /// placed link (`resourceLinkId`), each call with the narrowest scope the launch offered.
+    func lineItem(_ platform: LearningPlatform, linked: LinkedCourse, lineItemsURL: String, label: String)
+        async throws -> String
+    {
+        if let scope = LTI.scope(for: .findLineItem, offered: linked.offeredScopes),
+            let found = try await findLineItem(platform, lineItemsURL: lineItemsURL, scope: scope)
         {
             return found
         }
-        let item: [String: Any] = [
+        guard let scope = LTI.scope(for: .createLineItem, offered: linked.offeredScopes) else {
+            throw DeliveryFailure(
+                permanent: true, description: "the platform offers no scope to make a line item, and has none")
+        }
+        let token = try await token(platform, scopes: [scope])
+        var item: [String: Any] = [
             "scoreMaximum": 100, "label": label, "resourceId": LTI.lineItemResourceID, "tag": LTI.lineItemTag,
         ]
+        if let link = linked.resourceLinkId { item["resourceLinkId"] = link }
         let (made, _, answer) = try await call(
             .POST, lineItemsURL, contentType: "application/vnd.ims.lis.v2.lineitem+json",
             accept: "application/vnd.ims.lis.v2.lineitem+json", body: try JSONSerialization.data(withJSONObject: item),
@@ -115,9 +125,28 @@ actor PlatformServices {
         return id
     }
 
+    private func findLineItem(_ platform: LearningPlatform, lineItemsURL: String, scope: String) async throws
+        -> String?
+    {
+        let token = try await token(platform, scopes: [scope])
+        var search = URLComponents(string: lineItemsURL)
+        let query = search?.queryItems ?? []
+        search?.queryItems = query + [URLQueryItem(name: "resource_id", value: LTI.lineItemResourceID)]
+        let (status, _, body) = try await call(
+            .GET, search?.string ?? lineItemsURL, contentType: nil,
+            accept: "application/vnd.ims.lis.v2.lineitemcontainer+json", body: nil, bearer: token)
+        guard status == 200, let items = (try? JSONSerialization.jsonObject(with: body)) as? [[String: Any]] else {
+            return nil
+        }
+        return items.first(where: { $0["resourceId"] as? String == LTI.lineItemResourceID })?["id"] as? String
+    }
+
     /// Posts one score to a line item's `/scores`.
-    func post(_ score: LTI.Score, lineItem: String, platform: LearningPlatform) async throws {
-        let token = try await token(platform, scopes: [LTI.Scope.lineItems, LTI.Scope.scores])
+    func post(_ score: LTI.Score, lineItem: String, platform: LearningPlatform, offered: [String]) async throws {
+        guard let scope = LTI.scope(for: .postScore, offered: offered) else {
+            throw DeliveryFailure(permanent: true, description: "the platform offers no scope to post scores")
+        }
+        let token = try await token(platform, scopes: [scope])
         var url = URLComponents(string: lineItem)
         let path = url?.path ?? ""
         url?.path = path + "/scores"

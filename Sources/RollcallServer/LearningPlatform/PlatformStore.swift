@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import RollcallCore
 import SQLKit
 
@@ -31,9 +32,16 @@ struct LinkedCourse: Codable, Sendable, Equatable {
     var membershipsUrl: String?
     var lineItemsUrl: String?
     var lineItemUrl: String?
+    /// The placed link whose launch linked the course; the line item Rollcall makes is bound to it.
+    var resourceLinkId: String?
+    /// The gradebook scopes the latest instructor's launch offered, by spaces; empty for links kept before.
+    var gradeScopes: String?
     var gradedThrough: Date?
     var syncedAt: Date?
     var createdAt: Date
+
+    /// The gradebook scopes offered, as a list.
+    var offeredScopes: [String] { (gradeScopes ?? "").split(separator: " ").map(String.init) }
 }
 
 /// Registrations, launches under way, the platform's people and courses as Rollcall links them.
@@ -163,15 +171,26 @@ struct PlatformStore: Sendable {
 
     // MARK: Logins and handoffs
 
+    /// What a platform's login initiation asked for: whom (`login_hint`) and which launch (`lti_message_hint`).
+    struct LoginHints: Codable, Sendable {
+        var loginHint: String
+        var messageHint: String?
+    }
+
     /// Keeps a login initiation for its launch, and clears those whose time is up.
-    func beginLogin(state: String, browser: String, nonce: String, platformID: Int64, now: Date = Date()) async throws {
+    func beginLogin(
+        state: String, browser: String, nonce: String, platformID: Int64, hints: LoginHints, now: Date = Date()
+    ) async throws {
         try await database.write { sql in
             try await sql.delete(from: "lti_logins").where("expires_at", .lessThan, now).run()
             try await sql.insert(into: "lti_logins")
-                .columns("state_hash", "platform_id", "browser_hash", "nonce", "expires_at")
+                .columns(
+                    "state_hash", "platform_id", "browser_hash", "nonce", "expires_at", "login_hint", "message_hint"
+                )
                 .values(
                     SQLBind(OpaqueToken.digest(state)), SQLBind(platformID), SQLBind(OpaqueToken.digest(browser)),
-                    SQLBind(nonce), SQLBind(now.addingTimeInterval(Self.loginLifetime))
+                    SQLBind(nonce), SQLBind(now.addingTimeInterval(Self.loginLifetime)), SQLBind(hints.loginHint),
+                    SQLBind(hints.messageHint)
                 ).run()
         }
     }
@@ -182,13 +201,15 @@ struct PlatformStore: Sendable {
         var browserHash: String
         var nonce: String
         var expiresAt: Date
+        var loginHint: String?
+        var messageHint: String?
     }
 
     /// Takes the login a state names, once.
     func takeLogin(state: String) async throws -> PendingLogin? {
         try await take(
             from: "lti_logins", by: "state_hash", token: state,
-            returning: ["platform_id", "browser_hash", "nonce", "expires_at"])
+            returning: ["platform_id", "browser_hash", "nonce", "expires_at", "login_hint", "message_hint"])
     }
 
     /// Takes a single-use row by its token's digest, once whichever process asks: by deleting it and reading what
@@ -202,15 +223,19 @@ struct PlatformStore: Sendable {
         }
     }
 
-    /// A code that signs `userID` in to a new window and sends it to `next`, once, for two minutes.
-    func handoff(userID: Int64, next: String, now: Date = Date()) async throws -> String {
+    /// A code for the new window a framed launch without cookies opens: it signs nobody in by itself, but begins
+    /// the platform's login again there, as a window of its own, where the platform says who is signed in to it in
+    /// that browser. Works once, for two minutes.
+    func handoff(userID: Int64, platformID: Int64, hints: LoginHints, now: Date = Date()) async throws -> String {
         let code = OpaqueToken.make()
         try await database.write { sql in
             try await sql.delete(from: "lti_handoffs").where("expires_at", .lessThan, now).run()
-            try await sql.insert(into: "lti_handoffs").columns("code_hash", "user_id", "next", "expires_at")
+            try await sql.insert(into: "lti_handoffs")
+                .columns("code_hash", "user_id", "next", "expires_at", "platform_id", "login_hint", "message_hint")
                 .values(
-                    SQLBind(OpaqueToken.digest(code)), SQLBind(userID), SQLBind(next),
-                    SQLBind(now.addingTimeInterval(Self.handoffLifetime))
+                    SQLBind(OpaqueToken.digest(code)), SQLBind(userID), SQLBind(""),
+                    SQLBind(now.addingTimeInterval(Self.handoffLifetime)), SQLBind(platformID),
+                    SQLBind(hints.loginHint), SQLBind(hints.messageHint)
                 ).run()
         }
         return code
@@ -218,14 +243,17 @@ struct PlatformStore: Sendable {
 
     struct Handoff: Decodable, Sendable {
         var userId: Int64
-        var next: String
         var expiresAt: Date
+        var platformId: Int64?
+        var loginHint: String?
+        var messageHint: String?
     }
 
     /// Takes a handoff code, once.
     func takeHandoff(code: String) async throws -> Handoff? {
         try await take(
-            from: "lti_handoffs", by: "code_hash", token: code, returning: ["user_id", "next", "expires_at"])
+            from: "lti_handoffs", by: "code_hash", token: code,
+            returning: ["user_id", "expires_at", "platform_id", "login_hint", "message_hint"])
     }
 
     // MARK: Launches waiting for an answer
@@ -342,21 +370,27 @@ struct PlatformStore: Sendable {
 
     // MARK: People
 
-    /// The platform's person, as a Rollcall account: the one linked to the platform and subject (its name and
-    /// number brought up to date, a learner made teacher when the platform says they teach), or a new one. An
-    /// address the platform gives is used for a new account only where no account has it: a person is never
-    /// linked by address alone.
+    /// The platform's person, as a Rollcall account: the one linked to the platform and subject (brought up to date
+    /// by the federation's rules), or a new one. An address the platform gives is used for a new account only where
+    /// no account has it: a person is never linked by address alone.
     func account(
-        platformID: Int64, subject: String, name: String?, email: String?, studentNumber: String?,
-        role: LTI.CourseRole, now: Date = Date()
+        platformID: Int64, subject: String, person: FederatedPerson, logger: Logger, now: Date = Date()
     ) async throws -> User {
-        let cleanName = name.flatMap { try? AccountRules.name($0) }
-        let number = studentNumber.flatMap { try? AccountRules.studentNumber($0) }
         let made: User
         do {
-            made = try await findOrCreate(
-                platformID: platformID, subject: subject, name: cleanName, email: email, number: number, role: role,
-                now: now)
+            made = try await database.transaction { sql in
+                if let linked = try await Self.linkedUser(platformID, subject, in: sql) {
+                    try await UserStore.refreshFederated(linked, from: person, now: now, logger: logger, in: sql)
+                    return try await UserStore.user(linked.id, in: sql)
+                }
+                let address = try await Self.freeAddress(
+                    person.email, platformID: platformID, subject: subject, in: sql)
+                let id = try await UserStore.createFederated(
+                    person, address: address, fallbackName: LTI.placeholderName(subject: subject), now: now, in: sql)
+                try await sql.insert(into: "lti_identities").columns("platform_id", "subject", "user_id", "created_at")
+                    .values(SQLBind(platformID), SQLBind(subject), SQLBind(id), SQLBind(now)).run()
+                return try await UserStore.user(id, in: sql)
+            }
         } catch {
             // Two launches of one new person at once, on two processes: the other made the account first.
             guard
@@ -376,59 +410,6 @@ struct PlatformStore: Sendable {
             .where(SQLColumn("platform_id", table: "lti_identities"), .equal, SQLBind(platformID))
             .where(SQLColumn("subject", table: "lti_identities"), .equal, SQLBind(subject))
             .first(decoding: User.self, with: .rollcall)
-    }
-
-    private func findOrCreate(
-        platformID: Int64, subject: String, name cleanName: String?, email: String?, number: String?,
-        role: LTI.CourseRole, now: Date
-    ) async throws -> User {
-        try await database.transaction { sql in
-            if let linked = try await Self.linkedUser(platformID, subject, in: sql) {
-                let update = sql.update("users").where("id", .equal, linked.id)
-                var changed = false
-                if let cleanName, cleanName != linked.name {
-                    update.set("name", to: cleanName)
-                    changed = true
-                }
-                if let number, number != linked.studentNumber,
-                    try await sql.select().column("id").from("users").where("student_number", .equal, number)
-                        .first() == nil
-                {
-                    update.set("student_number", to: number)
-                    changed = true
-                }
-                if role == .teacher, linked.role == .student {
-                    update.set("role", to: Role.teacher.rawValue).set("approved", to: true)
-                        .set("role_source", to: RoleSource.school.rawValue)
-                    changed = true
-                }
-                if changed { try await update.run() }
-                return try await SingleSignOnStore.user(linked.id, in: sql)
-            }
-            let address = try await Self.freeAddress(email, platformID: platformID, subject: subject, in: sql)
-            let freeNumber: String? =
-                if let number,
-                    try await sql.select().column("id").from("users").where("student_number", .equal, number)
-                        .first() == nil
-                { number } else { nil }
-            guard
-                let id = try await sql.insert(into: "users")
-                    .columns(
-                        "email", "name", "password_hash", "role", "student_number", "about", "approved", "disabled",
-                        "created_at", "role_source"
-                    )
-                    .values(
-                        SQLBind(address), SQLBind(cleanName ?? "Platform user"),
-                        SQLBind(SingleSignOnStore.noPassword),
-                        SQLBind((role == .teacher ? Role.teacher : Role.student).rawValue), SQLBind(freeNumber),
-                        SQLBind(""), SQLBind(true), SQLBind(false), SQLBind(now), SQLBind(RoleSource.school.rawValue)
-                    )
-                    .returning("id").first(decodingColumn: "id", as: Int64.self)
-            else { throw NotSaved(what: "account") }
-            try await sql.insert(into: "lti_identities").columns("platform_id", "subject", "user_id", "created_at")
-                .values(SQLBind(platformID), SQLBind(subject), SQLBind(id), SQLBind(now)).run()
-            return try await SingleSignOnStore.user(id, in: sql)
-        }
     }
 
     /// The platform's address when it is one and no account has it; else an address that reaches nobody, unique to
@@ -474,6 +455,8 @@ struct PlatformStore: Sendable {
                     .set("memberships_url", to: launch.membershipsURL ?? linked.membershipsUrl)
                     .set("line_items_url", to: launch.lineItemsURL ?? linked.lineItemsUrl)
                     .set("line_item_url", to: linked.lineItemUrl ?? launch.lineItemURL)
+                    .set("resource_link_id", to: linked.resourceLinkId ?? launch.resourceLinkID)
+                    .set("grade_scopes", to: launch.gradeScopes.joined(separator: " "))
                     .where("id", .equal, linked.id).run()
             }
             return try await linkedCourse(platformID: platformID, contextID: context.id) ?? linked
@@ -483,12 +466,13 @@ struct PlatformStore: Sendable {
             try await sql.insert(into: "lti_courses")
                 .columns(
                     "platform_id", "context_id", "course_id", "deployment_id", "title", "memberships_url",
-                    "line_items_url", "line_item_url", "created_at"
+                    "line_items_url", "line_item_url", "resource_link_id", "grade_scopes", "created_at"
                 )
                 .values(
                     SQLBind(platformID), SQLBind(context.id), SQLBind(courseID), SQLBind(launch.deploymentID),
                     SQLBind(context.title), SQLBind(launch.membershipsURL), SQLBind(launch.lineItemsURL),
-                    SQLBind(launch.lineItemURL), SQLBind(now)
+                    SQLBind(launch.lineItemURL), SQLBind(launch.resourceLinkID),
+                    SQLBind(launch.gradeScopes.joined(separator: " ")), SQLBind(now)
                 )
                 // Either conflict: the context linked meanwhile, or the course picked linked to another context.
                 .ignoringConflicts().returning("id").first() != nil

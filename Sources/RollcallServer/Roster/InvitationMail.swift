@@ -12,6 +12,8 @@ struct InvitationMail: Sendable {
     /// The language of invitations to people who chose none (`ROLLCALL_DEFAULT_LANGUAGE`).
     var language = "en"
     let publicURL: String
+    /// The school's sign-in button, where it is on: invited people sign in with it rather than register.
+    var schoolSignIn: String?
 
     init(database: Database, outbox: Outbox, perDay: Int, school: String, publicURL: String) {
         self.database = database
@@ -26,6 +28,7 @@ struct InvitationMail: Sendable {
             database: stores.database, outbox: stores.outbox, perDay: configuration.invitationsPerDay,
             school: configuration.schoolName, publicURL: configuration.publicURL)
         language = configuration.defaultLanguage
+        schoolSignIn = configuration.singleSignOn?.name
     }
 
     /// Mails as many of `teacherID`'s waiting invitations as their allowance lets, oldest first; answers how many.
@@ -33,7 +36,7 @@ struct InvitationMail: Sendable {
     func sendWaiting(from teacherID: Int64, now: Date = Date()) async throws -> Int {
         let perDay = self.perDay
         let letters = Letters(school: school, language: language)
-        let publicURL = self.publicURL
+        let (publicURL, schoolSignIn) = (self.publicURL, self.schoolSignIn)
         let sent = try await outbox.send { sql -> [OutgoingMessage]? in
             // One teacher's allowance is counted and spent by one transaction at a time, in every process.
             guard try await sql.lockRow(of: "users", id: teacherID),
@@ -76,14 +79,15 @@ struct InvitationMail: Sendable {
                 let name = try row.decode(column: "name", as: String.self)
                 try await sql.update("course_invitations").set("mailed_at", to: now)
                     .where("course_id", .equal, courseID).where("email", .equal, email).run()
-                let link =
-                    "\(publicURL)/register?email=\(email.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? "")"
+                let address = email.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? ""
+                let link = schoolSignIn == nil ? "\(publicURL)/register?email=\(address)" : "\(publicURL)/sign-in"
                 let chosen =
                     try row.decodeNil(column: "language") ? nil : try row.decode(column: "language", as: String.self)
                 let course = try row.decode(column: "course_name", as: String.self)
                 messages.append(
                     letters.written(for: chosen) {
-                        letters.invitation(name: name, teacher: teacher, course: course, link: link)
+                        letters.invitation(
+                            name: name, teacher: teacher, course: course, link: link, schoolSignIn: schoolSignIn)
                     }.email(to: email, name: name))
             }
             return messages

@@ -18,6 +18,8 @@ enum SingleSignOnFailure: Error, Sendable {
     case unknownKey
     /// The signature does not verify with the provider's key.
     case badSignature
+    /// The provider's discovery document names another issuer than the one configured.
+    case issuerMismatch(configured: String, announced: String)
 }
 
 /// The school's OpenID Connect provider as Rollcall uses it: its discovery document, its signing keys (chosen by
@@ -30,6 +32,7 @@ actor OpenIDProvider {
         var authorizationEndpoint: String
         var tokenEndpoint: String
         var jwksUri: String
+        var userinfoEndpoint: String?
         var endSessionEndpoint: String?
         var idTokenSigningAlgValuesSupported: [String]?
         var tokenEndpointAuthMethodsSupported: [String]?
@@ -38,6 +41,7 @@ actor OpenIDProvider {
     let settings: SingleSignOnSettings
     private let http: HTTPClient
     private var discovered: (document: Discovery, until: Date)?
+    private var discovering: Task<(Discovery, TimeInterval), any Error>?
     private let keys: PublishedKeys
 
     /// How long a document or key set is kept when the provider sends no `max-age`.
@@ -46,13 +50,30 @@ actor OpenIDProvider {
     init(settings: SingleSignOnSettings, http: HTTPClient = .shared) {
         self.settings = settings
         self.http = http
-        keys = PublishedKeys(http: http, timeout: settings.timeout)
+        keys = PublishedKeys(http: http, timeout: settings.timeout, refetchInterval: settings.keyRefetchInterval)
     }
 
-    /// The discovery document, fetched at first use and again once it has aged out; its issuer must be the one
-    /// configured.
+    /// The discovery document, fetched at first use (once for everyone who asks at that moment) and again once it
+    /// has aged out; its issuer must be the one configured.
     func discovery(now: Date = Date()) async throws -> Discovery {
         if let discovered, discovered.until > now { return discovered.document }
+        let task: Task<(Discovery, TimeInterval), any Error>
+        if let running = discovering {
+            task = running
+        } else {
+            let (settings, http) = (settings, http)
+            task = Task { try await Self.fetchDiscovery(settings: settings, http: http) }
+            discovering = task
+        }
+        defer { discovering = nil }
+        let (document, lifetime) = try await task.value
+        discovered = (document, now.addingTimeInterval(lifetime))
+        return document
+    }
+
+    private static func fetchDiscovery(
+        settings: SingleSignOnSettings, http: HTTPClient
+    ) async throws -> (Discovery, TimeInterval) {
         let url = String(settings.issuer.trimmingSuffix("/")) + "/.well-known/openid-configuration"
         let (body, lifetime) = try await PublishedKeys.fetch(url, http: http, timeout: settings.timeout)
         let document: Discovery
@@ -62,15 +83,20 @@ actor OpenIDProvider {
             throw SingleSignOnFailure.providerUnavailable("its discovery document is not one")
         }
         guard document.issuer == settings.issuer else {
-            throw SingleSignOnFailure.providerUnavailable(
-                "it names itself \(document.issuer), not \(settings.issuer) as configured")
+            throw SingleSignOnFailure.issuerMismatch(configured: settings.issuer, announced: document.issuer)
         }
-        discovered = (document, now.addingTimeInterval(lifetime))
-        return document
+        return (document, lifetime)
     }
 
-    /// Trades an authorization code (with its PKCE verifier) for the ID token.
-    func idToken(code: String, verifier: String, redirectURI: String) async throws -> String {
+    /// What the token endpoint answers a code with.
+    struct Tokens: Sendable {
+        var idToken: String
+        /// For the UserInfo endpoint; a provider may send none.
+        var accessToken: String?
+    }
+
+    /// Trades an authorization code (with its PKCE verifier) for the ID token and the access token.
+    func tokens(code: String, verifier: String, redirectURI: String) async throws -> Tokens {
         let document = try await discovery()
         var form = [
             ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
@@ -104,27 +130,45 @@ actor OpenIDProvider {
         guard let token = answer?["id_token"] as? String else {
             throw SingleSignOnFailure.providerRefused("no ID token in its answer")
         }
-        return token
+        return Tokens(idToken: token, accessToken: answer?["access_token"] as? String)
     }
 
-    /// Verifies an ID token's signature with the provider's key named by its `kid` and checks its claims for this
-    /// sign-in; answers the claims.
+    /// The claims of the UserInfo endpoint (OpenID Connect Core §5.3), asked with the access token; `nil` where the
+    /// provider has no such endpoint or gave no access token.
+    func userInfo(accessToken: String?) async throws -> [String: [String]]? {
+        guard let accessToken, let endpoint = try await discovery().userinfoEndpoint else { return nil }
+        var request = HTTPClientRequest(url: endpoint)
+        request.headers.add(name: "Authorization", value: "Bearer " + accessToken)
+        request.headers.add(name: "Accept", value: "application/json")
+        let body: ByteBuffer
+        let response: HTTPClientResponse
+        do {
+            response = try await http.execute(request, timeout: .init(settings.timeout))
+            body = try await response.body.collect(upTo: 1 << 20)
+        } catch {
+            throw SingleSignOnFailure.providerUnavailable("its UserInfo endpoint did not answer")
+        }
+        guard response.status == .ok else {
+            throw SingleSignOnFailure.providerRefused("its UserInfo endpoint answered HTTP \(response.status.code)")
+        }
+        // A signed UserInfo answer (application/jwt) is not asked for: Rollcall registers for JSON.
+        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
+            throw SingleSignOnFailure.providerRefused("its UserInfo answer is not JSON")
+        }
+        return Self.texts(object)
+    }
+
+    /// Verifies an ID token's signature (with the provider's key named by its `kid`, or the client secret for an
+    /// HMAC) and checks its claims for this sign-in; answers the claims.
     func verify(_ token: String, nonce: String, now: Date = Date()) async throws -> IDTokenClaims {
         let document = try await discovery(now: now)
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerData = Self.base64URL(parts[0]),
-            let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
-            let payloadData = Self.base64URL(parts[1]),
-            let payload = try? JSONSerialization.jsonObject(with: payloadData) as? [String: Any]
-        else { throw SingleSignOnFailure.tokenRefused(.unreadable) }
-        let algorithm = header["alg"] as? String ?? ""
-        do throws(SingleSignOnRefusal) {
-            try SingleSignOn.checkAlgorithm(algorithm, announced: document.idTokenSigningAlgValuesSupported ?? [])
-        } catch {
-            throw SingleSignOnFailure.tokenRefused(error)
+        let payload = try await keys.verify(
+            token, keySet: document.jwksUri, announced: document.idTokenSigningAlgValuesSupported ?? [],
+            secret: settings.clientSecret, now: now)
+        guard let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any] else {
+            throw SingleSignOnFailure.tokenRefused(.unreadable)
         }
-        try await keys.verifySignature(token, kid: header["kid"] as? String, at: document.jwksUri, now: now)
-        let claims = Self.claims(payload)
+        let claims = Self.claims(object)
         do throws(SingleSignOnRefusal) {
             try SingleSignOn.check(claims, issuer: settings.issuer, clientID: settings.clientID, nonce: nonce, now: now)
         } catch {
@@ -146,14 +190,6 @@ actor OpenIDProvider {
 
     /// The claims Rollcall reads, from a payload already decoded as JSON.
     static func claims(_ payload: [String: Any]) -> IDTokenClaims {
-        func texts(_ value: Any?) -> [String] {
-            switch value {
-            case let text as String: [text]
-            case let list as [Any]: list.compactMap { $0 as? String }
-            case let number as NSNumber: [number.stringValue]
-            default: []
-            }
-        }
         func date(_ value: Any?) -> Date {
             (value as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue) } ?? .distantPast
         }
@@ -163,14 +199,29 @@ actor OpenIDProvider {
             case let text as String: text == "true"
             default: nil
             }
-        var others: [String: [String]] = [:]
-        for (name, value) in payload { others[name] = texts(value) }
+        let others = texts(payload)
         return IDTokenClaims(
             issuer: payload["iss"] as? String ?? "", subject: payload["sub"] as? String ?? "",
-            audience: texts(payload["aud"]), authorizedParty: payload["azp"] as? String,
+            audience: others["aud"] ?? [], authorizedParty: payload["azp"] as? String,
             expiresAt: date(payload["exp"]), issuedAt: date(payload["iat"]), nonce: payload["nonce"] as? String,
             email: payload["email"] as? String, emailVerified: verified, name: payload["name"] as? String,
             others: others)
+    }
+
+    /// Every claim as text or a list of texts.
+    static func texts(_ payload: [String: Any]) -> [String: [String]] {
+        func texts(_ value: Any?) -> [String] {
+            switch value {
+            case let text as String: [text]
+            case let list as [Any]: list.compactMap { $0 as? String }
+            // JSON's true reads as 1 here, which `SingleSignOn.merged` takes as true.
+            case let number as NSNumber: [number.stringValue]
+            default: []
+            }
+        }
+        var others: [String: [String]] = [:]
+        for (name, value) in payload { others[name] = texts(value) }
+        return others
     }
 
     static let decoder: JSONDecoder = {
@@ -178,12 +229,6 @@ actor OpenIDProvider {
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         return decoder
     }()
-
-    static func base64URL(_ text: Substring) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
-    }
 
     /// `application/x-www-form-urlencoded`, as RFC 6749 §2.3.1 asks for the client's credentials too.
     static func formEncoded(_ text: String) -> String {

@@ -16,8 +16,22 @@ public struct SingleSignOnSettings: Sendable, Equatable {
     public var roleClaim: String?
     /// The values of `roleClaim` that make a teacher; everyone else is a student.
     public var teacherValues: Set<String>
+    /// The scopes Rollcall asks for besides `openid email profile`, for claims a provider releases under scopes of
+    /// its own (LemonLDAP::NG's eduPerson attributes, say).
+    public var extraScopes: [String] = []
+    /// Domains whose addresses the provider vouches for where it sends no `email_verified` (Microsoft Entra ID).
+    public var trustedEmailDomains: Set<String> = []
     /// How long Rollcall waits for the provider's discovery, keys and token answers.
     public var timeout: Duration = .seconds(10)
+    /// How soon a token naming a key not seen yet may fetch the provider's keys again.
+    public var keyRefetchInterval: TimeInterval = 10
+
+    /// The `scope` of the authorization request.
+    var scope: String {
+        var scopes = ["openid", "email", "profile"]
+        for extra in extraScopes where !scopes.contains(extra) { scopes.append(extra) }
+        return scopes.joined(separator: " ")
+    }
 
     public init(
         issuer: String, clientID: String, clientSecret: String, name: String = "Sign in with your school account",
@@ -68,10 +82,37 @@ public struct SingleSignOnSettings: Sendable, Equatable {
                 variable: "ROLLCALL_OIDC_TEACHER_VALUES",
                 problem: "must name the values of ROLLCALL_OIDC_ROLE_CLAIM that make a teacher, such as faculty,staff")
         }
-        return SingleSignOnSettings(
+        var settings = SingleSignOnSettings(
             issuer: issuerText, clientID: clientID, clientSecret: secret,
             name: value("ROLLCALL_OIDC_NAME").map { MailHeader.singleLine($0) } ?? "Sign in with your school account",
             studentNumberClaim: value("ROLLCALL_OIDC_STUDENT_NUMBER_CLAIM"), roleClaim: roleClaim,
             teacherValues: Set(teachers))
+        settings.extraScopes = try scopes(value("ROLLCALL_OIDC_SCOPES"))
+        settings.trustedEmailDomains = try domains(value("ROLLCALL_OIDC_TRUSTED_EMAIL_DOMAINS"))
+        return settings
+    }
+
+    /// Scopes as RFC 6749 §3.3 writes them (printable ASCII but space, quote and backslash), by spaces or commas.
+    static func scopes(_ raw: String?) throws -> [String] {
+        let scopes = (raw ?? "").split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+        for scope in scopes
+        where !scope.unicodeScalars.allSatisfy({ $0.value >= 0x21 && $0.value <= 0x7E && $0 != "\"" && $0 != "\\" }) {
+            throw ConfigurationError(
+                variable: "ROLLCALL_OIDC_SCOPES",
+                problem: "must be scopes separated by spaces, such as “eduperson school”; “\(scope)” is not one")
+        }
+        return scopes
+    }
+
+    /// Domains by commas, such as `school.edu,students.school.edu`.
+    static func domains(_ raw: String?) throws -> Set<String> {
+        let domains = (raw ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .filter { !$0.isEmpty }
+        for domain in domains where (try? AccountRules.email("x@" + domain)) == nil || domain.contains("@") {
+            throw ConfigurationError(
+                variable: "ROLLCALL_OIDC_TRUSTED_EMAIL_DOMAINS",
+                problem: "must be domains separated by commas, such as school.edu; “\(domain)” is not one")
+        }
+        return Set(domains)
     }
 }

@@ -48,7 +48,16 @@ final class SchoolProvider: Sendable {
         var published: [Key]
         var grants: [String: Grant] = [:]
         var keyFetches = 0
+        var discoveryFetches = 0
         var tokenRequests = 0
+        /// What the UserInfo endpoint answers (JSON) for an access token it handed out; no endpoint while `nil`.
+        var userInfo: Data?
+        /// The algorithms discovery announces.
+        var algorithms = ["RS256", "ES256"]
+        /// The issuer discovery names; the provider's own address while `nil`.
+        var announcedIssuer: String?
+        /// The discovery document's `Cache-Control`.
+        var discoveryCaching = "public, max-age=3600"
     }
 
     private let state: NIOLockedValueBox<State>
@@ -62,7 +71,17 @@ final class SchoolProvider: Sendable {
     var issuer: String { address.withLockedValue { $0 } }
 
     var keyFetches: Int { state.withLockedValue { $0.keyFetches } }
+    var discoveryFetches: Int { state.withLockedValue { $0.discoveryFetches } }
     var published: [Key] { state.withLockedValue { $0.published } }
+
+    /// Answers UserInfo requests with these claims from now on.
+    func answerUserInfo(_ claims: [String: Any]) {
+        let data = try? JSONSerialization.data(withJSONObject: claims)
+        state.withLockedValue { $0.userInfo = data }
+    }
+
+    /// Changes what the provider says from now on.
+    func set(_ change: @Sendable (inout State) -> Void) { state.withLockedValue(change) }
 
     /// Publishes these keys from now on (a rotation).
     func publish(_ keys: [Key]) { state.withLockedValue { $0.published = keys } }
@@ -99,13 +118,28 @@ final class SchoolProvider: Sendable {
         let router = Router()
         router.get(".well-known/openid-configuration") { [self] _, _ -> Response in
             let issuer = self.issuer
-            return Self.json([
-                "issuer": issuer, "authorization_endpoint": "\(issuer)/authorize",
+            let (announced, algorithms, caching, userInfo) = state.withLockedValue {
+                $0.discoveryFetches += 1
+                return ($0.announcedIssuer ?? issuer, $0.algorithms, $0.discoveryCaching, $0.userInfo != nil)
+            }
+            var document: [String: Any] = [
+                "issuer": announced, "authorization_endpoint": "\(issuer)/authorize",
                 "token_endpoint": "\(issuer)/token", "jwks_uri": "\(issuer)/jwks",
-                "end_session_endpoint": "\(issuer)/logout",
-                "id_token_signing_alg_values_supported": ["RS256", "ES256"],
+                "end_session_endpoint": "\(issuer)/logout", "id_token_signing_alg_values_supported": algorithms,
                 "token_endpoint_auth_methods_supported": ["client_secret_basic"],
-            ])
+            ]
+            if userInfo { document["userinfo_endpoint"] = "\(issuer)/userinfo" }
+            var response = Self.json(document)
+            response.headers[.cacheControl] = caching
+            return response
+        }
+        router.get("userinfo") { [state] request, _ -> Response in
+            guard let info = state.withLockedValue({ $0.userInfo }),
+                request.headers[.authorization]?.hasPrefix("Bearer at-") == true
+            else { return Self.json(["error": "invalid_token"], status: .unauthorized) }
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(data: info)))
         }
         router.get("jwks") { [state] _, _ -> Response in
             let keys = state.withLockedValue {
@@ -139,7 +173,7 @@ final class SchoolProvider: Sendable {
                 fields["redirect_uri"] == grant.redirectURI,
                 SingleSignOn.codeChallenge(verifier: fields["code_verifier"] ?? "") == grant.challenge
             else { return Self.json(["error": "invalid_grant"], status: .badRequest) }
-            return Self.json(["access_token": "unused", "token_type": "Bearer", "id_token": grant.idToken])
+            return Self.json(["access_token": "at-\(code)", "token_type": "Bearer", "id_token": grant.idToken])
         }
         return router
     }

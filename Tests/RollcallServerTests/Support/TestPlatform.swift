@@ -65,6 +65,8 @@ final class TestPlatform: Sendable {
         var published: [Key]
         var members: [Member] = []
         var lineItems: [String: String] = [:]
+        /// The placed link each line item is bound to, if any: some platforms show learners only those.
+        var lineItemLinks: [String: String?] = [:]
         var scores: [Score] = []
         var refusedScores = 0
         var down = false
@@ -78,6 +80,10 @@ final class TestPlatform: Sendable {
         /// Each as the JSON text Rollcall sent.
         var registrations: [Data] = []
         var refuseRegistration = false
+        /// What the configuration says differently, by key.
+        var configurationChanges: [String: String] = [:]
+        /// The status the registration endpoint answers with, where set.
+        var registrationStatus: Int?
     }
 
     let state: NIOLockedValueBox<State>
@@ -150,7 +156,8 @@ final class TestPlatform: Sendable {
         try await keys.add(jwksJSON: try await read())
         _ = try await keys.verify(token, as: AnyPayload.self)
         let part = token.split(separator: ".")[1]
-        return try JSONSerialization.jsonObject(with: OpenIDProvider.base64URL(part) ?? Data()) as? [String: Any] ?? [:]
+        return try JSONSerialization.jsonObject(with: Data(Base64URL.decode(String(part)) ?? [])) as? [String: Any]
+            ?? [:]
     }
 
     struct PlatformRefusal: Error {
@@ -162,11 +169,18 @@ final class TestPlatform: Sendable {
     func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.get(".well-known/openid-configuration") { [self] _, _ -> Response in
-            Self.json([
+            var document: [String: Any] = [
                 "issuer": issuer, "authorization_endpoint": "\(issuer)/auth", "token_endpoint": "\(issuer)/token",
                 "jwks_uri": "\(issuer)/jwks", "registration_endpoint": "\(issuer)/register",
                 "https://purl.imsglobal.org/spec/lti-platform-configuration": ["product_family_code": "moodle"],
-            ])
+            ]
+            for (key, value) in state.withLockedValue({ $0.configurationChanges }) { document[key] = value }
+            return Self.json(document)
+        }
+        // A configuration that has moved to another host.
+        router.get("moved/openid-configuration") { [self] _, _ -> Response in
+            let elsewhere = issuer.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+            return Response(status: .found, headers: [.location: "\(elsewhere)/.well-known/openid-configuration"])
         }
         router.post("register") { [self] request, _ -> Response in
             guard request.headers[.authorization] == "Bearer registration-token-1" else {
@@ -174,6 +188,9 @@ final class TestPlatform: Sendable {
             }
             let body = try await request.body.collect(upTo: 1 << 16)
             let tool = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:]
+            if let status = state.withLockedValue({ $0.registrationStatus }) {
+                return Self.json(["error": "internal words of the platform"], status: .init(code: status))
+            }
             let refused = state.withLockedValue { state -> Bool in
                 if state.refuseRegistration { return true }
                 state.registrations.append(Data(buffer: body))
@@ -248,7 +265,11 @@ final class TestPlatform: Sendable {
             return response
         }
         router.get("ags/:context/lineitems") { [self] request, _ -> Response in
-            if let refusal = refuse(request, needing: LTI.Scope.lineItems) { return refusal }
+            if let refusal = refuse(request, needing: LTI.Scope.lineItems),
+                refuse(request, needing: LTI.Scope.lineItemsReadOnly) != nil
+            {
+                return refusal
+            }
             let items = state.withLockedValue { $0.lineItems }
             let wanted = request.uri.queryParameters.get("resource_id")
             return Self.json(
@@ -264,6 +285,7 @@ final class TestPlatform: Sendable {
             let id = state.withLockedValue { state in
                 let id = "\(issuer)/ags/\(Self.context)/lineitems/\(state.lineItems.count + 1)"
                 state.lineItems[id] = item["resourceId"] as? String ?? ""
+                state.lineItemLinks[id] = item["resourceLinkId"] as? String
                 return id
             }
             var answer = item
