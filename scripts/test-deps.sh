@@ -6,7 +6,8 @@
 # through), lti1p3platform and Flask (the LTI 1.3 platform the LTI tests launch Rollcall from), pymarkdownlnt (the
 # lint of the README and docs/) and axe-core, which the accessibility audit injects into every page (`axe.min.js`
 # from the axe-playwright-python wheel, taken without Playwright); gettext's msgfmt checks the message catalogs as
-# translators' tools read them.
+# translators' tools read them. LemonLDAP::NG's portal, and the Perl modules it loads, is the real OpenID Connect
+# provider the school sign-in is also tested against (scripts/lemonldap.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +22,10 @@ python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v msgfmt >/dev/null || missing+=(gettext)
+[ -x /usr/sbin/llng-fastcgi-server ] && perl -MDBD::SQLite -MImage::Magick -MIO::String -e1 2>/dev/null ||
+    missing+=(lemonldap-ng lemonldap-ng-fastcgi-server libcrypt-openssl-bignum-perl libstring-random-perl
+        libemail-sender-perl libmime-tools-perl libgd-securityimage-perl libimage-magick-perl libio-string-perl
+        libdbi-perl libdbd-sqlite3-perl)
 
 if [ ${#missing[@]} -gt 0 ]; then
     echo "Installing ${missing[*]}"

@@ -70,32 +70,37 @@ struct SingleSignOnTests {
     }
 
     @Test func only_the_announced_algorithms_are_accepted() throws {
-        try SingleSignOn.checkAlgorithm("RS256", announced: ["RS256", "ES256"], keyedWithSecret: false)
-        try SingleSignOn.checkAlgorithm("ES256", announced: ["RS256", "ES256"], keyedWithSecret: false)
-        try SingleSignOn.checkAlgorithm("RS256", announced: [], keyedWithSecret: false)  // the default
+        try SingleSignOn.checkAlgorithm("RS256", announced: ["RS256", "ES256"], secretBytes: nil)
+        try SingleSignOn.checkAlgorithm("ES256", announced: ["RS256", "ES256"], secretBytes: nil)
+        try SingleSignOn.checkAlgorithm("RS256", announced: [], secretBytes: nil)  // the default
         for (algorithm, announced) in [
             ("none", ["RS256", "none"]), ("HS256", ["RS256", "HS256"]), ("hs512", ["hs512"]), ("ES256", ["RS256"]),
             ("PS256", []), ("", ["RS256"]),
         ] {
             #expect(throws: SingleSignOnRefusal.algorithmNotAllowed(algorithm), "\(algorithm)") {
-                try SingleSignOn.checkAlgorithm(algorithm, announced: announced, keyedWithSecret: false)
+                try SingleSignOn.checkAlgorithm(algorithm, announced: announced, secretBytes: nil)
             }
         }
     }
 
     @Test func an_hmac_is_accepted_only_keyed_with_the_client_secret_and_announced() throws {
         for algorithm in ["HS256", "HS384", "HS512"] {
-            try SingleSignOn.checkAlgorithm(algorithm, announced: ["RS256", algorithm], keyedWithSecret: true)
+            try SingleSignOn.checkAlgorithm(algorithm, announced: ["RS256", algorithm], secretBytes: 64)
             // Never keyed with a public key, whatever the provider announces.
             #expect(throws: SingleSignOnRefusal.algorithmNotAllowed(algorithm)) {
-                try SingleSignOn.checkAlgorithm(algorithm, announced: ["RS256", algorithm], keyedWithSecret: false)
+                try SingleSignOn.checkAlgorithm(algorithm, announced: ["RS256", algorithm], secretBytes: nil)
             }
             #expect(throws: SingleSignOnRefusal.algorithmNotAllowed(algorithm)) {
-                try SingleSignOn.checkAlgorithm(algorithm, announced: ["RS256"], keyedWithSecret: true)
+                try SingleSignOn.checkAlgorithm(algorithm, announced: ["RS256"], secretBytes: 64)
             }
         }
+        // RFC 7518 §3.2: the key is at least as long as the hash's output.
+        #expect(throws: SingleSignOnRefusal.secretTooShort(algorithm: "HS512", bytes: 64)) {
+            try SingleSignOn.checkAlgorithm("HS512", announced: ["HS512"], secretBytes: 63)
+        }
+        try SingleSignOn.checkAlgorithm("HS256", announced: ["HS256"], secretBytes: 32)
         #expect(throws: SingleSignOnRefusal.algorithmNotAllowed("hs512")) {
-            try SingleSignOn.checkAlgorithm("hs512", announced: ["hs512"], keyedWithSecret: true)
+            try SingleSignOn.checkAlgorithm("hs512", announced: ["hs512"], secretBytes: 64)
         }
     }
 

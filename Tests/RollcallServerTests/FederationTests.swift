@@ -85,6 +85,20 @@ struct FederationTests {
         }
     }
 
+    @Test func an_hmac_keyed_with_a_secret_too_short_for_it_is_refused_and_named() async throws {
+        try await SchoolProvider.run { api, provider in
+            provider.set { $0.algorithms = ["RS256", "HS512"] }
+            let signIn = try await SchoolSignIn.begin(api)
+            // The secret is 40 bytes; HS512 asks for 64 (RFC 7518 §3.2).
+            let token = try SchoolProvider.token(
+                header: ["alg": "HS512"], claims: signIn.claims(provider), key: nil,
+                hmacSecret: Array(SchoolProvider.clientSecret.utf8))
+            let reply = try await signIn.finish(api, provider, idToken: token)
+            #expect(reply.status == .forbidden && reply.text.contains("at least 64 characters"), "\(reply.text)")
+            #expect(try await api.call(.get, "/healthz").status == .ok, "the server is still there")
+        }
+    }
+
     @Test func an_issuer_that_differs_by_a_slash_is_named_not_called_an_outage() async throws {
         try await SchoolProvider.run { api, provider in
             provider.set { $0.announcedIssuer = provider.issuer + "/" }

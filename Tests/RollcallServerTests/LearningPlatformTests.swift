@@ -597,8 +597,8 @@ struct LearningPlatformTests {
                     "deploymentID": TestPlatform.deployment, "role": "teacher", "gradeScopes": [String](),
                 ]))
             let refusal = try await api.database().closing { database in
-                let store = PlatformStore(database: database, courses: CourseStore(database: database))
-                let platformID = try #require(try await store.list().first?.id)
+                let store = PlatformCourses(database: database, courses: CourseStore(database: database))
+                let platformID = try #require(try await PlatformStore(database: database).list().first?.id)
                 do {
                     _ = try await store.link(
                         late, context: .init(id: "course-3", title: "Geology 3"), platformID: platformID,
@@ -700,7 +700,7 @@ struct LearningPlatformRacesTests {
                 }
                 #expect(letters == 3 && platform.scores.count == 3, "queued once: \(letters) letters")
                 // The claim itself, asked by eight rounds at the same instant: one wins.
-                let store = PlatformStore(database: database, courses: CourseStore(database: database))
+                let store = PlatformCourses(database: database, courses: CourseStore(database: database))
                 let linkedID = try await database.read { sql in
                     try await sql.raw("SELECT id FROM lti_courses").first(decodingColumn: "id", as: Int64.self)
                 }

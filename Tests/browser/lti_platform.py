@@ -69,6 +69,8 @@ ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 ACTIVITY_PROGRESS = {"Initialized", "Started", "InProgress", "Submitted", "Completed"}
 GRADING_PROGRESS = {"FullyGraded", "Pending", "PendingManual", "Failed", "NotReady"}
 NRPS_PAGE = 15
+# The most members one roster page holds, whatever the tool asks for: platforms cap it (Canvas at 50).
+NRPS_MOST = 15
 
 # Leeway for clocks: the tool and the platform share this machine, so a minute is plenty and still refuses a
 # token from another hour.
@@ -637,14 +639,15 @@ class Platform:
         return body
 
     @staticmethod
-    def _page_of(items, default_limit):
-        """A page of `items` by `limit` and `page`, and the URL of the next page for the Link header."""
+    def _page_of(items, default_limit, most=100):
+        """A page of `items` by `limit` (`most` at the most) and `page`, and the URL of the next page for the Link
+        header."""
         try:
             limit = int(request.args.get("limit", default_limit))
             page = int(request.args.get("page", 1))
         except ValueError as error:
             raise Refused(400, "invalid_request", "limit and page are whole numbers") from error
-        limit = max(1, min(limit, 100))
+        limit = max(1, min(limit, most))
         start = (page - 1) * limit
         chosen = items[start:start + limit]
         following = None
@@ -674,7 +677,7 @@ class Platform:
         link_id = request.args.get("rlid")
         if link_id and link_id not in context["links"]:
             raise Refused(400, "invalid_request", f"rlid {link_id!r} is no link of this context")
-        chosen, following = self._page_of(members, NRPS_PAGE)
+        chosen, following = self._page_of(members, NRPS_PAGE, NRPS_MOST)
         listed = []
         for sub, member in chosen:
             person = self.users[sub]

@@ -258,6 +258,7 @@ def test_a_course_from_the_platform_its_roster_deep_linking_check_ins_and_grades
     assert by_email[student_email(7)]["name"] == platform.users[student(7)]["name"]
     pages = [r for r in platform.received if r["path"].startswith(f"/contexts/{CONTEXT}/memberships")]
     assert len(pages) >= 3 and all(r["status"] == 200 for r in pages), pages
+    assert "limit=" in pages[0]["path"], "Rollcall asks for pages of a size it chooses"
     assert any(SCOPE_NRPS in token["granted"] for token in platform.tokens)
     assert wait_for(teacher, "#lti-sync") and wait_for(teacher, "#lti-grades")
 

@@ -50,6 +50,8 @@ public enum SingleSignOnRefusal: Error, Sendable, Equatable {
     case missingSubject
     /// The UserInfo endpoint answered about another subject than the ID token's.
     case wrongSubject
+    /// Signed with an HMAC whose key, the client secret, is shorter than the algorithm asks.
+    case secretTooShort(algorithm: String, bytes: Int)
     /// Not a signed token of three parts, each JSON.
     case unreadable
 
@@ -67,6 +69,8 @@ public enum SingleSignOnRefusal: Error, Sendable, Equatable {
         case .wrongNonce: "it answers another sign-in"
         case .missingSubject: "it names nobody"
         case .wrongSubject: "the provider described someone else"
+        case .secretTooShort(let algorithm, let bytes):
+            "it was signed with \(algorithm), which needs a client secret of at least \(bytes) characters"
         case .unreadable: "it is not a token at all"
         }
     }
@@ -78,20 +82,24 @@ public enum SingleSignOn {
     public static let clockSkew: TimeInterval = 120
 
     /// Algorithms an ID token may use: those the provider announces (RS256 where it announces none), never `none`.
-    /// An HMAC (`HS256`, `HS384`, `HS512`) only when `keyedWithSecret`: the client secret is the key, as OpenID
-    /// Connect Core §10.1 allows a confidential client, and never a published public key, which anyone can read.
+    /// An HMAC (`HS256`, `HS384`, `HS512`) only keyed with the client secret, `secretBytes` long, as OpenID Connect
+    /// Core §10.1 allows a confidential client, and never a published public key, which anyone can read; the secret
+    /// must be at least as long as the hash's output (RFC 7518 §3.2), 64 bytes for HS512.
     public static func checkAlgorithm(
-        _ algorithm: String, announced: [String], keyedWithSecret: Bool
+        _ algorithm: String, announced: [String], secretBytes: Int?
     ) throws(SingleSignOnRefusal) {
         let allowed = announced.isEmpty ? ["RS256"] : announced
         guard algorithm != "none", allowed.contains(algorithm) else { throw .algorithmNotAllowed(algorithm) }
         if algorithm.uppercased().hasPrefix("HS") {
-            guard keyedWithSecret, hmacAlgorithms.contains(algorithm) else { throw .algorithmNotAllowed(algorithm) }
+            guard let secretBytes, let needed = hmacAlgorithms[algorithm] else {
+                throw .algorithmNotAllowed(algorithm)
+            }
+            guard secretBytes >= needed else { throw .secretTooShort(algorithm: algorithm, bytes: needed) }
         }
     }
 
-    /// The HMAC algorithms a client secret may key.
-    public static let hmacAlgorithms: Set<String> = ["HS256", "HS384", "HS512"]
+    /// The HMAC algorithms a client secret may key, with the least length of that secret in bytes.
+    public static let hmacAlgorithms: [String: Int] = ["HS256": 32, "HS384": 48, "HS512": 64]
 
     /// Checks a verified token's claims against this sign-in: the issuer, this client as audience (and as `azp`
     /// when there are several audiences), the time it is valid, and the nonce this browser sent.

@@ -386,14 +386,18 @@ struct UserStore: Sendable {
         defer { identities.forget(userID: id) }
         let ended = try await database.write { sql -> Int in
             guard
-                let createdAt = try await sql.update("users").set("email_verified_at", to: now).where("id", .equal, id)
-                    .where("email_verified_at", .is, SQLLiteral.null).returning("created_at")
-                    .first(decodingColumn: "created_at", as: Date.self)
+                try await sql.update("users").set("email_verified_at", to: now).where("id", .equal, id)
+                    .where("email_verified_at", .is, SQLLiteral.null).returning("id").first() != nil
             else { return 0 }
             var ended = 0
+            // Compared in SQL with the stored value: a moment read back as a Date may differ in its last bit.
             for table in ["sso_identities", "lti_identities"] {
-                ended += try await sql.delete(from: table).where("user_id", .equal, id)
-                    .where("created_at", .greaterThan, createdAt).returning("user_id").all().count
+                ended += try await sql.raw(
+                    """
+                    DELETE FROM \(ident: table) WHERE user_id = \(bind: id)
+                      AND created_at > (SELECT created_at FROM users WHERE id = \(bind: id)) RETURNING user_id
+                    """
+                ).all().count
             }
             return ended
         }

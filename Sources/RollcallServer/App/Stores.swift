@@ -28,6 +28,9 @@ struct Stores: Sendable {
     let proximity: ProximityStore
     let toolKeys: ToolKeys
     let platforms: PlatformStore
+    let launchStates: LaunchStates
+    let platformPeople: PlatformPeople
+    let platformCourses: PlatformCourses
     /// The platforms' services, with the service tokens they gave kept until they expire.
     let platformServices: PlatformServices
     let courseLinks: CourseLinks
@@ -64,10 +67,14 @@ struct Stores: Sendable {
         let outbox = outbox ?? Outbox(database: database, logger: Logger(label: "rollcall"))
         self.outbox = outbox
         toolKeys = ToolKeys(database: database)
-        platforms = PlatformStore(database: database, courses: courses)
+        platforms = PlatformStore(database: database)
+        launchStates = LaunchStates(database: database)
+        platformPeople = PlatformPeople(database: database)
+        platformCourses = PlatformCourses(database: database, courses: courses)
         platformServices = PlatformServices(keys: toolKeys)
         courseLinks = CourseLinks(
-            platforms: platforms, services: platformServices, courses: courses, sessions: sessions, records: records,
+            platforms: platforms, linkedCourses: platformCourses, people: platformPeople, services: platformServices,
+            courses: courses, sessions: sessions, records: records,
             outbox: outbox, logger: outbox.logger)
     }
 }

@@ -12,6 +12,7 @@ struct CoursePages: Sendable {
     let access: AccessRule
     let pages: PageRenderer
     let platforms: PlatformStore
+    let linkedCourses: PlatformCourses
     /// Each teacher's allowance of invitation letters a day, for the page to explain those waiting.
     let invitationsPerDay: Int
 
@@ -58,7 +59,7 @@ struct CoursePages: Sendable {
                 query: try check { () throws(RuleViolation) in try TextRules.search(request.query("q")) },
                 page: max(1, Int(request.query("page") ?? "") ?? 1), verification: verification)
             page.teacher?.mayReachPeople = user.mayReachPeople
-            if let linked = try await platforms.linkedCourse(courseID: course.id),
+            if let linked = try await linkedCourses.linkedCourse(courseID: course.id),
                 let platform = try await platforms.find(id: linked.platformId)
             {
                 page.teacher?.platformLink = PlatformLink(

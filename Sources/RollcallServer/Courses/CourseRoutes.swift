@@ -31,6 +31,7 @@ extension CourseRoutes {
         CoursePages(
             courses: stores.courses, sessions: stores.sessions, passkeys: stores.passkeys, records: stores.records,
             timetable: stores.timetable, access: parts.access, pages: parts.pages, platforms: stores.platforms,
+            linkedCourses: stores.platformCourses,
             invitationsPerDay: parts.configuration.invitationsPerDay
         ).addRoutes(to: router)
     }

@@ -52,7 +52,7 @@ actor PublishedKeys {
         else { throw SingleSignOnFailure.tokenRefused(.unreadable) }
         let algorithm = header.alg ?? ""
         do throws(SingleSignOnRefusal) {
-            try SingleSignOn.checkAlgorithm(algorithm, announced: announced, keyedWithSecret: secret != nil)
+            try SingleSignOn.checkAlgorithm(algorithm, announced: announced, secretBytes: secret?.utf8.count)
         } catch {
             throw SingleSignOnFailure.tokenRefused(error)
         }

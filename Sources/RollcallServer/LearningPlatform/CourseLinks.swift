@@ -7,6 +7,8 @@ import SQLKit
 /// grades out (Assignment and Grade Services, queued in the outbox like mail).
 struct CourseLinks: Sendable {
     let platforms: PlatformStore
+    let linkedCourses: PlatformCourses
+    let people: PlatformPeople
     let services: PlatformServices
     let courses: CourseStore
     let sessions: SessionStore
@@ -45,13 +47,13 @@ struct CourseLinks: Sendable {
             members[index].name = members[index].name.flatMap { try? AccountRules.name($0) }
             members[index].studentNumber = members[index].studentNumber.flatMap { try? AccountRules.studentNumber($0) }
         }
-        let roster = try await platforms.linkedStudents(linked)
+        let roster = try await linkedCourses.linkedStudents(linked)
         let change = LTI.rosterChange(roster: roster.map(\.student), members: members)
         guard let course = try await courses.find(id: linked.courseId) else {
             throw AppError(.notFound, .courseNotFound, "That course does not exist.")
         }
         for member in change.enrolled + change.updated {
-            let user = try await platforms.account(
+            let user = try await people.account(
                 platformID: platform.id, subject: member.userID,
                 person: FederatedPerson(member: member, studentNumber: member.studentNumber), logger: logger, now: now)
             try await courses.enroll(courseID: linked.courseId, studentID: user.id)
@@ -62,7 +64,7 @@ struct CourseLinks: Sendable {
         }
         var staff = 0
         for member in members where member.active && (member.role == .teacher || member.role == .assistant) {
-            let user = try await platforms.account(
+            let user = try await people.account(
                 platformID: platform.id, subject: member.userID,
                 person: FederatedPerson(member: member, studentNumber: nil), logger: logger, now: now)
             guard user.id != course.teacherId else { continue }
@@ -72,7 +74,7 @@ struct CourseLinks: Sendable {
                 staff += 1
             }
         }
-        try await platforms.synced(linkedCourseID: linked.id, at: now)
+        try await linkedCourses.synced(linkedCourseID: linked.id, at: now)
         return SyncReport(
             enrolled: change.enrolled.count, left: change.left.count, updated: change.updated.count, staff: staff,
             members: members.count)
@@ -95,7 +97,7 @@ struct CourseLinks: Sendable {
             logger.warning("the line item at \(platform.name) could not be found or made: \(error)")
             throw Self.unavailable(platform)
         }
-        try await platforms.setLineItem(url, linkedCourseID: linked.id)
+        try await linkedCourses.setLineItem(url, linkedCourseID: linked.id)
         return url
     }
 
@@ -110,7 +112,7 @@ struct CourseLinks: Sendable {
             course, sessions: try await sessions.list(courseID: course.id), now: now)
         let gradebook = try await records.gradebook(courseRecords)
         let students = courseRecords.students.filter(\.enrolled)
-        let subjects = try await platforms.subjects(platformID: platform.id, userIDs: students.map(\.id))
+        let subjects = try await linkedCourses.subjects(platformID: platform.id, userIDs: students.map(\.id))
         var messages: [OutgoingMessage] = []
         for student in students {
             guard let subject = subjects[student.id] else { continue }
@@ -134,10 +136,10 @@ struct CourseLinks: Sendable {
     /// Queues the grades of each linked course whose latest session ended since its grades were last queued; the
     /// mark moves once, whichever process sees it first.
     func gradeEndedSessions(now: Date = Date()) async throws {
-        for (linked, ended) in try await platforms.endedSinceGraded(now: now) {
+        for (linked, ended) in try await linkedCourses.endedSinceGraded(now: now) {
             guard let platform = try await platforms.find(id: linked.platformId),
                 linked.lineItemUrl != nil || linked.lineItemsUrl != nil,
-                try await platforms.claimGrading(linkedCourseID: linked.id, through: ended)
+                try await linkedCourses.claimGrading(linkedCourseID: linked.id, through: ended)
             else { continue }
             do {
                 let queued = try await queueGrades(linked, platform: platform, now: now)
@@ -145,7 +147,7 @@ struct CourseLinks: Sendable {
             } catch {
                 // Nothing was queued (the platform's line item could not be found or made): the mark goes back, so
                 // that the next round tries again.
-                try await platforms.releaseGrading(
+                try await linkedCourses.releaseGrading(
                     linkedCourseID: linked.id, through: ended, back: linked.gradedThrough)
                 logger.warning("the scores for course \(linked.courseId) were not queued: \(error)")
             }

@@ -9,6 +9,9 @@ import RollcallCore
 /// (`/lti/jwks`).
 struct LaunchController: Sendable {
     let platforms: PlatformStore
+    let launches: LaunchStates
+    let people: PlatformPeople
+    let linkedCourses: PlatformCourses
     let links: CourseLinks
     let keys: ToolKeys
     let platformKeys: PublishedKeys
@@ -74,11 +77,11 @@ struct LaunchController: Sendable {
 
     /// Sends the browser to the platform's authorization endpoint with a state and a nonce kept for the launch, and
     /// the cookie that ties the launch to this browser.
-    private func authorizationRedirect(_ platform: LearningPlatform, hints: PlatformStore.LoginHints) async throws
+    private func authorizationRedirect(_ platform: LearningPlatform, hints: LaunchStates.LoginHints) async throws
         -> Response
     {
         let (state, browser, nonce) = (OpaqueToken.make(), OpaqueToken.make(), OpaqueToken.make())
-        try await platforms.beginLogin(
+        try await launches.beginLogin(
             state: state, browser: browser, nonce: nonce, platformID: platform.id, hints: hints)
         var query = URLComponents(string: platform.authorizationUrl) ?? URLComponents()
         query.queryItems =
@@ -94,7 +97,7 @@ struct LaunchController: Sendable {
         // Cross-site (the platform posts the launch), so SameSite=None, which browsers take only when Secure.
         response.setCookie(
             Cookie(
-                name: Self.browserCookie, value: browser, maxAge: Int(PlatformStore.loginLifetime),
+                name: Self.browserCookie, value: browser, maxAge: Int(LaunchStates.loginLifetime),
                 path: LearningPlatformRoutes.launch.description, secure: true, httpOnly: true, sameSite: .none))
         return response
     }
@@ -103,7 +106,7 @@ struct LaunchController: Sendable {
     /// claim checked, and the person signed in where the launch leads.
     @Sendable func launch(_ request: Request, context: AppRequestContext) async throws -> Response {
         let fields = try await Self.fields(of: request)
-        guard let state = fields["state"], let login = try await platforms.takeLogin(state: state),
+        guard let state = fields["state"], let login = try await launches.takeLogin(state: state),
             login.expiresAt > Date()
         else {
             throw AppError(
@@ -130,7 +133,7 @@ struct LaunchController: Sendable {
         }
         let launch = try await verify(token, platform: platform, nonce: login.nonce, context: context)
         if launch.messageType == .resourceLink, launch.role != .teacher, let course = launch.context,
-            try await platforms.linkedCourse(platformID: platform.id, contextID: course.id) == nil
+            try await linkedCourses.linkedCourse(platformID: platform.id, contextID: course.id) == nil
         {
             // Checked before the account is made: a launch that leads nowhere leaves nobody behind.
             throw AppError(
@@ -139,11 +142,11 @@ struct LaunchController: Sendable {
             )
         }
         if launch.messageType == .resourceLink,
-            try await !platforms.isLinked(platformID: platform.id, subject: launch.subject),
-            let existing = try await platforms.unlinkedAccount(email: launch.email, platformID: platform.id)
+            try await !people.isLinked(platformID: platform.id, subject: launch.subject),
+            let existing = try await people.unlinkedAccount(email: launch.email, platformID: platform.id)
         {
             // Never linked by the address alone: the person says whether the account is theirs, by signing in to it.
-            let code = try await platforms.keep(
+            let code = try await launches.keep(
                 .init(kind: .account, platformID: platform.id, userID: nil, launch: launch))
             return try pages.render(
                 NewWindowPage(
@@ -154,7 +157,7 @@ struct LaunchController: Sendable {
                 ),
                 title: "Open Rollcall", context: context, layout: "bare")
         }
-        let user = try await platforms.account(
+        let user = try await people.account(
             platformID: platform.id, subject: launch.subject, person: FederatedPerson(launch: launch),
             logger: context.logger)
         guard !user.disabled, user.deletedAt == nil else { throw AppError.accountDisabled }
@@ -176,7 +179,7 @@ struct LaunchController: Sendable {
                     sameSite: .none))
             return response
         }
-        let code = try await platforms.handoff(
+        let code = try await launches.handoff(
             userID: user.id, platformID: platform.id,
             hints: .init(loginHint: login.loginHint ?? "", messageHint: login.messageHint))
         return try pages.render(
@@ -234,11 +237,11 @@ struct LaunchController: Sendable {
     ) async throws -> String {
         guard let platformCourse = launch.context else { return "/courses" }
         if launch.role == .teacher {
-            if try await platforms.linkedCourse(platformID: platform.id, contextID: platformCourse.id) == nil,
-                try await !platforms.linkableCourses(teacherID: user.id).isEmpty
+            if try await linkedCourses.linkedCourse(platformID: platform.id, contextID: platformCourse.id) == nil,
+                try await !linkedCourses.linkableCourses(teacherID: user.id).isEmpty
             {
                 // A teacher with courses of their own picks one, or a new course.
-                let code = try await platforms.keep(
+                let code = try await launches.keep(
                     .init(kind: .course, platformID: platform.id, userID: user.id, launch: launch))
                 return LearningPlatformRoutes.coursePage.description + "?code=" + code
             }
@@ -253,7 +256,7 @@ struct LaunchController: Sendable {
         _ launch: LTI.Launch, context platformCourse: LTI.Context, platform: LearningPlatform, user: User,
         existing: Int64?
     ) async throws -> String {
-        let linked = try await platforms.link(
+        let linked = try await linkedCourses.link(
             launch, context: platformCourse, platformID: platform.id, teacherID: user.id, existing: existing)
         if let course = try await links.courses.find(id: linked.courseId), course.teacherId != user.id {
             try await links.courses.setStaff(courseID: course.id, userID: user.id, role: .teacher)
@@ -280,7 +283,7 @@ struct LaunchController: Sendable {
     private func joinCourse(
         _ launch: LTI.Launch, context platformCourse: LTI.Context, platform: LearningPlatform, user: User
     ) async throws -> String {
-        guard let linked = try await platforms.linkedCourse(platformID: platform.id, contextID: platformCourse.id)
+        guard let linked = try await linkedCourses.linkedCourse(platformID: platform.id, contextID: platformCourse.id)
         else {
             throw AppError(
                 .notFound, .courseNotFound,
@@ -309,7 +312,7 @@ struct LaunchController: Sendable {
         var hasColumn = false
         if let course = launch.context {
             hasColumn =
-                try await platforms.linkedCourse(platformID: platform.id, contextID: course.id)?.lineItemUrl != nil
+                try await linkedCourses.linkedCourse(platformID: platform.id, contextID: course.id)?.lineItemUrl != nil
         }
         let now = Date()
         let response = DeepLinkingResponse(
@@ -337,7 +340,7 @@ struct LaunchController: Sendable {
     /// window of its own where Rollcall's cookie is kept. The platform then launches whoever is signed in to it in
     /// this browser: a link forwarded to another browser opens nobody else's account.
     @Sendable func continuation(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard let code = request.query("code"), let handoff = try await platforms.takeHandoff(code: code),
+        guard let code = request.query("code"), let handoff = try await launches.takeHandoff(code: code),
             handoff.expiresAt > Date(), let platformID = handoff.platformId, let hint = handoff.loginHint,
             !hint.isEmpty, let platform = try await platforms.find(id: platformID)
         else {
@@ -353,7 +356,7 @@ struct LaunchController: Sendable {
     /// to it, they link it; else they sign in first, or go on with a new account.
     @Sendable func linkPage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let code = request.query("code") ?? ""
-        guard let pending = try await platforms.pending(code: code), pending.kind == .account,
+        guard let pending = try await launches.pending(code: code), pending.kind == .account,
             let platform = try await platforms.find(id: pending.platformID)
         else { throw Self.waitedTooLong }
         let address = pending.launch.email.flatMap { try? AccountRules.email($0) } ?? ""
@@ -374,13 +377,13 @@ struct LaunchController: Sendable {
                 to: AccountRoutes.signIn(next: LearningPlatformRoutes.coursePage.description + "?code=" + code),
                 type: .found)
         }
-        guard let pending = try await platforms.pending(code: code), pending.kind == .course,
+        guard let pending = try await launches.pending(code: code), pending.kind == .course,
             pending.userID == user.id, let platform = try await platforms.find(id: pending.platformID)
         else { throw Self.waitedTooLong }
         return try pages.render(
             CourseChoicePage(
                 code: code, platform: platform.name, title: pending.launch.context?.title ?? "",
-                courses: try await platforms.linkableCourses(teacherID: user.id).map {
+                courses: try await linkedCourses.linkableCourses(teacherID: user.id).map {
                     CourseChoicePage.Choice(id: $0.id, name: $0.name)
                 }),
             title: "Which course? · Rollcall", context: context)
@@ -397,7 +400,7 @@ struct LaunchController: Sendable {
             var next: String
         }
         let code = context.parameters.get("code") ?? ""
-        guard let pending = try await platforms.pending(code: code),
+        guard let pending = try await launches.pending(code: code),
             let platform = try await platforms.find(id: pending.platformID)
         else { throw Self.waitedTooLong }
         let input = try await request.decodeJSON(as: Answer.self, context: context)
@@ -418,12 +421,12 @@ struct LaunchController: Sendable {
                         "Sign in to the Rollcall account of \(address) first: only its owner links it to \(platform.name)."
                     )
                 }
-                guard try await platforms.takePending(code: code) != nil else { throw Self.waitedTooLong }
-                try await platforms.linkIdentity(platformID: platform.id, subject: launch.subject, to: me.id)
+                guard try await launches.takePending(code: code) != nil else { throw Self.waitedTooLong }
+                try await people.linkIdentity(platformID: platform.id, subject: launch.subject, to: me.id)
                 user = me
             } else {
-                guard try await platforms.takePending(code: code) != nil else { throw Self.waitedTooLong }
-                user = try await platforms.account(
+                guard try await launches.takePending(code: code) != nil else { throw Self.waitedTooLong }
+                user = try await people.account(
                     platformID: platform.id, subject: launch.subject, person: FederatedPerson(launch: launch),
                     logger: context.logger)
             }
@@ -435,14 +438,14 @@ struct LaunchController: Sendable {
                     "Only the teacher who opened Rollcall from the course picks its course.")
             }
             if let chosen = input.courseId,
-                try await !platforms.linkableCourses(teacherID: me.id).contains(where: { $0.id == chosen })
+                try await !linkedCourses.linkableCourses(teacherID: me.id).contains(where: { $0.id == chosen })
             {
                 throw AppError.invalid(
                     RuleViolation(
                         field: "courseId",
                         message: "Pick one of your own courses that is not archived nor linked yet, or a new course."))
             }
-            guard try await platforms.takePending(code: code) != nil else { throw Self.waitedTooLong }
+            guard try await launches.takePending(code: code) != nil else { throw Self.waitedTooLong }
             user = me
             next = try await linkCourse(
                 launch, context: platformCourse, platform: platform, user: me, existing: input.courseId)

@@ -25,12 +25,14 @@ extension LearningPlatformRoutes {
         let stores = parts.stores
         let links = stores.courseLinks
         LaunchController(
-            platforms: stores.platforms, links: links, keys: stores.toolKeys,
+            platforms: stores.platforms, launches: stores.launchStates, people: stores.platformPeople,
+            linkedCourses: stores.platformCourses, links: links, keys: stores.toolKeys,
             platformKeys: PublishedKeys(timeout: .seconds(10)), tokens: stores.tokens, signIns: parts.signIns,
             counters: stores.counters, pages: parts.pages, configuration: parts.configuration
         ).addRoutes(to: router)
         PlatformsController(
-            platforms: stores.platforms, links: links, keys: stores.toolKeys, access: parts.access,
+            platforms: stores.platforms, linkedCourses: stores.platformCourses, links: links, keys: stores.toolKeys,
+            access: parts.access,
             framing: parts.pages.framing, configuration: parts.configuration
         ).addRoutes(to: router)
         DynamicRegistration(

@@ -6,6 +6,7 @@ import RollcallCore
 /// course's "Sync roster" and "Send grades now".
 struct PlatformsController: Sendable {
     let platforms: PlatformStore
+    let linkedCourses: PlatformCourses
     let links: CourseLinks
     let keys: ToolKeys
     let access: AccessRule
@@ -154,7 +155,7 @@ struct PlatformsController: Sendable {
         -> (LinkedCourse, LearningPlatform)
     {
         let course = try await access.course(in: context, needing: needing, changing: changing).0
-        guard let linked = try await platforms.linkedCourse(courseID: course.id),
+        guard let linked = try await linkedCourses.linkedCourse(courseID: course.id),
             let platform = try await platforms.find(id: linked.platformId)
         else {
             throw AppError(

@@ -1,0 +1,168 @@
+import Foundation
+import Logging
+import RollcallCore
+import SQLKit
+
+/// Launches under way: logins waiting for their launch, new windows waiting to continue, and launches waiting
+/// for their person's answer. Each is used once, whichever process asks.
+struct LaunchStates: Sendable {
+    let database: Database
+
+    /// How long a browser has between the login initiation and the launch, and a new window to open.
+    static let loginLifetime: TimeInterval = 600
+    static let handoffLifetime: TimeInterval = 120
+
+    /// What a platform's login initiation asked for: whom (`login_hint`) and which launch (`lti_message_hint`).
+    struct LoginHints: Codable, Sendable {
+        var loginHint: String
+        var messageHint: String?
+    }
+
+    /// Keeps a login initiation for its launch, and clears those whose time is up.
+    func beginLogin(
+        state: String, browser: String, nonce: String, platformID: Int64, hints: LoginHints, now: Date = Date()
+    ) async throws {
+        try await database.write { sql in
+            try await sql.delete(from: "lti_logins").where("expires_at", .lessThan, now).run()
+            try await sql.insert(into: "lti_logins")
+                .columns(
+                    "state_hash", "platform_id", "browser_hash", "nonce", "expires_at", "login_hint", "message_hint"
+                )
+                .values(
+                    SQLBind(OpaqueToken.digest(state)), SQLBind(platformID), SQLBind(OpaqueToken.digest(browser)),
+                    SQLBind(nonce), SQLBind(now.addingTimeInterval(Self.loginLifetime)), SQLBind(hints.loginHint),
+                    SQLBind(hints.messageHint)
+                ).run()
+        }
+    }
+
+    /// A login initiation waiting for its launch.
+    struct PendingLogin: Decodable, Sendable {
+        var platformId: Int64
+        var browserHash: String
+        var nonce: String
+        var expiresAt: Date
+        var loginHint: String?
+        var messageHint: String?
+    }
+
+    /// Takes the login a state names, once.
+    func takeLogin(state: String) async throws -> PendingLogin? {
+        try await take(
+            from: "lti_logins", by: "state_hash", token: state,
+            returning: ["platform_id", "browser_hash", "nonce", "expires_at", "login_hint", "message_hint"])
+    }
+
+    /// Takes a single-use row by its token's digest, once whichever process asks: by deleting it and reading what
+    /// was deleted.
+    private func take<Row: Decodable & Sendable>(
+        from table: String, by column: String, token: String, returning columns: [String]
+    ) async throws -> Row? {
+        try await database.write { sql in
+            try await sql.delete(from: table).where(SQLColumn(column), .equal, SQLBind(OpaqueToken.digest(token)))
+                .returning(columns.map { SQLColumn($0) }).first(decoding: Row.self, with: .rollcall)
+        }
+    }
+
+    /// A code for the new window a framed launch without cookies opens: it signs nobody in by itself, but begins
+    /// the platform's login again there, as a window of its own, where the platform says who is signed in to it in
+    /// that browser. Works once, for two minutes.
+    func handoff(userID: Int64, platformID: Int64, hints: LoginHints, now: Date = Date()) async throws -> String {
+        let code = OpaqueToken.make()
+        try await database.write { sql in
+            try await sql.delete(from: "lti_handoffs").where("expires_at", .lessThan, now).run()
+            try await sql.insert(into: "lti_handoffs")
+                .columns("code_hash", "user_id", "next", "expires_at", "platform_id", "login_hint", "message_hint")
+                .values(
+                    SQLBind(OpaqueToken.digest(code)), SQLBind(userID), SQLBind(""),
+                    SQLBind(now.addingTimeInterval(Self.handoffLifetime)), SQLBind(platformID),
+                    SQLBind(hints.loginHint), SQLBind(hints.messageHint)
+                ).run()
+        }
+        return code
+    }
+
+    struct Handoff: Decodable, Sendable {
+        var userId: Int64
+        var expiresAt: Date
+        var platformId: Int64?
+        var loginHint: String?
+        var messageHint: String?
+    }
+
+    /// Takes a handoff code, once.
+    func takeHandoff(code: String) async throws -> Handoff? {
+        try await take(
+            from: "lti_handoffs", by: "code_hash", token: code,
+            returning: ["user_id", "expires_at", "platform_id", "login_hint", "message_hint"])
+    }
+
+    // MARK: Launches waiting for an answer
+
+    /// What a waiting launch asks its person.
+    enum PendingKind: String, Sendable {
+        /// Whether the account Rollcall has for the platform's address is theirs, to link.
+        case account
+        /// Which of the teacher's courses the platform's course is, or a new one.
+        case course
+    }
+
+    /// A launch waiting for its person's answer.
+    struct Pending: Sendable {
+        var kind: PendingKind
+        var platformID: Int64
+        /// The person asked, for a course; none yet for an account.
+        var userID: Int64?
+        var launch: LTI.Launch
+    }
+
+    /// How long a launch waits for its answer.
+    static let pendingLifetime: TimeInterval = 900
+
+    /// Keeps a launch until its person answers; answers the code that names it.
+    func keep(_ pending: Pending, now: Date = Date()) async throws -> String {
+        let code = OpaqueToken.make()
+        let launch = String(decoding: try JSONEncoder().encode(pending.launch), as: UTF8.self)
+        try await database.write { sql in
+            try await sql.delete(from: "lti_pending").where("expires_at", .lessThan, now).run()
+            try await sql.insert(into: "lti_pending")
+                .columns("code_hash", "kind", "platform_id", "user_id", "launch", "expires_at")
+                .values(
+                    SQLBind(OpaqueToken.digest(code)), SQLBind(pending.kind.rawValue), SQLBind(pending.platformID),
+                    SQLBind(pending.userID), SQLBind(launch), SQLBind(now.addingTimeInterval(Self.pendingLifetime))
+                ).run()
+        }
+        return code
+    }
+
+    private struct PendingRow: Decodable {
+        var kind: String
+        var platformId: Int64
+        var userId: Int64?
+        var launch: String
+        var expiresAt: Date
+
+        var pending: Pending? {
+            guard expiresAt > Date(), let kind = PendingKind(rawValue: kind),
+                let launch = try? JSONDecoder().decode(LTI.Launch.self, from: Data(launch.utf8))
+            else { return nil }
+            return Pending(kind: kind, platformID: platformId, userID: userId, launch: launch)
+        }
+    }
+
+    /// The launch a code names, while it waits; read, not taken, so that a refused answer can be given again.
+    func pending(code: String) async throws -> Pending? {
+        try await database.read { sql in
+            try await sql.select().column("*").from("lti_pending").where("code_hash", .equal, OpaqueToken.digest(code))
+                .first(decoding: PendingRow.self, with: .rollcall)?.pending
+        }
+    }
+
+    /// Takes the launch a code names, once.
+    func takePending(code: String) async throws -> Pending? {
+        let row: PendingRow? = try await take(
+            from: "lti_pending", by: "code_hash", token: code,
+            returning: ["kind", "platform_id", "user_id", "launch", "expires_at"])
+        return row?.pending
+    }
+}
