@@ -12,8 +12,8 @@ struct LaunchController: Sendable {
     let launches: LaunchStates
     let people: PlatformPeople
     let linkedCourses: PlatformCourses
-    let links: CourseLinks
-    let keys: ToolKeys
+    let destinations: LaunchDestinations
+    let deepLinking: DeepLinking
     let platformKeys: PublishedKeys
     let tokens: AccessTokenStore
     let signIns: SignIns
@@ -33,9 +33,6 @@ struct LaunchController: Sendable {
         router.post(LearningPlatformRoutes.launch, use: launch)
         router.get(LearningPlatformRoutes.continuation, use: continuation)
         router.get(LearningPlatformRoutes.jwks, use: jwks)
-        router.get(LearningPlatformRoutes.linkPage, use: linkPage)
-        router.get(LearningPlatformRoutes.coursePage, use: coursePage)
-        router.post(LearningPlatformRoutes.pendingAnswer, use: answer)
     }
 
     /// The platform's login initiation (OIDC third-party initiated login): the platform is found by issuer (and
@@ -105,33 +102,7 @@ struct LaunchController: Sendable {
     /// The launch: the state taken once, the ID token's signature checked with the platform's key by `kid`, every
     /// claim checked, and the person signed in where the launch leads.
     @Sendable func launch(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let fields = try await Self.fields(of: request)
-        guard let state = fields["state"], let login = try await launches.takeLogin(state: state),
-            login.expiresAt > Date()
-        else {
-            throw AppError(
-                .badRequest, .ltiStateInvalid,
-                "This launch was not begun by Rollcall, was used already, or took too long. Launch Rollcall again from the course."
-            )
-        }
-        let browser = request.cookies[Self.browserCookie]?.value
-        if let browser, !constantTimeEqual(Array(OpaqueToken.digest(browser).utf8), Array(login.browserHash.utf8)) {
-            throw AppError(
-                .badRequest, .ltiStateInvalid,
-                "This launch was begun in another browser. Launch Rollcall again from the course.")
-        }
-        if let error = fields["error"] {
-            throw Self.refused(
-                "The learning platform did not launch Rollcall (\(error.prefix(100))). Launch it again from the course."
-            )
-        }
-        guard let platform = try await platforms.find(id: login.platformId) else {
-            throw Self.refused("This learning platform is no longer registered with Rollcall.")
-        }
-        guard let token = fields["id_token"] else {
-            throw Self.refused("The launch came without its ID token. Launch Rollcall again from the course.")
-        }
-        let launch = try await verify(token, platform: platform, nonce: login.nonce, context: context)
+        let (launch, platform, login, browser) = try await checkedLaunch(request, context: context)
         if launch.messageType == .resourceLink, launch.role != .teacher, let course = launch.context,
             try await linkedCourses.linkedCourse(platformID: platform.id, contextID: course.id) == nil
         {
@@ -161,15 +132,57 @@ struct LaunchController: Sendable {
             platformID: platform.id, subject: launch.subject, person: FederatedPerson(launch: launch),
             logger: context.logger)
         guard !user.disabled, user.deletedAt == nil else { throw AppError.accountDisabled }
-        let next: String
         switch launch.messageType {
         case .deepLinking:
-            return try await deepLinkingPage(launch, platform: platform, context: context)
+            return try await deepLinking.page(launch, platform: platform, context: context)
         case .resourceLink:
-            next = try await destination(launch, platform: platform, user: user)
+            let next = try await destinations.destination(launch, platform: platform, user: user)
+            return try await land(user, at: next, platform: platform, login: login, browser: browser, context: context)
         }
+    }
+
+    /// The launch's state taken once and matched to this browser where it kept the cookie, its platform, and its ID
+    /// token verified.
+    private func checkedLaunch(_ request: Request, context: AppRequestContext) async throws
+        -> (LTI.Launch, LearningPlatform, LaunchStates.PendingLogin, browser: String?)
+    {
+        let fields = try await Self.fields(of: request)
+        guard let state = fields["state"], let login = try await launches.takeLogin(state: state),
+            login.expiresAt > Date()
+        else {
+            throw AppError(
+                .badRequest, .ltiStateInvalid,
+                "This launch was not begun by Rollcall, was used already, or took too long. Launch Rollcall again from the course."
+            )
+        }
+        let browser = request.cookies[Self.browserCookie]?.value
+        if let browser, !constantTimeEqual(Array(OpaqueToken.digest(browser).utf8), Array(login.browserHash.utf8)) {
+            throw AppError(
+                .badRequest, .ltiStateInvalid,
+                "This launch was begun in another browser. Launch Rollcall again from the course.")
+        }
+        if let error = fields["error"] {
+            throw Self.refused(
+                "The learning platform did not launch Rollcall (\(error.prefix(100))). Launch it again from the course."
+            )
+        }
+        guard let platform = try await platforms.find(id: login.platformId) else {
+            throw Self.refused("This learning platform is no longer registered with Rollcall.")
+        }
+        guard let token = fields["id_token"] else {
+            throw Self.refused("The launch came without its ID token. Launch Rollcall again from the course.")
+        }
+        let launch = try await verify(token, platform: platform, nonce: login.nonce, context: context)
+        return (launch, platform, login, browser)
+    }
+
+    /// Signs the person in where the launch leads: in this frame where the browser kept Rollcall's cookie here, or
+    /// through a window of its own that logs in at the platform again.
+    private func land(
+        _ user: User, at next: String, platform: LearningPlatform, login: LaunchStates.PendingLogin,
+        browser: String?, context: AppRequestContext
+    ) async throws -> Response {
         if browser != nil {
-            // The browser kept Rollcall's cookie in this frame: the session is kept there too.
             let issued = try await tokens.issue(userID: user.id, kind: .web)
             var response = Response.redirect(to: next, type: .normal)
             response.setCookie(
@@ -229,113 +242,6 @@ struct LaunchController: Sendable {
         }
     }
 
-    /// Where a resource link's launch leads: an instructor's links (or finds) the course, syncs its roster and
-    /// finds its line item, and lands on the course; an assistant and a student land on the course they are put
-    /// in, where a student checks in while a session is open.
-    private func destination(
-        _ launch: LTI.Launch, platform: LearningPlatform, user: User
-    ) async throws -> String {
-        guard let platformCourse = launch.context else { return "/courses" }
-        if launch.role == .teacher {
-            if try await linkedCourses.linkedCourse(platformID: platform.id, contextID: platformCourse.id) == nil,
-                try await !linkedCourses.linkableCourses(teacherID: user.id).isEmpty
-            {
-                // A teacher with courses of their own picks one, or a new course.
-                let code = try await launches.keep(
-                    .init(kind: .course, platformID: platform.id, userID: user.id, launch: launch))
-                return LearningPlatformRoutes.coursePage.description + "?code=" + code
-            }
-            return try await linkCourse(launch, context: platformCourse, platform: platform, user: user, existing: nil)
-        }
-        return try await joinCourse(launch, context: platformCourse, platform: platform, user: user)
-    }
-
-    /// Links the platform's course to `existing` or a new course, with the instructor as its teacher or co-teacher;
-    /// syncs its roster and finds its line item. Answers the course's page.
-    private func linkCourse(
-        _ launch: LTI.Launch, context platformCourse: LTI.Context, platform: LearningPlatform, user: User,
-        existing: Int64?
-    ) async throws -> String {
-        let linked = try await linkedCourses.link(
-            launch, context: platformCourse, platformID: platform.id, teacherID: user.id, existing: existing)
-        if let course = try await links.courses.find(id: linked.courseId), course.teacherId != user.id {
-            try await links.courses.setStaff(courseID: course.id, userID: user.id, role: .teacher)
-        }
-        // The platform's services are a help, not a condition: a launch goes on while they are away.
-        if linked.membershipsUrl != nil {
-            do {
-                _ = try await links.sync(linked, platform: platform)
-            } catch {
-                links.logger.warning("the roster sync on launch failed: \(error)")
-            }
-        }
-        if linked.lineItemsUrl != nil || linked.lineItemUrl != nil {
-            do {
-                _ = try await links.lineItem(linked, platform: platform)
-            } catch {
-                links.logger.warning("the line item on launch failed: \(error)")
-            }
-        }
-        return "/courses/\(linked.courseId)"
-    }
-
-    /// Puts an assistant or a student in the linked course. Answers the course's page.
-    private func joinCourse(
-        _ launch: LTI.Launch, context platformCourse: LTI.Context, platform: LearningPlatform, user: User
-    ) async throws -> String {
-        guard let linked = try await linkedCourses.linkedCourse(platformID: platform.id, contextID: platformCourse.id)
-        else {
-            throw AppError(
-                .notFound, .courseNotFound,
-                "Rollcall is not set up for this course yet. Its instructor sets it up by opening Rollcall from the course once."
-            )
-        }
-        if launch.role == .assistant {
-            if let course = try await links.courses.find(id: linked.courseId), course.teacherId != user.id {
-                try await links.courses.setStaff(courseID: course.id, userID: user.id, role: .assistant)
-            }
-        } else {
-            try await links.courses.enroll(courseID: linked.courseId, studentID: user.id)
-        }
-        return "/courses/\(linked.courseId)"
-    }
-
-    /// The deep linking answer: an instructor places "Rollcall attendance" in the platform's course, with its line
-    /// item; the response is signed with Rollcall's key and posted by the browser to the platform.
-    private func deepLinkingPage(_ launch: LTI.Launch, platform: LearningPlatform, context: AppRequestContext)
-        async throws -> Response
-    {
-        guard let returnURL = launch.deepLinkReturnURL else {
-            throw Self.refused("The deep linking request has nowhere to return to.")
-        }
-        // A course whose grades already have a column asks for no second one.
-        var hasColumn = false
-        if let course = launch.context {
-            hasColumn =
-                try await linkedCourses.linkedCourse(platformID: platform.id, contextID: course.id)?.lineItemUrl != nil
-        }
-        let now = Date()
-        let response = DeepLinkingResponse(
-            iss: platform.clientId, aud: platform.issuer, iat: Int(now.timeIntervalSince1970),
-            exp: Int(now.timeIntervalSince1970) + 600, nonce: OpaqueToken.make(),
-            messageType: "LtiDeepLinkingResponse", version: LTI.version, deploymentID: launch.deploymentID,
-            data: launch.deepLinkData,
-            contentItems: [
-                .init(
-                    type: "ltiResourceLink", title: say("Rollcall attendance"), url: launchURL,
-                    text: say("Check in to class sessions and see your attendance."),
-                    lineItem: hasColumn
-                        ? nil
-                        : .init(
-                            scoreMaximum: 100, label: say("Attendance"), resourceId: LTI.lineItemResourceID,
-                            tag: LTI.lineItemTag))
-            ])
-        let jwt = try await keys.sign(response)
-        return try pages.render(
-            DeepLinkingPage(returnURL: returnURL, jwt: jwt, platform: platform.name),
-            title: "Add Rollcall to the course", context: context, layout: "bare")
-    }
-
     /// The new window a framed launch opened: it signs nobody in by itself, but logs in at the platform again, as a
     /// window of its own where Rollcall's cookie is kept. The platform then launches whoever is signed in to it in
     /// this browser: a link forwarded to another browser opens nobody else's account.
@@ -352,118 +258,9 @@ struct LaunchController: Sendable {
             platform, hints: .init(loginHint: hint, messageHint: handoff.messageHint))
     }
 
-    /// The page that asks whether the account Rollcall has for the platform's address is the person's: signed in
-    /// to it, they link it; else they sign in first, or go on with a new account.
-    @Sendable func linkPage(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let code = request.query("code") ?? ""
-        guard let pending = try await launches.pending(code: code), pending.kind == .account,
-            let platform = try await platforms.find(id: pending.platformID)
-        else { throw Self.waitedTooLong }
-        let address = pending.launch.email.flatMap { try? AccountRules.email($0) } ?? ""
-        let here = LearningPlatformRoutes.linkPage.description + "?code=" + code
-        return try pages.render(
-            LinkAccountPage(
-                code: code, platform: platform.name, email: address,
-                owner: context.user.map { $0.email == address } ?? false, signedInAs: context.user?.email,
-                signIn: AccountRoutes.signIn(next: here)),
-            title: "Link your account · Rollcall", context: context)
-    }
-
-    /// The page where a teacher picks which of their courses the platform's course is, or a new one.
-    @Sendable func coursePage(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let code = request.query("code") ?? ""
-        guard let user = context.user else {
-            return .redirect(
-                to: AccountRoutes.signIn(next: LearningPlatformRoutes.coursePage.description + "?code=" + code),
-                type: .found)
-        }
-        guard let pending = try await launches.pending(code: code), pending.kind == .course,
-            pending.userID == user.id, let platform = try await platforms.find(id: pending.platformID)
-        else { throw Self.waitedTooLong }
-        return try pages.render(
-            CourseChoicePage(
-                code: code, platform: platform.name, title: pending.launch.context?.title ?? "",
-                courses: try await linkedCourses.linkableCourses(teacherID: user.id).map {
-                    CourseChoicePage.Choice(id: $0.id, name: $0.name)
-                }),
-            title: "Which course? · Rollcall", context: context)
-    }
-
-    /// What a person answers a waiting launch: `{"link": true|false}` for an account, `{"courseId": n}` (or
-    /// nothing, for a new course) for a course. The launch goes on, and the person is signed in where it leads.
-    @Sendable func answer(_ request: Request, context: AppRequestContext) async throws -> Response {
-        struct Answer: Decodable {
-            var link: Bool?
-            var courseId: Int64?
-        }
-        struct Next: Codable, ResponseEncodable {
-            var next: String
-        }
-        let code = context.parameters.get("code") ?? ""
-        guard let pending = try await launches.pending(code: code),
-            let platform = try await platforms.find(id: pending.platformID)
-        else { throw Self.waitedTooLong }
-        let input = try await request.decodeJSON(as: Answer.self, context: context)
-        let launch = pending.launch
-        let user: User
-        let next: String
-        switch pending.kind {
-        case .account:
-            guard let link = input.link else {
-                throw AppError(
-                    .badRequest, .missingField, "Say whether to link the account: {\"link\": true} or false.")
-            }
-            let address = launch.email.flatMap { try? AccountRules.email($0) } ?? ""
-            if link {
-                guard let me = context.user, me.email == address else {
-                    throw AppError(
-                        .forbidden, .ltiLaunchRefused,
-                        "Sign in to the Rollcall account of \(address) first: only its owner links it to \(platform.name)."
-                    )
-                }
-                guard try await launches.takePending(code: code) != nil else { throw Self.waitedTooLong }
-                try await people.linkIdentity(platformID: platform.id, subject: launch.subject, to: me.id)
-                user = me
-            } else {
-                guard try await launches.takePending(code: code) != nil else { throw Self.waitedTooLong }
-                user = try await people.account(
-                    platformID: platform.id, subject: launch.subject, person: FederatedPerson(launch: launch),
-                    logger: context.logger)
-            }
-            next = try await destination(launch, platform: platform, user: user)
-        case .course:
-            guard let me = context.user, me.id == pending.userID, let platformCourse = launch.context else {
-                throw AppError(
-                    .forbidden, .ltiLaunchRefused,
-                    "Only the teacher who opened Rollcall from the course picks its course.")
-            }
-            if let chosen = input.courseId,
-                try await !linkedCourses.linkableCourses(teacherID: me.id).contains(where: { $0.id == chosen })
-            {
-                throw AppError.invalid(
-                    RuleViolation(
-                        field: "courseId",
-                        message: "Pick one of your own courses that is not archived nor linked yet, or a new course."))
-            }
-            guard try await launches.takePending(code: code) != nil else { throw Self.waitedTooLong }
-            user = me
-            next = try await linkCourse(
-                launch, context: platformCourse, platform: platform, user: me, existing: input.courseId)
-        }
-        guard !user.disabled, user.deletedAt == nil else { throw AppError.accountDisabled }
-        let issued = try await tokens.issue(userID: user.id, kind: .web)
-        var response = try Next(next: next).response(from: request, context: context, status: .ok)
-        response.setCookie(signIns.sessionCookie(issued.token, maxAge: Int(AccessTokenStore.webLifetime)))
-        return response
-    }
-
-    static let waitedTooLong = AppError(
-        .badRequest, .ltiStateInvalid,
-        "This launch was answered already or waited too long. Open Rollcall again from the course.")
-
     /// Rollcall's public keys, for platforms to check what Rollcall signs.
     @Sendable func jwks(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let set = try await keys.keySet()
+        let set = try await deepLinking.keys.keySet()
         var response = Response(
             status: .ok, headers: [.contentType: "application/json"],
             body: .init(
@@ -503,77 +300,4 @@ struct NewWindowPage: PageModel {
     var platform: String
     /// Why a window of its own.
     var message: String
-}
-
-/// Whether the account Rollcall has for the platform's address is the person's.
-struct LinkAccountPage: PageModel {
-    static let template = "lti-link"
-    var code: String
-    var platform: String
-    var email: String
-    /// Signed in to that account: one button links it.
-    var owner: Bool
-    /// Signed in to another account.
-    var signedInAs: String?
-    var signIn: String
-}
-
-/// Which of a teacher's courses the platform's course is.
-struct CourseChoicePage: PageModel {
-    static let template = "lti-course"
-    struct Choice: Sendable {
-        var id: Int64
-        var name: String
-    }
-    var code: String
-    var platform: String
-    var title: String
-    var courses: [Choice]
-}
-
-/// The instructor's page of a deep linking request.
-struct DeepLinkingPage: PageModel {
-    static let template = "lti-deep-linking"
-    var returnURL: String
-    var jwt: String
-    var platform: String
-}
-
-/// Deep Linking 2.0's response message.
-struct DeepLinkingResponse: JWTPayload {
-    struct ContentItem: Codable {
-        struct LineItem: Codable {
-            var scoreMaximum: Int
-            var label: String
-            var resourceId: String
-            var tag: String
-        }
-        var type: String
-        var title: String
-        var url: String
-        var text: String
-        /// Left out where the course has its column already.
-        var lineItem: LineItem?
-    }
-    var iss: String
-    var aud: String
-    var iat: Int
-    var exp: Int
-    var nonce: String
-    var messageType: String
-    var version: String
-    var deploymentID: String
-    var data: String?
-    var contentItems: [ContentItem]
-
-    enum CodingKeys: String, CodingKey {
-        case iss, aud, iat, exp, nonce
-        case messageType = "https://purl.imsglobal.org/spec/lti/claim/message_type"
-        case version = "https://purl.imsglobal.org/spec/lti/claim/version"
-        case deploymentID = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
-        case data = "https://purl.imsglobal.org/spec/lti-dl/claim/data"
-        case contentItems = "https://purl.imsglobal.org/spec/lti-dl/claim/content_items"
-    }
-
-    func verify(using algorithm: some JWTAlgorithm) throws {}
 }

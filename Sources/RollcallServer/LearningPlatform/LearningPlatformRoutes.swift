@@ -24,11 +24,21 @@ extension LearningPlatformRoutes {
     static func addRoutes(to router: AppRouter, _ parts: AppParts) {
         let stores = parts.stores
         let links = stores.courseLinks
+        let destinations = LaunchDestinations(
+            launches: stores.launchStates, linkedCourses: stores.platformCourses, links: links)
         LaunchController(
             platforms: stores.platforms, launches: stores.launchStates, people: stores.platformPeople,
-            linkedCourses: stores.platformCourses, links: links, keys: stores.toolKeys,
+            linkedCourses: stores.platformCourses, destinations: destinations,
+            deepLinking: DeepLinking(
+                keys: stores.toolKeys, linkedCourses: stores.platformCourses, pages: parts.pages,
+                launchURL: parts.configuration.publicURL + LearningPlatformRoutes.launch.description),
             platformKeys: PublishedKeys(timeout: .seconds(10)), tokens: stores.tokens, signIns: parts.signIns,
             counters: stores.counters, pages: parts.pages, configuration: parts.configuration
+        ).addRoutes(to: router)
+        WaitingLaunchController(
+            platforms: stores.platforms, launches: stores.launchStates, people: stores.platformPeople,
+            linkedCourses: stores.platformCourses, destinations: destinations, tokens: stores.tokens,
+            signIns: parts.signIns, pages: parts.pages
         ).addRoutes(to: router)
         PlatformsController(
             platforms: stores.platforms, linkedCourses: stores.platformCourses, links: links, keys: stores.toolKeys,
