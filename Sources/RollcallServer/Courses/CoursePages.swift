@@ -14,6 +14,8 @@ struct CoursePages: Sendable {
     let platforms: PlatformStore
     /// Each teacher's allowance of invitation letters a day, for the page to explain those waiting.
     let invitationsPerDay: Int
+    /// The zone a new course takes when its teacher's profile and browser name none.
+    var schoolTimeZone = CourseTimeZone.serverDefault
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get(CourseRoutes.coursesPage, use: list)
@@ -32,10 +34,16 @@ struct CoursePages: Sendable {
         // Archived courses go below, folded: last term's are kept, not in the way.
         let cards = all.filter { $0.course.archivedAt == nil }.map(card)
         let archived = all.filter { $0.course.archivedAt != nil }.map(card)
+        // The new course's zone: the profile's, else the browser's (the page's script picks it), else the school's.
+        let zone = user.timeZone.flatMap { CourseTimeZone.isKnown($0) ? $0 : nil }
         let page = CourseListPage(
             courses: cards, archived: archived, hasArchived: !archived.isEmpty, empty: cards.isEmpty,
             teaches: user.role != .student, mayTeach: user.mayTeach,
-            isStudent: user.role == .student, unverified: user.emailVerifiedAt == nil)
+            isStudent: user.role == .student, unverified: user.emailVerifiedAt == nil,
+            timeZones: CourseTimeZone.choices(selected: zone ?? schoolTimeZone).map {
+                CoursePage.TimeZoneChoice(id: $0, selected: $0 == (zone ?? schoolTimeZone))
+            },
+            zoneFromBrowser: zone == nil)
         return try pages.render(page, title: "Courses · Rollcall", context: context)
     }
 
@@ -237,6 +245,10 @@ struct CourseListPage: PageModel {
     var mayTeach: Bool
     var isStudent: Bool
     var unverified: Bool
+    /// The zones a new course may take, the one it would take selected.
+    var timeZones: [CoursePage.TimeZoneChoice]
+    /// The teacher's profile names no zone: the page's script selects the browser's.
+    var zoneFromBrowser: Bool
 }
 
 /// What a course's page shows: its sessions for everyone, the student's own figures, and the teacher's part.

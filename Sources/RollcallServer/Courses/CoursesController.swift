@@ -9,6 +9,9 @@ struct CoursesController: Sendable {
     let images: ImageStore
     let access: AccessRule
     let counters: AttemptCounters
+    /// The zone a new course takes when neither the request nor its teacher's profile names one: the school's
+    /// (`ROLLCALL_DEFAULT_TIME_ZONE`), else the server's.
+    var schoolTimeZone = CourseTimeZone.serverDefault
 
     /// Join attempts per student in 15 minutes: enough for every course of a term, too few to guess codes.
     static let joinLimit = RateLimit(limit: 20, window: 900)
@@ -17,6 +20,7 @@ struct CoursesController: Sendable {
         var name: String
         var description: String?
         var plannedSessions: Int?
+        /// The zone the teacher chose on the form, which shows their profile's or else their browser's.
         var timeZone: String?
     }
     struct CourseUpdate: Decodable {
@@ -194,7 +198,8 @@ struct CoursesController: Sendable {
         let name = try check { () throws(RuleViolation) in try AccountRules.name(input.name) }
         let description = try Self.description(input.description ?? "")
         let planned = try Self.plannedSessions(input.plannedSessions)
-        let timeZone = try input.timeZone.map(CourseTimeZone.validated) ?? CourseTimeZone.serverDefault
+        let timeZone = try CourseTimeZone.forNewCourse(
+            chosen: input.timeZone, teacher: user, school: schoolTimeZone)
         let course = try await courses.create(
             teacherID: user.id, name: name, description: description, plannedSessions: planned, timeZone: timeZone
         )

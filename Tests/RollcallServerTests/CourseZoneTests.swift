@@ -1,0 +1,110 @@
+import Foundation
+import HTTPTypes
+import RollcallCore
+import ServerTestSupport
+import Testing
+
+@testable import RollcallServer
+
+/// A new course takes its teacher's zone, and its weekly classes are wall-clock times in it: on a server in UTC, a
+/// teacher in Lyon's Tuesday 08:15 is 07:15 UTC in winter and 06:15 UTC in summer.
+@Suite("A course's zone", .timeLimit(.minutes(2)))
+struct CourseZoneTests {
+    /// The starts of the sessions a weekly class at 08:15 schedules in a winter week and a summer week of 2027.
+    static func classStarts(_ api: API, _ teacher: Account, course: Int64) async throws -> [String] {
+        for (from, until) in [("2027-01-04", "2027-01-10"), ("2027-06-07", "2027-06-13")] {
+            let slot: [String: Any] = ["weekday": 2, "time": "08:15", "minutes": 90, "from": from, "until": until]
+            let added = try await api.call(.post, "/api/v1/courses/\(course)/timetable", as: teacher, json: slot)
+            #expect(added.status == .created, "\(added.text)")
+        }
+        let listed = try await api.call(.get, "/api/v1/courses/\(course)/sessions", as: teacher)
+        // Read as instants, written back to the second: "2027-01-05T07:15:00Z".
+        return listed.list("sessions").compactMap { ($0["scheduledAt"] as? String).flatMap { Date(isoText: $0) } }
+            .sorted().map { ISO8601DateFormatter().string(from: $0) }
+    }
+
+    static func create(_ api: API, _ teacher: Account, zone: String? = nil) async throws -> (Int64, String?) {
+        var body: [String: Any] = ["name": "Histoire"]
+        if let zone { body["timeZone"] = zone }
+        let created = try await api.call(.post, "/api/v1/courses", as: teacher, json: body)
+        #expect(created.status == .created, "\(created.text)")
+        return (try #require(created.int("course.id")), created.string("course.timeZone"))
+    }
+
+    @Test func a_new_course_takes_the_zone_the_form_shows_else_the_profiles_else_the_schools() async throws {
+        try await withServer { api in
+            // The form shows a labelled zone, to change; with no zone on the profile the browser's is picked.
+            let teacher = try await api.register("Lea Lyon", role: "teacher")
+            let form = try await api.call(.get, "/courses", as: teacher)
+            #expect(form.text.contains(#"<select name="timeZone" id="new-course-time-zone""#), "\(form.text)")
+            #expect(form.text.contains("data-browser-zone"))
+            #expect(form.text.contains(">Time zone <select"))
+
+            // What the form sends: the browser's zone, Europe/Paris.
+            let (paris, zone) = try await Self.create(api, teacher, zone: "Europe/Paris")
+            #expect(zone == "Europe/Paris")
+            #expect(
+                try await Self.classStarts(api, teacher, course: paris) == [
+                    "2027-01-05T07:15:00Z", "2027-06-08T06:15:00Z",
+                ])
+
+            // Nothing sent, no profile zone, no school zone: the server's, as before.
+            let (plain, serverZone) = try await Self.create(api, teacher)
+            #expect(serverZone == CourseTimeZone.serverDefault)
+            let local = TimeText(zoneIdentifier: CourseTimeZone.serverDefault)
+            let starts = try await Self.classStarts(api, teacher, course: plain).compactMap { Date(isoText: $0) }
+            #expect(starts.map { local.isoDay($0) } == ["2027-01-05", "2027-06-08"])
+
+            // The teacher's profile names a zone (the browser's first visit sets it): a course sent without one takes it.
+            _ = try await api.call(.patch, "/api/v1/me", as: teacher, json: ["timeZone": "Europe/Paris"])
+            let (own, ownZone) = try await Self.create(api, teacher)
+            #expect(ownZone == "Europe/Paris")
+            #expect(
+                try await Self.classStarts(api, teacher, course: own) == [
+                    "2027-01-05T07:15:00Z", "2027-06-08T06:15:00Z",
+                ])
+            let shown = try await api.call(.get, "/courses", as: teacher)
+            #expect(shown.text.contains(#"<option value="Europe/Paris" selected>"#))
+            #expect(!shown.text.contains("data-browser-zone"), "the profile's zone, not the browser's")
+        }
+    }
+
+    @Test func the_schools_zone_is_the_fallback_and_is_checked_at_start() async throws {
+        try await withServer(configure: { $0.defaultTimeZone = "Europe/Paris" }) { api in
+            let teacher = try await api.register("Lea Lyon", role: "teacher")
+            let (course, zone) = try await Self.create(api, teacher)
+            #expect(zone == "Europe/Paris")
+            #expect(
+                try await Self.classStarts(api, teacher, course: course) == [
+                    "2027-01-05T07:15:00Z", "2027-06-08T06:15:00Z",
+                ])
+            let form = try await api.call(.get, "/courses", as: teacher)
+            #expect(
+                form.text.contains(#"<option value="Europe/Paris" selected>"#), "shown until the browser's is picked")
+        }
+        let read = try Configuration.fromEnvironment(["ROLLCALL_DEFAULT_TIME_ZONE": "America/Chicago"])
+        #expect(read.defaultTimeZone == "America/Chicago" && read.schoolTimeZone == "America/Chicago")
+        #expect(try Configuration.fromEnvironment([:]).schoolTimeZone == CourseTimeZone.serverDefault)
+        for bad in ["Mars/Olympus", "CET+1", "Paris", "GMT+2"] {
+            let error = #expect(throws: ConfigurationError.self, "\(bad)") {
+                try Configuration.fromEnvironment(["ROLLCALL_DEFAULT_TIME_ZONE": bad])
+            }
+            #expect(error?.variable == "ROLLCALL_DEFAULT_TIME_ZONE")
+            #expect(error?.description.contains("IANA time zone") == true, "\(String(describing: error))")
+        }
+    }
+
+    @Test func an_unknown_zone_is_refused_and_nothing_is_stored() async throws {
+        try await withServer { api in
+            let (teacher, courseID, _) = try await api.teacherWithCourse()
+            for bad in ["Mars/Olympus", "CET+1", "Europe/Lyon", ""] {
+                try await api.expectRefused(
+                    .post, "/api/v1/courses", as: teacher, json: ["name": "Histoire", "timeZone": bad],
+                    status: .badRequest, code: "invalid_time_zone")
+                try await api.expectRefused(
+                    .patch, "/api/v1/courses/\(courseID)", as: teacher, json: ["timeZone": bad],
+                    status: .badRequest, code: "invalid_time_zone")
+            }
+        }
+    }
+}
