@@ -47,6 +47,8 @@ struct CourseZoneTests {
                 try await Self.classStarts(api, teacher, course: paris) == [
                     "2027-01-05T07:15:00Z", "2027-06-08T06:15:00Z",
                 ])
+            let page = try await api.call(.get, "/courses/\(paris)", as: teacher)
+            #expect(page.text.contains("Tuesdays at 08:15 (Europe/Paris), 90 minutes"), "the zone is named")
 
             // Nothing sent, no profile zone, no school zone: the server's, as before.
             let (plain, serverZone) = try await Self.create(api, teacher)
@@ -106,5 +108,70 @@ struct CourseZoneTests {
                     status: .badRequest, code: "invalid_time_zone")
             }
         }
+    }
+
+    @Test func a_new_zone_moves_the_timetables_sessions_to_come_and_leaves_the_rest() async throws {
+        try await withServer { api in
+            // A weekly class in UTC that began a minute ago, from a week ago to a fortnight ahead: one missed, one
+            // open, two to come.
+            let (teacher, courseID, _) = try await api.teacherWithCourse()
+            _ = try await api.call(.patch, "/api/v1/courses/\(courseID)", as: teacher, json: ["timeZone": "UTC"])
+            let utc = TimeText(zoneIdentifier: "UTC")
+            let start = Date().addingTimeInterval(-60)
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = utc.zone
+            let parts = calendar.dateComponents([.hour, .minute, .weekday], from: start)
+            let slot: [String: Any] = [
+                "weekday": (parts.weekday! + 5) % 7 + 1,
+                "time": String(format: "%02d:%02d", parts.hour!, parts.minute!),
+                "minutes": 50, "from": utc.isoDay(start.addingTimeInterval(-7 * 86_400)),
+                "until": utc.isoDay(start.addingTimeInterval(14 * 86_400)),
+            ]
+            let added = try await api.call(.post, "/api/v1/courses/\(courseID)/timetable", as: teacher, json: slot)
+            #expect(added.int("sessions") == 4, "\(added.text)")
+            let database = try Database.sqlite(path: api.databasePath, logger: .init(label: "test"))
+            #expect(try await database.closing { try await TimetableStore(database: $0).openDue() }.count == 1)
+            let before = try await Self.starts(api, teacher, courseID)
+
+            let moved = try await api.call(
+                .patch, "/api/v1/courses/\(courseID)", as: teacher, json: ["timeZone": "Asia/Tokyo"])
+            #expect(moved.int("rescheduledSessions") == 2, "\(moved.text)")
+            let after = try await Self.starts(api, teacher, courseID)
+            // The two to come are at the same wall-clock time in Tokyo (nine hours ahead, no summer time).
+            for (title, at) in before {
+                let now = try #require(after[title])
+                if at > Date() {
+                    #expect(now == at.addingTimeInterval(-9 * 3600), "\(title) follows the zone")
+                    #expect(TimeText(zoneIdentifier: "Asia/Tokyo").time(now) == utc.time(at))
+                } else {
+                    #expect(now == at, "\(title), held or past, stays")
+                }
+            }
+            // The page names the zone beside the class, and its term keeps its days.
+            let page = try await api.call(.get, "/courses/\(courseID)", as: teacher)
+            #expect(page.text.contains("(Asia/Tokyo), 50 minutes"), "\(page.text)")
+            #expect(page.text.contains("\(slot["from"]!) to \(slot["until"]!)"))
+            let zoneForm = try #require(page.text.range(of: #"id="time-zone-form""#))
+            let timetable = try #require(page.text.range(of: #"id="timetable""#))
+            #expect(timetable.lowerBound < zoneForm.lowerBound, "the zone is set beside the timetable it governs")
+            #expect(page.text.contains("Changing it moves the timetable's sessions still to come"))
+
+            // Saving the same zone again moves nothing.
+            let again = try await api.call(
+                .patch, "/api/v1/courses/\(courseID)", as: teacher, json: ["timeZone": "Asia/Tokyo"])
+            #expect(again.int("rescheduledSessions") == 0)
+            #expect(try await Self.starts(api, teacher, courseID) == after)
+        }
+    }
+
+    /// Each session's start (its opening, once opened), by title.
+    static func starts(_ api: API, _ teacher: Account, _ courseID: Int64) async throws -> [String: Date] {
+        let listed = try await api.call(.get, "/api/v1/courses/\(courseID)/sessions", as: teacher)
+        var starts: [String: Date] = [:]
+        for session in listed.list("sessions") {
+            let text = (session["openedAt"] as? String) ?? (session["scheduledAt"] as? String) ?? ""
+            starts[session["title"] as? String ?? ""] = Date(isoText: text)
+        }
+        return starts
     }
 }

@@ -134,17 +134,7 @@ struct CoursePages: Sendable {
                 id: member.id, name: member.name, email: member.email,
                 roleText: member.role == .teacher ? say("co-teacher") : say("teaching assistant"))
         }
-        let slots = try await timetable.list(courseID: course.id).map { slot in
-            CoursePage.Slot(
-                id: slot.id, title: slot.title,
-                when: say(
-                    slot.minutes, one: "{1} at {2}, {0} minute", other: "{1} at {2}, {0} minutes",
-                    .text(Self.weekly(slot.weekday)), .text(slot.time)),
-                term: say(
-                    "\(CourseTimeZone.day(slot.startsOn, in: course.zone)) to \(CourseTimeZone.day(slot.endsOn, in: course.zone))"
-                )
-            )
-        }
+        let slots = try await slotRows(course)
         let defaults = course.defaults
         return CoursePage.TeacherPart(
             openSettings: SettingsForm(defaults),
@@ -175,6 +165,7 @@ struct CoursePages: Sendable {
             timeZones: CourseTimeZone.choices(selected: course.timeZone).map {
                 CoursePage.TimeZoneChoice(id: $0, selected: $0 == course.timeZone)
             },
+            timeZone: course.timeZone,
             invitations: invitations.map {
                 CoursePage.Invitation(name: $0.name, email: $0.email, waiting: $0.mailedAt == nil)
             },
@@ -186,6 +177,21 @@ struct CoursePages: Sendable {
 }
 
 extension CoursePages {
+    /// The course's weekly classes in words, their times named with the course's zone, which they are in.
+    private func slotRows(_ course: Course) async throws -> [CoursePage.Slot] {
+        try await timetable.list(courseID: course.id).map { slot in
+            CoursePage.Slot(
+                id: slot.id, title: slot.title,
+                when: say(
+                    slot.minutes, one: "{1} at {2} ({3}), {0} minute", other: "{1} at {2} ({3}), {0} minutes",
+                    .text(Self.weekly(slot.weekday)), .text(slot.time), .text(course.timeZone)),
+                term: say(
+                    "\(CourseTimeZone.day(slot.startsOn, in: course.zone)) to \(CourseTimeZone.day(slot.endsOn, in: course.zone))"
+                )
+            )
+        }
+    }
+
     static func waitingText(_ waiting: Int, perDay: Int) -> String? {
         guard waiting > 0 else { return nil }
         return say(
@@ -338,6 +344,8 @@ struct CoursePage: PageModel {
         var gradeWeights: GradeWeights
         /// Every zone the course may take, its own selected.
         var timeZones: [TimeZoneChoice]
+        /// The course's zone, which the timetable's times are in.
+        var timeZone: String
         var invitations: [Invitation]
         var hasInvitations: Bool
         /// How many invitations wait for the teacher's daily allowance, when any do.

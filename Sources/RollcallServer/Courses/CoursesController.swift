@@ -48,6 +48,8 @@ struct CoursesController: Sendable {
     }
     struct CourseEnvelope: Codable, ResponseEncodable {
         var course: CourseView
+        /// After a change of zone: the timetabled sessions to come, moved to the same wall-clock time in the new zone.
+        var rescheduledSessions: Int? = nil
     }
     struct CourseList: Codable, ResponseEncodable {
         var courses: [CourseView]
@@ -261,8 +263,10 @@ struct CoursesController: Sendable {
         let found = try await access.course(in: context, needing: .manage).0
         let input = try await request.decodeJSON(as: CourseUpdate.self, context: context)
         // Applied to the course as it stands when written, so that a change made meanwhile (an archive) is seen.
-        let course = try await courses.update(id: found.id) { course in try Self.apply(input, to: &course) }
-        return CourseEnvelope(course: CourseView(try await courses.summary(of: course), manages: true))
+        let (course, moved) = try await courses.update(id: found.id) { course in try Self.apply(input, to: &course) }
+        return CourseEnvelope(
+            course: CourseView(try await courses.summary(of: course), manages: true),
+            rescheduledSessions: input.timeZone == nil ? nil : moved.count)
     }
 
     /// Applies what a course update asks, checking each field.
