@@ -38,6 +38,26 @@ struct TimetableTests {
         #expect(starts == [Self.date("2027-03-14T07:30:00Z")], "03:30 EDT, the wall time an hour on")
     }
 
+    @Test func a_class_keeps_its_day_and_wall_clock_time_in_a_new_zone() {
+        let utc = TimeZone(identifier: "UTC")!
+        let paris = TimeZone(identifier: "Europe/Paris")!
+        // Tuesday 08:15 in UTC is Tuesday 08:15 in Paris: 07:15 UTC in winter, 06:15 UTC in summer.
+        #expect(
+            TimetableSlot.sameWallClock(Self.date("2027-01-05T08:15:00Z"), from: utc, to: paris)
+                == Self.date("2027-01-05T07:15:00Z"))
+        #expect(
+            TimetableSlot.sameWallClock(Self.date("2027-06-08T08:15:00Z"), from: utc, to: paris)
+                == Self.date("2027-06-08T06:15:00Z"))
+        // A day's first instant stays that day's first instant, a day that New York's clocks shift included.
+        #expect(
+            TimetableSlot.sameWallClock(Self.date("2027-03-13T23:00:00Z"), from: paris, to: Self.newYork)
+                == Self.date("2027-03-14T05:00:00Z"))
+        // 02:30 on the night New York skips it is 03:30 there, as the timetable takes it.
+        #expect(
+            TimetableSlot.sameWallClock(Self.date("2027-03-14T02:30:00Z"), from: utc, to: Self.newYork)
+                == Self.date("2027-03-14T07:30:00Z"))
+    }
+
     @Test func a_time_the_autumn_clock_change_repeats_is_taken_at_its_first() throws {
         let slot = TimetableSlot(weekday: 7, time: "02:30", minutes: 60)
         let starts = try slot.starts(

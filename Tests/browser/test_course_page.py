@@ -136,7 +136,7 @@ def test_a_weekly_class_from_the_timetable_form_schedules_the_term(server, brows
     screenshot(browser, "course-timetable-settings", sizes=(PHONE, LAPTOP), dark=True)
     form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     slots = wait_for(browser, "#timetable-slots")
-    assert "Choir · Wednesdays at 16:30, 90 minutes" in slots.text
+    assert "Choir · Wednesdays at 16:30 (Europe/Berlin), 90 minutes" in slots.text
     assert "2030-09-02 to 2030-12-20" in slots.text
     _, listed = server.api("GET", f"/api/v1/courses/{course_id}/sessions", token=teacher)
     assert len(listed["sessions"]) == 16, "the Wednesdays from 4 September to 18 December"

@@ -1,8 +1,11 @@
 """A course in Paris taught by a teacher whose laptop is in Los Angeles: the first visit records the browser's zone
 for the person's own pages; a session scheduled for nine o'clock is the course's nine o'clock; the room drawn live
-writes Paris times, as the server's rows do."""
+writes Paris times, as the server's rows do. And a teacher in Lyon on a server that runs in UTC: the course form
+offers the browser's zone, and the weekly classes open at Lyon's 08:15."""
 
 import json
+import shutil
+import tempfile
 import urllib.request
 from datetime import datetime, timezone
 from zoneinfo import ZoneInfo
@@ -10,7 +13,9 @@ from zoneinfo import ZoneInfo
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import LAPTOP, PHONE, screenshot, wait_for, wait_for_path
+import pytest
+
+from conftest import LAPTOP, PHONE, Server, screenshot, wait_for, wait_for_path
 from test_check_in import account, sign_in
 from test_live import open_dashboard, row
 
@@ -77,3 +82,64 @@ def test_a_course_in_paris_reads_paris_times_from_a_laptop_in_los_angeles(server
     teacher.get(f"{server.url}/profile")
     chosen = wait_for(teacher, "#profile-time-zone")
     assert chosen.get_attribute("value") == "America/Los_Angeles"
+
+
+@pytest.fixture
+def utc_server():
+    """A server whose own zone is UTC, as a school's server in a data centre often is."""
+    data_dir = tempfile.mkdtemp(prefix="rollcall-browser-")
+    running = Server(data_dir, env={"TZ": "UTC"})
+    yield running
+    running.stop()
+    shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def add_weekly_class(browser, day, until, count):
+    """Adds Tuesdays at 08:15 for 90 minutes from `day` to `until` with the course page's timetable form, the
+    timetable's `count`th weekly class."""
+    form = wait_for(browser, "#timetable-form")
+    form.find_element(By.NAME, "title").send_keys("Cours")
+    form.find_element(By.CSS_SELECTOR, 'select[name="weekday"] option[value="2"]').click()
+    for name, value in (("time", "08:15"), ("from", day), ("until", until)):
+        browser.execute_script("arguments[0].value = arguments[1]", form.find_element(By.NAME, name), value)
+    browser.execute_script("arguments[0].click()", form.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+    WebDriverWait(browser, 15).until(
+        lambda b: len(b.find_elements(By.CSS_SELECTOR, "#timetable-slots > li")) == count)
+
+
+def test_a_teacher_in_lyon_on_a_server_in_utc_gets_classes_at_lyons_time(utc_server, browsers):
+    server = utc_server
+    token = account(server, "Lou Lyon", "lou@school.test", role="teacher")
+    teacher = browsers(LAPTOP)
+    teacher.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "Europe/Paris"})
+    teacher.get(f"{server.url}/sign-in?next=/courses")
+    sign_in(teacher, server, "lou@school.test", then=True)
+
+    # The form shows the zone the course will take, the browser's, and lets the teacher change it.
+    form = wait_for(teacher, "#new-course-form")
+    zone = form.find_element(By.ID, "new-course-time-zone")
+    WebDriverWait(teacher, 15).until(lambda _: zone.get_attribute("value") == "Europe/Paris")
+    assert zone.is_displayed()
+    assert "Time zone" in zone.find_element(By.XPATH, "ancestor::label").text
+    form.find_element(By.NAME, "name").send_keys("Histoire moderne")
+    teacher.execute_script("arguments[0].scrollIntoView({block: 'center'})", zone)
+    screenshot(teacher, "course-form-zone", sizes=(PHONE, LAPTOP))
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait_for_path(teacher, "/courses/")
+    course_id = int(teacher.current_url.split("#")[0].rstrip("/").split("/")[-1])
+    assert server.api("GET", f"/api/v1/courses/{course_id}", token=token)[1]["course"]["timeZone"] == "Europe/Paris"
+
+    # Tuesdays at 08:15 for a winter week and a summer week: 07:15 and 06:15 UTC.
+    add_weekly_class(teacher, "2027-01-04", "2027-01-10", 1)
+    add_weekly_class(teacher, "2027-06-07", "2027-06-13", 2)
+    _, listed = server.api("GET", f"/api/v1/courses/{course_id}/sessions", token=token)
+    starts = sorted(session["scheduledAt"] for session in listed["sessions"])
+    assert starts == ["2027-01-05T07:15:00.000Z", "2027-06-08T06:15:00.000Z"], starts
+
+    # The course page names the zone beside the weekly classes, and the zone's setting is beside them.
+    slots = wait_for(teacher, "#timetable-slots")
+    assert "Tuesdays at 08:15 (Europe/Paris), 90 minutes" in slots.text
+    timetable = teacher.find_element(By.ID, "timetable")
+    assert timetable.find_element(By.ID, "course-time-zone").get_attribute("value") == "Europe/Paris"
+    teacher.execute_script("arguments[0].scrollIntoView()", timetable)
+    screenshot(teacher, "course-timetable-zone", sizes=(PHONE, LAPTOP))

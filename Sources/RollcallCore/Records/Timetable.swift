@@ -88,6 +88,24 @@ public struct TimetableSlot: Codable, Equatable, Sendable {
     }
 }
 
+extension TimetableSlot {
+    /// The instant that shows, in `new`, the day and wall-clock time that `date` shows in `old`: a weekly class at
+    /// 08:15 stays at 08:15 when its course changes zone. A time the new zone's clock skips is taken an hour on, as
+    /// `starts` takes it.
+    public static func sameWallClock(_ date: Date, from old: TimeZone, to new: TimeZone) -> Date {
+        var before = Calendar(identifier: .gregorian)
+        before.timeZone = old
+        let wall = before.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        var after = Calendar(identifier: .gregorian)
+        after.timeZone = new
+        guard let day = after.date(from: DateComponents(year: wall.year, month: wall.month, day: wall.day)) else {
+            return date
+        }
+        return instant(hour: wall.hour ?? 0, minute: wall.minute ?? 0, on: after.startOfDay(for: day), in: after)
+            .addingTimeInterval(Double(wall.second ?? 0))
+    }
+}
+
 /// What a course's timetable may schedule in all, so that a course page and its lists stay readable.
 public enum Timetable {
     /// Sessions not yet held that timetables may have scheduled in one course: a year of eight classes a week.

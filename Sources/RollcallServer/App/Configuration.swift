@@ -64,6 +64,9 @@ public struct Configuration: Sendable {
     /// Invitation letters each teacher's imports may send in any 24 hours (`ROLLCALL_INVITATIONS_PER_DAY`); the
     /// rest wait.
     public var invitationsPerDay = 500
+    /// The school's time zone (`ROLLCALL_DEFAULT_TIME_ZONE`, an IANA name such as Europe/Paris): a new course takes
+    /// it when neither its teacher's profile nor their browser names one. Without it, the server's own zone.
+    public var defaultTimeZone: String?
     /// The clock proximity and exposure reports read; tests run a week of phones on one of their own.
     public var clock: @Sendable () -> Date = { Date() }
     /// Waits between attempts at a message whose delivery failed.
@@ -165,6 +168,7 @@ public struct Configuration: Sendable {
         Setting("ROLLCALL_DEFAULT_LANGUAGE", \.defaultLanguage, Parse.language),
         Setting("ROLLCALL_PASSWORD_SIGN_IN", \.passwordSignIn, Parse.flag),
         Setting("ROLLCALL_INVITATIONS_PER_DAY", \.invitationsPerDay, Parse.positiveNumber),
+        Setting("ROLLCALL_DEFAULT_TIME_ZONE", \.defaultTimeZone, Parse.timeZone),
     ]
 
     /// `Name <address>` or a bare address.
@@ -184,6 +188,9 @@ public struct Configuration: Sendable {
     public var sqlitePath: String {
         URL(fileURLWithPath: dataDirectory).appendingPathComponent("rollcall.sqlite").path
     }
+
+    /// The zone a new course takes when nothing better is known: the school's, else the server's.
+    var schoolTimeZone: String { defaultTimeZone ?? CourseTimeZone.serverDefault }
 
     /// Session cookies are marked Secure whenever people reach Rollcall over HTTPS.
     var secureCookies: Bool { publicURL.lowercased().hasPrefix("https://") }

@@ -135,6 +135,14 @@ enum Parse {
         return found
     }
 
+    static func timeZone(_ text: String, _ variable: String) throws -> String {
+        guard CourseTimeZone.isKnown(text) else {
+            throw ConfigurationError(
+                variable: variable, problem: "must be an IANA time zone such as Europe/Paris, got “\(text)”")
+        }
+        return text
+    }
+
     static func region(_ text: String, _ variable: String) throws -> String {
         guard PhoneNumber.regions[text.uppercased()] != nil else {
             throw ConfigurationError(

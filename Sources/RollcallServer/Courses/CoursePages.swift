@@ -15,6 +15,8 @@ struct CoursePages: Sendable {
     let linkedCourses: PlatformCourses
     /// Each teacher's allowance of invitation letters a day, for the page to explain those waiting.
     let invitationsPerDay: Int
+    /// The zone a new course takes when its teacher's profile and browser name none.
+    var schoolTimeZone = CourseTimeZone.serverDefault
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get(CourseRoutes.coursesPage, use: list)
@@ -33,11 +35,17 @@ struct CoursePages: Sendable {
         // Archived courses go below, folded: last term's are kept, not in the way.
         let cards = all.filter { $0.course.archivedAt == nil }.map(card)
         let archived = all.filter { $0.course.archivedAt != nil }.map(card)
+        // The new course's zone: the profile's, else the browser's (the page's script picks it), else the school's.
+        let zone = user.timeZone.flatMap { CourseTimeZone.isKnown($0) ? $0 : nil }
         let page = CourseListPage(
             courses: cards, archived: archived, hasArchived: !archived.isEmpty, empty: cards.isEmpty,
             teaches: user.role != .student, mayTeach: user.mayTeach,
             isStudent: user.role == .student, unverified: user.emailVerifiedAt == nil,
-            schoolAccount: user.passwordHash == UserStore.noPassword)
+            schoolAccount: user.passwordHash == UserStore.noPassword,
+            timeZones: CourseTimeZone.choices(selected: zone ?? schoolTimeZone).map {
+                CoursePage.TimeZoneChoice(id: $0, selected: $0 == (zone ?? schoolTimeZone))
+            },
+            zoneFromBrowser: zone == nil)
         return try pages.render(page, title: "Courses · Rollcall", context: context)
     }
 
@@ -128,17 +136,7 @@ struct CoursePages: Sendable {
                 id: member.id, name: member.name, email: member.email,
                 roleText: member.role == .teacher ? say("co-teacher") : say("teaching assistant"))
         }
-        let slots = try await timetable.list(courseID: course.id).map { slot in
-            CoursePage.Slot(
-                id: slot.id, title: slot.title,
-                when: say(
-                    slot.minutes, one: "{1} at {2}, {0} minute", other: "{1} at {2}, {0} minutes",
-                    .text(Self.weekly(slot.weekday)), .text(slot.time)),
-                term: say(
-                    "\(CourseTimeZone.day(slot.startsOn, in: course.zone)) to \(CourseTimeZone.day(slot.endsOn, in: course.zone))"
-                )
-            )
-        }
+        let slots = try await slotRows(course)
         let defaults = course.defaults
         return CoursePage.TeacherPart(
             openSettings: SettingsForm(defaults),
@@ -169,6 +167,7 @@ struct CoursePages: Sendable {
             timeZones: CourseTimeZone.choices(selected: course.timeZone).map {
                 CoursePage.TimeZoneChoice(id: $0, selected: $0 == course.timeZone)
             },
+            timeZone: course.timeZone,
             invitations: invitations.map {
                 CoursePage.Invitation(name: $0.name, email: $0.email, waiting: $0.mailedAt == nil)
             },
@@ -180,6 +179,21 @@ struct CoursePages: Sendable {
 }
 
 extension CoursePages {
+    /// The course's weekly classes in words, their times named with the course's zone, which they are in.
+    private func slotRows(_ course: Course) async throws -> [CoursePage.Slot] {
+        try await timetable.list(courseID: course.id).map { slot in
+            CoursePage.Slot(
+                id: slot.id, title: slot.title,
+                when: say(
+                    slot.minutes, one: "{1} at {2} ({3}), {0} minute", other: "{1} at {2} ({3}), {0} minutes",
+                    .text(Self.weekly(slot.weekday)), .text(slot.time), .text(course.timeZone)),
+                term: say(
+                    "\(CourseTimeZone.day(slot.startsOn, in: course.zone)) to \(CourseTimeZone.day(slot.endsOn, in: course.zone))"
+                )
+            )
+        }
+    }
+
     static func waitingText(_ waiting: Int, perDay: Int) -> String? {
         guard waiting > 0 else { return nil }
         return say(
@@ -241,6 +255,10 @@ struct CourseListPage: PageModel {
     var unverified: Bool
     /// Made by the school's sign-in, which did not vouch for the address: no link was sent.
     var schoolAccount: Bool
+    /// The zones a new course may take, the one it would take selected.
+    var timeZones: [CoursePage.TimeZoneChoice]
+    /// The teacher's profile names no zone: the page's script selects the browser's.
+    var zoneFromBrowser: Bool
 }
 
 /// What a course's page shows: its sessions for everyone, the student's own figures, and the teacher's part.
@@ -330,6 +348,8 @@ struct CoursePage: PageModel {
         var gradeWeights: GradeWeights
         /// Every zone the course may take, its own selected.
         var timeZones: [TimeZoneChoice]
+        /// The course's zone, which the timetable's times are in.
+        var timeZone: String
         var invitations: [Invitation]
         var hasInvitations: Bool
         /// How many invitations wait for the teacher's daily allowance, when any do.

@@ -26,13 +26,13 @@ extension CourseRoutes {
         let stores = parts.stores
         CoursesController(
             courses: stores.courses, users: stores.users, images: stores.images, access: parts.access,
-            counters: stores.counters
+            counters: stores.counters, schoolTimeZone: parts.configuration.schoolTimeZone
         ).addRoutes(to: router)
         CoursePages(
             courses: stores.courses, sessions: stores.sessions, passkeys: stores.passkeys, records: stores.records,
             timetable: stores.timetable, access: parts.access, pages: parts.pages, platforms: stores.platforms,
-            linkedCourses: stores.platformCourses,
-            invitationsPerDay: parts.configuration.invitationsPerDay
+            linkedCourses: stores.platformCourses, invitationsPerDay: parts.configuration.invitationsPerDay,
+            schoolTimeZone: parts.configuration.schoolTimeZone
         ).addRoutes(to: router)
     }
 }

@@ -288,17 +288,29 @@ struct CourseStore: Sendable {
 
     /// Changes a course as `change` says, applied to the course as it stands under its row lock: an edit and an
     /// archive (or two edits) at the same moment, in any processes, each keep what the other changed. Answers the
-    /// course as written; whatever `change` throws leaves it as it was.
-    func update(id: Int64, _ change: @Sendable (inout Course) throws -> Void) async throws -> Course {
-        try await database.transaction { sql in
+    /// course as written, and the timetabled sessions to come that a new zone moved to the same wall-clock time in it
+    /// (`TimetableStore.followZone`); whatever `change` throws leaves it as it was.
+    func update(
+        id: Int64, _ change: @Sendable (inout Course) throws -> Void
+    ) async throws -> (course: Course, rescheduled: [Int64]) {
+        let changed = try await database.transaction { sql in
             guard
                 var course = try await sql.select().column("*").from("courses").where("id", .equal, id).for(.update)
                     .first(decoding: Course.self, with: .rollcall)
             else { throw NotStored(.courseNotFound, what: "course") }
+            let zone = course.zone
             try change(&course)
             try await Self.write(course, in: sql)
-            return course
+            guard course.zone != zone else { return (course: course, rescheduled: [Int64]()) }
+            let moved = try await TimetableStore.followZone(
+                courseID: id, from: zone, to: course.zone, now: Date(), in: sql)
+            return (course: course, rescheduled: moved)
         }
+        for session in changed.rescheduled {
+            database.caches.sessions.forget(id: session)
+            await database.announce(.session(session))
+        }
+        return changed
     }
 
     private static func write(_ course: Course, in sql: any SQLDatabase) async throws {

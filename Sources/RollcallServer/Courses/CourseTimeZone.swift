@@ -32,6 +32,14 @@ enum CourseTimeZone {
         return text
     }
 
+    /// The zone of a new course: the one its teacher chose (the course form shows their profile's zone, else their
+    /// browser's), else their profile's, else the school's (`ROLLCALL_DEFAULT_TIME_ZONE`, else the server's).
+    static func forNewCourse(chosen: String?, teacher: User, school: String) throws -> String {
+        if let chosen { return try validated(chosen) }
+        if let own = teacher.timeZone, isKnown(own) { return own }
+        return school
+    }
+
     /// `2026-09-01 09:05:00 +02:00`: the local time in `zone` with its offset from UTC, as reports show it.
     static func timestamp(_ date: Date, in zone: TimeZone) -> String {
         let parts = components(date, in: zone)

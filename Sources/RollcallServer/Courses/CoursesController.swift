@@ -9,6 +9,9 @@ struct CoursesController: Sendable {
     let images: ImageStore
     let access: AccessRule
     let counters: AttemptCounters
+    /// The zone a new course takes when neither the request nor its teacher's profile names one: the school's
+    /// (`ROLLCALL_DEFAULT_TIME_ZONE`), else the server's.
+    var schoolTimeZone = CourseTimeZone.serverDefault
 
     /// Join attempts per student in 15 minutes: enough for every course of a term, too few to guess codes.
     static let joinLimit = RateLimit(limit: 20, window: 900)
@@ -17,6 +20,7 @@ struct CoursesController: Sendable {
         var name: String
         var description: String?
         var plannedSessions: Int?
+        /// The zone the teacher chose on the form, which shows their profile's or else their browser's.
         var timeZone: String?
     }
     struct CourseUpdate: Decodable {
@@ -44,6 +48,8 @@ struct CoursesController: Sendable {
     }
     struct CourseEnvelope: Codable, ResponseEncodable {
         var course: CourseView
+        /// After a change of zone: the timetabled sessions to come, moved to the same wall-clock time in the new zone.
+        var rescheduledSessions: Int? = nil
     }
     struct CourseList: Codable, ResponseEncodable {
         var courses: [CourseView]
@@ -194,7 +200,8 @@ struct CoursesController: Sendable {
         let name = try check { () throws(RuleViolation) in try AccountRules.name(input.name) }
         let description = try Self.description(input.description ?? "")
         let planned = try Self.plannedSessions(input.plannedSessions)
-        let timeZone = try input.timeZone.map(CourseTimeZone.validated) ?? CourseTimeZone.serverDefault
+        let timeZone = try CourseTimeZone.forNewCourse(
+            chosen: input.timeZone, teacher: user, school: schoolTimeZone)
         let course = try await courses.create(
             teacherID: user.id, name: name, description: description, plannedSessions: planned, timeZone: timeZone
         )
@@ -256,8 +263,10 @@ struct CoursesController: Sendable {
         let found = try await access.course(in: context, needing: .manage).0
         let input = try await request.decodeJSON(as: CourseUpdate.self, context: context)
         // Applied to the course as it stands when written, so that a change made meanwhile (an archive) is seen.
-        let course = try await courses.update(id: found.id) { course in try Self.apply(input, to: &course) }
-        return CourseEnvelope(course: CourseView(try await courses.summary(of: course), manages: true))
+        let (course, moved) = try await courses.update(id: found.id) { course in try Self.apply(input, to: &course) }
+        return CourseEnvelope(
+            course: CourseView(try await courses.summary(of: course), manages: true),
+            rescheduledSessions: input.timeZone == nil ? nil : moved.count)
     }
 
     /// Applies what a course update asks, checking each field.

@@ -131,3 +131,52 @@ struct TimetableStore: Sendable {
         return opened
     }
 }
+
+extension TimetableStore {
+    /// Moves the course's timetabled sessions still to come from the wall-clock times they had in `old` to the same
+    /// times in `new`, and its slots' terms to the same days: weekly classes are wall-clock times in the course's zone.
+    /// Sessions held, open or whose time has passed stay as they were. Answers the sessions moved.
+    static func followZone(
+        courseID: Int64, from old: TimeZone, to new: TimeZone, now: Date, in sql: any SQLDatabase
+    ) async throws -> [Int64] {
+        let due = try await sql.raw(
+            """
+            SELECT id, scheduled_at FROM sessions
+            WHERE course_id = \(bind: courseID) AND slot_id IS NOT NULL AND opened_at IS NULL AND closed_at IS NULL
+              AND scheduled_at > \(bind: now)
+            """
+        ).all()
+        var moved: [Int64] = []
+        for row in due {
+            let id = try row.decode(column: "id", as: Int64.self)
+            let at = try row.decode(column: "scheduled_at", as: Date.self)
+            let next = TimetableSlot.sameWallClock(at, from: old, to: new)
+            guard next != at else { continue }
+            // Unless the opener opened it meanwhile.
+            let updated = try await sql.raw(
+                """
+                UPDATE sessions SET scheduled_at = \(bind: next)
+                WHERE id = \(bind: id) AND opened_at IS NULL AND closed_at IS NULL RETURNING id
+                """
+            ).all()
+            if !updated.isEmpty { moved.append(id) }
+        }
+        let slots = try await sql.select().columns("id", "starts_on", "ends_on").from("timetable_slots")
+            .where("course_id", .equal, courseID).all()
+        for slot in slots {
+            try await sql.update("timetable_slots")
+                .set(
+                    "starts_on",
+                    to: TimetableSlot.sameWallClock(
+                        try slot.decode(column: "starts_on", as: Date.self), from: old, to: new)
+                )
+                .set(
+                    "ends_on",
+                    to: TimetableSlot.sameWallClock(
+                        try slot.decode(column: "ends_on", as: Date.self), from: old, to: new)
+                )
+                .where("id", .equal, try slot.decode(column: "id", as: Int64.self)).run()
+        }
+        return moved
+    }
+}

@@ -203,6 +203,16 @@ if (document.querySelector('meta[name="time-zone-unset"]')) {
   if (browserZone) api("PATCH", "/api/v1/me", { timeZone: browserZone }).catch(() => {});
 }
 
+// A new course's zone is the teacher's: the browser's, unless their profile names one (the form then shows that).
+for (const select of document.querySelectorAll("select[data-browser-zone]")) {
+  const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (!browserZone) continue;
+  if (![...select.options].some((option) => option.value === browserZone)) {
+    select.add(new Option(browserZone, browserZone));
+  }
+  select.value = browserZone;
+}
+
 // A Print button prints the page (scripts cannot be inline under the page's content policy).
 document.addEventListener("click", (event) => {
   if (event.target.closest("[data-print]")) window.print();
