@@ -39,6 +39,14 @@ struct PlatformFederationTests {
         }
     }
 
+    @Test func a_course_a_platform_makes_takes_the_schools_zone() async throws {
+        try await TestPlatform.run(configure: { $0.defaultTimeZone = "Europe/Paris" }) { api, platform, _ in
+            _ = try await Self.linkCourse(api, platform)
+            let zones = try await api.rows("SELECT time_zone FROM courses")
+            #expect(zones.map { $0["time_zone"] ?? nil } == ["Europe/Paris"], "\(zones)")
+        }
+    }
+
     @Test func an_admins_hand_set_role_outlives_an_instructor_launch_and_a_roster_sync() async throws {
         try await TestPlatform.run { api, platform, admin in
             let courseID = try await Self.linkCourse(api, platform)

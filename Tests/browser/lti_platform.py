@@ -313,6 +313,18 @@ class Platform:
         with self._lock:
             return [self._line_item_view(context_id, item) for item in self.contexts[context_id]["line_items"].values()]
 
+    def learner_gradebook(self, context_id, user):
+        """What a learner sees of their grades, as platforms that publish to learners only the columns bound to a
+        placed link show it: the latest score of `user` in each such column, by its URL."""
+        with self._lock:
+            bound = {self._line_item_url(context_id, number) for number, item
+                     in self.contexts[context_id]["line_items"].items() if item.get("resourceLinkId")}
+            latest = {}
+            for score in self._scores:
+                if score["userId"] == user and score["lineItem"] in bound:
+                    latest[score["lineItem"]] = score["scoreGiven"]
+            return latest
+
     def scores(self, line_item=None, user=None):
         """Every score accepted, in the order it came, each with the `lineItem` URL it was posted to."""
         with self._lock:

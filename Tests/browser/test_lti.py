@@ -376,6 +376,8 @@ def test_a_course_from_the_platform_its_roster_deep_linking_check_ins_and_grades
         assert record["summary"]["grade"] == grades[number] == (100 if number in present else 0), (number, record)
         assert scores[0]["scoreGiven"] == pytest.approx(grades[number]) and scores[0]["scoreMaximum"] == 100, scores
         assert scores[0]["gradingProgress"] == "FullyGraded", scores
+        # The column is bound to the placed link, so the platform shows the learner the grade.
+        assert platform.learner_gradebook(CONTEXT, student(number)) == {column["id"]: scores[0]["scoreGiven"]}
     assert any(SCOPE_SCORE in token["granted"] for token in platform.tokens)
     assert platform.refusals == [], platform.refusals
 

@@ -407,6 +407,33 @@ struct UserStore: Sendable {
     }
 }
 
+/// Writes to `users` that other stores make inside their own transactions: this file and the federation's are the
+/// only writers of accounts.
+extension UserStore {
+    /// Empties an erased account: the row stays, so that the person's attendance still counts, with nothing of them.
+    static func empty(_ id: Int64, at now: Date, in sql: any SQLDatabase) async throws {
+        try await sql.update("users")
+            .set("name", to: "Deleted person").set("email", to: "deleted-\(id)@deleted.invalid")
+            .set("password_hash", to: "").set("student_number", to: SQLLiteral.null)
+            .set("phone", to: SQLLiteral.null).set("phone_confirmed_at", to: SQLLiteral.null).set("about", to: "")
+            .set("picture_id", to: SQLLiteral.null)
+            .set("email_verified_at", to: SQLLiteral.null).set("approved", to: false).set("disabled", to: true)
+            .set("health_officer", to: false).set("deleted_at", to: SQLBind(now))
+            .where("id", .equal, id).run()
+    }
+
+    /// Gives a student who has none the number a roster import kept for them, unless someone else has it.
+    static func giveStudentNumber(_ number: String, to studentID: Int64, in sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            UPDATE users SET student_number = \(bind: number)
+            WHERE id = \(bind: studentID) AND student_number IS NULL
+              AND NOT EXISTS (SELECT 1 FROM users other WHERE other.student_number = \(bind: number))
+            """
+        ).run()
+    }
+}
+
 /// Why a new account cannot have the details it asked for.
 enum AccountConflict: Error, Equatable {
     /// Another account has this email address.

@@ -7,6 +7,8 @@ struct LaunchDestinations: Sendable {
     let launches: LaunchStates
     let linkedCourses: PlatformCourses
     let links: CourseLinks
+    /// The zone of a new course whose instructor's profile names none (`ROLLCALL_DEFAULT_TIME_ZONE`).
+    var schoolTimeZone = CourseTimeZone.serverDefault
 
     /// Where a resource link's launch leads: an instructor's links (or finds) the course, syncs its roster and
     /// finds its line item, and lands on the course; an assistant and a student land on the course they are put
@@ -35,8 +37,10 @@ struct LaunchDestinations: Sendable {
         _ launch: LTI.Launch, context platformCourse: LTI.Context, platform: LearningPlatform, user: User,
         existing: Int64?
     ) async throws -> String {
+        // A new course takes its instructor's zone, as one made from the course form does.
         let linked = try await linkedCourses.link(
-            launch, context: platformCourse, platformID: platform.id, teacherID: user.id, existing: existing)
+            launch, context: platformCourse, platformID: platform.id, teacherID: user.id, existing: existing,
+            timeZone: user.timeZone ?? schoolTimeZone)
         if let course = try await links.courses.find(id: linked.courseId), course.teacherId != user.id {
             try await links.courses.setStaff(courseID: course.id, userID: user.id, role: .teacher)
         }

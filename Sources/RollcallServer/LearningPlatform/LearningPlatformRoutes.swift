@@ -25,7 +25,8 @@ extension LearningPlatformRoutes {
         let stores = parts.stores
         let links = stores.courseLinks
         let destinations = LaunchDestinations(
-            launches: stores.launchStates, linkedCourses: stores.platformCourses, links: links)
+            launches: stores.launchStates, linkedCourses: stores.platformCourses, links: links,
+            schoolTimeZone: parts.configuration.schoolTimeZone)
         LaunchController(
             platforms: stores.platforms, launches: stores.launchStates, people: stores.platformPeople,
             linkedCourses: stores.platformCourses, destinations: destinations,

@@ -40,7 +40,7 @@ struct PlatformCourses: Sendable {
     /// context's first instructor launch; with its service URLs brought up to date on every later one.
     func link(
         _ launch: LTI.Launch, context: LTI.Context, platformID: Int64, teacherID: Int64, existing: Int64? = nil,
-        now: Date = Date()
+        timeZone: String = CourseTimeZone.serverDefault, now: Date = Date()
     ) async throws -> LinkedCourse {
         if let linked = try await linkedCourse(platformID: platformID, contextID: context.id) {
             try await database.write { sql in
@@ -79,7 +79,7 @@ struct PlatformCourses: Sendable {
                 try await database.transaction { sql in
                     let course = try await CourseStore.create(
                         teacherID: teacherID, name: name, description: "", plannedSessions: nil,
-                        timeZone: CourseTimeZone.serverDefault, in: sql)
+                        timeZone: timeZone, in: sql)
                     guard try await insertLink(courseID: course.id, in: sql) else { throw LinkedMeanwhile() }
                 }
             } catch is LinkedMeanwhile {}

@@ -277,14 +277,7 @@ struct PersonalData: Sendable {
             var recipients = [user.email]
             if let phone = user.phone { recipients.append(phone) }
             try await sql.delete(from: "outbox").where("recipient", .in, SQLBind.group(recipients)).run()
-            try await sql.update("users")
-                .set("name", to: "Deleted person").set("email", to: "deleted-\(id)@deleted.invalid")
-                .set("password_hash", to: "").set("student_number", to: SQLLiteral.null)
-                .set("phone", to: SQLLiteral.null).set("phone_confirmed_at", to: SQLLiteral.null).set("about", to: "")
-                .set("picture_id", to: SQLLiteral.null)
-                .set("email_verified_at", to: SQLLiteral.null).set("approved", to: false).set("disabled", to: true)
-                .set("health_officer", to: false).set("deleted_at", to: SQLBind(now))
-                .where("id", .equal, id).run()
+            try await UserStore.empty(id, at: now, in: sql)
             if let picture = user.pictureId {
                 try await sql.delete(from: "images").where("id", .equal, picture).run()
             }

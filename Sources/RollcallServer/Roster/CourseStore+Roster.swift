@@ -144,13 +144,7 @@ extension CourseStore {
             }
             // The number the roster gave, for a student who registered without one, unless someone else has it.
             if let number {
-                try await sql.raw(
-                    """
-                    UPDATE users SET student_number = \(bind: number)
-                    WHERE id = \(bind: studentID) AND student_number IS NULL
-                      AND NOT EXISTS (SELECT 1 FROM users other WHERE other.student_number = \(bind: number))
-                    """
-                ).run()
+                try await UserStore.giveStudentNumber(number, to: studentID, in: sql)
                 return true
             }
             return false
