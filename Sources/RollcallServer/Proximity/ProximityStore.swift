@@ -112,8 +112,9 @@ struct ProximityStore: Sendable {
     }
 
     /// Deletes a person's pseudo-IDs (and so what anyone heard of them), what they uploaded, and their counts in
-    /// sessions, in the caller's transaction.
+    /// sessions and the room's events that named them, in the caller's transaction.
     static func forget(_ userID: Int64, in sql: any SQLDatabase) async throws {
+        try await HeardEvents.forget(userID, in: sql)
         try await sql.raw(
             """
             DELETE FROM proximity_encounters
@@ -246,8 +247,9 @@ struct ProximityStore: Sendable {
     }
 
     /// Records, for a check-in in a session that asks for it, whose phones the student's phone heard just now;
-    /// answers the classmates newly heard. Values not issued, not of the last few minutes, or the student's own
-    /// are dropped.
+    /// answers the classmates newly heard. Values not issued, not of the last few minutes, the student's own, and
+    /// those of anyone who is not a classmate checked in to this session by their own scan are dropped: a relayed
+    /// pseudo-ID must neither name a stranger to the teacher nor vouch for someone absent.
     func heard(_ values: [String], by studentID: Int64, sessionID: Int64, now: Date) async throws -> [Int64] {
         guard !values.isEmpty else { return [] }
         let hashes = try await hashes(values)
@@ -255,11 +257,13 @@ struct ProximityStore: Sendable {
         let latest = now.addingTimeInterval(Proximity.clockSkew)
         // Read before the write lock is taken: a check-in is the hot path, and the pseudo-IDs of the last minutes
         // do not change under it.
-        let speakers = Set(
-            try await database.read { sql in try await Self.pseudoRows(hashes, in: sql) }.values
-                .filter { $0.userId != studentID && $0.windowStart >= earliest && $0.windowStart <= latest }
-                .map(\.userId)
-        ).sorted()
+        let speakers = try await database.read { sql in
+            let heard = Set(
+                try await Self.pseudoRows(hashes, in: sql).values
+                    .filter { $0.userId != studentID && $0.windowStart >= earliest && $0.windowStart <= latest }
+                    .map(\.userId))
+            return try await Self.checkedInClassmates(Array(heard), sessionID: sessionID, in: sql)
+        }
         guard !speakers.isEmpty else { return [] }
         return try await database.transaction { sql in
             // One statement for the whole room: a phone in a hall of 200 hears up to 199 classmates.
@@ -276,6 +280,26 @@ struct ProximityStore: Sendable {
             }
             return newly
         }
+    }
+
+    /// Those of `people` on the session's roster whose own check-in put them in the room: marks by hand and
+    /// records of a closed session say nothing of where their phone was.
+    private static func checkedInClassmates(
+        _ people: [Int64], sessionID: Int64, in sql: any SQLDatabase
+    ) async throws -> [Int64] {
+        guard !people.isEmpty else { return [] }
+        let scanned = [RecordSource.qr, .typed, .spot, .api].map(\.rawValue)
+        return try await sql.raw(
+            """
+            SELECT attendance.student_id FROM attendance
+            JOIN sessions ON sessions.id = attendance.session_id
+            JOIN enrollments ON enrollments.course_id = sessions.course_id
+              AND enrollments.student_id = attendance.student_id
+            WHERE attendance.session_id = \(bind: sessionID) AND attendance.student_id IN (\(binds: people))
+              AND attendance.status IN ('present', 'late') AND attendance.source IN (\(binds: scanned))
+            ORDER BY attendance.student_id
+            """
+        ).all(decodingColumn: "student_id", as: Int64.self)
     }
 
     /// Every encounter a report reads: the person's phone hearing others, and others' phones hearing the person's,
