@@ -48,12 +48,21 @@ struct ProximityPromisesTests {
 
             // Only Cass is in the room by her own check-in: the stranger is not named to the teacher, and neither
             // the absent classmate nor the one marked by hand is vouched for.
-            #expect(
-                try await Self.heardEvents(api) == [SessionChange.Heard(studentIds: [room.student.id], heardBy: bo.id)])
-            #expect(try await Phones.rows(api, "session_proximity") == 1)
-            let page = try await api.call(.get, "/sessions/\(room.sessionID)", as: room.teacher)
-            #expect(page.text.contains("heard by 1 phone"))
+            let cassHeard = SessionChange.Heard(studentIds: [room.student.id], heardBy: bo.id)
+            #expect(try await Self.heardEvents(api) == [cassHeard])
+            #expect(try await Phones.rows(api, "session_proximity WHERE student_id = \(stranger.id)") == 0)
+            var page = try await api.call(.get, "/sessions/\(room.sessionID)", as: room.teacher)
+            #expect(page.text.components(separatedBy: ">heard by 1 phone<").count - 1 == 1, "Cass alone")
             #expect(page.text.contains("id=\"heard-meaning\""), "the room says what the count means")
+
+            // Once the absent classmate checks in himself, Bo's phone counts for him too, in the room and its events.
+            #expect(try await room.checkIn(api, absent).status == .created)
+            #expect(
+                try await Self.heardEvents(api) == [
+                    cassHeard, SessionChange.Heard(studentIds: [absent.id], heardBy: bo.id),
+                ])
+            page = try await api.call(.get, "/sessions/\(room.sessionID)", as: room.teacher)
+            #expect(page.text.components(separatedBy: ">heard by 1 phone<").count - 1 == 2, "Cass and Al, not Di")
         }
     }
 

@@ -247,9 +247,10 @@ struct ProximityStore: Sendable {
     }
 
     /// Records, for a check-in in a session that asks for it, whose phones the student's phone heard just now;
-    /// answers the classmates newly heard. Values not issued, not of the last few minutes, the student's own, and
-    /// those of anyone who is not a classmate checked in to this session by their own scan are dropped: a relayed
-    /// pseudo-ID must neither name a stranger to the teacher nor vouch for someone absent.
+    /// answers the classmates newly counted. Values not issued, not of the last few minutes, the student's own, and
+    /// those of anyone not on the course's roster are dropped: a relayed pseudo-ID must not name a stranger to the
+    /// teacher. A classmate not checked in to this session by their own scan waits unannounced (`announce`), so
+    /// that nobody absent is vouched for.
     func heard(_ values: [String], by studentID: Int64, sessionID: Int64, now: Date) async throws -> [Int64] {
         guard !values.isEmpty else { return [] }
         let hashes = try await hashes(values)
@@ -257,23 +258,27 @@ struct ProximityStore: Sendable {
         let latest = now.addingTimeInterval(Proximity.clockSkew)
         // Read before the write lock is taken: a check-in is the hot path, and the pseudo-IDs of the last minutes
         // do not change under it.
-        let speakers = try await database.read { sql in
-            let heard = Set(
-                try await Self.pseudoRows(hashes, in: sql).values
-                    .filter { $0.userId != studentID && $0.windowStart >= earliest && $0.windowStart <= latest }
-                    .map(\.userId))
-            return try await Self.checkedInClassmates(Array(heard), sessionID: sessionID, in: sql)
-        }
+        let speakers = Set(
+            try await database.read { sql in try await Self.pseudoRows(hashes, in: sql) }.values
+                .filter { $0.userId != studentID && $0.windowStart >= earliest && $0.windowStart <= latest }
+                .map(\.userId)
+        ).sorted()
         guard !speakers.isEmpty else { return [] }
         return try await database.transaction { sql in
+            // Inside the write: a classmate whose check-in commits meanwhile is either seen here or finds this row
+            // waiting when they announce.
+            let classmates = try await Self.classmates(speakers, sessionID: sessionID, in: sql)
+            guard !classmates.isEmpty else { return [] }
             // One statement for the whole room: a phone in a hall of 200 hears up to 199 classmates.
             var insert = sql.insert(into: "session_proximity").columns(
-                "session_id", "student_id", "heard_by", "created_at")
-            for speaker in speakers {
-                insert = insert.values(SQLBind(sessionID), SQLBind(speaker), SQLBind(studentID), SQLBind(now))
+                "session_id", "student_id", "heard_by", "created_at", "announced")
+            for (classmate, here) in classmates {
+                insert = insert.values(
+                    SQLBind(sessionID), SQLBind(classmate), SQLBind(studentID), SQLBind(now), SQLBind(here))
             }
-            let newly = try await insert.ignoringConflicts().returning("student_id")
-                .all(decodingColumn: "student_id", as: Int64.self).sorted()
+            let inserted = try await insert.ignoringConflicts().returning("student_id")
+                .all(decodingColumn: "student_id", as: Int64.self)
+            let newly = inserted.filter { classmates[$0] == true }.sorted()
             if !newly.isEmpty {
                 try await SessionEvents.append(
                     .heard(SessionChange.Heard(studentIds: newly, heardBy: studentID)), sessionID: sessionID, in: sql)
@@ -282,24 +287,49 @@ struct ProximityStore: Sendable {
         }
     }
 
-    /// Those of `people` on the session's roster whose own check-in put them in the room: marks by hand and
-    /// records of a closed session say nothing of where their phone was.
-    private static func checkedInClassmates(
+    /// Those of `people` on the session's course roster, each with whether their own check-in put them in the room:
+    /// marks by hand say nothing of where their phone was.
+    private static func classmates(
         _ people: [Int64], sessionID: Int64, in sql: any SQLDatabase
-    ) async throws -> [Int64] {
-        guard !people.isEmpty else { return [] }
+    ) async throws -> [Int64: Bool] {
         let scanned = [RecordSource.qr, .typed, .spot, .api].map(\.rawValue)
-        return try await sql.raw(
+        let rows = try await sql.raw(
             """
-            SELECT attendance.student_id FROM attendance
-            JOIN sessions ON sessions.id = attendance.session_id
-            JOIN enrollments ON enrollments.course_id = sessions.course_id
-              AND enrollments.student_id = attendance.student_id
-            WHERE attendance.session_id = \(bind: sessionID) AND attendance.student_id IN (\(binds: people))
-              AND attendance.status IN ('present', 'late') AND attendance.source IN (\(binds: scanned))
-            ORDER BY attendance.student_id
+            SELECT enrollments.student_id,
+              CASE WHEN attendance.status IN ('present', 'late') AND attendance.source IN (\(binds: scanned))
+                THEN 1 ELSE 0 END AS here
+            FROM sessions JOIN enrollments ON enrollments.course_id = sessions.course_id
+            LEFT JOIN attendance ON attendance.session_id = sessions.id
+              AND attendance.student_id = enrollments.student_id
+            WHERE sessions.id = \(bind: sessionID) AND enrollments.student_id IN (\(binds: people))
             """
-        ).all(decodingColumn: "student_id", as: Int64.self)
+        ).all()
+        var found: [Int64: Bool] = [:]
+        for row in rows {
+            found[try row.decode(column: "student_id", as: Int64.self)] =
+                try row.decode(column: "here", as: Int.self) == 1
+        }
+        return found
+    }
+
+    /// A student has just checked in themselves: the classmates' phones that heard theirs before now count, each
+    /// told to the room as a `heard` event in the same transaction, so the room and its events agree.
+    func announce(_ studentID: Int64, sessionID: Int64) async throws {
+        // A read first: most check-ins were heard by nobody before, and must not queue for the write lock.
+        let waiting = try await database.read { sql in
+            try await sql.select().column("heard_by").from("session_proximity").where("session_id", .equal, sessionID)
+                .where("student_id", .equal, studentID).where("announced", .equal, false).first() != nil
+        }
+        guard waiting else { return }
+        try await database.transaction { sql in
+            let hearers = try await sql.update("session_proximity").set("announced", to: SQLBind(true))
+                .where("session_id", .equal, sessionID).where("student_id", .equal, studentID)
+                .where("announced", .equal, false).returning("heard_by")
+                .all(decodingColumn: "heard_by", as: Int64.self).sorted()
+            guard !hearers.isEmpty else { return }
+            try await SessionEvents.append(
+                hearers.map { (sessionID, .heard(SessionChange.Heard(studentIds: [studentID], heardBy: $0))) }, in: sql)
+        }
     }
 
     /// Every encounter a report reads: the person's phone hearing others, and others' phones hearing the person's,
