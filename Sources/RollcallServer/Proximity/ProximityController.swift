@@ -10,6 +10,7 @@ struct ProximityController: Sendable {
     let reports: ExposureReports
     let retentionDays: Int
     let now: @Sendable () -> Date
+    let turns = UploadTurns()
 
     /// Requests for pseudo-IDs one person may make in a day: a phone asks once every few days, or after a reinstall.
     static let requestsPerDay = 24
@@ -96,6 +97,12 @@ struct ProximityController: Sendable {
 
     @Sendable func upload(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
+        let upload = try await turns.take { try await uploaded(request, context: context, user: user) }
+        return try UploadEnvelope(upload: upload).response(from: request, context: context, status: .created)
+    }
+
+    /// One upload, in its turn: checked, counted against the hour, kept.
+    private func uploaded(_ request: Request, context: AppRequestContext, user: User) async throws -> ProximityUpload {
         let input = try await request.decodeJSON(as: Upload.self, context: context, limit: Self.uploadBytes)
         let now = self.now()
         let encounters = try check { () throws(RuleViolation) in
@@ -113,8 +120,7 @@ struct ProximityController: Sendable {
                 retryAfter: retryAfter)
         }
         do {
-            let upload = try await proximity.upload(encounters, userID: user.id, requestID: input.requestId, now: now)
-            return try UploadEnvelope(upload: upload).response(from: request, context: context, status: .created)
+            return try await proximity.upload(encounters, userID: user.id, requestID: input.requestId, now: now)
         } catch let refusal as ProximityRefusal {
             throw Self.error(refusal)
         }

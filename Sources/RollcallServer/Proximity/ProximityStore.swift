@@ -174,66 +174,80 @@ struct ProximityStore: Sendable {
 
     /// Keeps an upload's encounters (checked already), merged with what the person uploaded before; heard values
     /// Rollcall never issued, heard outside their window, or the person's own are counted and dropped.
+    ///
+    /// Written in parts of `writePart` encounters, each its own short transaction: on SQLite a transaction holds the
+    /// one write lock, and 5,000 merges in one would hold every check-in behind it. A part written before a failure
+    /// stays, which changes nothing a repeated upload would not: the same encounter uploaded again only widens.
     func upload(
         _ encounters: [Proximity.Encounter], userID: Int64, requestID: Int64?, now: Date
     ) async throws -> ProximityUpload {
         guard try await isOn(userID) else { throw ProximityRefusal.off }
         if let requestID, try await !isRequest(requestID, of: userID) { throw ProximityRefusal.requestNotFound }
         let hashes = try await hashes(encounters.map(\.heard))
+        let known = try await database.read { sql in try await Self.pseudoRows(hashes, in: sql) }
+        var kept: [(row: PseudoRow, encounter: Proximity.Encounter)] = []
+        for (encounter, hash) in zip(encounters, hashes) {
+            guard let row = known[hash], row.userId != userID,
+                Proximity.fits(
+                    windowStart: row.windowStart, firstSeen: encounter.firstSeen, lastSeen: encounter.lastSeen)
+            else { continue }
+            kept.append((row, encounter))
+        }
+        for part in kept.chunked(into: Self.writePart) {
+            try await database.transaction { sql in
+                guard try await Self.isOn(userID, in: sql) else { throw ProximityRefusal.off }
+                try await Self.merge(part, uploader: userID, in: sql)
+            }
+        }
+        let keptCount = kept.count
         return try await database.transaction { sql in
             guard try await Self.isOn(userID, in: sql) else { throw ProximityRefusal.off }
             if let requestID {
                 guard
-                    try await sql.select().column("id").from("proximity_requests").where("id", .equal, requestID)
-                        .where("person_id", .equal, userID).first() != nil
+                    try await sql.update("proximity_requests").set("answered_at", to: SQLBind(now))
+                        .where("id", .equal, requestID).where("person_id", .equal, userID).returning("id").first()
+                        != nil
                 else { throw ProximityRefusal.requestNotFound }
-            }
-            let known = try await Self.pseudoRows(hashes, in: sql)
-            var kept: [(row: PseudoRow, encounter: Proximity.Encounter)] = []
-            for (encounter, hash) in zip(encounters, hashes) {
-                guard let row = known[hash], row.userId != userID,
-                    Proximity.fits(
-                        windowStart: row.windowStart, firstSeen: encounter.firstSeen,
-                        lastSeen: encounter.lastSeen)
-                else { continue }
-                kept.append((row, encounter))
-            }
-            for chunk in kept.chunked(into: 400) {
-                var rows: [SQLQueryString] = []
-                for (row, encounter) in chunk {
-                    rows.append(
-                        "(\(bind: userID), \(bind: row.id), \(bind: encounter.firstSeen), \(bind: encounter.lastSeen), \(bind: encounter.signal))"
-                    )
-                }
-                // The same encounter uploaded again widens to cover both, so an upload repeated changes nothing.
-                try await sql.raw(
-                    """
-                    INSERT INTO proximity_encounters (uploader_id, pseudo_id, first_seen, last_seen, signal)
-                    VALUES \(rows.joined(separator: ", "))
-                    ON CONFLICT (uploader_id, pseudo_id) DO UPDATE SET
-                      first_seen = CASE WHEN excluded.first_seen < proximity_encounters.first_seen
-                        THEN excluded.first_seen ELSE proximity_encounters.first_seen END,
-                      last_seen = CASE WHEN excluded.last_seen > proximity_encounters.last_seen
-                        THEN excluded.last_seen ELSE proximity_encounters.last_seen END,
-                      signal = CASE WHEN excluded.signal > proximity_encounters.signal
-                        THEN excluded.signal ELSE proximity_encounters.signal END
-                    """
-                ).run()
-            }
-            if let requestID {
-                try await sql.update("proximity_requests").set("answered_at", to: SQLBind(now))
-                    .where("id", .equal, requestID).run()
             }
             let id = try await sql.insert(into: "proximity_uploads")
                 .columns("user_id", "request_id", "received", "kept", "unknown", "created_at")
                 .values(
-                    SQLBind(userID), SQLBind(requestID), SQLBind(encounters.count), SQLBind(kept.count),
-                    SQLBind(encounters.count - kept.count), SQLBind(now)
+                    SQLBind(userID), SQLBind(requestID), SQLBind(encounters.count), SQLBind(keptCount),
+                    SQLBind(encounters.count - keptCount), SQLBind(now)
                 ).returning("id").first(decodingColumn: "id", as: Int64.self)
             return ProximityUpload(
-                id: id ?? 0, requestId: requestID, received: encounters.count, kept: kept.count,
-                unknown: encounters.count - kept.count, createdAt: now)
+                id: id ?? 0, requestId: requestID, received: encounters.count, kept: keptCount,
+                unknown: encounters.count - keptCount, createdAt: now)
         }
+    }
+
+    /// Encounters one transaction of an upload merges.
+    static let writePart = 400
+
+    /// Merges encounters into what the uploader sent before, in one statement.
+    private static func merge(
+        _ part: [(row: PseudoRow, encounter: Proximity.Encounter)], uploader userID: Int64, in sql: any SQLDatabase
+    ) async throws {
+        var rows: [SQLQueryString] = []
+        for (row, encounter) in part {
+            rows.append(
+                "(\(bind: userID), \(bind: row.id), \(bind: encounter.firstSeen), \(bind: encounter.lastSeen), \(bind: encounter.signal))"
+            )
+        }
+        // The same encounter uploaded again widens to cover both, so an upload repeated changes nothing.
+        try await sql.raw(
+            """
+            INSERT INTO proximity_encounters (uploader_id, pseudo_id, first_seen, last_seen, signal)
+            VALUES \(rows.joined(separator: ", "))
+            ON CONFLICT (uploader_id, pseudo_id) DO UPDATE SET
+              first_seen = CASE WHEN excluded.first_seen < proximity_encounters.first_seen
+                THEN excluded.first_seen ELSE proximity_encounters.first_seen END,
+              last_seen = CASE WHEN excluded.last_seen > proximity_encounters.last_seen
+                THEN excluded.last_seen ELSE proximity_encounters.last_seen END,
+              signal = CASE WHEN excluded.signal > proximity_encounters.signal
+                THEN excluded.signal ELSE proximity_encounters.signal END
+            """
+        ).run()
     }
 
     private static func pseudoRows(_ hashes: [String], in sql: any SQLDatabase) async throws -> [String: PseudoRow] {
