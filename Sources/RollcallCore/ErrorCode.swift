@@ -359,6 +359,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case proximityOff = "proximity_off"
     /// Too many requests for pseudo-IDs in a day.
     case tooManyProximityRequests = "too_many_proximity_requests"
+    /// Too many uploads of encounters in an hour.
+    case tooManyProximityUploads = "too_many_proximity_uploads"
     /// An upload answers a health officer's request that is not the person's.
     case proximityRequestNotFound = "proximity_request_not_found"
 

@@ -292,7 +292,7 @@ struct SingleSignOnServerTests {
             _ = try await SchoolSignIn.through(api, provider)
             try await api.expectRefused(
                 .post, "/api/v1/auth/tokens", json: ["email": "ada@hill.test", "password": API.password],
-                status: .unauthorized, code: "invalid_credentials")
+                status: .forbidden, code: "password_sign_in_off")
         }
     }
 

@@ -143,4 +143,4 @@ def test_a_teacher_and_twenty_students_sign_in_through_the_school_and_check_in(s
                               {"name": "Sam Self", "email": "sam@hill.test", "password": "a long enough password"})
     assert status == 403 and body["error"]["code"] == "password_sign_in_off"
     status, body = server.api("POST", "/api/v1/auth/tokens", {"email": "student0@hill.test", "password": ""})
-    assert status == 401
+    assert status == 403 and body["error"]["code"] == "password_sign_in_off"

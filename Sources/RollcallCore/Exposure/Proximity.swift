@@ -118,8 +118,8 @@ public enum Proximity {
                         "Encounter \(number): Rollcall keeps evidence for \(retentionDays) days only; leave out what is older."
                 )
             }
-            guard encounter.lastSeen.timeIntervalSince(encounter.firstSeen) <= Double(windowSeconds) + 2 * clockSkew
-            else {
+            // One phone's own clock measures both ends, so the clocks' difference plays no part in the length.
+            guard encounter.lastSeen.timeIntervalSince(encounter.firstSeen) <= Double(windowSeconds) else {
                 throw RuleViolation(
                     field: "encounters",
                     message:

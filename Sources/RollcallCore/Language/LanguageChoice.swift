@@ -3,10 +3,23 @@ import Foundation
 /// Which language a person reads: their own setting, else what their browser asks for (`Accept-Language`), else the
 /// school's default, always one that Rollcall has.
 public enum LanguageChoice {
+    /// The most of an `Accept-Language` header read: a browser sends a handful of tags in well under this, and a
+    /// header of thousands must cost no more than one of a few.
+    public static let headerBytesRead = 256
+    public static let tagsRead = 12
+
     /// The tags an `Accept-Language` header asks for, most wanted first; those with `q=0` are refused, not wanted.
+    /// Only the whole tags of its first `headerBytesRead` bytes count, at most `tagsRead` of them.
     public static func preferences(acceptLanguage: String) -> [String] {
+        var head = Substring(acceptLanguage)
+        if acceptLanguage.utf8.count > headerBytesRead {
+            let cut = acceptLanguage.utf8.index(acceptLanguage.utf8.startIndex, offsetBy: headerBytesRead)
+            // The item cut in two is dropped whole: half a tag may name another language.
+            head = acceptLanguage[..<cut]
+            head = head[..<(head.lastIndex(of: ",") ?? head.startIndex)]
+        }
         var ranked: [(tag: String, weight: Double, order: Int)] = []
-        for (order, item) in acceptLanguage.split(separator: ",").enumerated() {
+        for (order, item) in head.split(separator: ",").prefix(tagsRead).enumerated() {
             let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             guard let tag = parts.first, !tag.isEmpty, tag.count <= 35,
                 tag.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "*" || $0 == "_") })

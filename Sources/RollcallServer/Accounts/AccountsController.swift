@@ -72,6 +72,16 @@ struct AccountsController: Sendable {
         )
     }
 
+    /// The refusal of every password but an admin's right one where the school signs people in itself. Admins keep
+    /// their passwords (made with `create-admin`): someone must be able to sign in when the school's provider is
+    /// down.
+    var passwordsOff: AppError {
+        AppError(
+            .forbidden, .passwordSignInOff,
+            "This school signs people in through its own sign-in: choose “\(configuration.singleSignOn?.name ?? "your school account")” on the sign-in page. Only an admin's password is taken here."
+        )
+    }
+
     @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard configuration.passwordSignIn else { throw passwordSignInOff }
         let input = try await request.decodeJSON(as: Registration.self, context: context)
@@ -173,6 +183,10 @@ struct AccountsController: Sendable {
         let user = try await users.find(email: email)
         // Hash even for unknown addresses so that timing does not tell which addresses have accounts.
         let matches = try await passwords.verify(credentials.password, hash: user?.passwordHash ?? passwords.decoy)
+        // Where the school signs people in itself, only an admin's right password is answered apart: anyone else's
+        // password, right or wrong, or an unknown address, gets one refusal and keeps its failure, so that old
+        // passwords cannot be guessed through the answer nor through the throttle.
+        guard configuration.passwordSignIn || (matches && user?.role == .admin) else { throw passwordsOff }
         guard let user, matches else {
             throw AppError(.unauthorized, .invalidCredentials, "The email address or password is wrong.")
         }
@@ -181,9 +195,6 @@ struct AccountsController: Sendable {
             (current.map { AttemptCounters.Counter(count: max(0, $0.count - 1), since: $0.since, last: $0.last) }, ())
         }
         guard !user.disabled else { throw AppError.accountDisabled }
-        // Admins keep their passwords (made with `create-admin`): someone must be able to sign in when the school's
-        // provider is down.
-        guard configuration.passwordSignIn || user.role == .admin else { throw passwordSignInOff }
         return user
     }
 

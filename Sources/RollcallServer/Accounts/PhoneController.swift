@@ -52,15 +52,19 @@ struct PhoneController: Sendable {
     }
 
     /// Applies the limits on texting `phone` from `address`: one code per 30 s (`phoneCodeInterval`) and five per hour
-    /// per number, sixty
-    /// per hour per address. Counted whether or not the number has an account, so the limits reveal nothing.
-    func admitCode(to phone: String, for purpose: PhoneCodePurpose, from address: String?) async throws {
+    /// per number, sixty per hour per address. Counted whether or not the number has an account, so the limits
+    /// reveal nothing. A confirmation's number is counted for the person asking (`requester`) alone: a count the
+    /// number's owner shared would refuse a prober sooner for a number in use than for a free one.
+    func admitCode(
+        to phone: String, for purpose: PhoneCodePurpose, from address: String?, requester: Int64? = nil
+    ) async throws {
+        let number = requester.map { "\($0) \(phone)" } ?? phone
         try await counters.admit(
             .phoneCodeAddress, key: address ?? "-", under: Self.perAddress,
             refusal: "Too many codes were asked from this network. Try again in an hour.")
         let now = Date()
         // The wait is per purpose: confirming a number on the profile does not hold up signing in with it.
-        let wait: TimeInterval? = try await counters.update(.phoneCodeInterval, key: "\(purpose.rawValue) \(phone)") {
+        let wait: TimeInterval? = try await counters.update(.phoneCodeInterval, key: "\(purpose.rawValue) \(number)") {
             current in
             if let current, now.timeIntervalSince(current.last) < configuration.phoneCodeInterval {
                 return (current, configuration.phoneCodeInterval - now.timeIntervalSince(current.last))
@@ -76,7 +80,7 @@ struct PhoneController: Sendable {
                     other: "A code was just sent. You can ask for a new one in {0} seconds."))
         }
         try await counters.admit(
-            .phoneCodeNumber, key: phone, under: Self.perNumber,
+            .phoneCodeNumber, key: requester == nil ? phone : "\(purpose.rawValue) \(number)", under: Self.perNumber,
             refusal: "This number was sent five codes in the last hour. Try again later, or sign in another way.")
     }
 
@@ -108,7 +112,10 @@ struct PhoneController: Sendable {
     @Sendable func sendSignInCode(_ request: Request, context: AppRequestContext) async throws -> Response {
         let phone = try phone(try await request.decodeJSON(as: CodeRequest.self, context: context).phone)
         try await admitCode(to: phone, for: .signIn, from: context.clientAddress)
-        if let user = try await users.find(confirmedPhone: phone), !user.disabled, user.deletedAt == nil {
+        if let user = try await users.find(confirmedPhone: phone), !user.disabled, user.deletedAt == nil,
+            // Asked before the text goes, so a number that may not sign in is answered as one without an account.
+            try await signIns.signsIn(user)
+        {
             let code = try await codes.issue(.signIn, phone: phone, userID: user.id)
             try await text(code, to: phone, purpose: .signIn)
         }
@@ -128,7 +135,7 @@ struct PhoneController: Sendable {
             let userID = try await codes.redeem(.signIn, phone: phone, code: code),
             let user = try await users.find(id: userID),
             // The number may have been removed or changed while the text was on its way.
-            user.phone == phone, user.phoneConfirmedAt != nil
+            user.phone == phone, user.phoneConfirmedAt != nil, try await signIns.signsIn(user)
         else {
             throw AppError(
                 .unauthorized, .invalidCode,
@@ -161,7 +168,7 @@ struct PhoneController: Sendable {
         let phone = try phone(try await request.decodeJSON(as: CodeRequest.self, context: context).phone)
         // The same answer whoever holds the number, counted like any other: only the person who holds the phone,
         // and so its code, learns at confirmation that another account confirmed it (`confirm`).
-        try await admitCode(to: phone, for: .confirm, from: context.clientAddress)
+        try await admitCode(to: phone, for: .confirm, from: context.clientAddress, requester: user.id)
         let code = try await codes.issue(.confirm, phone: phone, userID: user.id)
         try await text(code, to: phone, purpose: .confirm)
         var answer = sent(phone)

@@ -4,6 +4,7 @@ import Hummingbird
 /// token, or a bearer token for an API client.
 struct SignIns: Sendable {
     let tokens: AccessTokenStore
+    let users: UserStore
     let configuration: Configuration
 
     struct WebSession: Codable, ResponseEncodable {
@@ -20,6 +21,7 @@ struct SignIns: Sendable {
     func startWebSession(
         for user: User, device: Int64? = nil, request: Request, context: AppRequestContext
     ) async throws -> Response {
+        try await requireSchoolSignIn(user)
         let issued = try await tokens.issue(userID: user.id, kind: .web, device: device)
         var response = try WebSession(user: UserView(user), csrfToken: issued.csrf).response(
             from: request, context: context
@@ -30,10 +32,29 @@ struct SignIns: Sendable {
 
     /// A bearer token for an API client.
     func issueAPIToken(for user: User, request: Request, context: AppRequestContext) async throws -> Response {
+        try await requireSchoolSignIn(user)
         let issued = try await tokens.issue(userID: user.id, kind: .api)
         return try APIToken(token: issued.token, user: UserView(user)).response(
             from: request, context: context, status: .created
         )
+    }
+
+    /// Where the school signs people in itself, the accounts it vouches for (linked to its sign-in or a learning
+    /// platform) and admins sign in; an account that came in by a password, now turned off, keeps no side door
+    /// through a passkey, a texted code or a remembered browser.
+    func signsIn(_ user: User) async throws -> Bool {
+        if configuration.passwordSignIn || user.role == .admin { return true }
+        return try await users.isVouchedForBySchool(user.id)
+    }
+
+    /// Refuses `user` where `signsIn` does; a way of signing in asks before it uses up anything single-use.
+    func requireSchoolSignIn(_ user: User) async throws {
+        guard try await signsIn(user) else {
+            throw AppError(
+                .forbidden, .passwordSignInOff,
+                "This school signs people in through its own sign-in: choose “\(configuration.singleSignOn?.name ?? "your school account")” on the sign-in page."
+            )
+        }
     }
 
     /// The remembered-device cookie; an empty value with age 0 forgets it on this browser.

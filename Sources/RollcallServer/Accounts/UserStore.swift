@@ -405,6 +405,18 @@ struct UserStore: Sendable {
         await database.announce(.user(id))
         return ended
     }
+
+    /// Whether the school's sign-in or a learning platform vouches for the account by a link to it.
+    func isVouchedForBySchool(_ id: Int64) async throws -> Bool {
+        try await database.read { sql in
+            for table in ["sso_identities", "lti_identities"] {
+                if try await sql.select().column("user_id").from(table).where("user_id", .equal, id).first() != nil {
+                    return true
+                }
+            }
+            return false
+        }
+    }
 }
 
 /// Writes to `users` that other stores make inside their own transactions: this file and the federation's are the

@@ -32,16 +32,11 @@ struct AdminPage: Sendable {
                 when: time.moment(message.createdAt), channel: message.channel, status: message.status,
                 statusText: Self.statusText(message.status), delivery: Self.delivery(message, time: time))
         }
+        let viewer = context.user?.id
+        var secondAdminGrants = false
+        if let viewer { secondAdminGrants = try await self.users.hasOtherAdmin(than: viewer) }
         var page = AdminPageModel(
-            users: users.map { user in
-                AdminPageModel.Person(
-                    id: user.id, name: user.name, email: user.email, role: Self.roleText(user.role),
-                    pending: user.role == .teacher && !user.approved, disabled: user.disabled,
-                    isSelf: user.id == context.user?.id, healthOfficer: user.healthOfficer,
-                    deleted: user.deletedAt != nil,
-                    roleSource: Self.roleSource(user.roleSource), showsRoleSource: user.role != .admin,
-                    mayTeach: user.role == .student, mayStudy: user.role == .teacher)
-            },
+            users: users.map { Self.person($0, viewer: viewer, secondAdminGrants: secondAdminGrants) },
             q: query ?? "", messages: messages, noMessages: messages.isEmpty,
             olderMessages: outboxPage.nextCursor.map { Self.olderLink(query: query, before: $0) },
             newestMessages: request.query("before") == nil ? nil : Self.olderLink(query: query, before: nil),
@@ -65,6 +60,20 @@ struct AdminPage: Sendable {
         page.waitingCount = waiting.count
         page.peoplePages = peoplePages
         return try pages.render(page, title: "Admin · Rollcall", context: context)
+    }
+
+    /// One row of the people list. The page offers only what the API takes: an admin is made a health officer by
+    /// another admin where there is one (`ExposureController`).
+    static func person(_ user: User, viewer: Int64?, secondAdminGrants: Bool) -> AdminPageModel.Person {
+        let isSelf = user.id == viewer
+        return AdminPageModel.Person(
+            id: user.id, name: user.name, email: user.email, role: Self.roleText(user.role),
+            pending: user.role == .teacher && !user.approved, disabled: user.disabled,
+            isSelf: isSelf, healthOfficer: user.healthOfficer,
+            mayBecomeOfficer: !user.healthOfficer && !(isSelf && secondAdminGrants),
+            deleted: user.deletedAt != nil,
+            roleSource: Self.roleSource(user.roleSource), showsRoleSource: user.role != .admin,
+            mayTeach: user.role == .student, mayStudy: user.role == .teacher)
     }
 
     /// The latest changes to people's accounts by others, in words.
@@ -150,6 +159,8 @@ struct AdminPageModel: PageModel {
         /// The admin looking at the page, who cannot disable themselves.
         var isSelf: Bool
         var healthOfficer: Bool
+        /// "Make health officer" is offered: not one yet, and the API would take it from this admin.
+        var mayBecomeOfficer: Bool
         var deleted: Bool
         /// Where the role came from, in words; not shown for admins, who are made with `create-admin`.
         var roleSource: String

@@ -22,7 +22,7 @@ struct AppParts: Sendable {
         self.configuration = configuration
         self.pages = pages
         access = AccessRule(courses: stores.courses, sessions: stores.sessions, quizzes: stores.quizzes)
-        signIns = SignIns(tokens: stores.tokens, configuration: configuration)
+        signIns = SignIns(tokens: stores.tokens, users: stores.users, configuration: configuration)
         ceremony = PasskeyCeremony(passkeys: stores.passkeys, relyingParty: configuration.relyingParty)
         tickets = ScanTickets(sessions: stores.sessions)
         passwords = PasswordHasher(cost: passwordCost)

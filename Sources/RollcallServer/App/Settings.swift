@@ -125,12 +125,14 @@ enum Parse {
         return text
     }
 
+    /// A language people read: the pseudo-locale is a testing tool, asked for by name in a browser, never a
+    /// school's default.
     static func language(_ text: String, _ variable: String) throws -> String {
         let catalogs = Catalogs.shipped
-        guard let found = catalogs.named(text) else {
+        guard let found = catalogs.named(text), found != PseudoLocale.language else {
             throw ConfigurationError(
                 variable: variable,
-                problem: "must be one of \(catalogs.languages.joined(separator: ", ")), got “\(text)”")
+                problem: "must be one of \(catalogs.choices.map(\.language).joined(separator: ", ")), got “\(text)”")
         }
         return found
     }

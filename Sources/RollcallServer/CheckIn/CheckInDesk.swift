@@ -161,14 +161,16 @@ struct CheckInDesk: Sendable {
             }
         }
         // What the phone heard goes with an accepted check-in, new or repeated, never with a refused one.
-        try await keep(heard, student: student, session: session)
+        try await keep(heard, student: student, session: session, new: receipt.new)
         return receipt
     }
 
     /// Keeps what an accepted check-in's phone heard, where the session counts classmates' phones; elsewhere it is
-    /// not kept at all.
-    private func keep(_ heard: [String], student: User, session: ClassSession) async throws {
-        guard session.settings.countsProximity, !heard.isEmpty else { return }
+    /// not kept at all. A new check-in first lets count the classmates' phones that heard this student's before.
+    private func keep(_ heard: [String], student: User, session: ClassSession, new: Bool) async throws {
+        guard session.settings.countsProximity else { return }
+        if new { try await proximity.announce(student.id, sessionID: session.id) }
+        guard !heard.isEmpty else { return }
         _ = try await proximity.heard(heard, by: student.id, sessionID: session.id, now: proximityClock())
     }
 

@@ -170,14 +170,29 @@ struct CourseStore: Sendable {
         }
     }
 
-    /// Removes a member of staff; answers `false` when they were not one.
-    func removeStaff(courseID: Int64, userID: Int64) async throws -> Bool {
+    /// Removes a member of staff, and keeps in the course's audit who removed whom, in the same transaction: a
+    /// colleague who loses the course must be able to learn how. Answers `false` when they were not one.
+    func removeStaff(courseID: Int64, userID: Int64, by actor: User, now: Date = Date()) async throws -> Bool {
         try await database.transaction { sql in
-            let current = try await sql.select().column("role").from("course_staff")
-                .where("course_id", .equal, courseID).where("user_id", .equal, userID).first()
-            guard current != nil else { return false }
+            guard
+                let current = try await sql.raw(
+                    """
+                    SELECT course_staff.role, users.name FROM course_staff JOIN users ON users.id = course_staff.user_id
+                    WHERE course_staff.course_id = \(bind: courseID) AND course_staff.user_id = \(bind: userID)
+                    """
+                ).first()
+            else { return false }
             try await sql.delete(from: "course_staff").where("course_id", .equal, courseID)
                 .where("user_id", .equal, userID).run()
+            // Stored words stay as written, like the rest of the course's audit.
+            let detail =
+                "\(try current.decode(column: "name", as: String.self)) (\(try current.decode(column: "role", as: String.self)))"
+            try await sql.insert(into: "course_audit").columns(
+                "course_id", "action", "detail", "actor_id", "actor_name", "at"
+            ).values(
+                SQLBind(courseID), SQLBind("staff_removed"), SQLBind(detail), SQLBind(actor.id), SQLBind(actor.name),
+                SQLBind(now)
+            ).run()
             return true
         }
     }

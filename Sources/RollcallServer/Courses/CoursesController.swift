@@ -139,7 +139,8 @@ struct CoursesController: Sendable {
     @Sendable func removeStaff(_ request: Request, context: AppRequestContext) async throws -> Response {
         let course = try await access.course(in: context, needing: .manage, changing: true).0
         guard
-            try await courses.removeStaff(courseID: course.id, userID: try context.id("userID", .userNotFound, "user"))
+            try await courses.removeStaff(
+                courseID: course.id, userID: try context.id("userID", .userNotFound, "user"), by: context.requireUser())
         else {
             throw AppError(.notFound, .staffNotFound, "That person does not teach or assist in this course.")
         }

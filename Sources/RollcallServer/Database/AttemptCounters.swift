@@ -23,6 +23,7 @@ struct AttemptCounters: Sendable {
         case phoneCodeAddress = "phone_code_address"
         case phoneCodeCheck = "phone_code_check"
         case proximityIDs = "proximity_ids"
+        case proximityUploads = "proximity_uploads"
         /// A sign-in through the school or a platform's launch begun by someone not signed in, per address.
         case anonymousStart = "anonymous_start"
         /// Tries of one dynamic registration URL.

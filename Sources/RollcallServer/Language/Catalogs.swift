@@ -69,10 +69,11 @@ struct Catalogs: Sendable {
     }
 
     /// A language a person asks for on their profile: one Rollcall speaks, or nothing (empty) to follow the browser.
+    /// The pseudo-locale is not one: it is for testing pages, and a browser asks for it by name.
     func chosen(_ language: String) throws -> String? {
         let trimmed = language.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty { return nil }
-        guard let found = named(trimmed) else {
+        guard let found = named(trimmed), found != PseudoLocale.language else {
             let names = choices.map { "\($0.language) (\($0.name))" }.joined(separator: ", ")
             throw AppError(
                 .badRequest, .invalidLanguage, "Rollcall does not speak “\(trimmed)”. Choose one of \(names).")

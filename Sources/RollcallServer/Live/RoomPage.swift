@@ -39,6 +39,8 @@ struct RoomView: Sendable {
     var away: Int
     var awayLabel: String
     var blankRow: Row
+    /// The session counts classmates' phones: the room says what its "heard by" means.
+    var countsPhones: Bool
 
     /// `time`: the course's, which `live.js` follows too (the page's `time-zone`).
     init(_ room: Room, phase: SessionPhase, time: TimeText, countsProximity counting: Bool = false) {
@@ -60,6 +62,7 @@ struct RoomView: Sendable {
         blankRow = Row(
             id: "", name: "", studentNumber: nil, status: "none", label: Self.label(nil, phase: phase), at: "",
             time: "", via: "", note: nil, heard: counting ? Self.heardText(0) : nil, heardBy: 0)
+        countsPhones = counting
     }
 
     /// How many classmates' phones heard a student's; `live.js` says the same.

@@ -60,7 +60,8 @@ struct RoomStore: Sendable {
                   attendance.status AS status, attendance.recorded_at AS recorded_at, attendance.source AS source,
                   attendance.note AS note,
                   (SELECT COUNT(*) FROM session_proximity WHERE session_proximity.session_id = \(bind: sessionID)
-                    AND session_proximity.student_id = users.id) AS heard_by,
+                    AND session_proximity.student_id = users.id AND session_proximity.announced = \(bind: true))
+                    AS heard_by,
                   enrollments.joined_at AS joined_at, ended.at AS ended_at
                 FROM (SELECT 1 AS one) AS one_row
                 \(Self.ended(sessionID: sessionID, now: now))

@@ -170,6 +170,7 @@ struct PasskeysController: Sendable {
             throw PasskeyFailure(.unknownCredential).appError(.unauthorized)
         }
         guard !user.disabled else { throw AppError.accountDisabled }
+        try await signIns.requireSchoolSignIn(user)
         do {
             try await ceremony.redeem(checked)
         } catch let failure as PasskeyFailure {

@@ -10,9 +10,14 @@ struct ProximityController: Sendable {
     let reports: ExposureReports
     let retentionDays: Int
     let now: @Sendable () -> Date
+    let turns = UploadTurns()
 
     /// Requests for pseudo-IDs one person may make in a day: a phone asks once every few days, or after a reinstall.
     static let requestsPerDay = 24
+    static let requestLimit = RateLimit(limit: requestsPerDay, window: 86_400)
+    /// Uploads one person may make in an hour: a month of full lecture halls is a few uploads of 5,000, and each
+    /// upload holds the database's write lock while it merges, so one phone must not hold it back to back.
+    static let uploadLimit = RateLimit(limit: 10, window: 3_600)
     /// An upload's most bytes: `Proximity.uploadLimit` encounters of about 150 bytes each.
     static let uploadBytes = 1024 * 1024
 
@@ -73,18 +78,12 @@ struct ProximityController: Sendable {
         let now = self.now()
         // Off is refused before the day's count moves: only requests that could be taken count.
         guard try await proximity.isOn(user.id) else { throw Self.error(.off) }
-        let allowed = try await counters.update(.proximityIDs, key: String(user.id)) { current in
-            // A day's count starts again a day after its first request.
-            let counter = current.flatMap { $0.since > now.addingTimeInterval(-86_400) ? $0 : nil }
-            let made = counter?.count ?? 0
-            guard made < Self.requestsPerDay else { return (current, false) }
-            return (AttemptCounters.Counter(count: made + 1, since: counter?.since ?? now, last: now), true)
-        }
-        guard allowed else {
-            throw AppError(
+        // A day's count starts again a day after its first request.
+        try await admit(.proximityIDs, user: user.id, under: Self.requestLimit, now: now) { retryAfter in
+            AppError(
                 .tooManyRequests, .tooManyProximityRequests,
-                "This phone has asked for pseudo-IDs \(Self.requestsPerDay) times today; the ones it has last for days."
-            )
+                "This phone has asked for pseudo-IDs \(Self.requestsPerDay) times today; the ones it has last for days.",
+                retryAfter: retryAfter)
         }
         do {
             let issued = try await proximity.issue(userID: user.id, days: days, now: now)
@@ -98,14 +97,30 @@ struct ProximityController: Sendable {
 
     @Sendable func upload(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
+        let upload = try await turns.take { try await uploaded(request, context: context, user: user) }
+        return try UploadEnvelope(upload: upload).response(from: request, context: context, status: .created)
+    }
+
+    /// One upload, in its turn: checked, counted against the hour, kept.
+    private func uploaded(_ request: Request, context: AppRequestContext, user: User) async throws -> ProximityUpload {
         let input = try await request.decodeJSON(as: Upload.self, context: context, limit: Self.uploadBytes)
         let now = self.now()
         let encounters = try check { () throws(RuleViolation) in
             try Proximity.checkedUpload(input.encounters ?? [], now: now, retentionDays: retentionDays)
         }
+        // Off and bad requests are refused before the hour's count moves: only uploads that could be taken count.
+        guard try await proximity.isOn(user.id) else { throw Self.error(.off) }
+        if let requestID = input.requestId, try await !proximity.isRequest(requestID, of: user.id) {
+            throw Self.error(.requestNotFound)
+        }
+        try await admit(.proximityUploads, user: user.id, under: Self.uploadLimit, now: now) { retryAfter in
+            AppError(
+                .tooManyRequests, .tooManyProximityUploads,
+                "This phone has uploaded \(Self.uploadLimit.limit) times this hour; what it heard stays on it until it can upload again.",
+                retryAfter: retryAfter)
+        }
         do {
-            let upload = try await proximity.upload(encounters, userID: user.id, requestID: input.requestId, now: now)
-            return try UploadEnvelope(upload: upload).response(from: request, context: context, status: .created)
+            return try await proximity.upload(encounters, userID: user.id, requestID: input.requestId, now: now)
         } catch let refusal as ProximityRefusal {
             throw Self.error(refusal)
         }
@@ -118,6 +133,21 @@ struct ProximityController: Sendable {
         let asked = try await proximity.request(
             reportID: entry.id, personID: entry.personId, by: entry.requestedBy, now: now())
         return try RequestEnvelope(request: asked).response(from: request, context: context, status: .created)
+    }
+
+    /// Counts one request of `user` under `limit`, or refuses it with the error `refusal` makes of the seconds
+    /// left; a refusal leaves the count as it was.
+    private func admit(
+        _ scope: AttemptCounters.Scope, user: Int64, under limit: RateLimit, now: Date,
+        refusal: @Sendable (Int) -> AppError
+    ) async throws {
+        let retryAfter = try await counters.update(scope, key: String(user)) { current in
+            let (count, retryAfter) = limit.admit(
+                current.map { RateLimit.Count(count: $0.count, since: $0.since) }, now: now)
+            guard retryAfter == nil else { return (current, retryAfter) }
+            return (AttemptCounters.Counter(count: count.count, since: count.since, last: now), nil)
+        }
+        if let retryAfter { throw refusal(Int(retryAfter)) }
     }
 
     static func days(_ number: Double?) throws(RuleViolation) -> Int {

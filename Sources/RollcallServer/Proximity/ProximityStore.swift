@@ -112,8 +112,9 @@ struct ProximityStore: Sendable {
     }
 
     /// Deletes a person's pseudo-IDs (and so what anyone heard of them), what they uploaded, and their counts in
-    /// sessions, in the caller's transaction.
+    /// sessions and the room's events that named them, in the caller's transaction.
     static func forget(_ userID: Int64, in sql: any SQLDatabase) async throws {
+        try await HeardEvents.forget(userID, in: sql)
         try await sql.raw(
             """
             DELETE FROM proximity_encounters
@@ -173,66 +174,80 @@ struct ProximityStore: Sendable {
 
     /// Keeps an upload's encounters (checked already), merged with what the person uploaded before; heard values
     /// Rollcall never issued, heard outside their window, or the person's own are counted and dropped.
+    ///
+    /// Written in parts of `writePart` encounters, each its own short transaction: on SQLite a transaction holds the
+    /// one write lock, and 5,000 merges in one would hold every check-in behind it. A part written before a failure
+    /// stays, which changes nothing a repeated upload would not: the same encounter uploaded again only widens.
     func upload(
         _ encounters: [Proximity.Encounter], userID: Int64, requestID: Int64?, now: Date
     ) async throws -> ProximityUpload {
         guard try await isOn(userID) else { throw ProximityRefusal.off }
         if let requestID, try await !isRequest(requestID, of: userID) { throw ProximityRefusal.requestNotFound }
         let hashes = try await hashes(encounters.map(\.heard))
+        let known = try await database.read { sql in try await Self.pseudoRows(hashes, in: sql) }
+        var kept: [(row: PseudoRow, encounter: Proximity.Encounter)] = []
+        for (encounter, hash) in zip(encounters, hashes) {
+            guard let row = known[hash], row.userId != userID,
+                Proximity.fits(
+                    windowStart: row.windowStart, firstSeen: encounter.firstSeen, lastSeen: encounter.lastSeen)
+            else { continue }
+            kept.append((row, encounter))
+        }
+        for part in kept.chunked(into: Self.writePart) {
+            try await database.transaction { sql in
+                guard try await Self.isOn(userID, in: sql) else { throw ProximityRefusal.off }
+                try await Self.merge(part, uploader: userID, in: sql)
+            }
+        }
+        let keptCount = kept.count
         return try await database.transaction { sql in
             guard try await Self.isOn(userID, in: sql) else { throw ProximityRefusal.off }
             if let requestID {
                 guard
-                    try await sql.select().column("id").from("proximity_requests").where("id", .equal, requestID)
-                        .where("person_id", .equal, userID).first() != nil
+                    try await sql.update("proximity_requests").set("answered_at", to: SQLBind(now))
+                        .where("id", .equal, requestID).where("person_id", .equal, userID).returning("id").first()
+                        != nil
                 else { throw ProximityRefusal.requestNotFound }
-            }
-            let known = try await Self.pseudoRows(hashes, in: sql)
-            var kept: [(row: PseudoRow, encounter: Proximity.Encounter)] = []
-            for (encounter, hash) in zip(encounters, hashes) {
-                guard let row = known[hash], row.userId != userID,
-                    Proximity.fits(
-                        windowStart: row.windowStart, firstSeen: encounter.firstSeen,
-                        lastSeen: encounter.lastSeen)
-                else { continue }
-                kept.append((row, encounter))
-            }
-            for chunk in kept.chunked(into: 400) {
-                var rows: [SQLQueryString] = []
-                for (row, encounter) in chunk {
-                    rows.append(
-                        "(\(bind: userID), \(bind: row.id), \(bind: encounter.firstSeen), \(bind: encounter.lastSeen), \(bind: encounter.signal))"
-                    )
-                }
-                // The same encounter uploaded again widens to cover both, so an upload repeated changes nothing.
-                try await sql.raw(
-                    """
-                    INSERT INTO proximity_encounters (uploader_id, pseudo_id, first_seen, last_seen, signal)
-                    VALUES \(rows.joined(separator: ", "))
-                    ON CONFLICT (uploader_id, pseudo_id) DO UPDATE SET
-                      first_seen = CASE WHEN excluded.first_seen < proximity_encounters.first_seen
-                        THEN excluded.first_seen ELSE proximity_encounters.first_seen END,
-                      last_seen = CASE WHEN excluded.last_seen > proximity_encounters.last_seen
-                        THEN excluded.last_seen ELSE proximity_encounters.last_seen END,
-                      signal = CASE WHEN excluded.signal > proximity_encounters.signal
-                        THEN excluded.signal ELSE proximity_encounters.signal END
-                    """
-                ).run()
-            }
-            if let requestID {
-                try await sql.update("proximity_requests").set("answered_at", to: SQLBind(now))
-                    .where("id", .equal, requestID).run()
             }
             let id = try await sql.insert(into: "proximity_uploads")
                 .columns("user_id", "request_id", "received", "kept", "unknown", "created_at")
                 .values(
-                    SQLBind(userID), SQLBind(requestID), SQLBind(encounters.count), SQLBind(kept.count),
-                    SQLBind(encounters.count - kept.count), SQLBind(now)
+                    SQLBind(userID), SQLBind(requestID), SQLBind(encounters.count), SQLBind(keptCount),
+                    SQLBind(encounters.count - keptCount), SQLBind(now)
                 ).returning("id").first(decodingColumn: "id", as: Int64.self)
             return ProximityUpload(
-                id: id ?? 0, requestId: requestID, received: encounters.count, kept: kept.count,
-                unknown: encounters.count - kept.count, createdAt: now)
+                id: id ?? 0, requestId: requestID, received: encounters.count, kept: keptCount,
+                unknown: encounters.count - keptCount, createdAt: now)
         }
+    }
+
+    /// Encounters one transaction of an upload merges.
+    static let writePart = 400
+
+    /// Merges encounters into what the uploader sent before, in one statement.
+    private static func merge(
+        _ part: [(row: PseudoRow, encounter: Proximity.Encounter)], uploader userID: Int64, in sql: any SQLDatabase
+    ) async throws {
+        var rows: [SQLQueryString] = []
+        for (row, encounter) in part {
+            rows.append(
+                "(\(bind: userID), \(bind: row.id), \(bind: encounter.firstSeen), \(bind: encounter.lastSeen), \(bind: encounter.signal))"
+            )
+        }
+        // The same encounter uploaded again widens to cover both, so an upload repeated changes nothing.
+        try await sql.raw(
+            """
+            INSERT INTO proximity_encounters (uploader_id, pseudo_id, first_seen, last_seen, signal)
+            VALUES \(rows.joined(separator: ", "))
+            ON CONFLICT (uploader_id, pseudo_id) DO UPDATE SET
+              first_seen = CASE WHEN excluded.first_seen < proximity_encounters.first_seen
+                THEN excluded.first_seen ELSE proximity_encounters.first_seen END,
+              last_seen = CASE WHEN excluded.last_seen > proximity_encounters.last_seen
+                THEN excluded.last_seen ELSE proximity_encounters.last_seen END,
+              signal = CASE WHEN excluded.signal > proximity_encounters.signal
+                THEN excluded.signal ELSE proximity_encounters.signal END
+            """
+        ).run()
     }
 
     private static func pseudoRows(_ hashes: [String], in sql: any SQLDatabase) async throws -> [String: PseudoRow] {
@@ -246,8 +261,10 @@ struct ProximityStore: Sendable {
     }
 
     /// Records, for a check-in in a session that asks for it, whose phones the student's phone heard just now;
-    /// answers the classmates newly heard. Values not issued, not of the last few minutes, or the student's own
-    /// are dropped.
+    /// answers the classmates newly counted. Values not issued, not of the last few minutes, the student's own, and
+    /// those of anyone not on the course's roster are dropped: a relayed pseudo-ID must not name a stranger to the
+    /// teacher. A classmate not checked in to this session by their own scan waits unannounced (`announce`), so
+    /// that nobody absent is vouched for.
     func heard(_ values: [String], by studentID: Int64, sessionID: Int64, now: Date) async throws -> [Int64] {
         guard !values.isEmpty else { return [] }
         let hashes = try await hashes(values)
@@ -262,19 +279,70 @@ struct ProximityStore: Sendable {
         ).sorted()
         guard !speakers.isEmpty else { return [] }
         return try await database.transaction { sql in
+            // Inside the write: a classmate whose check-in commits meanwhile is either seen here or finds this row
+            // waiting when they announce.
+            let classmates = try await Self.classmates(speakers, sessionID: sessionID, in: sql)
+            guard !classmates.isEmpty else { return [] }
             // One statement for the whole room: a phone in a hall of 200 hears up to 199 classmates.
             var insert = sql.insert(into: "session_proximity").columns(
-                "session_id", "student_id", "heard_by", "created_at")
-            for speaker in speakers {
-                insert = insert.values(SQLBind(sessionID), SQLBind(speaker), SQLBind(studentID), SQLBind(now))
+                "session_id", "student_id", "heard_by", "created_at", "announced")
+            for (classmate, here) in classmates {
+                insert = insert.values(
+                    SQLBind(sessionID), SQLBind(classmate), SQLBind(studentID), SQLBind(now), SQLBind(here))
             }
-            let newly = try await insert.ignoringConflicts().returning("student_id")
-                .all(decodingColumn: "student_id", as: Int64.self).sorted()
+            let inserted = try await insert.ignoringConflicts().returning("student_id")
+                .all(decodingColumn: "student_id", as: Int64.self)
+            let newly = inserted.filter { classmates[$0] == true }.sorted()
             if !newly.isEmpty {
                 try await SessionEvents.append(
                     .heard(SessionChange.Heard(studentIds: newly, heardBy: studentID)), sessionID: sessionID, in: sql)
             }
             return newly
+        }
+    }
+
+    /// Those of `people` on the session's course roster, each with whether their own check-in put them in the room:
+    /// marks by hand say nothing of where their phone was.
+    private static func classmates(
+        _ people: [Int64], sessionID: Int64, in sql: any SQLDatabase
+    ) async throws -> [Int64: Bool] {
+        let scanned = [RecordSource.qr, .typed, .spot, .api].map(\.rawValue)
+        let rows = try await sql.raw(
+            """
+            SELECT enrollments.student_id,
+              CASE WHEN attendance.status IN ('present', 'late') AND attendance.source IN (\(binds: scanned))
+                THEN 1 ELSE 0 END AS here
+            FROM sessions JOIN enrollments ON enrollments.course_id = sessions.course_id
+            LEFT JOIN attendance ON attendance.session_id = sessions.id
+              AND attendance.student_id = enrollments.student_id
+            WHERE sessions.id = \(bind: sessionID) AND enrollments.student_id IN (\(binds: people))
+            """
+        ).all()
+        var found: [Int64: Bool] = [:]
+        for row in rows {
+            found[try row.decode(column: "student_id", as: Int64.self)] =
+                try row.decode(column: "here", as: Int.self) == 1
+        }
+        return found
+    }
+
+    /// A student has just checked in themselves: the classmates' phones that heard theirs before now count, each
+    /// told to the room as a `heard` event in the same transaction, so the room and its events agree.
+    func announce(_ studentID: Int64, sessionID: Int64) async throws {
+        // A read first: most check-ins were heard by nobody before, and must not queue for the write lock.
+        let waiting = try await database.read { sql in
+            try await sql.select().column("heard_by").from("session_proximity").where("session_id", .equal, sessionID)
+                .where("student_id", .equal, studentID).where("announced", .equal, false).first() != nil
+        }
+        guard waiting else { return }
+        try await database.transaction { sql in
+            let hearers = try await sql.update("session_proximity").set("announced", to: SQLBind(true))
+                .where("session_id", .equal, sessionID).where("student_id", .equal, studentID)
+                .where("announced", .equal, false).returning("heard_by")
+                .all(decodingColumn: "heard_by", as: Int64.self).sorted()
+            guard !hearers.isEmpty else { return }
+            try await SessionEvents.append(
+                hearers.map { (sessionID, .heard(SessionChange.Heard(studentIds: [studentID], heardBy: $0))) }, in: sql)
         }
     }
 
