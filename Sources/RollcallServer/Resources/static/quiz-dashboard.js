@@ -318,6 +318,7 @@ function markingForm(question, group) {
   const item = document.createElement("li");
   const form = document.createElement("form");
   form.className = "mark-form";
+  form.dataset.answer = sameAnswer(group.text);
   const quote = document.createElement("blockquote");
   quote.textContent = group.text;
   const who = document.createElement("p");
@@ -370,6 +371,7 @@ function markingForm(question, group) {
         });
       }
       await loadResults();
+      focusAfterMark(question.id, form.dataset.answer);
     } catch (error) {
       state.textContent = error.message;
       save.disabled = false;
@@ -377,6 +379,18 @@ function markingForm(question, group) {
   });
   item.append(form);
   return item;
+}
+
+/**
+ * The results were drawn anew, so the marked form is a new element: the focus goes to the next answer's points, the
+ * one a teacher marks next, or back to the same answer's button when it was the last.
+ */
+function focusAfterMark(questionId, answer) {
+  const forms = [...document.querySelectorAll(`#results-body section.marking[data-question="${CSS.escape(questionId)}"] form.mark-form`)];
+  const index = forms.findIndex((candidate) => candidate.dataset.answer === answer);
+  if (index < 0) return;
+  const next = forms[index + 1];
+  (next ? next.querySelector('input[type="number"]') : forms[index].querySelector("button[type=submit]")).focus();
 }
 
 /** One item per question: how many got it right, and what the class answered, as bars. */

@@ -30,6 +30,8 @@ let pumpTimer = null;
 let retryAt = 0;
 let awaySince = null;
 let narrowNow = false;
+/** While the page's own dialog is up, and a moment after, losing the focus is not leaving the page. */
+let ownDialog = false;
 
 function load() {
   try {
@@ -203,18 +205,38 @@ function setOffline(value) {
   updateStatus();
 }
 
+/**
+ * Asks with the browser's confirm dialog. The dialog takes the window's focus, and browsers deliver that blur and
+ * the focus back only once it closed, in an order of their own (headless Chromium sends a focus alone): so for a
+ * moment after it, neither counts. A student who did leave meanwhile is caught at the end of that moment, by the
+ * window not having the focus, and counted from then.
+ */
+function confirmHere(message) {
+  ownDialog = true;
+  try {
+    return window.confirm(message);
+  } finally {
+    setTimeout(() => {
+      ownDialog = false;
+      if (!document.hasFocus()) leave();
+    }, 500);
+  }
+}
+
+function leave() {
+  if (ownDialog || awaySince !== null) return;
+  awaySince = Date.now();
+  flag("left_page");
+}
+
+function back() {
+  if (ownDialog || awaySince === null) return;
+  const secondsAway = Math.round((Date.now() - awaySince) / 100) / 10;
+  awaySince = null;
+  flag("returned", { secondsAway });
+}
+
 function watchIntegrity() {
-  const leave = () => {
-    if (awaySince !== null) return;
-    awaySince = Date.now();
-    flag("left_page");
-  };
-  const back = () => {
-    if (awaySince === null) return;
-    const secondsAway = Math.round((Date.now() - awaySince) / 100) / 10;
-    awaySince = null;
-    flag("returned", { secondsAway });
-  };
   document.addEventListener("visibilitychange", () => (document.hidden ? leave() : back()));
   window.addEventListener("blur", leave);
   window.addEventListener("focus", back);
@@ -268,6 +290,7 @@ function render() {
     const box = document.createElement("fieldset");
     box.className = "card question";
     box.dataset.question = question.id;
+    box.tabIndex = -1;
     const legend = document.createElement("legend");
     legend.textContent = `${index + 1}. ${question.prompt}`;
     const points = document.createElement("small");
@@ -414,6 +437,12 @@ function showDone() {
   }
   updateStatus();
   done.scrollIntoView({ block: "nearest" });
+  // The button handed in, or the field typed in, is gone: the focus goes to what replaced them, unless the
+  // student is elsewhere on the page.
+  const focused = document.activeElement;
+  if (!focused || focused === document.body || !focused.isConnected || focused.closest("[hidden]")) {
+    document.getElementById("done-title").focus();
+  }
 }
 
 async function start(resuming) {
@@ -433,6 +462,8 @@ async function start(resuming) {
   }
   if (resuming) flag("reloaded");
   render();
+  // The start button is gone with the intro: the focus goes to the first question rather than the page's top.
+  if (!resuming) form.querySelector("fieldset")?.focus();
   if (closed) showDone();
   tick();
   updateStatus();
@@ -448,7 +479,7 @@ document.getElementById("submit-quiz").addEventListener("click", async () => {
     showError(errorBox, t("You're offline: your answers are kept on this phone. Hand in once you're back online."));
     return;
   }
-  if (!window.confirm(t("Hand in your answers? You cannot change them afterwards."))) return;
+  if (!confirmHere(t("Hand in your answers? You cannot change them afterwards."))) return;
   try {
     adopt(await call("POST", `/api/v1/quiz-attempts/${state.attemptId}/submit`));
     showDone();
