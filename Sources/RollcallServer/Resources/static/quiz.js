@@ -3,7 +3,8 @@
 // network, a reload, a closed tab or a phone gone to sleep loses nothing: the page restores what it kept and sends
 // what the server has not got. Integrity flags are queued the same way, each with the time it happened.
 import { api, deviceId } from "/assets/app.js";
-import { t, tn } from "/assets/words.js";
+import { questionBox } from "/assets/quiz-questions.js";
+import { t } from "/assets/words.js";
 
 const root = document.getElementById("quiz");
 const runId = root.dataset.run;
@@ -285,87 +286,9 @@ function currentAnswer(questionId) {
 }
 
 function render() {
-  form.replaceChildren();
-  view.questions.forEach((question, index) => {
-    const box = document.createElement("fieldset");
-    box.className = "card question";
-    box.dataset.question = question.id;
-    box.tabIndex = -1;
-    const legend = document.createElement("legend");
-    legend.textContent = `${index + 1}. ${question.prompt}`;
-    const points = document.createElement("small");
-    points.textContent = " " + tn(question.points, "({0} point)", "({0} points)");
-    legend.append(points);
-    box.append(legend);
-    const answer = currentAnswer(question.id);
-    if (question.kind === "single_choice" || question.kind === "multiple_choice") {
-      const multiple = question.kind === "multiple_choice";
-      const chosen = new Set(multiple ? answer?.choices ?? [] : answer?.choice !== undefined ? [answer.choice] : []);
-      for (const option of question.order ?? question.options.map((_, i) => i)) {
-        const label = document.createElement("label");
-        label.className = "check option";
-        const input = document.createElement("input");
-        input.type = multiple ? "checkbox" : "radio";
-        input.name = `q-${question.id}`;
-        input.value = String(option);
-        input.checked = chosen.has(option);
-        input.addEventListener("change", () => {
-          if (multiple) {
-            const picked = [...box.querySelectorAll("input:checked")].map((i) => Number(i.value)).sort((a, b) => a - b);
-            change(question.id, { choices: picked }, false);
-          } else {
-            change(question.id, { choice: option }, false);
-          }
-        });
-        label.append(input, document.createTextNode(" " + question.options[option]));
-        box.append(label);
-      }
-    } else if (question.kind === "short_text") {
-      const text = document.createElement("textarea");
-      text.rows = 4;
-      text.maxLength = 5000;
-      text.name = `q-${question.id}`;
-      text.value = answer?.text ?? "";
-      text.setAttribute("aria-label", question.prompt);
-      text.addEventListener("input", () => change(question.id, { text: text.value }, true));
-      text.addEventListener("paste", (event) => {
-        const pasted = event.clipboardData?.getData("text") ?? "";
-        flag("pasted", { characters: pasted.length, questionId: question.id });
-      });
-      box.append(text);
-    } else {
-      const input = document.createElement("input");
-      input.type = "text";
-      input.inputMode = "decimal";
-      input.name = `q-${question.id}`;
-      input.value = answer?.number !== undefined ? String(answer.number) : "";
-      input.setAttribute("aria-label", question.prompt);
-      const note = document.createElement("small");
-      // Said to a screen reader too, once the typing stops being a number.
-      note.setAttribute("role", "status");
-      input.addEventListener("input", () => {
-        const value = Number(input.value.replace(",", ".").trim());
-        if (input.value.trim() === "" || !Number.isFinite(value)) {
-          note.textContent = input.value.trim() === "" ? "" : " " + t("Type a number, such as 3.14.");
-          return;
-        }
-        note.textContent = "";
-        change(question.id, { number: value }, true);
-      });
-      box.append(input, note);
-    }
-    if (question.mark) {
-      const mark = document.createElement("p");
-      mark.className = "mark";
-      mark.textContent = question.mark.pending
-        ? t("Waiting for your teacher's mark.")
-        : question.mark.comment
-          ? t("{0} of {1} — {2}", question.mark.points, question.points, question.mark.comment)
-          : t("{0} of {1}", question.mark.points, question.points);
-      box.append(mark);
-    }
-    form.append(box);
-  });
+  form.replaceChildren(
+    ...view.questions.map((question, index) => questionBox(question, index, currentAnswer(question.id), { change, flag })),
+  );
   form.hidden = false;
   document.getElementById("quiz-intro").hidden = true;
   document.getElementById("quiz-footer").hidden = closed;
