@@ -125,7 +125,7 @@ struct CourseZoneTests {
                 "weekday": (parts.weekday! + 5) % 7 + 1,
                 "time": String(format: "%02d:%02d", parts.hour!, parts.minute!),
                 "minutes": 50, "from": utc.isoDay(start.addingTimeInterval(-7 * 86_400)),
-                "until": utc.isoDay(start.addingTimeInterval(14 * 86_400)),
+                "until": utc.isoDay(start.addingTimeInterval(14 * 86_400)), "pastWeeks": true,
             ]
             let added = try await api.call(.post, "/api/v1/courses/\(courseID)/timetable", as: teacher, json: slot)
             #expect(added.int("sessions") == 4, "\(added.text)")
