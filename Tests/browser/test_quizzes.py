@@ -415,6 +415,9 @@ def test_identical_short_answers_are_marked_together_and_let_in_goes_when_the_qu
     for token, text in students:
         _, frame = server.api("GET", f"/api/v1/sessions/{session_id}/projector", token=teacher)
         assert server.api("POST", "/api/v1/check-ins", {"code": frame["url"].split("/C/")[1]}, token)[0] == 201
+    # On the roster, not in the room.
+    outside = account(server, "Zoe Outside", "zoe@school.test")
+    server.api("POST", "/api/v1/courses/join", {"code": course["course"]["joinCode"]}, outside)
     _, run = server.api("POST", f"/api/v1/sessions/{session_id}/quiz-runs", {"quizId": quiz["quiz"]["id"]}, teacher)
     run_id = run["run"]["id"]
     for number, (token, text) in enumerate(students[:-1]):
@@ -428,8 +431,14 @@ def test_identical_short_answers_are_marked_together_and_let_in_goes_when_the_qu
     sign_in(dashboard, server, "theo@school.test")
     wait_for_path(dashboard, "/courses")
     dashboard.get(f"{server.url}/quiz-runs/{run_id}/dashboard")
-    # The one student who did not start can be let in while the quiz runs, and not once it stopped.
+    # A student on the roster but not in the room can be let in while the quiz runs, and not once it stopped; the
+    # one in the room who has not started may start already, and is offered nothing.
+    def row_of(name):
+        return next(row for row in dashboard.find_elements(By.CSS_SELECTOR, "#attempt-rows tr") if name in row.text)
+
     WebDriverWait(dashboard, 15).until(lambda b: "Let in" in b.find_element(By.ID, "attempt-rows").text)
+    assert "Let in" in row_of("Zoe Outside").text and "not checked in" in row_of("Zoe Outside").text
+    assert "Let in" not in row_of("Student 10").text and "not started" in row_of("Student 10").text
     server.api("POST", f"/api/v1/quiz-runs/{run_id}/stop", token=teacher)
     WebDriverWait(dashboard, 15).until(lambda b: "Let in" not in b.find_element(By.ID, "attempt-rows").text)
 
