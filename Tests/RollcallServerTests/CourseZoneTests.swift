@@ -164,6 +164,19 @@ struct CourseZoneTests {
         }
     }
 
+    /// A reader an hour behind the course is told whose times the page shows, with both clocks; a reader whose
+    /// clock shows the same time, or whose zone is not known, is told nothing.
+    @Test func the_zone_note_names_both_clocks_only_where_they_differ() throws {
+        let bogota = TimeText(zoneIdentifier: "America/Bogota")
+        let noon = try #require(Date(isoText: "2027-01-26T17:00:00Z"))
+        let note = try #require(
+            ZoneNote.text(page: bogota, reader: TimeZone(identifier: "America/Mexico_City"), at: noon))
+        #expect(
+            note.contains("America/Bogota: 12:00 PM there now is 11:00 AM your time (America/Mexico_City)"), "\(note)")
+        #expect(ZoneNote.text(page: bogota, reader: TimeZone(identifier: "America/Lima"), at: noon) == nil)
+        #expect(ZoneNote.text(page: bogota, reader: nil, at: noon) == nil)
+    }
+
     /// Each session's start (its opening, once opened), by title.
     static func starts(_ api: API, _ teacher: Account, _ courseID: Int64) async throws -> [String: Date] {
         let listed = try await api.call(.get, "/api/v1/courses/\(courseID)/sessions", as: teacher)
