@@ -102,31 +102,7 @@ async function submit(form) {
         data = await api(alsoMethod, alsoPath, body);
       }
     }
-    const then = form.dataset.then ?? "reload";
-    if (then === "reload") window.location.reload();
-    else if (then.startsWith("go:")) window.location.assign(fill(then.slice(3), data));
-    else if (then.startsWith("show:")) {
-      document.querySelector(then.slice(5)).hidden = false;
-      form.reset();
-    } else if (then === "roster") {
-      // Adding someone already on the roster changes nothing: say so rather than reload as if it had worked.
-      if (data.added) window.location.reload();
-      else {
-        const answer = form.querySelector(".form-answer");
-        answer.textContent = t("{0} is already on the roster.", data.student.name);
-        answer.hidden = false;
-      }
-    } else if (then === "say") {
-      const answer = form.querySelector(".form-answer");
-      answer.textContent = data.message;
-      answer.hidden = false;
-    } else if (then === "answer") {
-      const answer = form.querySelector(".form-answer");
-      answer.textContent = data.status === "late" ? t("You're in — marked late.") : t("You're in.");
-      answer.hidden = false;
-      // Checked in: nothing is left to send from this form.
-      form.querySelectorAll("button, label").forEach((element) => (element.hidden = true));
-    }
+    follow(form, form.dataset.then ?? "reload", data);
   } catch (error) {
     if (errorBox) {
       errorBox.textContent = error.message;
@@ -137,6 +113,34 @@ async function submit(form) {
     }
   } finally {
     buttons.forEach((button) => (button.disabled = false));
+  }
+}
+
+/** What a form's `data-then` says to do once the API took it: reload, go to a page, show or say something. */
+function follow(form, then, data) {
+  if (then === "reload") window.location.reload();
+  else if (then.startsWith("go:")) window.location.assign(fill(then.slice(3), data));
+  else if (then.startsWith("show:")) {
+    document.querySelector(then.slice(5)).hidden = false;
+    form.reset();
+  } else if (then === "roster") {
+    // Adding someone already on the roster changes nothing: say so rather than reload as if it had worked.
+    if (data.added) window.location.reload();
+    else {
+      const answer = form.querySelector(".form-answer");
+      answer.textContent = t("{0} is already on the roster.", data.student.name);
+      answer.hidden = false;
+    }
+  } else if (then === "say") {
+    const answer = form.querySelector(".form-answer");
+    answer.textContent = data.message;
+    answer.hidden = false;
+  } else if (then === "answer") {
+    const answer = form.querySelector(".form-answer");
+    answer.textContent = data.status === "late" ? t("You're in — marked late.") : t("You're in.");
+    answer.hidden = false;
+    // Checked in: nothing is left to send from this form.
+    form.querySelectorAll("button, label").forEach((element) => (element.hidden = true));
   }
 }
 
