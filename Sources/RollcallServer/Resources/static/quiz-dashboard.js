@@ -14,7 +14,7 @@ const liveStatus = document.getElementById("live-status");
 const errorBox = board.querySelector(".form-error");
 
 const students = new Map(); // id → {id, name}: those who may take the quiz
-const others = new Map(); // id → {id, name}: the course's other students, whom "Let in" admits
+const others = new Map(); // id → {id, name}: the course's other students, whom the teacher may let in
 const attempts = new Map(); // studentId → attempt event data
 const flags = new Map(); // flag id → flag
 let offset = 0;
