@@ -125,7 +125,7 @@ struct CourseZoneTests {
                 "weekday": (parts.weekday! + 5) % 7 + 1,
                 "time": String(format: "%02d:%02d", parts.hour!, parts.minute!),
                 "minutes": 50, "from": utc.isoDay(start.addingTimeInterval(-7 * 86_400)),
-                "until": utc.isoDay(start.addingTimeInterval(14 * 86_400)),
+                "until": utc.isoDay(start.addingTimeInterval(14 * 86_400)), "pastWeeks": true,
             ]
             let added = try await api.call(.post, "/api/v1/courses/\(courseID)/timetable", as: teacher, json: slot)
             #expect(added.int("sessions") == 4, "\(added.text)")
@@ -162,6 +162,19 @@ struct CourseZoneTests {
             #expect(again.int("rescheduledSessions") == 0)
             #expect(try await Self.starts(api, teacher, courseID) == after)
         }
+    }
+
+    /// A reader an hour behind the course is told whose times the page shows, with both clocks; a reader whose
+    /// clock shows the same time, or whose zone is not known, is told nothing.
+    @Test func the_zone_note_names_both_clocks_only_where_they_differ() throws {
+        let bogota = TimeText(zoneIdentifier: "America/Bogota")
+        let noon = try #require(Date(isoText: "2027-01-26T17:00:00Z"))
+        let note = try #require(
+            ZoneNote.text(page: bogota, reader: TimeZone(identifier: "America/Mexico_City"), at: noon))
+        #expect(
+            note.contains("America/Bogota: 12:00 PM there now is 11:00 AM your time (America/Mexico_City)"), "\(note)")
+        #expect(ZoneNote.text(page: bogota, reader: TimeZone(identifier: "America/Lima"), at: noon) == nil)
+        #expect(ZoneNote.text(page: bogota, reader: nil, at: noon) == nil)
     }
 
     /// Each session's start (its opening, once opened), by title.

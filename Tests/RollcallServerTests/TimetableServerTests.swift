@@ -66,7 +66,7 @@ struct TimetableServerTests {
             func slot(_ weekday: Int, _ hour: Int) -> [String: Any] {
                 [
                     "weekday": weekday, "time": String(format: "%02d:00", hour), "minutes": 50, "from": "2026-09-01",
-                    "until": "2027-08-31",
+                    "until": "2027-08-31", "pastWeeks": true,
                 ]
             }
             var added = 0
@@ -220,11 +220,17 @@ struct TimetableServerTests {
                 ("minutes", 2, "invalid_minutes"), ("from", "2026-02-30", "invalid_from"),
                 ("from", "01/09/2026", "invalid_from"), ("until", "2026-08-01", "invalid_until"),
                 ("until", "2028-09-01", "invalid_until"), ("settings", ["period": 99], "invalid_period"),
+                // A term over by now schedules nothing unless the past weeks are asked for.
+                ("until", "2026-10-01", "invalid_until"), ("pastWeeks", "yes", "wrong_type"),
             ]
             for (field, value, code) in cases {
                 var body = good
                 body[field] = value
                 try await api.expectRefused(.post, path, as: teacher, json: body, status: .badRequest, code: code)
+                // The field at fault is named, for the page to mark it.
+                let reply = try await api.call(.post, path, as: teacher, json: body)
+                let named = try #require(reply.string("error.details.field"), "\(reply.text)")
+                #expect(named.hasPrefix(field) || code == "invalid_\(named)", "\(reply.text)")
             }
             var missing = good
             missing["time"] = nil
@@ -234,6 +240,43 @@ struct TimetableServerTests {
             try await api.expectRefused(.post, path, as: student, json: good, status: .forbidden, code: "forbidden")
             try await api.expectRefused(
                 .delete, "\(path)/999", as: teacher, status: .notFound, code: "timetable_slot_not_found")
+        }
+    }
+
+    /// Two weekly classes share one sequence, in the order they meet; a timetable set up mid-term starts from today
+    /// unless the teacher asks for the weeks already past.
+    @Test func two_weekly_classes_number_one_sequence_and_a_late_timetable_starts_today() async throws {
+        try await withServer { api in
+            let (teacher, courseID, _) = try await api.teacherWithCourse()
+            _ = try await api.call(.patch, "/api/v1/courses/\(courseID)", as: teacher, json: ["timeZone": "UTC"])
+            let utc = TimeText(zoneIdentifier: "UTC")
+            let from = utc.isoDay(Date().addingTimeInterval(-28 * 86_400))
+            let until = utc.isoDay(Date().addingTimeInterval(27 * 86_400))
+            let path = "/api/v1/courses/\(courseID)/timetable"
+            for weekday in [2, 4] {
+                let slot: [String: Any] = [
+                    "weekday": weekday, "time": "23:50", "minutes": 5, "title": "Cours", "from": from, "until": until,
+                ]
+                let added = try await api.call(.post, path, as: teacher, json: slot)
+                #expect(added.status == .created, "\(added.text)")
+                #expect(added.int("sessions").map { (3...4).contains($0) } == true, "from today: \(added.text)")
+            }
+            let listed = try await api.call(.get, "/api/v1/courses/\(courseID)/sessions", as: teacher).list("sessions")
+            let sorted = listed.sorted { ($0["scheduledAt"] as? String ?? "") < ($1["scheduledAt"] as? String ?? "") }
+            #expect(sorted.map { $0["title"] as? String } == sorted.indices.map { "Cours \($0 + 1)" })
+            #expect(sorted.allSatisfy { ($0["scheduledAt"] as? String ?? "") > utc.isoDay(Date()) })
+
+            // Asked for, the four weeks past are scheduled too, and the sequence takes them in order.
+            let slot: [String: Any] = [
+                "weekday": 6, "time": "12:00", "minutes": 50, "title": "Cours", "from": from, "until": until,
+                "pastWeeks": true,
+            ]
+            let added = try await api.call(.post, path, as: teacher, json: slot)
+            #expect(added.int("sessions") == 8, "\(added.text)")
+            let all = try await api.call(.get, "/api/v1/courses/\(courseID)/sessions", as: teacher).list("sessions")
+            let titles = all.sorted { ($0["scheduledAt"] as? String ?? "") < ($1["scheduledAt"] as? String ?? "") }
+                .map { $0["title"] as? String }
+            #expect(titles == titles.indices.map { "Cours \($0 + 1)" }, "\(titles)")
         }
     }
 }

@@ -317,6 +317,45 @@ def test_a_second_tab_a_paste_and_a_narrow_window_are_flagged(server, browsers):
     assert flags["resized"]["detail"].startswith("280")
 
 
+def test_handing_in_raises_no_flag_and_keeps_the_focus(server, browsers):
+    teacher, student, session_id, run_id = quiz_in_session(server)
+    phone = browsers(PHONE)
+    sign_in(phone, server, "sam@school.test")
+    wait_for_path(phone, "/courses")
+    open_quiz(phone, server, run_id)
+    phone.find_element(By.ID, "start-quiz").click()
+    wait_for(phone, 'fieldset[data-question="q1"]')
+    # The start button went with the intro: the focus is on the first question, not at the page's top.
+    focused = phone.execute_script("return document.activeElement.closest('fieldset')?.dataset.question ?? null")
+    assert focused == "q1", focused
+    attempt = attempt_id(server, student, run_id)
+    option(phone, "q1", "Mitochondrion").click()
+    WebDriverWait(phone, 15).until(lambda b: save_state(b) == "saved")
+
+    # A desktop browser takes the window's focus for a confirm dialog and hands the blur and the focus back to the
+    # page once it closed; headless Chromium sends neither, so the test sends them as that browser does.
+    phone.execute_script(
+        """
+        const ask = window.confirm.bind(window);
+        window.confirm = (message) => {
+          const answer = ask(message);
+          setTimeout(() => { window.dispatchEvent(new Event('blur')); window.dispatchEvent(new Event('focus')); }, 0);
+          return answer;
+        };
+        """
+    )
+    phone.find_element(By.ID, "submit-quiz").click()
+    phone.switch_to.alert.accept()
+    WebDriverWait(phone, 15).until(lambda b: b.find_element(By.ID, "quiz-done").is_displayed())
+    # The Hand in button went too: the focus is on what says the answers are in.
+    assert phone.execute_script("return document.activeElement.id") == "done-title"
+    time.sleep(1)
+    status, results = server.api("GET", f"/api/v1/quiz-runs/{run_id}/results", token=teacher)
+    assert status == 200
+    flags = [flag["kind"] for flag in results["flags"] if flag["attemptId"] == attempt]
+    assert "left_page" not in flags and "returned" not in flags, flags
+
+
 def test_a_running_quiz_is_found_from_the_check_in_the_course_page_and_the_session(server, browsers):
     teacher = account(server, "Theo Teacher", "theo@school.test", "teacher")
     _, course = server.api("POST", "/api/v1/courses", {"name": "Biology"}, teacher)
@@ -376,6 +415,9 @@ def test_identical_short_answers_are_marked_together_and_let_in_goes_when_the_qu
     for token, text in students:
         _, frame = server.api("GET", f"/api/v1/sessions/{session_id}/projector", token=teacher)
         assert server.api("POST", "/api/v1/check-ins", {"code": frame["url"].split("/C/")[1]}, token)[0] == 201
+    # On the roster, not in the room.
+    outside = account(server, "Zoe Outside", "zoe@school.test")
+    server.api("POST", "/api/v1/courses/join", {"code": course["course"]["joinCode"]}, outside)
     _, run = server.api("POST", f"/api/v1/sessions/{session_id}/quiz-runs", {"quizId": quiz["quiz"]["id"]}, teacher)
     run_id = run["run"]["id"]
     for number, (token, text) in enumerate(students[:-1]):
@@ -389,8 +431,14 @@ def test_identical_short_answers_are_marked_together_and_let_in_goes_when_the_qu
     sign_in(dashboard, server, "theo@school.test")
     wait_for_path(dashboard, "/courses")
     dashboard.get(f"{server.url}/quiz-runs/{run_id}/dashboard")
-    # The one student who did not start can be let in while the quiz runs, and not once it stopped.
+    # A student on the roster but not in the room can be let in while the quiz runs, and not once it stopped; the
+    # one in the room who has not started may start already, and is offered nothing.
+    def row_of(name):
+        return next(row for row in dashboard.find_elements(By.CSS_SELECTOR, "#attempt-rows tr") if name in row.text)
+
     WebDriverWait(dashboard, 15).until(lambda b: "Let in" in b.find_element(By.ID, "attempt-rows").text)
+    assert "Let in" in row_of("Zoe Outside").text and "not checked in" in row_of("Zoe Outside").text
+    assert "Let in" not in row_of("Student 10").text and "not started" in row_of("Student 10").text
     server.api("POST", f"/api/v1/quiz-runs/{run_id}/stop", token=teacher)
     WebDriverWait(dashboard, 15).until(lambda b: "Let in" not in b.find_element(By.ID, "attempt-rows").text)
 
@@ -407,9 +455,44 @@ def test_identical_short_answers_are_marked_together_and_let_in_goes_when_the_qu
     WebDriverWait(dashboard, 20).until(
         lambda b: b.find_element(By.CSS_SELECTOR, '#results-body form.mark-form .mark-state').text == "Marked: 2 of 2.",
         "the mark given, shown after saving")
+    # The results were drawn anew: the focus is on the next answer to mark, not at the page's top.
+    focused = dashboard.switch_to.active_element
+    forms = dashboard.find_elements(By.CSS_SELECTOR, '#results-body section.marking[data-question="q1"] form.mark-form')
+    assert focused == forms[1].find_element(By.CSS_SELECTOR, 'input[type="number"]')
     dashboard.execute_script(
         "arguments[0].scrollIntoView({block: 'center'})", dashboard.find_element(By.CSS_SELECTOR, "section.marking"))
     screenshot(dashboard, "quiz-marking-together", sizes=(PHONE, LAPTOP), dark=True)
     _, results = server.api("GET", f"/api/v1/quiz-runs/{run_id}/results", token=teacher)
     marked = sorted(result["answers"]["q1"]["mark"]["points"] for result in results["results"])
     assert marked == [0] + [2] * 9, marked
+
+
+def test_the_new_quizs_defaults_are_placeholders_that_typing_replaces(server, browsers):
+    teacher = account(server, "Theo Teacher", "theo@school.test", "teacher")
+    _, course = server.api("POST", "/api/v1/courses", {"name": "Biology"}, teacher)
+    course_id = course["course"]["id"]
+    browser = browsers(LAPTOP)
+    browser.get(f"{server.url}/sign-in?next=/courses/{course_id}/quizzes")
+    sign_in(browser, server, "theo@school.test", then=True)
+    wait_for(browser, "#new-quiz").click()
+    form = wait_for(browser, "#quiz-editor")
+    wait_for(browser, '#questions li[data-question="q1"]')
+    minutes = form.find_element(By.NAME, "minutes")
+    title = form.find_element(By.NAME, "title")
+    # The defaults are shown, as placeholders: typing writes the value, it does not add to the default.
+    assert (minutes.get_attribute("value"), minutes.get_attribute("placeholder")) == ("", "10")
+    assert (title.get_attribute("value"), title.get_attribute("placeholder")) == ("", "New quiz")
+    prompt = form.find_element(By.CSS_SELECTOR, '#questions li[data-question="q1"] textarea')
+    assert (prompt.get_attribute("value"), prompt.get_attribute("placeholder")) == ("", "First question")
+    screenshot(browser, "quiz-editor-placeholders", sizes=(PHONE, LAPTOP), dark=True)
+    minutes.send_keys("8")
+    title.send_keys("Cells")
+    form.find_element(By.ID, "save-quiz").click()
+    WebDriverWait(browser, 15).until(lambda b: b.find_element(By.ID, "save-state").text == "saved")
+    quiz_id = form.get_attribute("data-quiz")
+    _, saved = server.api("GET", f"/api/v1/quizzes/{quiz_id}", token=teacher)
+    assert saved["quiz"]["timeLimitSeconds"] == 480, saved["quiz"]["timeLimitSeconds"]
+    assert saved["quiz"]["title"] == "Cells"
+    # What was left empty keeps its default.
+    question = saved["quiz"]["questions"][0]
+    assert (question["prompt"], question["options"], question["points"]) == ("First question", ["Yes", "No"], 1)

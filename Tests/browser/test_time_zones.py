@@ -143,3 +143,38 @@ def test_a_teacher_in_lyon_on_a_server_in_utc_gets_classes_at_lyons_time(utc_ser
     assert timetable.find_element(By.ID, "course-time-zone").get_attribute("value") == "Europe/Paris"
     teacher.execute_script("arguments[0].scrollIntoView()", timetable)
     screenshot(teacher, "course-timetable-zone", sizes=(PHONE, LAPTOP))
+
+
+def test_a_course_in_bogota_taught_from_mexico_city_names_its_zone_and_both_clocks(server, browsers):
+    from test_quizzes import QUIZ
+
+    token = account(server, "Marta Mexico", "marta@school.test", role="teacher")
+    assert server.api("PATCH", "/api/v1/me", {"timeZone": "America/Mexico_City"}, token)[0] == 200
+    _, course = server.api("POST", "/api/v1/courses", {"name": "Historia", "timeZone": "America/Bogota"}, token)
+    course_id = course["course"]["id"]
+    _, session = server.api("POST", f"/api/v1/courses/{course_id}/sessions", {"settings": {"period": 30}}, token)
+    _, quiz = server.api("POST", f"/api/v1/courses/{course_id}/quizzes", QUIZ, token)
+    _, run = server.api("POST", f"/api/v1/sessions/{session['session']['id']}/quiz-runs",
+                        {"quizId": quiz["quiz"]["id"]}, token)
+    teacher = browsers(LAPTOP)
+    teacher.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "America/Mexico_City"})
+    teacher.get(f"{server.url}/sign-in?next=/courses/{course_id}")
+    sign_in(teacher, server, "marta@school.test", then=True)
+    wait_for_path(teacher, f"/courses/{course_id}")
+
+    # Bogotá is an hour ahead of Mexico City all year: the page says whose times it shows, with both clocks.
+    now = datetime.now(timezone.utc)
+    bogota, mexico = (now.astimezone(ZoneInfo(zone)) for zone in ("America/Bogota", "America/Mexico_City"))
+    note = wait_for(teacher, "#zone-note").text
+    assert "America/Bogota" in note and "America/Mexico_City" in note and "your time" in note, note
+    assert f"{mexico.hour % 12 or 12}:" in note and f"{bogota.hour % 12 or 12}:" in note, note
+    # "Schedule for later" names the zone its time is read in.
+    later = teacher.find_element(By.NAME, "scheduledAt").find_element(By.XPATH, "ancestor::label")
+    assert "America/Bogota" in later.text, later.text
+    screenshot(teacher, "course-zone-note", sizes=(PHONE, LAPTOP))
+
+    # The quiz dashboard is in the course's zone, as the room is, and says so too.
+    teacher.get(f"{server.url}/quiz-runs/{run['run']['id']}/dashboard")
+    assert "America/Bogota" in wait_for(teacher, "#zone-note").text
+    zone = teacher.find_element(By.CSS_SELECTOR, 'meta[name="time-zone"]').get_attribute("content")
+    assert zone == "America/Bogota", zone

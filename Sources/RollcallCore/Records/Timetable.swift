@@ -89,6 +89,21 @@ public struct TimetableSlot: Codable, Equatable, Sendable {
 }
 
 extension TimetableSlot {
+    /// The starts a new weekly class schedules: by default only the classes not over at `now`, since a timetable set
+    /// up mid-term would otherwise add every week since the term began as a class nobody came to. `pastWeeks`, asked
+    /// of the teacher, keeps them all (to record them afterwards). A term that has nothing left is refused rather
+    /// than added empty.
+    public static func toSchedule(
+        _ starts: [Date], minutes: Int, pastWeeks: Bool, now: Date
+    ) throws(RuleViolation) -> [Date] {
+        if pastWeeks { return starts }
+        let coming = starts.filter { $0.addingTimeInterval(Double(minutes) * 60) > now }
+        guard coming.isEmpty && !starts.isEmpty else { return coming }
+        throw RuleViolation(
+            field: "until",
+            message: "Every class of this term is over. Check the dates, or choose to schedule the weeks already past.")
+    }
+
     /// The instant that shows, in `new`, the day and wall-clock time that `date` shows in `old`: a weekly class at
     /// 08:15 stays at 08:15 when its course changes zone. A time the new zone's clock skips is taken an hour on, as
     /// `starts` takes it.

@@ -113,9 +113,10 @@ extension AppError {
         AppError(.notFound, code, "No such \(what).")
     }
 
-    /// 400 for a field that breaks one of Rollcall's rules, coded `invalid_` and the field.
+    /// 400 for a field that breaks one of Rollcall's rules, coded `invalid_` and the field, which `details.field`
+    /// names as sent so that a page can mark the input at fault.
     static func invalid(_ violation: RuleViolation) -> AppError {
-        AppError(.badRequest, rawCode: violation.code, violation.message)
+        AppError(.badRequest, rawCode: violation.code, violation.message, details: ["field": .text(violation.field)])
     }
 
     static func invalidJSON(_ message: Phrase) -> AppError { AppError(.badRequest, .invalidJSON, message) }

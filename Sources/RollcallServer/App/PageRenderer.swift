@@ -82,6 +82,9 @@ struct PageRenderer: Sendable {
             timeZone: (zone ?? context.user?.timeText ?? TimeText(zoneIdentifier: CourseTimeZone.serverDefault)).zone
                 .identifier,
             zoneUnset: context.user.map { $0.timeZone == nil } ?? false,
+            zoneNote: zone.flatMap {
+                ZoneNote.text(page: $0, reader: context.user?.timeZone.flatMap { TimeZone(identifier: $0) })
+            },
             user: context.user.map {
                 Frame.Person(
                     name: $0.name, role: $0.role.rawValue, isAdmin: $0.role == .admin,
@@ -139,6 +142,8 @@ struct Frame: Sendable {
     var timeZone: String
     /// The signed-in person has no zone yet: the page's script sends the browser's.
     var zoneUnset: Bool
+    /// On a course's pages, for a reader in another zone: which zone the times are in, with both clocks.
+    var zoneNote: String?
     var user: Person?
 }
 

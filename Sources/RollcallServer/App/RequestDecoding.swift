@@ -134,22 +134,24 @@ extension AppError {
         switch error {
         case .keyNotFound(let key, let context):
             let name = field(context.codingPath + [key])
-            return AppError(.badRequest, .missingField, "“\(name)” is missing.")
+            return AppError(.badRequest, .missingField, "“\(name)” is missing.", details: ["field": .text(name)])
         case .valueNotFound(_, let context):
-            return AppError(.badRequest, .missingField, "“\(field(context.codingPath))” is missing.")
+            let name = field(context.codingPath)
+            return AppError(.badRequest, .missingField, "“\(name)” is missing.", details: ["field": .text(name)])
         case .typeMismatch(_, let context) where context.codingPath.isEmpty:
             return .invalidJSON("The request body must be a JSON object.")
         case .typeMismatch(let type, let context):
+            let name = field(context.codingPath)
             return AppError(
-                .badRequest, .wrongType, "“\(field(context.codingPath))” must be \(describe(type))."
-            )
+                .badRequest, .wrongType, "“\(name)” must be \(describe(type)).", details: ["field": .text(name)])
         case .dataCorrupted(let context):
             if context.codingPath.isEmpty {
                 return .invalidJSON("The request body is not valid JSON.")
             }
+            let name = field(context.codingPath)
             return AppError(
-                .badRequest, .wrongType, "“\(field(context.codingPath))” has a value Rollcall does not accept."
-            )
+                .badRequest, .wrongType, "“\(name)” has a value Rollcall does not accept.",
+                details: ["field": .text(name)])
         @unknown default:
             return .invalidJSON("The request body is not valid JSON.")
         }

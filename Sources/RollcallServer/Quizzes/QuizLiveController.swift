@@ -9,8 +9,9 @@ import SQLKit
 /// then every event of the run's log as it commits, resumable with `?after=N`.
 ///
 /// Messages, all JSON text:
-/// - `{"type":"snapshot", "run":{…}, "lastEventId":N, "students":[…], "attempts":[…], "flags":[…]}` first, unless
-///   resuming; `students` are those who may take the quiz (checked in, or let in by hand);
+/// - `{"type":"snapshot", "run":{…}, "lastEventId":N, "students":[…], "others":[…], "attempts":[…], "flags":[…]}`
+///   first, unless resuming; `students` are those who may take the quiz (checked in, or let in by hand), `others`
+///   the course's other students, whom the teacher may let in;
 /// - `{"type":"event", "id":N, "kind":…, "createdAt":…, "data":{…}}` for each event, in id order, each once.
 ///
 /// The snapshot is read after its `lastEventId`, so an event just after that id may already show in it: every
@@ -48,6 +49,7 @@ struct QuizLiveController: Sendable {
         var run: QuizRunView
         var lastEventId: Int64
         var students: [Student]
+        var others: [Student]
         var attempts: [QuizStore.AttemptEvent]
         var flags: [StoredFlag]
         var serverTime: Date
@@ -69,11 +71,29 @@ struct QuizLiveController: Sendable {
         }
     }
 
+    /// The course's students who may not take the quiz yet: not checked in, not let in. "Let in" is for them only;
+    /// offered to a student in the room it would do nothing.
+    func others(_ run: QuizRun) async throws -> [Student] {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT users.id, users.name, users.student_number FROM users
+                WHERE users.id IN (SELECT student_id FROM enrollments WHERE course_id = \(bind: run.courseId))
+                  AND users.id NOT IN (
+                    SELECT student_id FROM attendance
+                    WHERE session_id = \(bind: run.sessionId) AND status IN ('present', 'late')
+                    UNION SELECT student_id FROM quiz_admissions WHERE run_id = \(bind: run.id))
+                ORDER BY users.name, users.id
+                """
+            ).all(decoding: Student.self, with: .rollcall)
+        }
+    }
+
     func snapshot(_ run: QuizRun) async throws -> (String, Int64) {
         let last = try await database.read { sql in try await EventLog.lastID(key: run.id, in: .quizRuns, sql: sql) }
         let current = try await quizzes.run(id: run.id) ?? run
         let message = Snapshot(
-            run: .init(current), lastEventId: last, students: try await eligible(run),
+            run: .init(current), lastEventId: last, students: try await eligible(run), others: try await others(run),
             attempts: try await quizzes.attempts(runID: run.id).map(QuizStore.AttemptEvent.init),
             flags: try await quizzes.flags(runID: run.id), serverTime: Date())
         return (String(decoding: try SessionChange.encoder.encode(message), as: UTF8.self), last)

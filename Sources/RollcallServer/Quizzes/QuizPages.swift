@@ -45,7 +45,9 @@ struct QuizPages: Sendable {
         let page = QuizDashboardPage(
             runId: run.id, sessionId: run.sessionId, title: run.definition.title,
             questions: run.definition.questions.count, running: run.stoppedAt == nil)
-        return try pages.render(page, title: "\(run.definition.title) · live · Rollcall", context: context)
+        // In the course's zone, as the room beside it: one lesson, one clock.
+        return try pages.render(
+            page, title: "\(run.definition.title) · live · Rollcall", context: context, zone: try await zone(of: run))
     }
 
     @Sendable func student(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -59,7 +61,13 @@ struct QuizPages: Sendable {
             instructions: run.definition.instructions.isEmpty ? nil : run.definition.instructions,
             questions: run.definition.questions.count,
             minutes: QuizText.minutes(run.definition.timeLimitSeconds), narrowWidth: IntegrityFlagReport.narrowWidth)
-        return try pages.render(page, title: "\(run.definition.title) · Rollcall", context: context)
+        return try pages.render(
+            page, title: "\(run.definition.title) · Rollcall", context: context, zone: try await zone(of: run))
+    }
+
+    /// The times of a run's pages: its course's, as on every page of a course.
+    private func zone(of run: QuizRun) async throws -> TimeText? {
+        try await access.courses.find(id: run.courseId)?.timeText
     }
 }
 

@@ -42,6 +42,9 @@ struct SessionsController: Sendable {
         /// The term's first and last days, `YYYY-MM-DD` in the course's time zone.
         var from: String
         var until: String
+        /// Whether the term's weeks already past are scheduled too (as sessions that did not take place); by
+        /// default the classes start from today.
+        var pastWeeks: Bool?
         var settings: SessionSettingsDraft?
     }
     struct SlotAnswer: Codable, ResponseEncodable {
@@ -92,7 +95,10 @@ struct SessionsController: Sendable {
         let slot = TimetableSlot(weekday: input.weekday, time: input.time, minutes: input.minutes)
         let from = try Self.day(input.from, field: "from", in: course.zone)
         let until = try Self.day(input.until, field: "until", in: course.zone)
-        let starts = try check { () throws(RuleViolation) in try slot.starts(from: from, until: until, in: course.zone)
+        let starts = try check { () throws(RuleViolation) in
+            try TimetableSlot.toSchedule(
+                try slot.starts(from: from, until: until, in: course.zone), minutes: input.minutes,
+                pastWeeks: input.pastWeeks ?? false, now: Date())
         }
         let settings = try check { () throws(RuleViolation) in
             var draft = (input.settings ?? SessionSettingsDraft()).filling(from: course.defaults)

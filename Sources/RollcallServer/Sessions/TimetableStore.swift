@@ -63,6 +63,7 @@ struct TimetableStore: Sendable {
                         SQLBind(Data(RotatingCode.makeSecret(using: &generator))), SQLBind(now), SQLBind(entry.id)
                     ).run()
             }
+            try await Self.renumber(courseID: courseID, in: sql)
             return (entry, starts.count)
         }
     }
@@ -85,6 +86,7 @@ struct TimetableStore: Sendable {
             try await sql.delete(from: "sessions").where("slot_id", .equal, slotID)
                 .where(SQLColumn("opened_at"), .is, SQLLiteral.null).run()
             try await sql.delete(from: "timetable_slots").where("id", .equal, slotID).run()
+            try await Self.renumber(courseID: courseID, in: sql)
             return true
         }
     }
@@ -133,6 +135,40 @@ struct TimetableStore: Sendable {
 }
 
 extension TimetableStore {
+    private struct NumberedRow: Decodable {
+        var id: Int64
+        var title: String
+        var openedAt: Date?
+        var slotTitle: String
+    }
+
+    /// Numbers the course's timetabled sessions in one sequence, in the order they meet, whichever weekly class
+    /// scheduled them: two classes a week would otherwise both have a "Lecture 14", in lists, the grid, the CSV and
+    /// its file name. A session keeps its title once it opened (its name is on record by then) or when the teacher
+    /// renamed it; it still counts in the sequence.
+    static func renumber(courseID: Int64, in sql: any SQLDatabase) async throws {
+        let rows = try await sql.raw(
+            """
+            SELECT sessions.id, sessions.title, sessions.opened_at, timetable_slots.title AS slot_title
+            FROM sessions JOIN timetable_slots ON timetable_slots.id = sessions.slot_id
+            WHERE sessions.course_id = \(bind: courseID)
+            ORDER BY sessions.scheduled_at, sessions.id
+            """
+        ).all(decoding: NumberedRow.self, with: .rollcall)
+        for (index, row) in rows.enumerated() where row.openedAt == nil {
+            let numbered = "\(row.slotTitle) \(index + 1)"
+            guard row.title != numbered, isNumbered(row.title, after: row.slotTitle) else { continue }
+            try await sql.update("sessions").set("title", to: numbered).where("id", .equal, row.id).run()
+        }
+    }
+
+    /// Whether `title` is the one its weekly class gave it: the class's title, a space and a number.
+    static func isNumbered(_ title: String, after slotTitle: String) -> Bool {
+        guard title.hasPrefix(slotTitle + " ") else { return false }
+        let number = title.dropFirst(slotTitle.count + 1)
+        return !number.isEmpty && number.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
     /// Moves the course's timetabled sessions still to come from the wall-clock times they had in `old` to the same
     /// times in `new`, and its slots' terms to the same days: weekly classes are wall-clock times in the course's zone.
     /// Sessions held, open or whose time has passed stay as they were. Answers the sessions moved.

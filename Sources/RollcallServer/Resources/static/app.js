@@ -80,6 +80,7 @@ async function submit(form) {
   const buttons = form.querySelectorAll("button");
   buttons.forEach((button) => (button.disabled = true));
   if (errorBox) errorBox.hidden = true;
+  clearInvalid(form, errorBox);
   try {
     let data;
     if (form.dataset.upload !== undefined) {
@@ -101,40 +102,85 @@ async function submit(form) {
         data = await api(alsoMethod, alsoPath, body);
       }
     }
-    const then = form.dataset.then ?? "reload";
-    if (then === "reload") window.location.reload();
-    else if (then.startsWith("go:")) window.location.assign(fill(then.slice(3), data));
-    else if (then.startsWith("show:")) {
-      document.querySelector(then.slice(5)).hidden = false;
-      form.reset();
-    } else if (then === "roster") {
-      // Adding someone already on the roster changes nothing: say so rather than reload as if it had worked.
-      if (data.added) window.location.reload();
-      else {
-        const answer = form.querySelector(".form-answer");
-        answer.textContent = t("{0} is already on the roster.", data.student.name);
-        answer.hidden = false;
-      }
-    } else if (then === "say") {
-      const answer = form.querySelector(".form-answer");
-      answer.textContent = data.message;
-      answer.hidden = false;
-    } else if (then === "answer") {
-      const answer = form.querySelector(".form-answer");
-      answer.textContent = data.status === "late" ? t("You're in — marked late.") : t("You're in.");
-      answer.hidden = false;
-      // Checked in: nothing is left to send from this form.
-      form.querySelectorAll("button, label").forEach((element) => (element.hidden = true));
-    }
+    follow(form, form.dataset.then ?? "reload", data);
   } catch (error) {
     if (errorBox) {
       errorBox.textContent = error.message;
       errorBox.hidden = false;
+      markInvalid(form, errorBox, error.details?.field);
     } else {
       window.alert(error.message);
     }
   } finally {
     buttons.forEach((button) => (button.disabled = false));
+  }
+}
+
+/** What a form's `data-then` says to do once the API took it: reload, go to a page, show or say something. */
+function follow(form, then, data) {
+  if (then === "reload") window.location.reload();
+  else if (then.startsWith("go:")) window.location.assign(fill(then.slice(3), data));
+  else if (then.startsWith("show:")) {
+    document.querySelector(then.slice(5)).hidden = false;
+    form.reset();
+  } else if (then === "roster") {
+    // Adding someone already on the roster changes nothing: say so rather than reload as if it had worked.
+    if (data.added) window.location.reload();
+    else {
+      const answer = form.querySelector(".form-answer");
+      answer.textContent = t("{0} is already on the roster.", data.student.name);
+      answer.hidden = false;
+    }
+  } else if (then === "say") {
+    const answer = form.querySelector(".form-answer");
+    answer.textContent = data.message;
+    answer.hidden = false;
+  } else if (then === "answer") {
+    const answer = form.querySelector(".form-answer");
+    answer.textContent = data.status === "late" ? t("You're in — marked late.") : t("You're in.");
+    answer.hidden = false;
+    // Checked in: nothing is left to send from this form.
+    form.querySelectorAll("button, label").forEach((element) => (element.hidden = true));
+  }
+}
+
+/**
+ * The input a refusal names (`details.field`, as the API calls it: `period` is the form's `settings.period`), or
+ * `null`. A field typed as an email or a student number answers for both.
+ */
+function fieldNamed(form, name) {
+  if (!name) return null;
+  const fields = [...form.elements].filter((field) => field.name && field.type !== "hidden");
+  return (
+    fields.find((field) => field.name === name) ??
+    fields.find((field) => field.name.endsWith(`.${name}`) || name.endsWith(`.${field.name}`)) ??
+    (["email", "studentNumber"].includes(name) ? fields.find((field) => field.dataset.identifier !== undefined) : null) ??
+    null
+  );
+}
+
+/**
+ * Ties the refusal to the field at fault: marked invalid, described by the sentence, and given the focus, so that
+ * a screen reader says which field and why, and the person types the fix at once.
+ */
+function markInvalid(form, errorBox, name) {
+  const field = fieldNamed(form, name);
+  if (!field) return;
+  errorBox.id ||= `error-${Math.random().toString(36).slice(2)}`;
+  field.setAttribute("aria-invalid", "true");
+  const described = (field.getAttribute("aria-describedby") ?? "").split(" ").filter(Boolean);
+  if (!described.includes(errorBox.id)) field.setAttribute("aria-describedby", [...described, errorBox.id].join(" "));
+  field.focus();
+}
+
+/** Undoes `markInvalid` before the form is sent again. */
+function clearInvalid(form, errorBox) {
+  for (const field of form.querySelectorAll('[aria-invalid="true"]')) {
+    field.removeAttribute("aria-invalid");
+    if (!errorBox?.id) continue;
+    const described = (field.getAttribute("aria-describedby") ?? "").split(" ").filter((id) => id && id !== errorBox.id);
+    if (described.length) field.setAttribute("aria-describedby", described.join(" "));
+    else field.removeAttribute("aria-describedby");
   }
 }
 

@@ -13,7 +13,8 @@ const feed = document.getElementById("flag-feed");
 const liveStatus = document.getElementById("live-status");
 const errorBox = board.querySelector(".form-error");
 
-const students = new Map(); // id → {id, name}
+const students = new Map(); // id → {id, name}: those who may take the quiz
+const others = new Map(); // id → {id, name}: the course's other students, whom the teacher may let in
 const attempts = new Map(); // studentId → attempt event data
 const flags = new Map(); // flag id → flag
 let offset = 0;
@@ -30,7 +31,8 @@ const ENDINGS = {
 const LABELS = ["", t("answered"), "", t("flags")];
 const timeText = (iso) => clockText(new Date(iso));
 
-function statusOf(attempt) {
+function statusOf(attempt, outside) {
+  if (!attempt && outside) return { text: t("not checked in"), kind: "none" };
   if (!attempt) return { text: t("not started"), kind: "none" };
   if (attempt.ending) return { text: ENDINGS[attempt.ending] ?? attempt.ending, kind: "done" };
   const left = Math.max(0, Date.parse(attempt.deadline) - (Date.now() + offset));
@@ -41,7 +43,10 @@ function statusOf(attempt) {
 
 function draw() {
   const ids = new Set([...students.keys(), ...attempts.keys()]);
-  const people = [...ids].map((id) => ({ id, name: students.get(id)?.name ?? attempts.get(id)?.name ?? `#${id}` }));
+  const everyone = new Set([...ids, ...others.keys()]);
+  const people = [...everyone].map((id) => ({
+    id, name: students.get(id)?.name ?? others.get(id)?.name ?? attempts.get(id)?.name ?? `#${id}`,
+  }));
   people.sort((a, b) => a.name.localeCompare(b.name));
   const flagCounts = new Map();
   for (const flag of flags.values()) flagCounts.set(flag.studentId, (flagCounts.get(flag.studentId) ?? 0) + 1);
@@ -50,7 +55,8 @@ function draw() {
       const attempt = attempts.get(person.id);
       const row = document.createElement("tr");
       row.dataset.student = person.id;
-      const state = statusOf(attempt);
+      const outside = !attempt && others.has(person.id) && !students.has(person.id);
+      const state = statusOf(attempt, outside);
       row.dataset.state = state.kind;
       const cells = [
         person.name,
@@ -74,7 +80,8 @@ function draw() {
             return api("POST", `/api/v1/quiz-attempts/${attempt.attemptId}/end`);
           }
         }));
-      } else if (!attempt && running) {
+      } else if (outside && running) {
+        // Only someone who may not start yet: a student in the room starts by themselves.
         actions.append(action(t("Let in"), () => api("POST", `/api/v1/quiz-runs/${runId}/admissions`, { studentId: person.id })));
       }
       row.append(actions);
@@ -169,11 +176,13 @@ function addFlag(flag) {
 function apply(message) {
   if (message.type === "snapshot") {
     students.clear();
+    others.clear();
     attempts.clear();
     flags.clear();
     feed.replaceChildren();
     offset = Date.parse(message.serverTime) - Date.now();
     for (const student of message.students) students.set(student.id, student);
+    for (const student of message.others ?? []) others.set(student.id, student);
     for (const attempt of message.attempts) attempts.set(attempt.studentId, attempt);
     for (const flag of message.flags) addFlag(flag);
     setRunning(message.run.running);
@@ -191,7 +200,10 @@ function apply(message) {
         addFlag(data);
         break;
       case "admitted":
-        if (!students.has(data.studentId)) students.set(data.studentId, { id: data.studentId, name: `#${data.studentId}` });
+        if (!students.has(data.studentId)) {
+          students.set(data.studentId, others.get(data.studentId) ?? { id: data.studentId, name: `#${data.studentId}` });
+        }
+        others.delete(data.studentId);
         break;
       case "run_stopped":
         setRunning(false);
@@ -318,6 +330,7 @@ function markingForm(question, group) {
   const item = document.createElement("li");
   const form = document.createElement("form");
   form.className = "mark-form";
+  form.dataset.answer = sameAnswer(group.text);
   const quote = document.createElement("blockquote");
   quote.textContent = group.text;
   const who = document.createElement("p");
@@ -370,6 +383,7 @@ function markingForm(question, group) {
         });
       }
       await loadResults();
+      focusAfterMark(question.id, form.dataset.answer);
     } catch (error) {
       state.textContent = error.message;
       save.disabled = false;
@@ -377,6 +391,18 @@ function markingForm(question, group) {
   });
   item.append(form);
   return item;
+}
+
+/**
+ * The results were drawn anew, so the marked form is a new element: the focus goes to the next answer's points, the
+ * one a teacher marks next, or back to the same answer's button when it was the last.
+ */
+function focusAfterMark(questionId, answer) {
+  const forms = [...document.querySelectorAll(`#results-body section.marking[data-question="${CSS.escape(questionId)}"] form.mark-form`)];
+  const index = forms.findIndex((candidate) => candidate.dataset.answer === answer);
+  if (index < 0) return;
+  const next = forms[index + 1];
+  (next ? next.querySelector('input[type="number"]') : forms[index].querySelector("button[type=submit]")).focus();
 }
 
 /** One item per question: how many got it right, and what the class answered, as bars. */

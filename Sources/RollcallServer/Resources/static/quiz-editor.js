@@ -3,13 +3,17 @@
 import { api } from "/assets/app.js";
 import { t } from "/assets/words.js";
 
+/** What "New quiz" starts from; the editor shows these as placeholders until they are replaced. */
+const STARTER = { title: t("New quiz"), prompt: t("First question"), options: [t("Yes"), t("No")], minutes: 10 };
+
 const newButton = document.getElementById("new-quiz");
 if (newButton) {
   newButton.addEventListener("click", async () => {
     const starter = {
-      title: t("New quiz"),
+      title: STARTER.title,
+      timeLimitSeconds: STARTER.minutes * 60,
       questions: [
-        { id: "q1", kind: "single_choice", prompt: t("First question"), points: 1, options: [t("Yes"), t("No")], correct: [0] },
+        { id: "q1", kind: "single_choice", prompt: STARTER.prompt, points: 1, options: STARTER.options, correct: [0] },
       ],
     };
     try {
@@ -32,6 +36,8 @@ function editor(form) {
   const errorBox = form.querySelector(".form-error");
   const saveState = document.getElementById("save-state");
   let questions = [];
+  /** Whether the quiz is still as "New quiz" made it: its defaults are then shown as placeholders. */
+  let starter = false;
 
   const KINDS = {
     single_choice: t("One choice"),
@@ -52,6 +58,17 @@ function editor(form) {
     element.value = value ?? "";
     Object.assign(element, attributes);
     element.addEventListener("input", () => onInput(element));
+    return element;
+  }
+
+  /**
+   * A field of the starter quiz: its default is a placeholder, not text that typing would add to (a first "8"
+   * typed after "10" minutes made 108), and it is what is saved while the field is left empty.
+   */
+  function starterInput(type, value, fallback, onInput, attributes = {}) {
+    if (!starter || String(value) !== String(fallback)) return input(type, value, onInput, attributes);
+    const element = input(type, "", (e) => onInput({ value: e.value === "" ? String(fallback) : e.value }), attributes);
+    element.placeholder = String(fallback);
     return element;
   }
 
@@ -81,8 +98,8 @@ function editor(form) {
         });
         head.append(title, remove);
         item.append(head);
-        item.append(field(t("Question"), input("textarea", question.prompt, (e) => (question.prompt = e.value), { rows: 2 })));
-        item.append(field(t("Points"), input("number", question.points, (e) => (question.points = Number(e.value)), { min: 0, max: 100 })));
+        item.append(field(t("Question"), starterInput("textarea", question.prompt, STARTER.prompt, (e) => (question.prompt = e.value), { rows: 2 })));
+        item.append(field(t("Points"), starterInput("number", question.points, 1, (e) => (question.points = Number(e.value)), { min: 0, max: 100 })));
         if (question.kind === "single_choice" || question.kind === "multiple_choice") {
           question.options ??= ["", ""];
           question.correct ??= [];
@@ -102,7 +119,7 @@ function editor(form) {
                 ? [...new Set([...question.correct, optionIndex])].sort((a, b) => a - b)
                 : question.correct.filter((i) => i !== optionIndex);
             });
-            const text = input("text", option, (e) => (question.options[optionIndex] = e.value), {
+            const text = starterInput("text", option, STARTER.options[optionIndex] ?? "", (e) => (question.options[optionIndex] = e.value), {
               placeholder: t("Option {0}", optionIndex + 1),
               className: "grow",
             });
@@ -150,9 +167,13 @@ function editor(form) {
 
   async function load() {
     const { quiz } = await api("GET", `/api/v1/quizzes/${quizId}`);
-    form.elements.title.value = quiz.title;
+    const [first] = quiz.questions;
+    starter = quiz.title === STARTER.title && quiz.questions.length === 1 && first.prompt === STARTER.prompt;
+    form.elements.title.placeholder = STARTER.title;
+    form.elements.title.value = quiz.title === STARTER.title ? "" : quiz.title;
     form.elements.instructions.value = quiz.instructions;
-    form.elements.minutes.value = quiz.timeLimitSeconds / 60;
+    form.elements.minutes.placeholder = String(STARTER.minutes);
+    form.elements.minutes.value = starter && quiz.timeLimitSeconds === STARTER.minutes * 60 ? "" : quiz.timeLimitSeconds / 60;
     form.elements.shuffleQuestions.checked = quiz.shuffleQuestions;
     form.elements.shuffleOptions.checked = quiz.shuffleOptions;
     form.elements.showResults.checked = quiz.showResults;
@@ -176,9 +197,10 @@ function editor(form) {
     saveState.textContent = t("saving…");
     try {
       const { quiz } = await api("PUT", `/api/v1/quizzes/${quizId}`, {
-        title: form.elements.title.value,
+        // A field left empty keeps the default its placeholder shows.
+        title: form.elements.title.value || STARTER.title,
         instructions: form.elements.instructions.value,
-        timeLimitSeconds: Math.round(Number(form.elements.minutes.value) * 60),
+        timeLimitSeconds: Math.round(Number(form.elements.minutes.value || STARTER.minutes) * 60),
         shuffleQuestions: form.elements.shuffleQuestions.checked,
         shuffleOptions: form.elements.shuffleOptions.checked,
         showResults: form.elements.showResults.checked,

@@ -3,7 +3,8 @@
 // network, a reload, a closed tab or a phone gone to sleep loses nothing: the page restores what it kept and sends
 // what the server has not got. Integrity flags are queued the same way, each with the time it happened.
 import { api, deviceId } from "/assets/app.js";
-import { t, tn } from "/assets/words.js";
+import { questionBox } from "/assets/quiz-questions.js";
+import { t } from "/assets/words.js";
 
 const root = document.getElementById("quiz");
 const runId = root.dataset.run;
@@ -30,6 +31,8 @@ let pumpTimer = null;
 let retryAt = 0;
 let awaySince = null;
 let narrowNow = false;
+/** While the page's own dialog is up, and a moment after, losing the focus is not leaving the page. */
+let ownDialog = false;
 
 function load() {
   try {
@@ -203,18 +206,38 @@ function setOffline(value) {
   updateStatus();
 }
 
+/**
+ * Asks with the browser's confirm dialog. The dialog takes the window's focus, and browsers deliver that blur and
+ * the focus back only once it closed, in an order of their own (headless Chromium sends a focus alone): so for a
+ * moment after it, neither counts. A student who did leave meanwhile is caught at the end of that moment, by the
+ * window not having the focus, and counted from then.
+ */
+function confirmHere(message) {
+  ownDialog = true;
+  try {
+    return window.confirm(message);
+  } finally {
+    setTimeout(() => {
+      ownDialog = false;
+      if (!document.hasFocus()) leave();
+    }, 500);
+  }
+}
+
+function leave() {
+  if (ownDialog || awaySince !== null) return;
+  awaySince = Date.now();
+  flag("left_page");
+}
+
+function back() {
+  if (ownDialog || awaySince === null) return;
+  const secondsAway = Math.round((Date.now() - awaySince) / 100) / 10;
+  awaySince = null;
+  flag("returned", { secondsAway });
+}
+
 function watchIntegrity() {
-  const leave = () => {
-    if (awaySince !== null) return;
-    awaySince = Date.now();
-    flag("left_page");
-  };
-  const back = () => {
-    if (awaySince === null) return;
-    const secondsAway = Math.round((Date.now() - awaySince) / 100) / 10;
-    awaySince = null;
-    flag("returned", { secondsAway });
-  };
   document.addEventListener("visibilitychange", () => (document.hidden ? leave() : back()));
   window.addEventListener("blur", leave);
   window.addEventListener("focus", back);
@@ -263,86 +286,9 @@ function currentAnswer(questionId) {
 }
 
 function render() {
-  form.replaceChildren();
-  view.questions.forEach((question, index) => {
-    const box = document.createElement("fieldset");
-    box.className = "card question";
-    box.dataset.question = question.id;
-    const legend = document.createElement("legend");
-    legend.textContent = `${index + 1}. ${question.prompt}`;
-    const points = document.createElement("small");
-    points.textContent = " " + tn(question.points, "({0} point)", "({0} points)");
-    legend.append(points);
-    box.append(legend);
-    const answer = currentAnswer(question.id);
-    if (question.kind === "single_choice" || question.kind === "multiple_choice") {
-      const multiple = question.kind === "multiple_choice";
-      const chosen = new Set(multiple ? answer?.choices ?? [] : answer?.choice !== undefined ? [answer.choice] : []);
-      for (const option of question.order ?? question.options.map((_, i) => i)) {
-        const label = document.createElement("label");
-        label.className = "check option";
-        const input = document.createElement("input");
-        input.type = multiple ? "checkbox" : "radio";
-        input.name = `q-${question.id}`;
-        input.value = String(option);
-        input.checked = chosen.has(option);
-        input.addEventListener("change", () => {
-          if (multiple) {
-            const picked = [...box.querySelectorAll("input:checked")].map((i) => Number(i.value)).sort((a, b) => a - b);
-            change(question.id, { choices: picked }, false);
-          } else {
-            change(question.id, { choice: option }, false);
-          }
-        });
-        label.append(input, document.createTextNode(" " + question.options[option]));
-        box.append(label);
-      }
-    } else if (question.kind === "short_text") {
-      const text = document.createElement("textarea");
-      text.rows = 4;
-      text.maxLength = 5000;
-      text.name = `q-${question.id}`;
-      text.value = answer?.text ?? "";
-      text.setAttribute("aria-label", question.prompt);
-      text.addEventListener("input", () => change(question.id, { text: text.value }, true));
-      text.addEventListener("paste", (event) => {
-        const pasted = event.clipboardData?.getData("text") ?? "";
-        flag("pasted", { characters: pasted.length, questionId: question.id });
-      });
-      box.append(text);
-    } else {
-      const input = document.createElement("input");
-      input.type = "text";
-      input.inputMode = "decimal";
-      input.name = `q-${question.id}`;
-      input.value = answer?.number !== undefined ? String(answer.number) : "";
-      input.setAttribute("aria-label", question.prompt);
-      const note = document.createElement("small");
-      // Said to a screen reader too, once the typing stops being a number.
-      note.setAttribute("role", "status");
-      input.addEventListener("input", () => {
-        const value = Number(input.value.replace(",", ".").trim());
-        if (input.value.trim() === "" || !Number.isFinite(value)) {
-          note.textContent = input.value.trim() === "" ? "" : " " + t("Type a number, such as 3.14.");
-          return;
-        }
-        note.textContent = "";
-        change(question.id, { number: value }, true);
-      });
-      box.append(input, note);
-    }
-    if (question.mark) {
-      const mark = document.createElement("p");
-      mark.className = "mark";
-      mark.textContent = question.mark.pending
-        ? t("Waiting for your teacher's mark.")
-        : question.mark.comment
-          ? t("{0} of {1} — {2}", question.mark.points, question.points, question.mark.comment)
-          : t("{0} of {1}", question.mark.points, question.points);
-      box.append(mark);
-    }
-    form.append(box);
-  });
+  form.replaceChildren(
+    ...view.questions.map((question, index) => questionBox(question, index, currentAnswer(question.id), { change, flag })),
+  );
   form.hidden = false;
   document.getElementById("quiz-intro").hidden = true;
   document.getElementById("quiz-footer").hidden = closed;
@@ -414,6 +360,12 @@ function showDone() {
   }
   updateStatus();
   done.scrollIntoView({ block: "nearest" });
+  // The button handed in, or the field typed in, is gone: the focus goes to what replaced them, unless the
+  // student is elsewhere on the page.
+  const focused = document.activeElement;
+  if (!focused || focused === document.body || !focused.isConnected || focused.closest("[hidden]")) {
+    document.getElementById("done-title").focus();
+  }
 }
 
 async function start(resuming) {
@@ -433,6 +385,8 @@ async function start(resuming) {
   }
   if (resuming) flag("reloaded");
   render();
+  // The start button is gone with the intro: the focus goes to the first question rather than the page's top.
+  if (!resuming) form.querySelector("fieldset")?.focus();
   if (closed) showDone();
   tick();
   updateStatus();
@@ -448,7 +402,7 @@ document.getElementById("submit-quiz").addEventListener("click", async () => {
     showError(errorBox, t("You're offline: your answers are kept on this phone. Hand in once you're back online."));
     return;
   }
-  if (!window.confirm(t("Hand in your answers? You cannot change them afterwards."))) return;
+  if (!confirmHere(t("Hand in your answers? You cannot change them afterwards."))) return;
   try {
     adopt(await call("POST", `/api/v1/quiz-attempts/${state.attemptId}/submit`));
     showDone();
