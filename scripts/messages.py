@@ -11,8 +11,9 @@ The sentences are found where the code marks them:
 - page scripts: t("English", ...) and tn(count, "one", "other", ...);
 - Swift: say("…"), say(n, one: "…", other: "…"), the sentence of AppError(…), .forbidden(…), .conflict(…),
   .notFound(…), refused(…), message: "…", what: "…", one:/other: pairs, and every literal inside a declaration whose
-  type is Phrase (`var message: Phrase { … }`, `func …(…) -> Phrase { … }`).
-A Swift interpolation \\(…) becomes {0}, {1}… in order, as Phrase does at run time.
+  type is Phrase (`var message: Phrase { … }`, `func …(…) -> Phrase { … }`, `let x: Phrase = "…"`).
+A Swift interpolation \\(…) becomes {0}, {1}… in order, as Phrase does at run time. A Swift literal that reads as a
+sentence and none of these marks fails --check, unless AS_WRITTEN says why it stays as written.
 """
 import json
 import re
@@ -153,7 +154,7 @@ CALLS = re.compile(
     r"|recordsMustBeKept|invalidValue)\(")
 # `context.id("id", .courseNotFound, "course")`: the thing a 404 names is the third argument.
 IDS = re.compile(r'\.id\(\s*"[^"]*"\s*,\s*\.\w+\s*,\s*"')
-LABELS = re.compile(r"\b(?:message|what|title|refusal|crossSiteRefusal|unknownEvent):\s*\"")
+LABELS = re.compile(r"\b(?:message|what|title|refusal|crossSiteRefusal|unknownEvent):\s*\"|:\s*Phrase\s*=\s*\"")
 PAIRS = re.compile(r"\bone:\s*\"")
 PHRASE_BODIES = re.compile(r"(?::\s*Phrase|->\s*Phrase)\s*\{")
 
@@ -205,6 +206,50 @@ def swift(messages):
                 for position, key in swift_literals(text, match.end(), end):
                     if not re.search(r"\bother:\s*$", text[max(0, position - 40):position]):
                         take(position, key)  # a plural's other form belongs to its one form, read above
+
+
+# Swift literals that read as sentences yet are not said through the catalogs, each with why it stays as written.
+# Anything else that reads as a sentence and is not marked fails --check: a sentence returned as a plain String
+# (the signed-out scan's notice was one) is English in every language, and nothing else would notice.
+AS_WRITTEN = {
+    "The request's headers are larger than Rollcall takes.": "answered before the request, and its language, is read",
+    "The request could not be read as HTTP.": "answered before the request, and its language, is read",
+    "Expected an ISO 8601 date and time.": "a decoder's note; the API answers with its own sentence",
+    "No column {0} in {1}": "a programming error in a query, for the log",
+    "Executing query": "a log line, for the operator",
+    "The database does not answer; resume after your last event.": "a WebSocket close reason, read by scripts",
+    "Explain, and keep editing.": "benchmark data",
+    "Pick one.": "benchmark data",
+    "Cells, genes and evolution. Tuesdays and Thursdays, room B12.": "demo course, written as a teacher would",
+    "Algorithms and data from first principles. Mondays, lecture hall 2.": "demo course, written as a teacher would",
+    "Deleted person": "stored in place of a name (docs/languages.md)",
+    "Course from {0}": "stored as the course's name, which its teacher may change",
+    "Copy of {0}": "stored as the quiz's title, which its teacher may change",
+    "Not checked in when the session closed.": "stored English (docs/languages.md), said again when read",
+    "Undone: the change of {0} to {1}.": "stored English audit line (docs/languages.md)",
+    "Session of ": "stored English default title (docs/languages.md)",
+    "Sign in with your school account": "the settings' default name, said in the reader's language by the pages",
+}
+
+
+def reads_as_sentence(text):
+    """Two words or more that start with a capital: how a sentence for people looks, and SQL or a code does not."""
+    return bool(re.match(r"[A-Z][a-z]", text) and re.search(r"[A-Za-z]{2,}\s+[a-z]{2,}", text))
+
+
+def unmarked_swift(messages):
+    """Swift literals that read as sentences but that no marker gives to the catalogs, as "file:line: text"."""
+    known = set(messages.entries) | {entry["plural"] for entry in messages.entries.values() if entry["plural"]}
+    found = []
+    for directory in SWIFT_DIRS:
+        for path in sorted(directory.rglob("*.swift")):
+            text = path.read_text()
+            for position, key in swift_literals(text, 0, len(text)):
+                if key in known or key in AS_WRITTEN or not reads_as_sentence(key):
+                    continue
+                line = text.count("\n", 0, position) + 1
+                found.append(f"{path.relative_to(ROOT / 'Sources')}:{line}: {key}")
+    return found
 
 
 def quoted(text):
@@ -327,6 +372,7 @@ def main(arguments):
             problems.append("rollcall.pot is out of date: run scripts/messages.py --update")
         for path in sorted(LOCALES.glob("*.po")):
             problems += problems_in(path, messages)
+        problems += [f"{found}: a sentence outside the catalogs" for found in unmarked_swift(messages)]
         for problem in problems:
             print(problem)
         return 1 if problems else 0

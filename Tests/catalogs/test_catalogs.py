@@ -90,7 +90,15 @@ def test_no_page_script_holds_a_sentence_outside_the_catalogs(script):
     assert literal_sentences_in_script(script.read_text()) == []
 
 
+def test_no_swift_code_holds_a_sentence_outside_the_catalogs():
+    # A sentence returned as a plain String is English in every language: the signed-out scan's notice was one.
+    assert messages.unmarked_swift(messages.collect()) == []
+
+
 def test_the_checks_find_what_they_look_for():
+    assert messages.reads_as_sentence("Sign in to check in to {0}.")
+    assert not messages.reads_as_sentence("SELECT id FROM users WHERE id = {0}")
+    assert not messages.reads_as_sentence("application/json")
     assert literal_sentences_in_template('<p>Sign in</p><p>{{#t}}Sign in{{/t}}</p>') == ["Sign in"]
     assert literal_sentences_in_template('<input placeholder="Your name">') == ['placeholder="Your name"']
     assert literal_sentences_in_template('<input value="present" class="big"> <b>{{name}}</b> ·') == []
