@@ -63,7 +63,8 @@ struct AccountPages: Sendable {
         let next = Self.next(request)
         var page = SignInPage(
             next: next, nextQuery: Self.queryValue(next), passwordSignIn: configuration.passwordSignIn,
-            hasSchoolSignIn: configuration.singleSignOn != nil, schoolSignIn: configuration.singleSignOn.map(Self.schoolSignInName) ?? "")
+            hasSchoolSignIn: configuration.singleSignOn != nil,
+            schoolSignIn: configuration.singleSignOn.map(Self.schoolSignInName) ?? "")
         if request.query("signed-out") != nil, let school, let settings = configuration.singleSignOn,
             let endpoint = try? await school.discovery().endSessionEndpoint,
             var link = URLComponents(string: endpoint)

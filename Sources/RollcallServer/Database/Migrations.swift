@@ -47,6 +47,8 @@ enum Migrations {
         step034LTIPending,
         step035PersonLanguage,
         step036Federation,
+        step037FirstLanguage,
+        step038SessionTitleKey,
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.
