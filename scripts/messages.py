@@ -11,8 +11,9 @@ The sentences are found where the code marks them:
 - page scripts: t("English", ...) and tn(count, "one", "other", ...);
 - Swift: say("…"), say(n, one: "…", other: "…"), the sentence of AppError(…), .forbidden(…), .conflict(…),
   .notFound(…), refused(…), message: "…", what: "…", one:/other: pairs, and every literal inside a declaration whose
-  type is Phrase (`var message: Phrase { … }`, `func …(…) -> Phrase { … }`).
-A Swift interpolation \\(…) becomes {0}, {1}… in order, as Phrase does at run time.
+  type is Phrase (`var message: Phrase { … }`, `func …(…) -> Phrase { … }`, `let x: Phrase = "…"`).
+A Swift interpolation \\(…) becomes {0}, {1}… in order, as Phrase does at run time. A Swift literal that reads as a
+sentence and none of these marks fails --check, unless AS_WRITTEN says why it stays as written.
 """
 import json
 import re
@@ -27,14 +28,28 @@ TEMPLATE = LOCALES / "rollcall.pot"
 SWIFT_DIRS = [ROOT / "Sources/RollcallServer", ROOT / "Sources/RollcallCore"]
 
 
+# gettext joins a message's context (msgctxt) to its msgid with U+0004; so are the keys here.
+CONTEXT_MARK = "\x04"
+
+
+def with_context(msgid, context):
+    return f"{context}{CONTEXT_MARK}{msgid}" if context else msgid
+
+
+def split_context(key):
+    """(context or None, msgid) of a key."""
+    context, _, msgid = key.rpartition(CONTEXT_MARK)
+    return context or None, msgid
+
+
 class Messages:
     def __init__(self):
-        self.entries = OrderedDict()  # msgid -> {"plural": str|None, "refs": [..]}
+        self.entries = OrderedDict()  # key (msgid, or context and msgid) -> {"plural": str|None, "refs": [..]}
 
-    def add(self, msgid, ref, plural=None):
+    def add(self, msgid, ref, plural=None, context=None):
         if not msgid or not re.search(r"[A-Za-z]", msgid):
             return
-        entry = self.entries.setdefault(msgid, {"plural": plural, "refs": []})
+        entry = self.entries.setdefault(with_context(msgid, context), {"plural": plural, "refs": []})
         if plural and not entry["plural"]:
             entry["plural"] = plural
         if ref not in entry["refs"]:
@@ -48,8 +63,8 @@ def collapsed(text):
 def templates(messages):
     for path in sorted((RESOURCES / "templates").glob("*.mustache")):
         text = path.read_text()
-        for match in re.finditer(r"\{\{#t\}\}(.*?)\{\{/t\}\}", text, re.S):
-            messages.add(collapsed(match.group(1)), f"templates/{path.name}")
+        for match in re.finditer(r"\{\{#t(?::([\w-]+))?\}\}(.*?)\{\{/t\}\}", text, re.S):
+            messages.add(collapsed(match.group(2)), f"templates/{path.name}", context=match.group(1))
 
 
 JS_STRING = r'"((?:[^"\\\n]|\\.)*)"'
@@ -66,6 +81,15 @@ def scripts(messages):
             if literals:
                 one, other = (json.loads('"' + g + '"') for g in literals.groups())
                 messages.add(one, ref(match), plural=other)
+        # Words with two meanings: tc(context, english), tnc(context, count, one, other).
+        for match in re.finditer(r"\btc\(\s*" + JS_STRING + r"\s*,\s*" + JS_STRING, text):
+            context, english = (json.loads('"' + g + '"') for g in match.groups())
+            messages.add(english, ref(match), context=context)
+        for match in re.finditer(r"\btnc\(\s*" + JS_STRING, text):
+            literals = re.match(r"(?:[^\"()]|\([^()]*\))*?,\s*" + JS_STRING + r"\s*,\s*" + JS_STRING, text[match.end():], re.S)
+            if literals:
+                one, other = (json.loads('"' + g + '"') for g in literals.groups())
+                messages.add(one, ref(match), plural=other, context=json.loads('"' + match.group(1) + '"'))
 
 
 def swift_literal(text, start):
@@ -153,7 +177,7 @@ CALLS = re.compile(
     r"|recordsMustBeKept|invalidValue)\(")
 # `context.id("id", .courseNotFound, "course")`: the thing a 404 names is the third argument.
 IDS = re.compile(r'\.id\(\s*"[^"]*"\s*,\s*\.\w+\s*,\s*"')
-LABELS = re.compile(r"\b(?:message|what|title|refusal|crossSiteRefusal|unknownEvent):\s*\"")
+LABELS = re.compile(r"\b(?:message|what|title|refusal|crossSiteRefusal|unknownEvent):\s*\"|:\s*Phrase\s*=\s*\"")
 PAIRS = re.compile(r"\bone:\s*\"")
 PHRASE_BODIES = re.compile(r"(?::\s*Phrase|->\s*Phrase)\s*\{")
 
@@ -165,8 +189,17 @@ def swift(messages):
             name = str(path.relative_to(ROOT / "Sources"))
             ref = lambda i: name
 
-            def take(position, key):
-                messages.add(key, ref(position))
+            def take(position, key, context=None):
+                messages.add(key, ref(position), context=context)
+
+            def meaning(position):
+                """The context of the `say(context: "…", …)` call holding the literal at position, if any."""
+                found = None
+                window = max(0, position - 300)
+                for call in re.finditer(r'\bsay\(\s*context:\s*"([^"]*)"', text[window:position]):
+                    if closing(text, text.index("(", window + call.start())) > position:
+                        found = call.group(1)
+                return found
 
             for match in CALLS.finditer(text):
                 open_index = match.end() - 1
@@ -177,13 +210,16 @@ def swift(messages):
                 # The sentence is the call's first literal, or each branch of a choice between two; later ones are
                 # values (details, headers).
                 first = True
+                context = re.match(r'\(\s*context:\s*"([^"]*)"\s*,', inner)
+                if context:
+                    open_index += context.end()  # the context is no sentence
                 for position, key in swift_literals(text, open_index, end):
                     after = swift_literal(text, position)[1]
                     if text[after:after + 1] == ":":
                         continue  # a dictionary key, such as a detail's name
                     branch = re.search(r'(\?|"\s*:)\s*$', text[max(0, position - 40):position])
                     if first or branch:
-                        take(position, key)
+                        take(position, key, context.group(1) if context else None)
                     first = False
             for match in IDS.finditer(text):
                 found = swift_literal(text, match.end() - 1)
@@ -199,12 +235,55 @@ def swift(messages):
                 if rest:
                     other = swift_literal(text, one[1] + rest.end() - 1)
                     if other:
-                        messages.add(one[0], ref(match.start()), plural=other[0])
+                        messages.add(one[0], ref(match.start()), plural=other[0], context=meaning(match.start()))
             for match in PHRASE_BODIES.finditer(text):
                 end = closing(text, match.end() - 1, "{}")
                 for position, key in swift_literals(text, match.end(), end):
                     if not re.search(r"\bother:\s*$", text[max(0, position - 40):position]):
                         take(position, key)  # a plural's other form belongs to its one form, read above
+
+
+# Swift literals that read as sentences yet are not said through the catalogs, each with why it stays as written.
+# Anything else that reads as a sentence and is not marked fails --check: a sentence returned as a plain String
+# (the signed-out scan's notice was one) is English in every language, and nothing else would notice.
+AS_WRITTEN = {
+    "The request's headers are larger than Rollcall takes.": "answered before the request, and its language, is read",
+    "The request could not be read as HTTP.": "answered before the request, and its language, is read",
+    "Expected an ISO 8601 date and time.": "a decoder's note; the API answers with its own sentence",
+    "No column {0} in {1}": "a programming error in a query, for the log",
+    "Executing query": "a log line, for the operator",
+    "The database does not answer; resume after your last event.": "a WebSocket close reason, read by scripts",
+    "Explain, and keep editing.": "benchmark data",
+    "Pick one.": "benchmark data",
+    "Cells, genes and evolution. Tuesdays and Thursdays, room B12.": "demo course, written as a teacher would",
+    "Algorithms and data from first principles. Mondays, lecture hall 2.": "demo course, written as a teacher would",
+    "Deleted person": "stored in place of a name (docs/languages.md)",
+    "Course from {0}": "stored as the course's name, which its teacher may change",
+    "Copy of {0}": "stored as the quiz's title, which its teacher may change",
+    "Not checked in when the session closed.": "stored English (docs/languages.md), said again when read",
+    "Undone: the change of {0} to {1}.": "stored English audit line (docs/languages.md)",
+    "Sign in with your school account": "the settings' default name, said in the reader's language by the pages",
+}
+
+
+def reads_as_sentence(text):
+    """Two words or more that start with a capital: how a sentence for people looks, and SQL or a code does not."""
+    return bool(re.match(r"[A-Z][a-z]", text) and re.search(r"[A-Za-z]{2,}\s+[a-z]{2,}", text))
+
+
+def unmarked_swift(messages):
+    """Swift literals that read as sentences but that no marker gives to the catalogs, as "file:line: text"."""
+    known = set(messages.entries) | {entry["plural"] for entry in messages.entries.values() if entry["plural"]}
+    found = []
+    for directory in SWIFT_DIRS:
+        for path in sorted(directory.rglob("*.swift")):
+            text = path.read_text()
+            for position, key in swift_literals(text, 0, len(text)):
+                if key in known or key in AS_WRITTEN or not reads_as_sentence(key):
+                    continue
+                line = text.count("\n", 0, position) + 1
+                found.append(f"{path.relative_to(ROOT / 'Sources')}:{line}: {key}")
+    return found
 
 
 def quoted(text):
@@ -239,6 +318,9 @@ def entry_text(msgid, entry, translations=None, fuzzy=False):
     lines.append("#: " + " ".join(refs[:4]) + (" …" if len(refs) > 4 else ""))
     if fuzzy:
         lines.append("#, fuzzy")
+    context, msgid = split_context(msgid)
+    if context:
+        lines.append("msgctxt " + quoted(context))
     lines.append("msgid " + quoted(msgid))
     if entry["plural"]:
         lines.append("msgid_plural " + quoted(entry["plural"]))
@@ -277,8 +359,14 @@ def read_po(path):
             header = block
             continue
         forms = [fields[k] for k in sorted(k for k in fields if k.startswith("msgstr"))]
-        entries[fields["msgid"]] = (fields.get("msgid_plural"), forms)
+        entries[with_context(fields["msgid"], fields.get("msgctxt"))] = (fields.get("msgid_plural"), forms)
     return header, entries
+
+
+def plural_count(header):
+    """nplurals in a catalog's Plural-Forms header; 2 where it names none."""
+    match = re.search(r"nplurals\s*=\s*(\d+)", header or "")
+    return int(match.group(1)) if match else 2
 
 
 def problems_in(path, messages):
@@ -299,6 +387,10 @@ def problems_in(path, messages):
             found.append(f"{path.name}: {msgid!r} is not translated")
             continue
         wanted = messages.entries[msgid]
+        if wanted["plural"] and len(forms) < plural_count(header):
+            # A message that came to count keeps its one old form until a translator gives it every form.
+            found.append(f"{path.name}: {msgid!r} has {len(forms)} of its {plural_count(header)} plural forms")
+            continue
         sources = [msgid] + ([wanted["plural"]] if wanted["plural"] else [])
         marks = lambda s: sorted(re.findall(r"\{\d+\}|\{\{\{?[^}]*\}?\}\}|</?[a-z][^>]*>", s))
         for form in forms:
@@ -327,6 +419,7 @@ def main(arguments):
             problems.append("rollcall.pot is out of date: run scripts/messages.py --update")
         for path in sorted(LOCALES.glob("*.po")):
             problems += problems_in(path, messages)
+        problems += [f"{found}: a sentence outside the catalogs" for found in unmarked_swift(messages)]
         for problem in problems:
             print(problem)
         return 1 if problems else 0

@@ -55,11 +55,12 @@ public enum PhoneNumber {
     public static func normalized(_ raw: String, defaultRegion: String?, field: String = "phone") throws(RuleViolation)
         -> String
     {
-        let example = "Enter the phone number with its country code, like +44 20 7946 0958"
+        // A phrase, not a string: said in the reader's language wherever it goes.
+        let example: Phrase = "Enter the phone number with its country code, like +44 20 7946 0958."
         var text = Substring(raw.trimmingWhitespace())
         // Spaces, dashes, dots, brackets and slashes are how people group digits; anything else is not a number.
         text = Substring(text.filter { !" -.()/\u{00A0}".contains($0) })
-        guard !text.isEmpty else { throw RuleViolation(field: field, message: "\(example).") }
+        guard !text.isEmpty else { throw RuleViolation(field: field, message: example) }
         var international: Substring?
         if text.hasPrefix("+") {
             international = text.dropFirst()
@@ -73,15 +74,15 @@ public enum PhoneNumber {
                 international.first != "0"
             else {
                 throw RuleViolation(
-                    field: field, message: "“\(raw)” cannot be a phone number. \(example).")
+                    field: field, message: "“\(raw)” cannot be a phone number. \(example)")
             }
             return "+" + international
         }
         guard text.allSatisfy(isDigit) else {
-            throw RuleViolation(field: field, message: "“\(raw)” cannot be a phone number. \(example).")
+            throw RuleViolation(field: field, message: "“\(raw)” cannot be a phone number. \(example)")
         }
         guard let code = defaultRegion?.uppercased(), let region = regions[code] else {
-            throw RuleViolation(field: field, message: "\(example).")
+            throw RuleViolation(field: field, message: example)
         }
         var national = text
         if !region.trunkPrefix.isEmpty, national.hasPrefix(region.trunkPrefix),

@@ -160,6 +160,49 @@ struct LanguageTests {
                 == "<h1>Se connecter</h1><p>{{count}} students {{name}}</p>{{#t}}unclosed")
     }
 
+    @Test func words_with_two_meanings_are_said_in_the_one_their_context_names() throws {
+        let catalog = try Catalog(
+            po: Self.french + """
+
+                msgid "Mark"
+                msgstr "Marquer"
+
+                msgctxt "quiz"
+                msgid "Mark"
+                msgstr "Noter"
+
+                msgctxt "attendance"
+                msgid "Mark"
+                msgstr "Pointer"
+
+                msgctxt "count"
+                msgid "present"
+                msgid_plural "present"
+                msgstr[0] "présent"
+                msgstr[1] "présents"
+                """)
+        #expect(catalog.say("Mark") == "Marquer")
+        #expect(catalog.say(Phrase(key: "Mark").meaning("quiz")) == "Noter")
+        #expect(catalog.say(Phrase.counting(24, one: "present", other: "present").meaning("count")) == "présents")
+        #expect(catalog.say(Phrase.counting(1, one: "present", other: "present").meaning("count")) == "présent")
+        let template = "<button>{{#t:attendance}}Mark{{/t}}</button>{{#title}}{{#t:quiz}}Mark{{/t}}{{/title}}"
+        #expect(
+            TemplateText.translated(template, into: catalog)
+                == "<button>Pointer</button>{{#title}}Noter{{/title}}")
+    }
+
+    @Test func a_spreadsheets_separator_follows_the_region_then_the_language() {
+        // Mexico writes decimal points: commas between fields. Spain writes decimal commas: semicolons.
+        #expect(SpreadsheetStyle.separator(acceptLanguage: "es-MX,es;q=0.9", language: "es") == "comma")
+        #expect(SpreadsheetStyle.separator(acceptLanguage: "es-ES,es;q=0.9", language: "es") == "semicolon")
+        #expect(SpreadsheetStyle.separator(acceptLanguage: "es-419", language: "es") == "comma")
+        #expect(SpreadsheetStyle.separator(acceptLanguage: "de-CH", language: "de") == "comma")
+        #expect(SpreadsheetStyle.separator(acceptLanguage: "fr-CA", language: "fr") == "semicolon")
+        // No region for the language read: the language's own choice stands.
+        #expect(SpreadsheetStyle.separator(acceptLanguage: "es", language: "es") == nil)
+        #expect(SpreadsheetStyle.separator(acceptLanguage: "en-US", language: "fr") == nil)
+    }
+
     @Test func the_pseudo_locale_accents_and_lengthens_but_keeps_what_machines_read() {
         let text = PseudoLocale.text("Hello {0}, see <a href=\"/x\">{{name}}</a> &amp; more")
         #expect(text.hasPrefix("[Ĥéļļö {0}, šéé <a href=\"/x\">{{name}}</a> &amp; ɱöŕé "))
@@ -167,7 +210,7 @@ struct LanguageTests {
         let english = "Check in to the lecture now"
         #expect(PseudoLocale.text(english).count >= english.count * 13 / 10)
         #expect(PseudoLocale.text("· 42") == "· 42")
-        let catalog = PseudoLocale.catalog(keys: [("{0} student", "{0} students")])
+        let catalog = PseudoLocale.catalog(keys: [("{0} student", "{0} students", nil)])
         #expect(catalog.say(.counting(2, one: "{0} student", other: "{0} students")).hasPrefix("[2 šţüðéñţš"))
     }
 }

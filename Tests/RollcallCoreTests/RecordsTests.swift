@@ -179,6 +179,18 @@ struct RosterImportTests {
         #expect(header == [.init(line: 2, name: "Ada", email: "ada@x.edu", studentNumber: "A1")])
     }
 
+    @Test func given_and_family_names_in_their_own_columns_make_the_full_name() throws {
+        // "Nom" alone is the family name in a French export: greeting by it said "Hello PÉREZ".
+        let french = try RosterImport.check(rows("Nom,Prénom,Courriel\nPÉREZ,María,maria@x.edu")).get()
+        #expect(french.map(\.name) == ["María PÉREZ"])
+        let german = try RosterImport.check(rows("Name,Vorname,E-Mail\nWeber,Jonas,jonas@x.edu")).get()
+        #expect(german.map(\.name) == ["Jonas Weber"])
+        let spanish = try RosterImport.check(rows("Apellidos,Nombre,Correo\nGarcía López,Ana,ana@x.edu")).get()
+        #expect(spanish.map(\.name) == ["Ana García López"])
+        let full = try RosterImport.check(rows("Nom complet,Courriel\nMaría Pérez,maria@x.edu")).get()
+        #expect(full.map(\.name) == ["María Pérez"])
+    }
+
     @Test func every_bad_row_is_reported_with_its_line_and_nothing_is_accepted() throws {
         let text = """
             name,email,student number

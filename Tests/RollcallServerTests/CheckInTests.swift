@@ -168,6 +168,9 @@ struct CheckInTests {
             #expect(register.text.contains("id=\"scan-notice\""))
             let plain = try await api.call(.get, "/sign-in")
             #expect(!plain.text.contains("scan-notice"))
+            // Every student who scans signed out reads it: in their browser's language, as the page around it.
+            let french = try await api.call(.get, "/sign-in?next=\(next)", headers: [.acceptLanguage: "fr"])
+            #expect(french.text.contains("Votre scan est conservé 2 minutes"), "\(french.text)")
         }
     }
 

@@ -20,7 +20,7 @@ struct LanguagesTests {
         #expect(catalogs.messages.count > 1000, "the template of all messages is shipped")
         for language in ["de", "es", "fr"] {
             let catalog = catalogs[language]
-            let missing = catalogs.messages.filter { !catalog.translates($0.msgid) }.map(\.msgid)
+            let missing = catalogs.messages.filter { !catalog.translates($0.msgid, context: $0.context) }.map(\.msgid)
             #expect(missing.isEmpty, "\(language) lacks \(missing.prefix(5))")
         }
         // The pseudo-locale exists for tests but is nobody's choice.

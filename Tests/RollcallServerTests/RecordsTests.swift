@@ -256,11 +256,19 @@ struct RecordsTests {
             #expect(Array(trickyRow.suffix(10)) == ["0", "1", "1", "0", "100.0", "50.0", "0", "0", "", "50.0"])
 
             let session = try await api.csv("/api/v1/sessions/\(week1)/report.csv", as: room.teacher)
-            #expect(session.first == ["Name", "Email", "Student number", "Status", "Recorded at", "Source", "Reason"])
+            // The zone is named in the header; the source in words, its code in a column of its own.
+            let zone = try #require(
+                try await api.call(.get, "/api/v1/courses/\(room.courseID)", as: room.teacher).string("course.timeZone")
+            )
             #expect(
-                Set(session.dropFirst().map { [$0[1], $0[3], $0[5]] }) == [
-                    [room.student.email, "absent", ""], [grace.email, "present", "manual"],
-                    [tricky.email, "excused", "manual"],
+                session.first == [
+                    "Name", "Email", "Student number", "Status", "Recorded at (\(zone))", "Source", "Source code",
+                    "Reason",
+                ])
+            #expect(
+                Set(session.dropFirst().map { [$0[1], $0[3], $0[5], $0[6]] }) == [
+                    [room.student.email, "absent", "", ""], [grace.email, "present", "Marked by hand", "manual"],
+                    [tricky.email, "excused", "Marked by hand", "manual"],
                 ])
 
             // The file keeps the course's accents in its name, with a plain one for older browsers; the reason a
@@ -434,18 +442,21 @@ struct ReportTimeTests {
         }
     }
 
-    @Test func reports_show_berlin_time_with_its_offset() async throws {
+    // Local times a spreadsheet reads as times: no offset after them, the zone in the column's header.
+    @Test func reports_show_berlin_time_and_name_the_zone_in_the_header() async throws {
         try await reports(in: "Europe/Berlin") { course, session, shown in
             #expect(shown.string("course.timeZone") == "Europe/Berlin", "\(shown.text)")
-            #expect(session.dropFirst().map { $0[4] } == ["2026-09-01 09:05:00 +02:00"], "\(session)")
+            #expect(session.first?[4] == "Recorded at (Europe/Berlin)", "\(session)")
+            #expect(session.dropFirst().map { $0[4] } == ["2026-09-01 09:05:00"], "\(session)")
             #expect(course.first?[3] == "Lab (2026-09-01)", "\(course.first ?? [])")
         }
     }
 
-    @Test func reports_show_new_york_time_with_its_offset() async throws {
+    @Test func reports_show_new_york_time_and_name_the_zone_in_the_header() async throws {
         try await reports(in: "America/New_York") { course, session, shown in
             #expect(shown.string("course.timeZone") == "America/New_York", "\(shown.text)")
-            #expect(session.dropFirst().map { $0[4] } == ["2026-09-01 03:05:00 -04:00"], "\(session)")
+            #expect(session.first?[4] == "Recorded at (America/New_York)", "\(session)")
+            #expect(session.dropFirst().map { $0[4] } == ["2026-09-01 03:05:00"], "\(session)")
             #expect(course.first?[3] == "Lab (2026-08-31)", "the local day, not UTC's: \(course.first ?? [])")
         }
     }

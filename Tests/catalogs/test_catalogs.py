@@ -23,7 +23,7 @@ READ_ATTRIBUTES = ("placeholder", "title", "aria-label", "alt", "aria-descriptio
 
 def literal_sentences_in_template(text):
     """Words a template shows outside {{#t}} markers: text between tags and the attributes people read."""
-    text = re.sub(r"\{\{#t\}\}.*?\{\{/t\}\}", "", text, flags=re.S)
+    text = re.sub(r"\{\{#t(?::[\w-]+)?\}\}.*?\{\{/t\}\}", "", text, flags=re.S)
     text = re.sub(r"<script\b.*?</script>|<style\b.*?</style>", "", text, flags=re.S)
     text = re.sub(r"\{\{\{?[^}]*\}?\}\}", "", text)
     found = []
@@ -45,6 +45,8 @@ def literal_sentences_in_script(text):
     end mark, or one capitalised word. Class names, selectors and codes are lower case and bare."""
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     text = re.sub(r"(?m)^\s*//.*$", "", text)
+    # A context comes first and is no sentence: tc("quiz", "Mark") reads as t("Mark").
+    text = re.sub(r'\b(tn?)c\(\s*"[\w-]*"\s*,', r"\1(", text)
     calls = r'\btn?\((?:[^"()]|\([^()]*\))*?"(?:[^"\\]|\\.)*"(?:\s*,\s*"(?:[^"\\]|\\.)*")?'
     text = re.sub(calls, "t(", text, flags=re.S)
     found = []
@@ -54,6 +56,37 @@ def literal_sentences_in_script(text):
         sentence = re.search(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}", words) and re.search(r"[A-Z]|[.!?:]\s*$", words)
         if sentence or re.fullmatch(r"[A-Z][a-z]+[.!?]?", words):
             found.append(words)
+    return found
+
+
+# A mustache value that is a number of things, by its name: "studentCount", "evidenceDays", "room.counts.present".
+COUNT_VALUE = r"\{\{(?:[\w]+\.)*(?:\w*(?:Count|Days|Minutes|Seconds|Total)|counts\.\w+|present|late|excused|absent|questions)\}\}"
+
+
+def counts_without_plural_in_template(text):
+    """Numbers said next to a word without a plural form: a count value followed by a word inside one {{#t}}
+    sentence ("{{laterCount}} more to come"), or followed by a caption of its own ("<strong>{{room.counts.present}}
+    </strong><span>{{#t}}present{{/t}}"). Both give "24 présent" and "1 séances"; say the number and its words
+    together with say(n, one:, other:) instead."""
+    found = []
+    for match in re.finditer(r"\{\{#t(?::[\w-]+)?\}\}(.*?)\{\{/t\}\}", text, re.S):
+        for count in re.finditer(COUNT_VALUE + r"\s+(?:\{\{|[^\W\d_])", match.group(1)):
+            found.append(" ".join(match.group(1).split()))
+            break
+    for match in re.finditer(COUNT_VALUE + r"(?:\s|<[^>]*>)*\{\{#t(?::[\w-]+)?\}\}[a-z][^{<]*\{\{/t\}\}", text):
+        found.append(match.group(0))
+    return found
+
+
+def counts_without_plural_in_script(text):
+    """t() given a number of things (`list.length`, `set.size`, a `count`) for a sentence with words: tn() chooses
+    the form ("12 of 40 shown" is "12 sur 40 affichés", "1 sur 40 affiché")."""
+    found = []
+    for match in re.finditer(r'\bt\(\s*"((?:[^"\\]|\\.)*)"((?:[^()]|\([^()]*\))*)\)', text):
+        english, values = match.groups()
+        counted = re.search(r"\.(?:length|size)\b|\b\w*[cC]ount\b", values)
+        if counted and re.search(r"[A-Za-z]{3,}", re.sub(r"\{\d+\}", "", english)):
+            found.append(english)
     return found
 
 
@@ -90,7 +123,35 @@ def test_no_page_script_holds_a_sentence_outside_the_catalogs(script):
     assert literal_sentences_in_script(script.read_text()) == []
 
 
+def test_no_swift_code_holds_a_sentence_outside_the_catalogs():
+    # A sentence returned as a plain String is English in every language: the signed-out scan's notice was one.
+    assert messages.unmarked_swift(messages.collect()) == []
+
+
+@pytest.mark.parametrize("template", sorted(TEMPLATES.glob("*.mustache")), ids=lambda path: path.name)
+def test_no_template_says_a_count_without_its_plural(template):
+    assert counts_without_plural_in_template(template.read_text()) == []
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS.glob("*.js")), ids=lambda path: path.name)
+def test_no_page_script_says_a_count_without_its_plural(script):
+    assert counts_without_plural_in_script(script.read_text()) == []
+
+
 def test_the_checks_find_what_they_look_for():
+    assert counts_without_plural_in_template("<summary>{{#t}}{{laterCount}} more to come{{/t}}</summary>") != []
+    assert counts_without_plural_in_template("{{#t}}over {{sessionCount}} {{sessionsWord}}{{/t}}") != []
+    assert counts_without_plural_in_template("<strong>{{room.counts.present}}</strong><span>{{#t}}present{{/t}}") != []
+    assert counts_without_plural_in_template("{{#t}}Waiting for your approval: {{waitingCount}}.{{/t}}") == []
+    assert counts_without_plural_in_template("<h2>{{#t}}Students{{/t}} ({{rosterCount}})</h2>") == []
+    assert counts_without_plural_in_script('t("{0} of {1} shown", count, rows.length)') != []
+    assert counts_without_plural_in_script('t("{0} of {1}", attempt.answered, questionCount)') == []
+    assert counts_without_plural_in_script('tn(rows.length, "{0} row", "{0} rows")') == []
+    assert literal_sentences_in_template("<h2>{{#t:heading}}Open now{{/t}}</h2>") == []
+    assert literal_sentences_in_script('b.textContent = tc("quiz", "Mark"); c = tnc("count", n, "Present", "Present");') == []
+    assert messages.reads_as_sentence("Sign in to check in to {0}.")
+    assert not messages.reads_as_sentence("SELECT id FROM users WHERE id = {0}")
+    assert not messages.reads_as_sentence("application/json")
     assert literal_sentences_in_template('<p>Sign in</p><p>{{#t}}Sign in{{/t}}</p>') == ["Sign in"]
     assert literal_sentences_in_template('<input placeholder="Your name">') == ['placeholder="Your name"']
     assert literal_sentences_in_template('<input value="present" class="big"> <b>{{name}}</b> ·') == []

@@ -53,7 +53,8 @@ public struct Catalog: Sendable {
         }
     }
 
-    private static func key(_ msgid: String, context: String?) -> String {
+    /// gettext's own join of a context and a message, as `msgfmt` writes it.
+    static func key(_ msgid: String, context: String?) -> String {
         context.map { "\($0)\u{4}\(msgid)" } ?? msgid
     }
 
@@ -78,13 +79,15 @@ public struct Catalog: Sendable {
         let pattern: String
         if let pluralKey = phrase.pluralKey, let count = phrase.count {
             let form = plurals.form(for: count)
-            if let forms = entries[phrase.key], form < forms.count, !forms[form].isEmpty {
+            if let forms = entries[Self.key(phrase.key, context: phrase.context)], form < forms.count,
+                !forms[form].isEmpty
+            {
                 pattern = forms[form]
             } else {
                 pattern = PluralRule.english.form(for: count) == 0 ? phrase.key : pluralKey
             }
         } else {
-            pattern = text(phrase.key)
+            pattern = text(phrase.key, context: phrase.context)
         }
         guard !phrase.values.isEmpty else { return pattern }
         return Self.fill(pattern) { index in

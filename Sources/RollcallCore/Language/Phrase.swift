@@ -19,6 +19,8 @@ public struct Phrase: Sendable, Hashable, ExpressibleByStringInterpolation, Cust
     public let values: [Value]
     /// Text that is already in the reader's language (a name, a code): said as it is, never looked up.
     public let isVerbatim: Bool
+    /// gettext's `msgctxt`: which of two meanings the same English words have ("Mark" attendance or a quiz).
+    public let context: String?
 
     public init(stringLiteral value: String) {
         self.init(key: value, values: [])
@@ -28,12 +30,20 @@ public struct Phrase: Sendable, Hashable, ExpressibleByStringInterpolation, Cust
         self.init(key: stringInterpolation.key, values: stringInterpolation.values)
     }
 
-    public init(key: String, values: [Value] = [], pluralKey: String? = nil, count: Int? = nil) {
+    public init(
+        key: String, values: [Value] = [], pluralKey: String? = nil, count: Int? = nil, context: String? = nil
+    ) {
         self.key = key
         self.values = values
         self.pluralKey = pluralKey
         self.count = count
         self.isVerbatim = false
+        self.context = context
+    }
+
+    /// The same words in one of their meanings, as a catalog's `msgctxt` names it.
+    public func meaning(_ context: String) -> Phrase {
+        Phrase(key: key, values: values, pluralKey: pluralKey, count: count, context: context)
     }
 
     private init(verbatim text: String) {
@@ -42,6 +52,7 @@ public struct Phrase: Sendable, Hashable, ExpressibleByStringInterpolation, Cust
         pluralKey = nil
         count = nil
         isVerbatim = true
+        context = nil
     }
 
     /// Text that is said as it is in every language: a name, a code, or words that were translated already.

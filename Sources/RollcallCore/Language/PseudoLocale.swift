@@ -58,10 +58,11 @@ public enum PseudoLocale {
     }
 
     /// The pseudo-locale's catalog for these English keys (with their plurals).
-    public static func catalog(keys: [(msgid: String, plural: String?)]) -> Catalog {
+    public static func catalog(keys: [(msgid: String, plural: String?, context: String?)]) -> Catalog {
         var entries: [String: [String]] = [:]
         for key in keys {
-            entries[key.msgid] = [text(key.msgid)] + (key.plural.map { [text($0)] } ?? [])
+            entries[Catalog.key(key.msgid, context: key.context)] =
+                [text(key.msgid)] + (key.plural.map { [text($0)] } ?? [])
         }
         return Catalog(
             language: language, name: "Pseudo (\(text("English")))", locale: TimeText.english, plurals: .english,

@@ -38,6 +38,14 @@ public enum RosterImport {
         "name", "fullname", "student", "studentname", "nom", "nomcomplet", "etudiant", "vollername", "studierende",
         "nombre", "nombrecompleto", "estudiante", "alumno",
     ]
+    /// A full name's column, taken before any other.
+    static let fullNameHeaders: Set<String> = ["fullname", "studentname", "nomcomplet", "vollername", "nombrecompleto"]
+    /// Given and family names in columns of their own, as French, German and Spanish exports have them ("Nom;Prénom":
+    /// "Nom" alone is the family name, which would greet "Hello PÉREZ"): both are joined, given name first.
+    static let givenNameHeaders: Set<String> = ["prenom", "prenoms", "firstname", "givenname", "vorname", "nombre"]
+    static let familyNameHeaders: Set<String> = [
+        "nom", "nomdefamille", "lastname", "surname", "familyname", "nachname", "name", "apellido", "apellidos",
+    ]
     static let emailHeaders: Set<String> = [
         "email", "emailaddress", "mail", "courriel", "adresseelectronique", "mel", "emailadresse", "correo",
         "correoelectronico",
@@ -60,7 +68,7 @@ public enum RosterImport {
         guard !rows.isEmpty else {
             return ([], [RowError(line: 1, code: "empty_file", message: "The file has no students in it.")])
         }
-        var columns = (name: 0, email: 1, number: 2 as Int?)
+        var columns = (name: [0], email: 1, number: 2 as Int?)
         var body = rows[...]
         if let header = headerColumns(rows[0].fields) {
             columns = header
@@ -86,7 +94,7 @@ public enum RosterImport {
                 return row.fields[index].trimmingWhitespace()
             }
             do {
-                let name = try AccountRules.name(field(columns.name))
+                let name = try AccountRules.name(columns.name.map { field($0) }.joined(separator: " "))
                 let email = try AccountRules.email(field(columns.email))
                 let rawNumber = field(columns.number)
                 let number = rawNumber.isEmpty ? nil : try AccountRules.studentNumber(rawNumber)
@@ -125,14 +133,23 @@ public enum RosterImport {
     }
 
     /// The columns named by a header row, or `nil` when the first row is a student.
-    static func headerColumns(_ fields: [String]) -> (name: Int, email: Int, number: Int?)? {
+    static func headerColumns(_ fields: [String]) -> (name: [Int], email: Int, number: Int?)? {
         let keys = fields.map { field in
             String(
                 field.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
                     .filter { !$0.isWhitespace && $0 != "_" && $0 != "-" && $0 != "." })
         }
         guard let email = keys.firstIndex(where: emailHeaders.contains) else { return nil }
-        let name = keys.firstIndex(where: nameHeaders.contains) ?? (email == 0 ? 1 : 0)
+        let given = keys.firstIndex(where: givenNameHeaders.contains)
+        let family = keys.firstIndex(where: familyNameHeaders.contains)
+        let name: [Int] =
+            if let full = keys.firstIndex(where: fullNameHeaders.contains) {
+                [full]
+            } else if let given, let family {
+                [given, family]
+            } else {
+                [keys.firstIndex(where: nameHeaders.contains) ?? (email == 0 ? 1 : 0)]
+            }
         return (name, email, keys.firstIndex(where: numberHeaders.contains))
     }
 }

@@ -50,6 +50,12 @@ struct AccountPages: Sendable {
         request.query("next").flatMap(LocalPath.init)?.text ?? CourseRoutes.coursesPage.description
     }
 
+    /// The school sign-in button's words: the name the school gave it, else the default said in the reader's
+    /// language (the default is English in the settings, which know no reader).
+    static func schoolSignInName(_ settings: SingleSignOnSettings) -> String {
+        settings.name == SingleSignOnSettings.defaultName ? say("Sign in with your school account") : settings.name
+    }
+
     /// The cookie that carries a signed-out session's school ID token to the signed-out page.
     static let signOutHintCookie = "rollcall_sso_hint"
 
@@ -57,7 +63,8 @@ struct AccountPages: Sendable {
         let next = Self.next(request)
         var page = SignInPage(
             next: next, nextQuery: Self.queryValue(next), passwordSignIn: configuration.passwordSignIn,
-            hasSchoolSignIn: configuration.singleSignOn != nil, schoolSignIn: configuration.singleSignOn?.name ?? "")
+            hasSchoolSignIn: configuration.singleSignOn != nil,
+            schoolSignIn: configuration.singleSignOn.map(Self.schoolSignInName) ?? "")
         if request.query("signed-out") != nil, let school, let settings = configuration.singleSignOn,
             let endpoint = try? await school.discovery().endSessionEndpoint,
             var link = URLComponents(string: endpoint)
@@ -111,11 +118,17 @@ struct AccountPages: Sendable {
         else { return nil }
         let held = Int(ScanTickets.lifetime / 60)
         guard ticket.expiresAt > now else {
-            return
+            return say(
                 "Your scan for \(session.courseName) — \(session.title) has run out. Sign in, then scan the code on the screen again."
+            )
         }
-        return
-            "Sign in to check in to \(session.courseName) — \(session.title). Your scan is held for \(held) minutes from when you scanned: sign in or create your account now, and you are checked in."
+        return say(
+            held,
+            one:
+                "Sign in to check in to {1} — {2}. Your scan is held for {0} minute from when you scanned: sign in or create your account now, and you are checked in.",
+            other:
+                "Sign in to check in to {1} — {2}. Your scan is held for {0} minutes from when you scanned: sign in or create your account now, and you are checked in.",
+            .text(session.courseName), .text(session.title))
     }
 
     @Sendable func verifyEmail(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -251,7 +264,7 @@ struct ProfilePage: PageModel {
         deleteRule =
             switch refusal {
             case .recordsMustBeKept(let message): say(message)
-            case .alreadyDeleted: "This account has been deleted."
+            case .alreadyDeleted: say("This account has been deleted.")
             case nil: ""
             }
     }

@@ -101,11 +101,19 @@ struct AccountsController: Sendable {
         let user = try await users.create(
             NewUser(
                 name: name, email: email, passwordHash: try await passwords.hash(password), role: role,
-                studentNumber: number, approved: role != .teacher || !configuration.teacherApproval
+                studentNumber: number, approved: role != .teacher || !configuration.teacherApproval,
+                firstLanguage: Self.keptLanguage()
             )
         )
         try await sendVerification(to: user)
         return try UserEnvelope(user: UserView(user)).response(from: request, context: context, status: .created)
+    }
+
+    /// The language this request is answered in, to keep as the one a person first acted in; never the
+    /// pseudo-locale, which is for tests.
+    static func keptLanguage() -> String? {
+        let language = Catalogs.reader.catalog.language
+        return language == PseudoLocale.language ? nil : language
     }
 
     /// Writes to a person whose proof of their address just ended sign-in links made before it.
@@ -114,7 +122,7 @@ struct AccountsController: Sendable {
     ) async throws {
         guard count > 0 else { return }
         let letters = Letters(school: configuration.schoolName, language: configuration.defaultLanguage)
-        let letter = letters.written(for: user.language) {
+        let letter = letters.written(for: user.letterLanguage) {
             letters.linksEnded(
                 name: user.name, count: count, profile: configuration.publicURL + AccountRoutes.profilePage.description)
         }

@@ -56,13 +56,15 @@ struct PasswordResetController: Sendable {
     func sendLink(to user: User, by admin: User?) async throws {
         let token = try await resets.issue(userID: user.id, requestedBy: admin?.id)
         let link = "\(configuration.publicURL)/reset-password?token=\(token)"
-        // Asked for by the person: in their language now; sent by an admin: in the one they chose, else the school's.
+        // Asked for by the person: in their language now; sent by an admin: in the one they chose or first acted
+        // in, else the school's.
         let letters = Letters(school: configuration.schoolName, language: configuration.defaultLanguage)
         let write = {
             letters.passwordReset(
                 name: user.name, link: link, minutes: Int(PasswordResets.lifetime / 60), byAdmin: admin != nil)
         }
-        let letter = admin == nil && user.language == nil ? write() : letters.written(for: user.language, write)
+        let letter =
+            admin == nil && user.language == nil ? write() : letters.written(for: user.letterLanguage, write)
         try await mail.send(letter.email(to: user.email, name: user.name))
     }
 

@@ -29,6 +29,12 @@ struct User: Codable, Sendable, Equatable {
     var timeZone: String? = nil
     /// The language the person chose (`fr`); `nil` while their browser's is used.
     var language: String? = nil
+    /// The language the person first acted in, kept for their letters while they choose none.
+    var firstLanguage: String? = nil
+
+    /// The language of letters to the person: the one they chose, else the one they first acted in; `nil` leaves
+    /// it to the school's default.
+    var letterLanguage: String? { language ?? firstLanguage }
 
     /// How the person's pages write moments where no course is involved: their zone, else the server's.
     var timeText: TimeText {
@@ -72,7 +78,8 @@ extension User {
             phoneConfirmedAt: try optional("phone_confirmed_at", Date.self),
             roleSource: try optional("role_source", String.self).flatMap(RoleSource.init(rawValue:)) ?? .registration,
             timeZone: try optional("time_zone", String.self),
-            language: try optional("language", String.self)
+            language: try optional("language", String.self),
+            firstLanguage: try optional("first_language", String.self)
         )
     }
 }
@@ -89,6 +96,8 @@ struct NewUser: Sendable {
     var studentNumber: String?
     var approved: Bool
     var emailVerified: Bool = false
+    /// The language the person registers in, kept for their letters; `nil` for accounts others make.
+    var firstLanguage: String? = nil
 }
 
 /// The changes a person may make to their own profile; `nil` leaves a field as it is.
@@ -138,12 +147,12 @@ struct UserStore: Sendable {
             let row = try await sql.insert(into: "users")
                 .columns(
                     "email", "name", "password_hash", "role", "student_number", "about", "approved", "disabled",
-                    "created_at", "email_verified_at"
+                    "created_at", "email_verified_at", "first_language"
                 )
                 .values(
                     SQLBind(new.email), SQLBind(new.name), SQLBind(new.passwordHash), SQLBind(new.role.rawValue),
                     SQLBind(new.studentNumber), SQLBind(""), SQLBind(new.approved), SQLBind(false), SQLBind(now),
-                    SQLBind(new.emailVerified ? now : nil)
+                    SQLBind(new.emailVerified ? now : nil), SQLBind(new.firstLanguage)
                 )
                 .returning("*").first()
             guard let row else { throw NotSaved(what: "account") }
@@ -170,6 +179,15 @@ struct UserStore: Sendable {
         try await database.read { sql in
             try await sql.select().column("*").from("users").where("phone", .equal, phone)
                 .where("phone_confirmed_at", .isNot, SQLLiteral.null).first(decoding: User.self, with: .rollcall)
+        }
+    }
+
+    /// Keeps `language` as the one the person first acted in, unless one is kept already.
+    func keepFirstLanguage(_ language: String, of id: Int64) async throws {
+        defer { identities.forget(userID: id) }
+        try await database.write { sql in
+            try await sql.update("users").set("first_language", to: language).where("id", .equal, id)
+                .where("first_language", .is, SQLLiteral.null).run()
         }
     }
 

@@ -123,6 +123,7 @@ func buildRouter(
     let catalogs = try Catalogs.loadShipped()
     var pages = try PageRenderer.loadShipped()
     pages.framing = stores.framing
+    pages.publicOrigin = PageOrigin(publicURL: configuration.publicURL).origin
     let parts = AppParts(stores: stores, configuration: configuration, pages: pages, passwordCost: passwordCost)
     let router = AppRouter(context: AppRequestContext.self)
     _ = PrometheusMetrics.registry
@@ -136,7 +137,7 @@ func buildRouter(
     router.add(middleware: MethodNotAllowedMiddleware(routes: routeIndex))
     router.add(middleware: AssetsMiddleware())
     router.add(middleware: AuthenticationMiddleware(tokens: stores.tokens))
-    router.add(middleware: PersonLanguageMiddleware(catalogs: catalogs))
+    router.add(middleware: PersonLanguageMiddleware(catalogs: catalogs, users: stores.users))
 
     SystemRoutes.addRoutes(to: router, parts)
     AccountRoutes.addRoutes(to: router, parts)

@@ -12,6 +12,9 @@ struct PageRenderer: Sendable {
     let scriptWords: [String: String]
     /// Who may show Rollcall's pages in a frame: nobody, or the registered learning platforms.
     var framing = FrameAncestors()
+    /// The origin of `ROLLCALL_PUBLIC_URL`, the only one whose pages the live sockets accept: a page opened at another
+    /// address (127.0.0.1 for localhost) compares it with its own and says which to open.
+    var publicOrigin = ""
 
     /// The shipped templates in the shipped languages, translated once per process: every server a process starts
     /// (the tests start hundreds) shares them.
@@ -44,8 +47,10 @@ struct PageRenderer: Sendable {
             }
             libraries[language] = library
             var words: [String: [String]] = [:]
-            for message in scriptMessages where catalog.translates(message.msgid) {
-                words[message.msgid] = catalog.forms(message.msgid)
+            for message in scriptMessages where catalog.translates(message.msgid, context: message.context) {
+                // Keyed as gettext joins a context to its message; words.js looks them up alike.
+                let key = message.context.map { "\($0)\u{4}\(message.msgid)" } ?? message.msgid
+                words[key] = catalog.forms(message.msgid, context: message.context)
             }
             let json = (try? JSONSerialization.data(withJSONObject: words, options: [.sortedKeys])) ?? Data("{}".utf8)
             // A sentence holding "</script>" must not end the element it is written in.
@@ -78,7 +83,7 @@ struct PageRenderer: Sendable {
         let language = Catalogs.reader.catalog.language
         let frame = Frame(
             title: say(title), body: body, language: language, words: scriptWords[language] ?? "{}",
-            csvSeparator: Catalogs.reader.catalog.csvSeparator, csrf: context.identity?.csrf ?? "",
+            csvSeparator: Catalogs.reader.csvSeparator, publicOrigin: publicOrigin, csrf: context.identity?.csrf ?? "",
             timeZone: (zone ?? context.user?.timeText ?? TimeText(zoneIdentifier: CourseTimeZone.serverDefault)).zone
                 .identifier,
             zoneUnset: context.user.map { $0.timeZone == nil } ?? false,
@@ -137,6 +142,8 @@ struct Frame: Sendable {
     var words: String
     /// The separator the reader's spreadsheets expect, which the page's CSV links ask for.
     var csvSeparator: String
+    /// Where Rollcall's pages are meant to be opened, as the live sockets' origin check knows it.
+    var publicOrigin: String
     var csrf: String
     /// The zone the page's moments are written in, for its scripts.
     var timeZone: String

@@ -106,7 +106,9 @@ struct CoursePages: Sendable {
                 id: session.id, title: session.title, phase: session.badge(at: now),
                 phaseText: session.badgeText(at: now), myStatus: mine?.rawValue, myStatusText: mine?.pageText,
                 when: records.course.timeText.moment(session.openedAt ?? session.scheduledAt ?? session.createdAt),
-                present: (count[.present] ?? 0) + (count[.late] ?? 0), studentView: student != nil, open: open,
+                presentText: say(
+                    (count[.present] ?? 0) + (count[.late] ?? 0), one: "{0} checked in", other: "{0} checked in"),
+                studentView: student != nil, open: open,
                 spot: waiting && session.settings.mode == .spot, typed: waiting && session.settings.allowTyping,
                 scan: waiting && session.settings.mode == .qr, passkey: verification.required,
                 needsLocation: session.settings.geofence != nil,
@@ -128,7 +130,9 @@ struct CoursePages: Sendable {
         let absentees = records.absentees(below: Double(course.absenteeThreshold)).map { student, summary in
             CoursePage.Absentee(
                 id: student.id, name: student.name, percentText: "\(Int((summary.percentage ?? 0).rounded()))%",
-                absent: summary.counts[.absent] ?? 0, sessions: summary.sessions)
+                absentText: say(
+                    summary.sessions, one: "{1} absent of {0} session", other: "{1} absent of {0} sessions",
+                    .number(summary.counts[.absent] ?? 0)))
         }
         let invitations = try await courses.invitations(courseID: course.id)
         let staff = try await courses.staff(courseID: course.id).map { member in
@@ -152,7 +156,8 @@ struct CoursePages: Sendable {
             rosterPages: rosterPages,
             absenteesShown: Array(absentees.prefix(Self.absenteesShown)),
             absenteesMore: Array(absentees.dropFirst(Self.absenteesShown)),
-            absenteesMoreCount: max(0, absentees.count - Self.absenteesShown),
+            absenteesMoreText: say(
+                max(0, absentees.count - Self.absenteesShown), one: "Show all ({0} more)", other: "Show all ({0} more)"),
             hasMoreAbsentees: absentees.count > Self.absenteesShown,
             verificationRequired: verification.required,
             reuseChoices: CourseVerification.reuseChoices(selected: verification.reuseSeconds),
@@ -277,7 +282,8 @@ struct CoursePage: PageModel {
         /// The same in the reader's words.
         var myStatusText: String?
         var when: String
-        var present: Int
+        /// "12 checked in", counted: French says "12 présents".
+        var presentText: String
         var studentView: Bool
         var open: Bool
         var spot: Bool
@@ -332,7 +338,7 @@ struct CoursePage: PageModel {
         var rosterPages: PageLinks?
         var absenteesShown: [Absentee]
         var absenteesMore: [Absentee]
-        var absenteesMoreCount: Int
+        var absenteesMoreText: String
         var hasMoreAbsentees: Bool
         var verificationRequired: Bool
         var reuseChoices: [CourseVerification.ReuseChoice]
@@ -377,8 +383,8 @@ struct CoursePage: PageModel {
         var id: Int64
         var name: String
         var percentText: String
-        var absent: Int
-        var sessions: Int
+        /// "3 absent of 12 sessions".
+        var absentText: String
     }
 
     struct TimeZoneChoice: Sendable {
@@ -437,15 +443,15 @@ struct CoursePage: PageModel {
         onlyCurrent = hasCurrent && upcoming.isEmpty && held.isEmpty
         laterSessions = Array(upcoming.dropFirst(Self.nextShown))
         earlierSessions = Array(held.dropFirst(Self.latestShown))
-        laterCount = laterSessions.count
-        earlierCount = earlierSessions.count
-        hasLater = laterCount > 0
-        hasEarlier = earlierCount > 0
+        laterText = say(laterSessions.count, one: "{0} more to come", other: "{0} more to come")
+        earlierText = say(earlierSessions.count, one: "{0} earlier", other: "{0} earlier")
+        hasLater = !laterSessions.isEmpty
+        hasEarlier = !earlierSessions.isEmpty
     }
 
     // Stored, not computed: templates read a model's stored properties only.
-    var laterCount = 0
-    var earlierCount = 0
+    var laterText = ""
+    var earlierText = ""
     var hasLater = false
     var hasEarlier = false
     var myAttendance: MyAttendance?

@@ -40,13 +40,11 @@ enum CourseTimeZone {
         return school
     }
 
-    /// `2026-09-01 09:05:00 +02:00`: the local time in `zone` with its offset from UTC, as reports show it.
+    /// `2026-09-01 09:05:00`: the local time in `zone`, as spreadsheets read a time (an offset after it makes it
+    /// text); the column's header names the zone.
     static func timestamp(_ date: Date, in zone: TimeZone) -> String {
         let parts = components(date, in: zone)
-        let offset = zone.secondsFromGMT(for: date) / 60
-        let sign = offset < 0 ? "-" : "+"
-        return "\(day(date, in: zone)) \(two(parts.hour ?? 0)):\(two(parts.minute ?? 0)):\(two(parts.second ?? 0)) "
-            + "\(sign)\(two(abs(offset) / 60)):\(two(abs(offset) % 60))"
+        return "\(day(date, in: zone)) \(two(parts.hour ?? 0)):\(two(parts.minute ?? 0)):\(two(parts.second ?? 0))"
     }
 
     /// `2026-09-01`: the local date in `zone`.

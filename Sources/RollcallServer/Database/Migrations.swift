@@ -48,6 +48,8 @@ enum Migrations {
         step035PersonLanguage,
         step036Federation,
         step037HeardAnnounced,
+        step038FirstLanguage,
+        step039SessionTitleKey,
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.

@@ -110,6 +110,10 @@ struct Letters: Sendable {
     /// (`schoolSignIn`, its button), to sign in with it.
     func invitation(name: String, teacher: String, course: String, link: String, schoolSignIn: String? = nil) -> Letter
     {
+        // The settings' default button name is English; a name the school gave is said as it gave it.
+        let schoolSignIn = schoolSignIn.map {
+            $0 == SingleSignOnSettings.defaultName ? say("Sign in with your school account") : $0
+        }
         let how: (paragraph: String, button: String) =
             if let schoolSignIn {
                 (
@@ -128,7 +132,11 @@ struct Letters: Sendable {
             // Rollcall's own words in the subject: the teacher's course name goes in the body only.
             subject: say("Your class check-in at \(school)"), greeting: say("Hello \(name),"),
             paragraphs: [
-                say("\(teacher) added you to \(course) at \(school) on Rollcall, where you will check in to class."),
+                // A school that names itself nothing is Rollcall: "at Rollcall on Rollcall" says it twice.
+                school == "Rollcall"
+                    ? say("\(teacher) added you to \(course) on Rollcall, where you will check in to class.")
+                    : say(
+                        "\(teacher) added you to \(course) at \(school) on Rollcall, where you will check in to class."),
                 how.paragraph,
             ],
             link: (how.button, link), signature: signature)

@@ -24,6 +24,10 @@ struct ExposurePages: Sendable {
         }
         let page = ExposurePage(
             defaultDays: min(Exposure.defaultDays, configuration.evidenceDays), maxDays: configuration.evidenceDays,
+            keptText: say(
+                configuration.evidenceDays,
+                one: "Rollcall keeps what a report needs for {0} day; a window cannot reach further back.",
+                other: "Rollcall keeps what a report needs for {0} days; a window cannot reach further back."),
             today: time.isoDay(configuration.clock()), earlier: earlier, noEarlier: earlier.isEmpty)
         return try pages.render(page, title: "Exposure report · Rollcall", context: context)
     }
@@ -50,6 +54,7 @@ struct ExposurePage: PageModel {
 
     var defaultDays: Int
     var maxDays: Int
+    var keptText: String
     var today: String
     var earlier: [Earlier]
     var noEarlier: Bool

@@ -63,7 +63,7 @@ struct Catalogs: Sendable {
         }
         if !messages.isEmpty {
             byLanguage[PseudoLocale.language] = PseudoLocale.catalog(
-                keys: messages.map { ($0.msgid, $0.msgidPlural) })
+                keys: messages.map { ($0.msgid, $0.msgidPlural, $0.context) })
         }
         return Catalogs(byLanguage: byLanguage, messages: messages)
     }
@@ -98,8 +98,21 @@ struct Catalogs: Sendable {
 /// setting) is also the one an error says itself in, though the error is answered outside that step.
 final class Reader: Sendable {
     private let box: NIOLockedValueBox<Catalog>
+    /// What the browser asked for, whose region says how the reader's spreadsheets read numbers.
+    let acceptLanguage: String?
 
-    init(_ catalog: Catalog) { box = NIOLockedValueBox(catalog) }
+    init(_ catalog: Catalog, acceptLanguage: String? = nil) {
+        box = NIOLockedValueBox(catalog)
+        self.acceptLanguage = acceptLanguage
+    }
+
+    /// The CSV separator the reader's spreadsheets expect: their region's where the browser names one for the
+    /// language they read (`es-MX` differs from `es-ES`), else the language's.
+    var csvSeparator: String {
+        let catalog = self.catalog
+        return SpreadsheetStyle.separator(acceptLanguage: acceptLanguage, language: catalog.language)
+            ?? catalog.csvSeparator
+    }
 
     var catalog: Catalog {
         get { box.withLockedValue { $0 } }
@@ -115,6 +128,16 @@ public func say(_ phrase: Phrase) -> String {
 /// A counting phrase in the reader's language: `say(3, one: "{0} student", other: "{0} students")`.
 public func say(_ count: Int, one: String, other: String, _ values: Phrase.Value...) -> String {
     say(.counting(count, one: one, other: other, values: values))
+}
+
+/// Words with two meanings, in the one `context` names (gettext's `msgctxt`), such as "quiz" for "Mark".
+public func say(context: String, _ phrase: Phrase) -> String {
+    say(phrase.meaning(context))
+}
+
+/// A counting phrase in one of its meanings, such as "count" for "present" under a number.
+public func say(context: String, _ count: Int, one: String, other: String, _ values: Phrase.Value...) -> String {
+    say(Phrase.counting(count, one: one, other: other, values: values).meaning(context))
 }
 
 extension Collation {

@@ -14,7 +14,8 @@ struct LanguageMiddleware: RouterMiddleware {
     ) async throws -> Response {
         let catalog = catalogs.choose(
             setting: nil, acceptLanguage: request.headers[.acceptLanguage], fallback: fallback)
-        var response = try await Catalogs.$reader.withValue(Reader(catalog)) {
+        let reader = Reader(catalog, acceptLanguage: request.headers[.acceptLanguage])
+        var response = try await Catalogs.$reader.withValue(reader) {
             try await next(request, context)
         }
         // Caches must not give one person's language to another.
@@ -23,10 +24,17 @@ struct LanguageMiddleware: RouterMiddleware {
     }
 }
 
-/// Once the person is known, their own setting outranks their browser's.
+/// Once the person is known, their own setting outranks their browser's; and the language they first act in is
+/// kept, for the letters that reach them where no browser says which they read.
 struct PersonLanguageMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let catalogs: Catalogs
+    let users: UserStore?
+
+    init(catalogs: Catalogs, users: UserStore? = nil) {
+        self.catalogs = catalogs
+        self.users = users
+    }
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -34,6 +42,14 @@ struct PersonLanguageMiddleware: RouterMiddleware {
         if let language = context.user?.language, let catalog = catalogs.byLanguage[language] {
             Catalogs.reader.catalog = catalog
         }
-        return try await next(request, context)
+        let response = try await next(request, context)
+        // Kept once the person has done something in it: a refused request changes nothing, this included.
+        if let user = context.user, user.firstLanguage == nil, let users, response.status.code < 400,
+            let language = AccountsController.keptLanguage()
+        {
+            // A letter's language is not worth failing the answer over: the next request tries again.
+            try? await users.keepFirstLanguage(language, of: user.id)
+        }
+        return response
     }
 }

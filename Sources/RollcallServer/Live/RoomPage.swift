@@ -32,9 +32,24 @@ struct RoomView: Sendable {
         var excused: Int
     }
 
+    /// The words under each count: a count's caption agrees with its number ("1 présent", "24 présents"), where the
+    /// same English word as a student's status does not, hence the context.
+    struct Captions: Sendable {
+        var present: String
+        var late: String
+        var excused: String
+
+        init(_ counts: Counts) {
+            present = say(context: "count", counts.present, one: "present", other: "present")
+            late = say(context: "count", counts.late, one: "late", other: "late")
+            excused = say(context: "count", counts.excused, one: "excused", other: "excused")
+        }
+    }
+
     var students: [Row]
     var empty: Bool
     var counts: Counts
+    var captions: Captions
     /// Until the session closes, nobody is "absent" yet; the red count is everyone not in the room.
     var away: Int
     var awayLabel: String
@@ -57,8 +72,9 @@ struct RoomView: Sendable {
         counts = Counts(
             checkedIn: room.counts.checkedIn, enrolled: room.counts.enrolled, present: room.counts.present,
             late: room.counts.late, excused: room.counts.excused)
+        captions = Captions(counts)
         away = room.counts.absent + room.counts.notYet
-        awayLabel = phase == .closed ? say("absent") : say("absent or not yet")
+        awayLabel = Self.awayCaption(away, closed: phase == .closed)
         blankRow = Row(
             id: "", name: "", studentNumber: nil, status: "none", label: Self.label(nil, phase: phase), at: "",
             time: "", via: "", note: nil, heard: counting ? Self.heardText(0) : nil, heardBy: 0)
@@ -71,6 +87,13 @@ struct RoomView: Sendable {
     }
 
     /// The words beside a student's name; `live.js` uses the same.
+    /// The red count's caption: nobody is absent before the session closes, only not in the room yet.
+    static func awayCaption(_ away: Int, closed: Bool) -> String {
+        closed
+            ? say(context: "count", away, one: "absent", other: "absent")
+            : say(context: "count", away, one: "absent or not yet", other: "absent or not yet")
+    }
+
     static func label(_ status: AttendanceStatus?, phase: SessionPhase) -> String {
         switch status {
         case let known?: known.pageText

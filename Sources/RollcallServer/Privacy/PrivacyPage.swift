@@ -12,18 +12,29 @@ struct PrivacyPage: Sendable {
     }
 
     @Sendable func privacy(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try pages.render(
-            PrivacyPageModel(
-                evidenceDays: configuration.evidenceDays,
-                reportDays: min(Exposure.defaultDays, configuration.evidenceDays), signedIn: context.user != nil),
-            title: "Privacy · Rollcall", context: context)
+        let days = configuration.evidenceDays
+        let page = PrivacyPageModel(
+            signedIn: context.user != nil,
+            keptText: say(days, one: "{0} day, then deleted", other: "{0} days, then deleted"),
+            pseudonymKeptText: say(
+                days, one: "{0} day after their 5 minutes, or until you turn proximity off",
+                other: "{0} days after their 5 minutes, or until you turn proximity off"),
+            heardKeptText: say(
+                days, one: "{0} day after it was heard, or until you turn proximity off",
+                other: "{0} days after it was heard, or until you turn proximity off"),
+            reportWindow: say(
+                min(Exposure.defaultDays, days), one: "{0} day (at most {1})", other: "{0} days (at most {1})",
+                .number(days)))
+        return try pages.render(page, title: "Privacy · Rollcall", context: context)
     }
 }
 
 struct PrivacyPageModel: PageModel {
     static let template = "privacy"
-    /// `ROLLCALL_EVIDENCE_DAYS`.
-    var evidenceDays: Int
-    var reportDays: Int
     var signedIn: Bool
+    // How long evidence is kept (`ROLLCALL_EVIDENCE_DAYS`), counted in the reader's language: "1 day", "30 days".
+    var keptText: String
+    var pseudonymKeptText: String
+    var heardKeptText: String
+    var reportWindow: String
 }

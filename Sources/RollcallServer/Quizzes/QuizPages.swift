@@ -59,8 +59,14 @@ struct QuizPages: Sendable {
             runId: run.id, sessionId: run.sessionId, studentId: try context.requireUser().id,
             title: run.definition.title,
             instructions: run.definition.instructions.isEmpty ? nil : run.definition.instructions,
-            questions: run.definition.questions.count,
-            minutes: QuizText.minutes(run.definition.timeLimitSeconds), narrowWidth: IntegrityFlagReport.narrowWidth)
+            introText: say(
+                run.definition.questions.count,
+                one:
+                    "{0} question · {1}. Every answer is saved as you go, and kept on this phone until the server has it.",
+                other:
+                    "{0} questions · {1}. Every answer is saved as you go, and kept on this phone until the server has it.",
+                .text(QuizText.duration(run.definition.timeLimitSeconds))),
+            narrowWidth: IntegrityFlagReport.narrowWidth)
         return try pages.render(
             page, title: "\(run.definition.title) · Rollcall", context: context, zone: try await zone(of: run))
     }
@@ -75,6 +81,14 @@ struct QuizPages: Sendable {
 enum QuizText {
     static func minutes(_ seconds: Int) -> String {
         seconds % 60 == 0 ? say("\(seconds / 60) min") : say("\(seconds / 60) min \(seconds % 60) s")
+    }
+
+    /// A time limit inside a sentence: whole words, since an abbreviation's own full stop ("5 Min.") would meet the
+    /// sentence's.
+    static func duration(_ seconds: Int) -> String {
+        seconds % 60 == 0
+            ? say(seconds / 60, one: "{0} minute", other: "{0} minutes")
+            : say(seconds / 60, one: "{0} minute {1} s", other: "{0} minutes {1} s", .number(seconds % 60))
     }
 }
 
@@ -125,7 +139,7 @@ struct QuizStudentPage: PageModel {
     var title: String
     /// The teacher's instructions, read before starting.
     var instructions: String?
-    var questions: Int
-    var minutes: String
+    /// "5 questions · 10 minutes. Every answer…", counted.
+    var introText: String
     var narrowWidth: Int
 }

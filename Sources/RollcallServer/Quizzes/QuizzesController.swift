@@ -319,8 +319,10 @@ struct QuizzesController: Sendable {
         let roster = Dictionary(
             try await courses.roster(courseID: course.id).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var header = [
-            say("Name"), say("Student number"), say("Started at"), say("Ended at"), say("Ending"), say("Points"),
-            say("Out of"), say("To mark"),
+            say("Name"), say("Student number"), say("Started at (\(course.zone.identifier))"),
+            say("Ended at (\(course.zone.identifier))"), say("Ending"), say("Ending code"), say("Points"),
+            say("Out of"),
+            say("To mark"),
         ]
         header += run.definition.questions.map { "\($0.id) (\($0.points))" }
         header += [say("Flags")]
@@ -330,7 +332,8 @@ struct QuizzesController: Sendable {
                 result.attempt.name, roster[result.attempt.studentId]?.studentNumber ?? "",
                 CourseTimeZone.timestamp(result.attempt.startedAt, in: course.zone),
                 result.attempt.closedAt.map { CourseTimeZone.timestamp($0, in: course.zone) } ?? "",
-                result.attempt.ending?.rawValue ?? "", result.points.pointsText, String(results.maxPoints),
+                result.attempt.ending?.pageText ?? "", result.attempt.ending?.rawValue ?? "", result.points.pointsText,
+                String(results.maxPoints),
                 String(result.pending),
             ]
             row += run.definition.questions.map { question in

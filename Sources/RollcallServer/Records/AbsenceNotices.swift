@@ -124,7 +124,8 @@ struct AbsenceNotices: Sendable {
 
     /// The students on the roster who get no note (they turned it off, or their account is disabled or deleted),
     /// and the course's teachers with an active account, the owner first.
-    /// Who hears nothing, the languages the students chose, and the course's teachers, its owner first.
+    /// Who hears nothing, the students' languages (chosen, else first acted in), and the course's teachers, its owner
+    /// first.
     private func recipients(_ course: Course) async throws -> (
         silent: Set<Int64>, languages: [Int64: String], teachers: [(name: String, email: String, language: String?)]
     ) {
@@ -138,15 +139,17 @@ struct AbsenceNotices: Sendable {
             ).all(decodingColumn: "student_id", as: Int64.self)
             let languages = try await sql.raw(
                 """
-                SELECT users.id, users.language FROM enrollments JOIN users ON users.id = enrollments.student_id
-                WHERE enrollments.course_id = \(bind: course.id) AND users.language IS NOT NULL
+                SELECT users.id, COALESCE(users.language, users.first_language) AS language
+                FROM enrollments JOIN users ON users.id = enrollments.student_id
+                WHERE enrollments.course_id = \(bind: course.id)
+                  AND COALESCE(users.language, users.first_language) IS NOT NULL
                 """
             ).all().map { row in
                 (try row.decode(column: "id", as: Int64.self), try row.decode(column: "language", as: String.self))
             }
             let teachers = try await sql.raw(
                 """
-                SELECT users.name, users.email, users.language FROM users
+                SELECT users.name, users.email, COALESCE(users.language, users.first_language) AS language FROM users
                 WHERE (users.id = \(bind: course.teacherId)
                     OR users.id IN (SELECT user_id FROM course_staff
                                     WHERE course_id = \(bind: course.id) AND role = 'teacher'))

@@ -41,7 +41,8 @@ struct RecordPages: Sendable {
         let points = course.points
         let page = GridPage(
             courseId: course.id, courseName: course.name, columns: columns, rows: rows, empty: rows.isEmpty,
-            sessionCount: columns.count, studentCount: rows.count,
+            sizeText: say(rows.count, one: "{0} student", other: "{0} students") + " × "
+                + say(columns.count, one: "{0} session", other: "{0} sessions"),
             attendanceRule: say(
                 "Attendance: sessions present or late, out of those that count and are not excused. A session counts once it has closed, or once the student has a record in it."
             ),
@@ -137,8 +138,8 @@ struct GridPage: PageModel {
     var columns: [Column]
     var rows: [Row]
     var empty: Bool
-    var sessionCount: Int
-    var studentCount: Int
+    /// "12 students × 8 sessions", each counted in the reader's language.
+    var sizeText: String
     var attendanceRule: String
     var gradeRule: String
     var courseRule: String
@@ -189,10 +190,8 @@ struct SummaryView: Sendable {
     var excused: Int
     var absent: Int
     var gradeText: String
-    var points: Int
-    var maxPoints: Int
-    var sessionCount: Int
-    var sessionsWord: String
+    /// "12 of 16 points over 8 sessions": one sentence, so that a language can decline the noun after its number.
+    var pointsText: String
     /// Whether any session counts yet.
     var counts: Bool
     /// Shown once the course weighs quizzes or has run one.
@@ -223,10 +222,9 @@ struct SummaryView: Sendable {
         excused = summary.counts[.excused] ?? 0
         absent = summary.counts[.absent] ?? 0
         gradeText = summary.grade.map { "\(Int($0.rounded()))%" } ?? "—"
-        self.points = summary.points
-        maxPoints = summary.maxPoints
-        sessionCount = summary.sessions
-        sessionsWord = say(summary.sessions, one: "session", other: "sessions")
+        pointsText = say(
+            summary.sessions, one: "{1} of {2} points over {0} session", other: "{1} of {2} points over {0} sessions",
+            .number(summary.points), .number(summary.maxPoints))
         counts = summary.sessions > 0
     }
 }

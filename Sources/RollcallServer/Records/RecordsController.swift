@@ -325,9 +325,11 @@ struct RecordsController: Sendable {
     @Sendable func sessionReport(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, course) = try await managedSession(context)
         let records = try await self.records.courseRecords(course, sessions: [session])
+        // Times are local to the course and the header says in which zone; a source is said in the reader's words,
+        // with its code beside it for formulas and scripts.
         var csv = CSV.line([
-            say("Name"), say("Email"), say("Student number"), say("Status"), say("Recorded at"), say("Source"),
-            say("Reason"),
+            say("Name"), say("Email"), say("Student number"), say("Status"),
+            say("Recorded at (\(course.zone.identifier))"), say("Source"), say("Source code"), say("Reason"),
         ])
         // The reason of each student's latest change by hand: what the student was told.
         var reasons: [Int64: String] = [:]
@@ -341,7 +343,8 @@ struct RecordsController: Sendable {
             csv += CSV.line([
                 student.name, student.email, student.studentNumber ?? "", status?.pageText ?? say("not yet"),
                 record.map { CourseTimeZone.timestamp($0.recordedAt, in: course.zone) } ?? "",
-                record?.source.rawValue ?? "", record == nil ? "" : reasons[student.id] ?? "",
+                record?.source.pageText ?? "", record?.source.rawValue ?? "",
+                record == nil ? "" : reasons[student.id] ?? "",
             ])
         }
         return try CSVDownload.response(

@@ -35,48 +35,39 @@ struct InvitationMail: Sendable {
     @discardableResult
     func sendWaiting(from teacherID: Int64, now: Date = Date()) async throws -> Int {
         let perDay = self.perDay
-        let letters = Letters(school: school, language: language)
-        let (publicURL, schoolSignIn) = (self.publicURL, self.schoolSignIn)
+        let (publicURL, schoolSignIn, school, language) = (self.publicURL, self.schoolSignIn, school, language)
         let sent = try await outbox.send { sql -> [OutgoingMessage]? in
             // One teacher's allowance is counted and spent by one transaction at a time, in every process.
             guard try await sql.lockRow(of: "users", id: teacherID),
-                let teacher = try await sql.select().column("name").from("users").where("id", .equal, teacherID)
-                    .first(decodingColumn: "name", as: String.self)
+                let inviter = try await sql.select().column("name")
+                    .column(
+                        SQLFunction("COALESCE", args: SQLColumn("language"), SQLColumn("first_language")),
+                        as: "language"
+                    )
+                    .from("users").where("id", .equal, teacherID).first()
             else { return nil }
+            let teacher = try inviter.decode(column: "name", as: String.self)
+            // Someone without an account reads the invitation in the language of whoever invited them, the language
+            // the course is taught in as far as Rollcall knows, else the school's.
+            let letters = Letters(
+                school: school,
+                language: try inviter.decodeNil(column: "language")
+                    ? language : try inviter.decode(column: "language", as: String.self))
             let mailed =
                 try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
                 .from("course_invitations").where("invited_by", .equal, teacherID)
                 .where("mailed_at", .greaterThan, now.addingTimeInterval(-Self.day))
                 .first(decodingColumn: "count", as: Int.self) ?? 0
             guard mailed < perDay else { return nil }
-            let waiting = try await sql.select()
-                .column(SQLColumn("course_id", table: "course_invitations"))
-                .column(SQLColumn("email", table: "course_invitations"))
-                .column(SQLColumn("name", table: "course_invitations"))
-                .column(SQLColumn("name", table: "courses"), as: "course_name")
-                // Someone invited who has an account already reads it in the language they chose.
-                .column(SQLColumn("language", table: "users"))
-                .from("course_invitations")
-                .join(
-                    "courses", on: SQLColumn("id", table: "courses"), .equal,
-                    SQLColumn("course_id", table: "course_invitations")
-                )
-                .join(
-                    "users", method: SQLJoinMethod.left, on: SQLColumn("email", table: "users"), .equal,
-                    SQLColumn("email", table: "course_invitations")
-                )
-                .where(SQLColumn("invited_by", table: "course_invitations"), .equal, SQLBind(teacherID))
-                .where(SQLColumn("mailed_at", table: "course_invitations"), .is, SQLLiteral.null)
-                .where(SQLColumn("archived_at", table: "courses"), .is, SQLLiteral.null)
-                .orderBy(SQLColumn("invited_at", table: "course_invitations"))
-                .orderBy(SQLColumn("course_id", table: "course_invitations"))
-                .orderBy(SQLColumn("email", table: "course_invitations"))
-                .limit(perDay - mailed).all()
+            let waiting = try await Self.waiting(from: teacherID, limit: perDay - mailed, sql: sql)
             var messages: [OutgoingMessage] = []
             for row in waiting {
                 let courseID = try row.decode(column: "course_id", as: Int64.self)
                 let email = try row.decode(column: "email", as: String.self)
-                let name = try row.decode(column: "name", as: String.self)
+                let invited = try row.decode(column: "name", as: String.self)
+                let name =
+                    try row.decodeNil(column: "account_name")
+                    ? invited : try row.decode(column: "account_name", as: String.self)
                 try await sql.update("course_invitations").set("mailed_at", to: now)
                     .where("course_id", .equal, courseID).where("email", .equal, email).run()
                 let address = email.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? ""
@@ -93,6 +84,41 @@ struct InvitationMail: Sendable {
             return messages
         }
         return sent?.count ?? 0
+    }
+
+    /// The invitations `teacherID` made that wait for their letter, oldest first, with the course's name and, for
+    /// someone who has an account already, its language and name.
+    static func waiting(from teacherID: Int64, limit: Int, sql: any SQLDatabase) async throws -> [any SQLRow] {
+        try await sql.select()
+            .column(SQLColumn("course_id", table: "course_invitations"))
+            .column(SQLColumn("email", table: "course_invitations"))
+            .column(SQLColumn("name", table: "course_invitations"))
+            .column(SQLColumn("name", table: "courses"), as: "course_name")
+            // Someone invited who has an account already reads it in their language, greeted by the name they
+            // wrote themselves.
+            .column(
+                SQLFunction(
+                    "COALESCE", args: SQLColumn("language", table: "users"), SQLColumn("first_language", table: "users")
+                ),
+                as: "language"
+            )
+            .column(SQLColumn("name", table: "users"), as: "account_name")
+            .from("course_invitations")
+            .join(
+                "courses", on: SQLColumn("id", table: "courses"), .equal,
+                SQLColumn("course_id", table: "course_invitations")
+            )
+            .join(
+                "users", method: SQLJoinMethod.left, on: SQLColumn("email", table: "users"), .equal,
+                SQLColumn("email", table: "course_invitations")
+            )
+            .where(SQLColumn("invited_by", table: "course_invitations"), .equal, SQLBind(teacherID))
+            .where(SQLColumn("mailed_at", table: "course_invitations"), .is, SQLLiteral.null)
+            .where(SQLColumn("archived_at", table: "courses"), .is, SQLLiteral.null)
+            .orderBy(SQLColumn("invited_at", table: "course_invitations"))
+            .orderBy(SQLColumn("course_id", table: "course_invitations"))
+            .orderBy(SQLColumn("email", table: "course_invitations"))
+            .limit(limit).all()
     }
 
     /// Mails what every teacher's allowance lets of the invitations waiting; answers how many went out.

@@ -80,7 +80,8 @@ extension SessionStore {
             guard phase != .closed else { throw SessionCorrectionRefusal.closed }
             if edit.scheduledAt != nil, phase != .scheduled { throw SessionCorrectionRefusal.alreadyOpened }
             var update = sql.update("sessions").where("id", .equal, id)
-            if let title = edit.title { update = update.set("title", to: title) }
+            // A typed title replaces a default one, which is then no longer said in each reader's language.
+            if let title = edit.title { update = update.set("title", to: title).set("title_key", to: SQLLiteral.null) }
             if let scheduledAt = edit.scheduledAt { update = update.set("scheduled_at", to: scheduledAt) }
             if let settings = edit.settings {
                 update = update.set("settings", to: String(decoding: try JSONEncoder().encode(settings), as: UTF8.self))

@@ -9,7 +9,10 @@ struct ClassSession: Sendable, Equatable {
     var courseId: Int64
     /// Read with the session, because every page and answer about a session names its course.
     var courseName: String
-    var title: String
+    /// The title as stored: what the teacher typed, or the English of a default one.
+    var storedTitle: String
+    /// A default title's moment and the course's zone: the title is then said in the reader's language when read.
+    var defaultTitle: (moment: Date, zone: String)? = nil
     var scheduledAt: Date?
     var openedAt: Date?
     var closesAt: Date?
@@ -17,6 +20,23 @@ struct ClassSession: Sendable, Equatable {
     var settings: SessionSettings
     var secret: [UInt8]
     var createdAt: Date
+
+    /// The title in the reader's language: a default one ("Session of 26 Jan 2027 at 9:00 AM") is said anew for each
+    /// reader, in the course's zone; a typed one stays as typed.
+    var title: String {
+        guard let defaultTitle else { return storedTitle }
+        let time = TimeText(zoneIdentifier: defaultTitle.zone, locale: Catalogs.reader.catalog.locale)
+        return SessionsController.defaultTitle(for: defaultTitle.moment, time: time)
+    }
+
+    // Written out: a tuple (the default title) keeps the compiler from making it.
+    static func == (a: ClassSession, b: ClassSession) -> Bool {
+        a.id == b.id && a.courseId == b.courseId && a.courseName == b.courseName && a.storedTitle == b.storedTitle
+            && a.defaultTitle?.moment == b.defaultTitle?.moment && a.defaultTitle?.zone == b.defaultTitle?.zone
+            && a.scheduledAt == b.scheduledAt && a.openedAt == b.openedAt && a.closesAt == b.closesAt
+            && a.closedAt == b.closedAt && a.settings == b.settings && a.secret == b.secret
+            && a.createdAt == b.createdAt
+    }
 
     func phase(at now: Date) -> SessionPhase {
         SessionPhase.at(now, openedAt: openedAt, closesAt: closesAt, closedAt: closedAt)
@@ -53,7 +73,9 @@ struct SessionStore: Sendable {
         var id: Int64
         var courseId: Int64
         var courseName: String
+        var courseTimeZone: String?
         var title: String
+        var titleKey: String?
         var scheduledAt: Date?
         var openedAt: Date?
         var closesAt: Date?
@@ -63,8 +85,11 @@ struct SessionStore: Sendable {
         var createdAt: Date
 
         func session() throws -> ClassSession {
-            ClassSession(
-                id: id, courseId: courseId, courseName: courseName, title: title, scheduledAt: scheduledAt,
+            // A default title's moment is the one it was made from: the scheduled time, else the creation.
+            let said = titleKey == SessionsController.defaultTitleKey ? courseTimeZone : nil
+            return ClassSession(
+                id: id, courseId: courseId, courseName: courseName, storedTitle: title,
+                defaultTitle: said.map { (scheduledAt ?? createdAt, $0) }, scheduledAt: scheduledAt,
                 openedAt: openedAt,
                 closesAt: closesAt, closedAt: closedAt,
                 settings: try JSONDecoder().decode(SessionSettings.self, from: Data(settings.utf8)),
@@ -75,7 +100,9 @@ struct SessionStore: Sendable {
 
     /// Creates a session, open at once when `openNow`, else scheduled for `scheduledAt`.
     func create(
-        courseID: Int64, title: String, settings: SessionSettings, scheduledAt: Date?, openNow: Bool, now: Date = Date()
+        courseID: Int64, title: String, settings: SessionSettings, scheduledAt: Date?, openNow: Bool,
+        now: Date = Date(),
+        titleKey: String? = nil
     ) async throws -> ClassSession {
         var generator = SystemRandomNumberGenerator()
         let secret = RotatingCode.makeSecret(using: &generator)
@@ -83,13 +110,14 @@ struct SessionStore: Sendable {
         return try await database.transaction { sql in
             let row = try await sql.insert(into: "sessions")
                 .columns(
-                    "course_id", "title", "scheduled_at", "opened_at", "closes_at", "settings", "secret", "created_at"
+                    "course_id", "title", "scheduled_at", "opened_at", "closes_at", "settings", "secret", "created_at",
+                    "title_key"
                 )
                 .values(
                     SQLBind(courseID), SQLBind(title), SQLBind(scheduledAt),
                     SQLBind(openNow ? now : nil),
                     SQLBind(openNow ? now.addingTimeInterval(Double(settings.openMinutes) * 60) : nil),
-                    SQLBind(settingsJSON), SQLBind(Data(secret)), SQLBind(now)
+                    SQLBind(settingsJSON), SQLBind(Data(secret)), SQLBind(now), SQLBind(titleKey)
                 )
                 .returning("id").first(decodingColumn: "id", as: Int64.self)
             guard let row, let session = try await Self.find(id: row, sql: sql) else {
@@ -193,8 +221,8 @@ struct SessionStore: Sendable {
     private static func select(_ sql: any SQLDatabase) -> SQLSelectBuilder {
         sql.select().column(SQLColumn("*", table: "sessions")).column(
             SQLColumn("name", table: "courses"), as: "course_name"
-        )
-        .from("sessions").join("courses", on: "courses.id = sessions.course_id")
+        ).column(SQLColumn("time_zone", table: "courses"), as: "course_time_zone")
+            .from("sessions").join("courses", on: "courses.id = sessions.course_id")
     }
 
     /// Takes the session's row lock until the transaction ends, so that what changes a session or its records (open,

@@ -170,11 +170,15 @@ struct SessionsController: Sendable {
         }
         let now = Date()
         let scheduledAt = try input.scheduledAt.nonBlank.map(Self.date)
-        let title = try Self.title(input.title) ?? Self.defaultTitle(for: scheduledAt ?? now, time: course.timeText)
+        let typed = try Self.title(input.title)
+        // A title Rollcall makes is kept as a key and said in each reader's language; its English stays in `title`.
+        let english = TimeText(zone: course.zone, locale: TimeText.english)
+        let made: Phrase = "Session of \(english.moment(scheduledAt ?? now))"
+        let title = typed ?? made.description
         let openNow = scheduledAt.map { $0 <= now } ?? true
         let session = try await sessions.create(
             courseID: course.id, title: title, settings: settings, scheduledAt: scheduledAt, openNow: openNow,
-            now: now
+            now: now, titleKey: typed == nil ? Self.defaultTitleKey : nil
         )
         return try SessionEnvelope(
             session: SessionView(session, tally: .init(), access: .manage), warning: try await warning(for: session)
@@ -207,10 +211,13 @@ struct SessionsController: Sendable {
         )
     }
 
-    /// "Session of 26 Jan 2027 at 9:00 AM", in the course's zone: the title stays, so it must read right there.
+    /// "Session of 26 Jan 2027 at 9:00 AM" in the reader's language, in the course's zone (`time`).
     static func defaultTitle(for date: Date, time: TimeText) -> String {
-        "Session of " + time.moment(date)
+        say("Session of \(time.moment(date))")
     }
+
+    /// `title_key` of a session titled by `defaultTitle`.
+    static let defaultTitleKey = "session_of"
 
     /// The session and what the person may do with its course.
     func session(_ context: AppRequestContext, changing: Bool = false) async throws

@@ -33,8 +33,11 @@ public struct SingleSignOnSettings: Sendable, Equatable {
         return scopes.joined(separator: " ")
     }
 
+    /// The button's words where the school names none; pages say them in the reader's language.
+    public static let defaultName = "Sign in with your school account"
+
     public init(
-        issuer: String, clientID: String, clientSecret: String, name: String = "Sign in with your school account",
+        issuer: String, clientID: String, clientSecret: String, name: String = defaultName,
         studentNumberClaim: String? = nil, roleClaim: String? = nil, teacherValues: Set<String> = []
     ) {
         self.issuer = issuer
@@ -84,7 +87,7 @@ public struct SingleSignOnSettings: Sendable, Equatable {
         }
         var settings = SingleSignOnSettings(
             issuer: issuerText, clientID: clientID, clientSecret: secret,
-            name: value("ROLLCALL_OIDC_NAME").map { MailHeader.singleLine($0) } ?? "Sign in with your school account",
+            name: value("ROLLCALL_OIDC_NAME").map { MailHeader.singleLine($0) } ?? defaultName,
             studentNumberClaim: value("ROLLCALL_OIDC_STUDENT_NUMBER_CLAIM"), roleClaim: roleClaim,
             teacherValues: Set(teachers))
         settings.extraScopes = try scopes(value("ROLLCALL_OIDC_SCOPES"))

@@ -264,8 +264,9 @@ document.addEventListener("click", (event) => {
   if (event.target.closest("[data-print]")) window.print();
 });
 
-// CSV downloads in the separator the reader's spreadsheets expect: semicolons (and decimal commas) where French,
-// German or Spanish Excel would otherwise put each line in one cell.
+// CSV downloads in the separator the reader's spreadsheets expect: semicolons (and decimal commas) where their region
+// writes decimals with a comma (es-ES, fr-FR, de-DE), whose Excel would otherwise put each line in one cell; commas
+// where it writes a point (es-MX). The server names it from the browser's region, else the language.
 const csvSeparator = document.querySelector('meta[name="csv-separator"]')?.content;
 if (csvSeparator && csvSeparator !== "comma") {
   for (const link of document.querySelectorAll('a[href$=".csv"]')) {

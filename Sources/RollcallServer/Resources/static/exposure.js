@@ -1,6 +1,6 @@
 // An exposure report at a lecture hall's size: find a contact by name, keep those above a number of shared minutes,
 // shared or near by phone, in the contacts and in every session; printing shows every session unfolded.
-import { t } from "/assets/words.js";
+import { t, tn } from "/assets/words.js";
 
 const search = document.getElementById("contact-search");
 const minutes = document.getElementById("contact-minutes");
@@ -23,7 +23,7 @@ function apply() {
     if (!row.hidden) count += 1;
   }
   for (const row of document.querySelectorAll(".exposure-session tbody tr")) row.hidden = !keep(row);
-  shown.textContent = count === rows.length ? "" : t("{0} of {1} shown", count, rows.length);
+  shown.textContent = count === rows.length ? "" : tn(count, "{0} of {1} shown", "{0} of {1} shown", rows.length);
 }
 
 if (search && minutes) {

@@ -1,6 +1,8 @@
 // The room, live: a snapshot over the session's WebSocket, then each event as it commits. After a drop the page
 // reconnects with ?after=<last event id> and the server replays exactly what it missed.
 import { timeText as localTime } from "/assets/time.js";
+import { explainWrongAddress } from "/assets/address.js";
+import { renderCounts as showCounts, showAwayCaption } from "/assets/room-counts.js";
 import { t, tn } from "/assets/words.js";
 const room = document.getElementById("room");
 const session = room.dataset.session;
@@ -89,7 +91,7 @@ function applyView() {
   if (sorted.some((item, index) => item !== rows[index])) list.append(...sorted);
   shown.textContent = count === rows.length
     ? tn(rows.length, "{0} student", "{0} students")
-    : t("{0} of {1} shown", count, rows.length);
+    : tn(count, "{0} of {1} shown", "{0} of {1} shown", rows.length);
 }
 
 // The teacher's private notes, on demand only; the choice is remembered in this browser.
@@ -218,27 +220,6 @@ function setNote(item, note) {
   field.hidden = !note;
 }
 
-function renderCounts(counts) {
-  for (const [key, value] of Object.entries({ ...counts, away: counts.absent + counts.notYet })) {
-    const cell = room.querySelector(`[data-count="${key}"]`);
-    if (cell) cell.textContent = value;
-  }
-  announce(t("{0} of {1} in the room", counts.checkedIn, counts.enrolled));
-}
-
-// A screen reader hears the count at most every ten seconds, not 200 times as a hall checks in.
-const announcer = document.getElementById("room-announce");
-let announceTimer = null;
-let pendingAnnouncement = "";
-function announce(text) {
-  pendingAnnouncement = text;
-  if (announceTimer || !announcer) return;
-  announceTimer = setTimeout(() => {
-    announceTimer = null;
-    if (announcer.textContent !== pendingAnnouncement) announcer.textContent = pendingAnnouncement;
-  }, 10000);
-}
-
 /** Counts from the rows on the page, so the counters move with the row at once; the server's counts follow. */
 function recount() {
   const counts = { present: 0, late: 0, excused: 0, absent: 0, notYet: 0, enrolled: 0 };
@@ -249,7 +230,7 @@ function recount() {
     else counts.notYet += 1;
   }
   counts.checkedIn = counts.present + counts.late;
-  renderCounts(counts);
+  showCounts(counts, phase);
 }
 
 function setPhase(next) {
@@ -260,7 +241,7 @@ function setPhase(next) {
     badge.textContent = PHASES[next] ?? next;
     badge.className = `badge ${next}`;
   }
-  document.getElementById("away-label").textContent = next === "closed" ? t("absent") : t("absent or not yet");
+  showAwayCaption(next);
   if (!room.classList.contains("offline")) status.textContent = next === "closed" ? t("up to date") : t("live");
   for (const item of list.children) {
     if (item.dataset.status === "none") item.querySelector(".label").textContent = label(null);
@@ -303,7 +284,7 @@ function renderSnapshot(snapshot) {
   list.replaceChildren(...snapshot.students.map(row));
   document.getElementById("room-empty")?.toggleAttribute("hidden", snapshot.students.length > 0);
   setPhase(snapshot.session.phase);
-  renderCounts(snapshot.counts);
+  showCounts(snapshot.counts, phase);
   const flags = document.getElementById("flag-list");
   flags.replaceChildren();
   flagged.clear();
@@ -378,7 +359,7 @@ function connect() {
       if (lastEventId !== null && data.id <= lastEventId) return;
       if (apply(data)) lastEventId = data.id;
     } else if (data.type === "counts") {
-      if (data.lastEventId <= lastEventId) renderCounts(data.counts);
+      if (data.lastEventId <= lastEventId) showCounts(data.counts, phase);
     }
     room.dataset.lastEvent = lastEventId ?? "";
   };
@@ -514,4 +495,5 @@ document.getElementById("room-undo-button").addEventListener("click", async () =
 });
 
 applyView();
-connect();
+// At the wrong address the server refuses the socket: say so above the room, rather than reconnect forever.
+if (!explainWrongAddress(room, status)) connect();

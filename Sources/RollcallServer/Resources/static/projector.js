@@ -2,6 +2,7 @@
 // The server sends a frame at every new code; when none has come for a code's period (and a little), the code on
 // screen would be refused when scanned, so it comes down and the screen says it is reconnecting until frames come
 // again, whether the connection dropped or went silent.
+import { explainWrongAddress } from "/assets/address.js";
 import { t, tn } from "/assets/words.js";
 
 const root = document.getElementById("projector");
@@ -122,4 +123,10 @@ const fullscreen = document.getElementById("projector-fullscreen");
 fullscreen.addEventListener("click", () => document.documentElement.requestFullscreen?.());
 document.addEventListener("fullscreenchange", () => (fullscreen.hidden = Boolean(document.fullscreenElement)));
 
-connect();
+// At the wrong address the server refuses the socket: say so where the code would be, rather than reconnect forever.
+if (explainWrongAddress(message, status)) {
+  qr.hidden = true;
+  message.hidden = false;
+} else {
+  connect();
+}

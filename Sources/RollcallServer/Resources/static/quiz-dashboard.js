@@ -3,7 +3,8 @@
 // so one that the snapshot already showed changes nothing when applied again.
 import { api } from "/assets/app.js";
 import { clockText } from "/assets/time.js";
-import { t, tn } from "/assets/words.js";
+import { explainWrongAddress } from "/assets/address.js";
+import { t, tc, tn } from "/assets/words.js";
 
 const board = document.getElementById("dashboard");
 const runId = board.dataset.run;
@@ -349,7 +350,7 @@ function markingForm(question, group) {
   state.textContent =
     marked.length === 0 ? t("Not marked yet.")
       : given.length === 1 && marked.length === names.length ? t("Marked: {0} of {1}.", given[0], question.points)
-      : t("{0} of {1} marked.", marked.length, names.length);
+      : tn(marked.length, "{0} of {1} marked.", "{0} of {1} marked.", names.length);
   const points = document.createElement("input");
   points.type = "number";
   points.min = "0";
@@ -367,7 +368,7 @@ function markingForm(question, group) {
   const save = document.createElement("button");
   save.type = "submit";
   save.className = "secondary";
-  save.textContent = names.length === 1 ? t("Mark") : t("Mark all {0}", names.length);
+  save.textContent = names.length === 1 ? tc("quiz", "Mark") : tn(names.length, "Mark all {0}", "Mark all {0}");
   const row = document.createElement("div");
   row.className = "row";
   row.append(pointsLabel, commentLabel, save);
@@ -470,4 +471,5 @@ function tickStatus() {
 }
 
 setInterval(tickStatus, 1000);
-connect();
+// At the wrong address the server refuses the socket: say so above the board, rather than reconnect forever.
+if (!explainWrongAddress(board, liveStatus)) connect();

@@ -29,3 +29,19 @@ export function tn(count, one, other, ...values) {
   const english = form === 0 ? one : other;
   return fill(forms?.[form] || english, [count, ...values]);
 }
+
+// Words with two meanings name theirs, as gettext's msgctxt: tc(context, english). The key joins them as
+// gettext does, with U+0004.
+const inContext = (context, english) => `${context}\u0004${english}`;
+
+/** `t` for words in one of their meanings. */
+export function tc(context, english, ...values) {
+  return fill(words[inContext(context, english)]?.[0] || english, values);
+}
+
+/** `tn` for words in one of their meanings. */
+export function tnc(context, count, one, other, ...values) {
+  const forms = words[inContext(context, one)];
+  const form = plurals.select(count) === "one" ? 0 : 1;
+  return fill(forms?.[form] || (form === 0 ? one : other), [count, ...values]);
+}
