@@ -1,7 +1,5 @@
 import Foundation
-import Logging
 import RollcallCore
-import SQLKit
 
 /// A learning platform an admin registered (Canvas, Moodle, Blackboard, Brightspace): where its LTI 1.3 endpoints
 /// are and which of its deployments may launch Rollcall.

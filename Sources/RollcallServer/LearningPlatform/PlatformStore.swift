@@ -1,6 +1,4 @@
 import Foundation
-import Logging
-import RollcallCore
 import SQLKit
 
 /// The platforms an admin registered, or that registered themselves.
