@@ -22,6 +22,8 @@ public final class CheckInModel {
 
     public private(set) var state = State.scanning
     public let queue: CheckInQueue
+    /// Why scans waiting for the network could not be kept on this phone, shown under the answer.
+    public private(set) var storageProblem: String?
     /// The last attempt, for "try again" without scanning or typing again.
     private var last: Attempt?
 
@@ -45,6 +47,7 @@ public final class CheckInModel {
         last = .scanned(link)
         state = .checkingIn
         show(await queue.checkIn(scannedLink: link))
+        storageProblem = await queue.storageProblem
     }
 
     /// The student typed the short code on the projector (sessions that allow typing; needs the network).
@@ -91,6 +94,7 @@ public final class CheckInModel {
         }
         state = .checkingIn
         let outcomes = await queue.flush()
+        storageProblem = await queue.storageProblem
         if let last = outcomes.last?.outcome {
             show(last)
         } else if let waiting = await queue.pending.last {

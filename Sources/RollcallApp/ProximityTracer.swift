@@ -75,13 +75,25 @@ public final class ProximityTracer {
     public private(set) var requests: [ProximityRequest] = []
     /// The last problem talking to the server, for the screen.
     public private(set) var problem: RollcallError?
+    /// Why the log could not be read from or kept on this phone, for the screen; `nil` while it is.
+    public private(set) var storageProblem: String?
 
     /// A tracer for the signed-in person on this phone, keeping its log at `storage` (a file) when given.
     public init(rollcall: Rollcall, radio: any Radio, storage: URL? = nil) {
         self.rollcall = rollcall
         self.radio = radio
         self.storage = storage
-        log = storage.flatMap { try? JSONDecoder().decode(Log.self, from: Data(contentsOf: $0)) } ?? Log()
+        if let storage, FileManager.default.fileExists(atPath: storage.path) {
+            do {
+                log = try JSONDecoder().decode(Log.self, from: Data(contentsOf: storage))
+            } catch {
+                log = Log()
+                storageProblem =
+                    "The nearby phones' log on this device could not be read: \(error.localizedDescription)"
+            }
+        } else {
+            log = Log()
+        }
         radio.heard = { [weak self] sighting in self?.hear(sighting) }
     }
 
@@ -247,7 +259,12 @@ public final class ProximityTracer {
     private func save() {
         dirty = false
         guard let storage else { return }
-        try? JSONEncoder().encode(log).write(to: storage, options: .atomic)
+        do {
+            try JSONEncoder().encode(log).write(to: storage, options: .atomic)
+            storageProblem = nil
+        } catch {
+            storageProblem = "The nearby phones' log could not be kept on this device: \(error.localizedDescription)"
+        }
     }
 
     static func isPseudoID(_ text: String) -> Bool {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// A check-in the phone could not send yet: the scanned code, when it was scanned, and its ticket once the server
 /// recorded the scan.
@@ -43,6 +44,9 @@ public actor CheckInQueue {
     /// Waiting check-ins, oldest scan first.
     public private(set) var pending: [PendingCheckIn]
     private var sending: Set<UUID> = []
+    /// Why the waiting check-ins could not be read from or kept on this device, for the screen; `nil` while they are.
+    public private(set) var storageProblem: String?
+    private let logger = Logger(label: "rollcall.check-in-queue")
 
     public init(
         rollcall: Rollcall, proof: CheckInProof, storage: URL? = nil, ticketLifetime: TimeInterval = 120,
@@ -53,9 +57,17 @@ public actor CheckInQueue {
         self.storage = storage
         self.ticketLifetime = ticketLifetime
         self.now = now
-        pending =
-            storage.flatMap { try? Data(contentsOf: $0) }
-            .flatMap { try? LiveJSON.decoder.decode([PendingCheckIn].self, from: $0) } ?? []
+        (pending, storageProblem) = Self.load(from: storage)
+        if let storageProblem { logger.error("\(storageProblem)") }
+    }
+
+    private static func load(from storage: URL?) -> ([PendingCheckIn], String?) {
+        guard let storage, FileManager.default.fileExists(atPath: storage.path) else { return ([], nil) }
+        do {
+            return (try LiveJSON.decoder.decode([PendingCheckIn].self, from: Data(contentsOf: storage)), nil)
+        } catch {
+            return ([], "The check-ins waiting on this device could not be read: \(error.localizedDescription)")
+        }
     }
 
     /// Checks in from a scanned link now, or keeps it for later when the network is down.
@@ -157,7 +169,13 @@ public actor CheckInQueue {
     }
 
     private func save() {
-        guard let storage, let data = try? LiveJSON.encoder.encode(pending) else { return }
-        try? data.write(to: storage, options: .atomic)
+        guard let storage else { return }
+        do {
+            try LiveJSON.encoder.encode(pending).write(to: storage, options: .atomic)
+            storageProblem = nil
+        } catch {
+            storageProblem = "The check-ins waiting on this device could not be kept: \(error.localizedDescription)"
+            logger.error("\(storageProblem ?? "")")
+        }
     }
 }

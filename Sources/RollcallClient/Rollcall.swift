@@ -148,7 +148,7 @@ extension Rollcall {
         let options = try await perform { try await api.passkeySignInOptions().ok.body.json.publicKey }
         let challenge = PasskeyChallenge(
             challenge: options.challenge, relyingPartyID: nil, allowedCredentialIDs: [],
-            options: (try? JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(options))) ?? .null)
+            options: try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(options)))
         let assertion = try await answer(challenge)
         let signedIn = try await perform {
             try await api.createAccessTokenWithPasskey(body: .json(.init(credential: assertion))).created.body.json

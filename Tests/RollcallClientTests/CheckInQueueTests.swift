@@ -40,6 +40,33 @@ struct CheckInQueueTests {
         }
     }
 
+    @Test func a_queue_that_cannot_be_kept_or_read_says_so() async throws {
+        try await withServer(setup: .live) { api in
+            let room = try await Classroom.open(api, settings: ["period": 60])
+            let network = try await NetworkSwitch.start(to: try #require(api.client.port))
+            let link = try #require(try await api.rollcall(room.teacher).projectorFrame(sessionID: room.sessionID).url)
+            let phone = try api.rollcall(room.student, through: network)
+            let proof = CheckInProof(deviceID: "phone-0001")
+            let nowhere = FileManager.default.temporaryDirectory
+                .appendingPathComponent("missing-\(UUID())/queue.json")
+            let unkept = CheckInQueue(rollcall: phone, proof: proof, storage: nowhere)
+            #expect(await unkept.storageProblem == nil, "no file yet is an empty queue")
+            await network.goOffline()
+            _ = await unkept.checkIn(scannedLink: link)
+            #expect(await unkept.pending.count == 1, "still waits in memory")
+            #expect(await unkept.storageProblem?.contains("could not be kept") == true)
+
+            let damaged = FileManager.default.temporaryDirectory.appendingPathComponent("queue-\(UUID()).json")
+            defer { try? FileManager.default.removeItem(at: damaged) }
+            try Data("[{\"id\": 1".utf8).write(to: damaged)
+            let unread = CheckInQueue(rollcall: phone, proof: proof, storage: damaged)
+            #expect(await unread.storageProblem?.contains("could not be read") == true)
+            #expect(await unread.pending.isEmpty)
+            network.goOnline()
+            await network.stop()
+        }
+    }
+
     @Test func a_scan_that_waited_past_its_ticket_is_dropped_unsent() async throws {
         try await withServer(setup: .live) { api in
             let room = try await Classroom.open(api, settings: ["period": 60])

@@ -13,6 +13,27 @@ import Testing
 /// being lost, and `/healthz` says so.
 @Suite("Storage faults", .timeLimit(.minutes(2)))
 struct StorageFaultTests {
+    @Test func a_damaged_stored_value_is_refused_not_read_as_empty() async throws {
+        try await withServer { api in
+            let (teacher, courseID, _) = try await api.teacherWithCourse()
+            let set = try await api.call(
+                .patch, "/api/v1/courses/\(courseID)", as: teacher, json: ["sessionDefaults": ["period": 20]])
+            #expect(set.status == .ok, "\(set.text)")
+            try await Database.sqlite(path: api.databasePath, logger: .init(label: "test")).closing { database in
+                try await database.write { sql in
+                    try await sql.update("courses").set("session_defaults", to: SQLBind("{\"period\": ")).run()
+                }
+            }
+            // Read as Rollcall's defaults, a new session would open with another period than the teacher chose.
+            let session = try await api.call(
+                .post, "/api/v1/courses/\(courseID)/sessions", as: teacher, json: ["title": "After the damage"])
+            #expect(session.status == .internalServerError, "\(session.text)")
+            #expect(session.errorCode == "internal_error")
+            let sessions = try await api.call(.get, "/api/v1/courses/\(courseID)/sessions", as: teacher)
+            #expect(!sessions.text.contains("After the damage"), "nothing was made")
+        }
+    }
+
     @Test func a_data_directory_deleted_under_the_server_refuses_writes_and_fails_the_health_check() async throws {
         try await withServer { api in
             let (teacher, _, _) = try await api.teacherWithCourse()

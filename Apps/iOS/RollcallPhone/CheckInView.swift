@@ -38,6 +38,9 @@ struct CheckInView: View {
                 case .none: Button("Done") { model.scanAgain() }
                 }
             }
+            if let storageProblem = model.storageProblem {
+                Text(storageProblem).foregroundStyle(.red)
+            }
         }
         .padding()
         .onReceive(NetworkWatch.shared.$isOnline) { online in

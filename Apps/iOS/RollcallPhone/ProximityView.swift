@@ -34,6 +34,9 @@ struct ProximityView: View {
             if let problem = tracer.problem {
                 Section { Text(problem.message).foregroundStyle(.red) }
             }
+            if let storageProblem = tracer.storageProblem {
+                Section { Text(storageProblem).foregroundStyle(.red) }
+            }
         }
         .navigationTitle("Nearby phones")
         .onAppear { on = tracer.isOn }

@@ -25,8 +25,12 @@ struct PageRenderer: Sendable {
     /// The templates shipped as package resources, so the binary runs from any working directory.
     static func load(catalogs: Catalogs) throws -> PageRenderer {
         let directory = ResourceFiles.path("templates")
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
-            .filter { $0.hasSuffix(".mustache") }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".mustache") }
+        } catch {
+            throw ConfigurationError(variable: "resources", problem: "have no page templates at \(directory)")
+        }
         guard names.contains("layout.mustache") else {
             throw ConfigurationError(variable: "resources", problem: "are missing from the build: no page templates")
         }
@@ -52,7 +56,7 @@ struct PageRenderer: Sendable {
                 let key = message.context.map { "\($0)\u{4}\(message.msgid)" } ?? message.msgid
                 words[key] = catalog.forms(message.msgid, context: message.context)
             }
-            let json = (try? JSONSerialization.data(withJSONObject: words, options: [.sortedKeys])) ?? Data("{}".utf8)
+            let json = try JSONSerialization.data(withJSONObject: words, options: [.sortedKeys])
             // A sentence holding "</script>" must not end the element it is written in.
             scriptWords[language] = String(decoding: json, as: UTF8.self).replacingOccurrences(of: "</", with: "<\\/")
         }

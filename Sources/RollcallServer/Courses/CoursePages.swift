@@ -141,7 +141,7 @@ struct CoursePages: Sendable {
                 roleText: member.role == .teacher ? say("co-teacher") : say("teaching assistant"))
         }
         let slots = try await slotRows(course)
-        let defaults = course.defaults
+        let defaults = try course.defaults()
         return CoursePage.TeacherPart(
             openSettings: SettingsForm(defaults),
             timetableSettings: SettingsForm(defaults, withOpenMinutes: false),

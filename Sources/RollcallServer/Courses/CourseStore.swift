@@ -34,12 +34,15 @@ struct Course: Codable, Sendable, Equatable {
     var sessionDefaults: String? = nil
 
     /// What a new session or timetable entry leaves out is taken from here.
-    var defaults: SessionSettingsDraft {
-        get {
-            sessionDefaults.flatMap { try? JSONDecoder().decode(SessionSettingsDraft.self, from: Data($0.utf8)) }
-                ?? SessionSettingsDraft()
+    func defaults() throws -> SessionSettingsDraft {
+        try sessionDefaults.map {
+            try StoredJSON.decode($0, as: SessionSettingsDraft.self, what: "a course's defaults")
         }
-        set { sessionDefaults = (try? JSONEncoder().encode(newValue)).map { String(decoding: $0, as: UTF8.self) } }
+            ?? SessionSettingsDraft()
+    }
+
+    mutating func setDefaults(_ defaults: SessionSettingsDraft) throws {
+        sessionDefaults = String(decoding: try JSONEncoder().encode(defaults), as: UTF8.self)
     }
 
     /// How the course grade weighs attendance against quizzes.

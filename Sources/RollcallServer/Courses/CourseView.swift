@@ -31,7 +31,7 @@ struct CourseView: Codable, Sendable, Equatable {
     /// The check-in settings new sessions start from.
     var sessionDefaults: SessionSettingsDraft?
 
-    init(_ summary: CourseSummary, manages: Bool) {
+    init(_ summary: CourseSummary, manages: Bool) throws {
         let course = summary.course
         id = course.id
         name = course.name
@@ -51,7 +51,7 @@ struct CourseView: Codable, Sendable, Equatable {
             gradeWeights = course.gradeWeights
             joinFromScan = course.joinFromScan
             absenceNotices = course.absenceNoticesSince != nil
-            sessionDefaults = course.defaults
+            sessionDefaults = try course.defaults()
         }
     }
 }

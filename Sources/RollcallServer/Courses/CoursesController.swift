@@ -151,7 +151,7 @@ struct CoursesController: Sendable {
     @Sendable func newJoinCode(_ request: Request, context: AppRequestContext) async throws -> CourseEnvelope {
         let course = try await access.course(in: context, needing: .manage, changing: true).0
         let renewed = try await courses.newJoinCode(courseID: course.id)
-        return CourseEnvelope(course: CourseView(try await courses.summary(of: renewed), manages: true))
+        return CourseEnvelope(course: try CourseView(try await courses.summary(of: renewed), manages: true))
     }
 
     /// A student leaves the course; their records stay with it.
@@ -185,7 +185,7 @@ struct CoursesController: Sendable {
         let user = try context.requireUser()
         let summaries = try await courses.list(for: user)
         return CourseList(
-            courses: summaries.map { CourseView($0, manages: AccessRule.listed($0, for: user) == .manage) }
+            courses: try summaries.map { try CourseView($0, manages: AccessRule.listed($0, for: user) == .manage) }
         )
     }
 
@@ -206,7 +206,7 @@ struct CoursesController: Sendable {
         let course = try await courses.create(
             teacherID: user.id, name: name, description: description, plannedSessions: planned, timeZone: timeZone
         )
-        let view = CourseView(CourseSummary(course: course, teacherName: user.name, studentCount: 0), manages: true)
+        let view = try CourseView(CourseSummary(course: course, teacherName: user.name, studentCount: 0), manages: true)
         return try CourseEnvelope(course: view).response(from: request, context: context, status: .created)
     }
 
@@ -252,12 +252,12 @@ struct CoursesController: Sendable {
         }
         guard course.archivedAt == nil else { throw AppError.courseArchived }
         let joined = try await courses.enroll(courseID: course.id, studentID: user.id)
-        return Joined(course: CourseView(try await courses.summary(of: course), manages: false), joined: joined)
+        return Joined(course: try CourseView(try await courses.summary(of: course), manages: false), joined: joined)
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> CourseEnvelope {
         let (course, access) = try await self.access.course(in: context)
-        return CourseEnvelope(course: CourseView(try await courses.summary(of: course), manages: access == .manage))
+        return CourseEnvelope(course: try CourseView(try await courses.summary(of: course), manages: access == .manage))
     }
 
     @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> CourseEnvelope {
@@ -266,7 +266,7 @@ struct CoursesController: Sendable {
         // Applied to the course as it stands when written, so that a change made meanwhile (an archive) is seen.
         let (course, moved) = try await courses.update(id: found.id) { course in try Self.apply(input, to: &course) }
         return CourseEnvelope(
-            course: CourseView(try await courses.summary(of: course), manages: true),
+            course: try CourseView(try await courses.summary(of: course), manages: true),
             rescheduledSessions: input.timeZone == nil ? nil : moved.count)
     }
 
@@ -296,7 +296,7 @@ struct CoursesController: Sendable {
         if let defaults = input.sessionDefaults {
             // Kept as given, so that what it leaves out stays the session's to choose; checked as a session would be.
             _ = try check { () throws(RuleViolation) in try defaults.validated() }
-            course.defaults = defaults
+            try course.setDefaults(defaults)
         }
         if let threshold = input.absenteeThreshold {
             guard (0...100).contains(threshold) else {

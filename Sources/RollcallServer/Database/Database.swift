@@ -160,8 +160,12 @@ public final class Database: Service, Sendable {
     /// told already by whoever made it. A notification lost here is covered by the caches' short lifetimes.
     func announce(_ notice: ChangeNotice) async {
         guard engine == .postgres else { return }
-        _ = try? await write { sql in
-            try await sql.raw("SELECT pg_notify(\(bind: LiveNotifications.changes), \(bind: notice.payload))").run()
+        do {
+            try await write { sql in
+                try await sql.raw("SELECT pg_notify(\(bind: LiveNotifications.changes), \(bind: notice.payload))").run()
+            }
+        } catch {
+            logger.warning("A change was not announced to the other processes: \(error)")
         }
     }
 

@@ -34,7 +34,14 @@ struct Catalogs: Sendable {
 
     /// The catalogs shipped with Rollcall, read once per process: `buildRouter` asks for them with `loadShipped()`,
     /// so that a file that cannot be read stops the server at startup rather than leaving it in English.
-    static var shipped: Catalogs { (try? shippedOnce.get()) ?? .englishOnly }
+    static var shipped: Catalogs {
+        do {
+            return try shippedOnce.get()
+        } catch {
+            // `buildRouter` read them before the first request, so only a process that never checked ends here.
+            preconditionFailure("Rollcall's message catalogs cannot be read: \(error)")
+        }
+    }
 
     /// The shipped catalogs, or why they cannot be read.
     static func loadShipped() throws -> Catalogs { try shippedOnce.get() }
@@ -45,7 +52,12 @@ struct Catalogs: Sendable {
     static func load(directory: String = ResourceFiles.path("locales")) throws -> Catalogs {
         var byLanguage = ["en": Catalog.english]
         var messages: [POFile.Entry] = []
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        } catch {
+            throw ConfigurationError(variable: "resources", problem: "have no message catalogs at \(directory)")
+        }
         for name in names.sorted() where name.hasSuffix(".po") || name.hasSuffix(".pot") {
             let path = (directory as NSString).appendingPathComponent(name)
             let text = try String(contentsOfFile: path, encoding: .utf8)

@@ -47,8 +47,12 @@ struct PersonLanguageMiddleware: RouterMiddleware {
         if let user = context.user, user.firstLanguage == nil, let users, response.status.code < 400,
             let language = AccountsController.keptLanguage()
         {
-            // A letter's language is not worth failing the answer over: the next request tries again.
-            try? await users.keepFirstLanguage(language, of: user.id)
+            do {
+                try await users.keepFirstLanguage(language, of: user.id)
+            } catch {
+                // A letter's language is not worth failing the answer over: the next request tries again.
+                context.logger.warning("The first language was not kept: \(error)", metadata: ["user": "\(user.id)"])
+            }
         }
         return response
     }

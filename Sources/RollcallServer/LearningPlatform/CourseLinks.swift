@@ -176,8 +176,11 @@ struct ScoreCourier: Courier {
     }
 
     func deliver(_ message: OutboxMessage) async throws {
-        guard let letter = try? JSONDecoder().decode(Letter.self, from: Data(message.body.utf8)) else {
-            throw DeliveryFailure(permanent: true, description: "the score is not readable")
+        let letter: Letter
+        do {
+            letter = try JSONDecoder().decode(Letter.self, from: Data(message.body.utf8))
+        } catch {
+            throw DeliveryFailure(permanent: true, description: "the score is not readable: \(error)")
         }
         guard let platform = try await platforms.find(id: letter.platformId) else {
             throw DeliveryFailure(permanent: true, description: "the platform is no longer registered")

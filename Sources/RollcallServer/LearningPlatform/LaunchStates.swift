@@ -141,10 +141,9 @@ struct LaunchStates: Sendable {
         var launch: String
         var expiresAt: Date
 
-        var pending: Pending? {
-            guard expiresAt > Date(), let kind = PendingKind(rawValue: kind),
-                let launch = try? JSONDecoder().decode(LTI.Launch.self, from: Data(launch.utf8))
-            else { return nil }
+        func pending() throws -> Pending? {
+            guard expiresAt > Date(), let kind = PendingKind(rawValue: kind) else { return nil }
+            let launch = try StoredJSON.decode(launch, as: LTI.Launch.self, what: "a waiting launch")
             return Pending(kind: kind, platformID: platformId, userID: userId, launch: launch)
         }
     }
@@ -153,7 +152,7 @@ struct LaunchStates: Sendable {
     func pending(code: String) async throws -> Pending? {
         try await database.read { sql in
             try await sql.select().column("*").from("lti_pending").where("code_hash", .equal, OpaqueToken.digest(code))
-                .first(decoding: PendingRow.self, with: .rollcall)?.pending
+                .first(decoding: PendingRow.self, with: .rollcall)?.pending()
         }
     }
 
@@ -162,6 +161,6 @@ struct LaunchStates: Sendable {
         let row: PendingRow? = try await take(
             from: "lti_pending", by: "code_hash", token: code,
             returning: ["kind", "platform_id", "user_id", "launch", "expires_at"])
-        return row?.pending
+        return try row?.pending()
     }
 }

@@ -27,10 +27,11 @@ struct PlatformStore: Sendable {
         var jwksUrl: String
         var createdAt: Date
 
-        var platform: LearningPlatform {
+        func platform() throws -> LearningPlatform {
             LearningPlatform(
                 id: id, name: name, issuer: issuer, clientId: clientId,
-                deploymentIds: (try? JSONDecoder().decode([String].self, from: Data(deploymentIds.utf8))) ?? [],
+                deploymentIds: try StoredJSON.decode(
+                    deploymentIds, as: [String].self, what: "a platform's deployments"),
                 authorizationUrl: authorizationUrl, tokenUrl: tokenUrl, jwksUrl: jwksUrl, createdAt: createdAt)
         }
     }
@@ -40,14 +41,14 @@ struct PlatformStore: Sendable {
     func list() async throws -> [LearningPlatform] {
         try await database.read { sql in
             try await sql.select().column("*").from("lti_platforms").orderBy("id")
-                .all(decoding: Row.self, with: .rollcall).map(\.platform)
+                .all(decoding: Row.self, with: .rollcall).map { try $0.platform() }
         }
     }
 
     func find(id: Int64) async throws -> LearningPlatform? {
         try await database.read { sql in
             try await sql.select().column("*").from("lti_platforms").where("id", .equal, id)
-                .first(decoding: Row.self, with: .rollcall)?.platform
+                .first(decoding: Row.self, with: .rollcall)?.platform()
         }
     }
 
@@ -56,7 +57,7 @@ struct PlatformStore: Sendable {
         try await database.read { sql in
             let select = sql.select().column("*").from("lti_platforms").where("issuer", .equal, issuer)
             if let clientID { select.where("client_id", .equal, clientID) }
-            return try await select.all(decoding: Row.self, with: .rollcall).map(\.platform)
+            return try await select.all(decoding: Row.self, with: .rollcall).map { try $0.platform() }
         }
     }
 
@@ -71,7 +72,7 @@ struct PlatformStore: Sendable {
     {
         try await values(registration, createdAt: createdAt, into: sql.insert(into: "lti_platforms"))
             .ignoringConflicts(with: ["issuer", "client_id"])
-            .returning("*").first(decoding: Row.self, with: .rollcall)?.platform
+            .returning("*").first(decoding: Row.self, with: .rollcall)?.platform()
     }
 
     /// Replaces a registration's settings; `nil` when there is no such platform. Throws `PlatformExists` when the
@@ -89,7 +90,7 @@ struct PlatformStore: Sendable {
                 .set("issuer", to: registration.issuer).set("client_id", to: registration.clientId)
                 .set("deployment_ids", to: ids).set("authorization_url", to: registration.authorizationUrl)
                 .set("token_url", to: registration.tokenUrl).set("jwks_url", to: registration.jwksUrl)
-                .where("id", .equal, id).returning("*").first(decoding: Row.self, with: .rollcall)?.platform
+                .where("id", .equal, id).returning("*").first(decoding: Row.self, with: .rollcall)?.platform()
         }
     }
 

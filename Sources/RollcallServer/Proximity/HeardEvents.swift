@@ -31,8 +31,7 @@ enum HeardEvents {
     }
 
     private static func rewrite(_ event: Row, without userID: Int64, in sql: any SQLDatabase) async throws {
-        guard var heard = try? JSONDecoder().decode(SessionChange.Heard.self, from: Data(event.payload.utf8))
-        else { return }
+        var heard = try StoredJSON.decode(event.payload, as: SessionChange.Heard.self, what: "a heard event")
         guard heard.heardBy == userID || heard.studentIds.contains(userID) else { return }
         heard.studentIds.removeAll { $0 == userID }
         if heard.heardBy == userID || heard.studentIds.isEmpty {

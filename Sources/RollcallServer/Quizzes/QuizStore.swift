@@ -59,11 +59,7 @@ struct QuizStore: Sendable {
     }
 
     static func decode<T: Decodable>(_ text: String, as type: T.Type = T.self) throws -> T {
-        do {
-            return try JSONCoding.decoder.decode(T.self, from: Data(text.utf8))
-        } catch {
-            throw UnreadableRow(what: "\(T.self)")
-        }
+        try StoredJSON.decode(text, what: "\(T.self)")
     }
 
     static func encode(_ value: some Encodable) throws -> String {

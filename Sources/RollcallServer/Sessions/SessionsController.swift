@@ -100,8 +100,9 @@ struct SessionsController: Sendable {
                 try slot.starts(from: from, until: until, in: course.zone), minutes: input.minutes,
                 pastWeeks: input.pastWeeks ?? false, now: Date())
         }
+        let defaults = try course.defaults()
         let settings = try check { () throws(RuleViolation) in
-            var draft = (input.settings ?? SessionSettingsDraft()).filling(from: course.defaults)
+            var draft = (input.settings ?? SessionSettingsDraft()).filling(from: defaults)
             draft.openMinutes = input.minutes
             draft.lateAfterMinutes = draft.lateAfterMinutes.map { min($0, input.minutes) }
             return try draft.validated()
@@ -165,8 +166,9 @@ struct SessionsController: Sendable {
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
         let course = try await access.course(in: context, needing: .manage, changing: true).0
         let input = try await request.decodeJSON(as: NewSession.self, context: context)
+        let defaults = try course.defaults()
         let settings = try check { () throws(RuleViolation) in
-            try (input.settings ?? SessionSettingsDraft()).filling(from: course.defaults).validated()
+            try (input.settings ?? SessionSettingsDraft()).filling(from: defaults).validated()
         }
         let now = Date()
         let scheduledAt = try input.scheduledAt.nonBlank.map(Self.date)

@@ -66,11 +66,14 @@ public struct SingleSignOnSettings: Sendable, Equatable {
         }
         var secret = value("ROLLCALL_OIDC_CLIENT_SECRET")
         if let file = value("ROLLCALL_OIDC_CLIENT_SECRET_FILE") {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+            do {
+                secret = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(
+                    in: .whitespacesAndNewlines)
+            } catch {
                 throw ConfigurationError(
-                    variable: "ROLLCALL_OIDC_CLIENT_SECRET_FILE", problem: "names no readable file: \(file)")
+                    variable: "ROLLCALL_OIDC_CLIENT_SECRET_FILE",
+                    problem: "names a file that cannot be read: \(file) (\(error.localizedDescription))")
             }
-            secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         guard let secret, !secret.isEmpty else {
             throw ConfigurationError(
