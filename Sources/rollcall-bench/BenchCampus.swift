@@ -59,16 +59,7 @@ extension Bench {
         let savePool = saving
         defer { loop.execute { for connection in pool + savePool { connection.close() } } }
 
-        // Students in a fixed random order, evenly spread over the arrival window.
-        var random = SystemRandomNumberGenerator()
-        var seats = (0..<fixture.rooms.count).flatMap { room in (0..<roomSize).map { (room, $0) } }
-        seats.shuffle(using: &random)
-        let window = Double(duration)
-        let arrivals = seats.enumerated().map { index, seat in
-            Arrival(
-                room: seat.0, seat: seat.1, newcomer: seat.1 >= roomSize - newcomers,
-                at: window * Double(index) / Double(seats.count))
-        }
+        let arrivals = campusArrivals(fixture, newcomers: newcomers)
         let campus = Campus(rooms: fixture.rooms.count, expectedEvents: arrivals.count)
         let sockets = try await withThrowingTaskGroup(of: Void.self) { tasks in
             for (index, room) in fixture.rooms.enumerated() {
@@ -78,80 +69,11 @@ extension Bench {
             try await campus.waitUntilOpen(sockets: 2 * fixture.rooms.count, timeout: .seconds(120))
             let serverBefore = server.cpuSeconds()
             let start = NIODeadline.now() + .milliseconds(50)
-            // The quiz saves: every student of a quiz room, from a few seconds after arriving, every few seconds.
-            var saves: [(at: Double, arrival: Int, sequence: Int)] = []
-            for (index, arrival) in arrivals.enumerated() where fixture.rooms[arrival.room].quizRunID != nil {
-                var at = arrival.at + 3
-                var sequence = 1
-                while at < window {
-                    saves.append((at, index, sequence))
-                    at += saveEvery
-                    sequence += 1
-                }
-            }
-            saves.sort { $0.at < $1.at }
-            let orderedSaves = saves
-            async let savesDone: Measurement? =
-                orderedSaves.isEmpty
-                ? nil
-                : LoopbackRun(
-                    on: loop, count: orderedSaves.count, start: start,
-                    offset: { .nanoseconds(Int64(orderedSaves[$0].at * 1e9)) }
-                ) { connection, index, done in
-                    let save = orderedSaves[index]
-                    let arrival = arrivals[save.arrival]
-                    guard let (token, attempt) = campus.attempt(of: save.arrival) else {
-                        return done(.failure(LoopbackError("a student had no attempt 3 s after arriving")))
-                    }
-                    let began = NIODeadline.now()
-                    connection.send(
-                        .PUT, "/api/v1/quiz-attempts/\(attempt)/answers/\(CampusFixture.questionID)", token: token,
-                        json:
-                            #"{"sequence":\#(save.sequence),"answer":{"text":"Draft \#(save.sequence) of \#(arrival.seat)"}}"#
-                    ) { result in
-                        campus.saved(took: NIODeadline.now() - began)
-                        done(Self.expect(result, .ok, "a save"))
-                    }
-                }.run(over: savePool)
-            let morning = try await LoopbackRun(
-                on: loop, count: arrivals.count, start: start, offset: { .nanoseconds(Int64(arrivals[$0].at * 1e9)) }
-            ) { connection, index, done in
-                let arrival = arrivals[index]
-                let room = fixture.rooms[arrival.room]
-                let scheduled = start + .nanoseconds(Int64(arrival.at * 1e9))
-                let code = { campus.code(of: arrival.room) }
-                let afterwards: (String) -> Void = { token in
-                    guard let run = room.quizRunID else { return done(.success(())) }
-                    connection.send(
-                        .POST, "/api/v1/quiz-runs/\(run)/attempts", token: token,
-                        json: #"{"deviceId":"campus-\#(index)"}"#
-                    ) { result in
-                        guard case .success(let answer) = result, answer.status == .created,
-                            let started = try? answer.json(StartedAttempt.self)
-                        else { return done(Self.expect(result, .created, "starting an attempt")) }
-                        campus.started(index, token: token, attempt: started.attempt.id)
-                        done(.success(()))
-                    }
-                }
-                if arrival.newcomer {
-                    let number = arrival.room * roomSize + arrival.seat
-                    newStudent(
-                        connection, number: number, joinCode: room.joinCode, code: code,
-                        checkInTimed: { campus.checkedIn(newcomer: true, took: NIODeadline.now() - $0) },
-                        signedIn: { token in campus.noteToken(index, token) }
-                    ) { result in
-                        guard case .success = result, let token = campus.token(of: index) else { return done(result) }
-                        afterwards(token)
-                    }
-                } else {
-                    let token = room.studentTokens[arrival.seat]
-                    checkIn(connection, code: code(), token: token, index: index) { result in
-                        guard case .success = result else { return done(result) }
-                        campus.checkedIn(newcomer: false, took: NIODeadline.now() - scheduled)
-                        afterwards(token)
-                    }
-                }
-            }.run(over: pool)
+            let orderedSaves = campusSaves(arrivals, fixture)
+            async let savesDone = runSaves(
+                orderedSaves, arrivals: arrivals, campus: campus, start: start, on: loop, over: savePool)
+            let morning = try await runMorning(
+                arrivals, fixture: fixture, campus: campus, start: start, on: loop, over: pool)
             let saved = try await savesDone
             let serverCPU = server.cpuSeconds() - serverBefore
             try await campus.waitForEvents(timeout: .seconds(60))
@@ -163,6 +85,107 @@ extension Bench {
                 campus, morning: sockets.0, saves: sockets.1, saveCount: sockets.3, serverCPU: sockets.2,
                 arrivals: arrivals.count, newcomers: newcomers, memory: server.residentMegabytes(),
                 loadBefore: loadBefore))
+    }
+
+    /// Students in a fixed random order, evenly spread over the arrival window.
+    func campusArrivals(_ fixture: CampusFixture, newcomers: Int) -> [Arrival] {
+        var random = SystemRandomNumberGenerator()
+        var seats = (0..<fixture.rooms.count).flatMap { room in (0..<roomSize).map { (room, $0) } }
+        seats.shuffle(using: &random)
+        let window = Double(duration)
+        return seats.enumerated().map { index, seat in
+            Arrival(
+                room: seat.0, seat: seat.1, newcomer: seat.1 >= roomSize - newcomers,
+                at: window * Double(index) / Double(seats.count))
+        }
+    }
+
+    /// The quiz saves: every student of a quiz room, from a few seconds after arriving, every few seconds.
+    func campusSaves(_ arrivals: [Arrival], _ fixture: CampusFixture) -> [(at: Double, arrival: Int, sequence: Int)] {
+        let window = Double(duration)
+        var saves: [(at: Double, arrival: Int, sequence: Int)] = []
+        for (index, arrival) in arrivals.enumerated() where fixture.rooms[arrival.room].quizRunID != nil {
+            var at = arrival.at + 3
+            var sequence = 1
+            while at < window {
+                saves.append((at, index, sequence))
+                at += saveEvery
+                sequence += 1
+            }
+        }
+        return saves.sorted { $0.at < $1.at }
+    }
+
+    func runSaves(
+        _ orderedSaves: [(at: Double, arrival: Int, sequence: Int)], arrivals: [Arrival], campus: Campus,
+        start: NIODeadline, on loop: any EventLoop, over savePool: [LoopbackConnection]
+    ) async throws -> Measurement? {
+        guard !orderedSaves.isEmpty else { return nil }
+        return try await LoopbackRun(
+            on: loop, count: orderedSaves.count, start: start,
+            offset: { .nanoseconds(Int64(orderedSaves[$0].at * 1e9)) }
+        ) { connection, index, done in
+            let save = orderedSaves[index]
+            let arrival = arrivals[save.arrival]
+            guard let (token, attempt) = campus.attempt(of: save.arrival) else {
+                return done(.failure(LoopbackError("a student had no attempt 3 s after arriving")))
+            }
+            let began = NIODeadline.now()
+            connection.send(
+                .PUT, "/api/v1/quiz-attempts/\(attempt)/answers/\(CampusFixture.questionID)", token: token,
+                json:
+                    #"{"sequence":\#(save.sequence),"answer":{"text":"Draft \#(save.sequence) of \#(arrival.seat)"}}"#
+            ) { result in
+                campus.saved(took: NIODeadline.now() - began)
+                done(Self.expect(result, .ok, "a save"))
+            }
+        }.run(over: savePool)
+    }
+
+    /// Every student's arrival: a newcomer registers, joins and checks in, the others check in; then the quiz.
+    func runMorning(
+        _ arrivals: [Arrival], fixture: CampusFixture, campus: Campus, start: NIODeadline, on loop: any EventLoop,
+        over pool: [LoopbackConnection]
+    ) async throws -> Measurement {
+        try await LoopbackRun(
+            on: loop, count: arrivals.count, start: start, offset: { .nanoseconds(Int64(arrivals[$0].at * 1e9)) }
+        ) { connection, index, done in
+            let arrival = arrivals[index]
+            let room = fixture.rooms[arrival.room]
+            let scheduled = start + .nanoseconds(Int64(arrival.at * 1e9))
+            let code = { campus.code(of: arrival.room) }
+            let afterwards: (String) -> Void = { token in
+                guard let run = room.quizRunID else { return done(.success(())) }
+                connection.send(
+                    .POST, "/api/v1/quiz-runs/\(run)/attempts", token: token,
+                    json: #"{"deviceId":"campus-\#(index)"}"#
+                ) { result in
+                    guard case .success(let answer) = result, answer.status == .created,
+                        let started = try? answer.json(StartedAttempt.self)
+                    else { return done(Self.expect(result, .created, "starting an attempt")) }
+                    campus.started(index, token: token, attempt: started.attempt.id)
+                    done(.success(()))
+                }
+            }
+            if arrival.newcomer {
+                let number = arrival.room * roomSize + arrival.seat
+                newStudent(
+                    connection, number: number, joinCode: room.joinCode, code: code,
+                    checkInTimed: { campus.checkedIn(newcomer: true, took: NIODeadline.now() - $0) },
+                    signedIn: { token in campus.noteToken(index, token) }
+                ) { result in
+                    guard case .success = result, let token = campus.token(of: index) else { return done(result) }
+                    afterwards(token)
+                }
+            } else {
+                let token = room.studentTokens[arrival.seat]
+                checkIn(connection, code: code(), token: token, index: index) { result in
+                    guard case .success = result else { return done(result) }
+                    campus.checkedIn(newcomer: false, took: NIODeadline.now() - scheduled)
+                    afterwards(token)
+                }
+            }
+        }.run(over: pool)
     }
 
     /// A started attempt's answer, as much as the bench reads.

@@ -36,9 +36,7 @@ extension Bench {
     func measureQuiz(
         _ server: MeasuredServer, _ fixture: QuizBenchFixture, students: Int, on loop: any EventLoop
     ) async throws {
-        let loadBefore =
-            (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
-            .joined(separator: " ") ?? "unknown"
+        let loadBefore = Self.loadAverage()
         try await server.waitUntilUp(on: loop)
         var connected: [LoopbackConnection] = []
         for _ in 0..<connections { connected.append(try await LoopbackConnection.open(to: port, on: loop).get()) }

@@ -42,20 +42,8 @@ extension Bench {
         // A phone scans whatever the projector shows when the student gets there, and a storm at a high cost
         // outlasts one code's period: the code is read again every few seconds, as the projector changes it.
         let projector = try await open(1)[0]
-        let code = NIOLockedValueBox(
-            try await projectedCode(projector, loop, session: stormSession, token: fixture.teacherToken))
-        let refresh = loop.scheduleRepeatedAsyncTask(initialDelay: .seconds(2), delay: .seconds(2)) { _ in
-            let promise = loop.makePromise(of: Void.self)
-            projector.send(
-                .GET, CheckInRoutes.projector.filled(["sessionID": stormSession]), token: fixture.teacherToken
-            ) { result in
-                if case .success(let answer) = result, let frame = try? answer.json(ProjectorFrame.self) {
-                    code.withLockedValue { $0 = frame.code }
-                }
-                promise.succeed(())
-            }
-            return promise.futureResult
-        }
+        let (code, refresh) = try await followedCode(
+            projector, loop, session: stormSession, token: fixture.teacherToken)
         defer {
             refresh.cancel()
             loop.execute { projector.close() }
@@ -81,6 +69,27 @@ extension Bench {
                     quiet: quiet, registrations: storm, duringStorm: during.measurement.only(0..<timedDuringStorm),
                     timedDuringStorm: timedDuringStorm),
                 timedCount: timedCount, loadBefore: loadBefore))
+    }
+
+    /// The code a projector shows, read again every 2 seconds until the task is cancelled.
+    func followedCode(_ projector: LoopbackConnection, _ loop: any EventLoop, session: Int64, token: String)
+        async throws -> (NIOLockedValueBox<String>, RepeatedTask)
+    {
+        let code = NIOLockedValueBox(
+            try await projectedCode(projector, loop, session: session, token: token))
+        let refresh = loop.scheduleRepeatedAsyncTask(initialDelay: .seconds(2), delay: .seconds(2)) { _ in
+            let promise = loop.makePromise(of: Void.self)
+            projector.send(
+                .GET, CheckInRoutes.projector.filled(["sessionID": session]), token: token
+            ) { result in
+                if case .success(let answer) = result, let frame = try? answer.json(ProjectorFrame.self) {
+                    code.withLockedValue { $0 = frame.code }
+                }
+                promise.succeed(())
+            }
+            return promise.futureResult
+        }
+        return (code, refresh)
     }
 
     /// A student's first morning: register with an email address and a password, sign in (a second bcrypt), join

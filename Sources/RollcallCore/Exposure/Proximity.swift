@@ -96,43 +96,7 @@ public enum Proximity {
         var merged: [String: Encounter] = [:]
         var order: [String] = []
         for (index, encounter) in encounters.enumerated() {
-            let number = index + 1
-            guard let heard = pseudoID(encounter.heard) else {
-                throw RuleViolation(
-                    field: "encounters",
-                    message: "Encounter \(number): a pseudo-ID is 32 hexadecimal digits.")
-            }
-            guard encounter.firstSeen <= encounter.lastSeen else {
-                throw RuleViolation(
-                    field: "encounters",
-                    message: "Encounter \(number): it was first heard after it was last heard.")
-            }
-            guard encounter.lastSeen <= latest else {
-                throw RuleViolation(
-                    field: "encounters", message: "Encounter \(number): it was heard in the future; check the clock.")
-            }
-            guard encounter.firstSeen >= oldest else {
-                throw RuleViolation(
-                    field: "encounters",
-                    message:
-                        "Encounter \(number): Rollcall keeps evidence for \(retentionDays) days only; leave out what is older."
-                )
-            }
-            // One phone's own clock measures both ends, so the clocks' difference plays no part in the length.
-            guard encounter.lastSeen.timeIntervalSince(encounter.firstSeen) <= Double(windowSeconds) else {
-                throw RuleViolation(
-                    field: "encounters",
-                    message:
-                        "Encounter \(number): one pseudo-ID is heard for one window (\(windowSeconds / 60) minutes) at most."
-                )
-            }
-            guard signalRange.contains(encounter.signal) else {
-                throw RuleViolation(
-                    field: "encounters",
-                    message:
-                        "Encounter \(number): the signal is a strength in dBm from \(signalRange.lowerBound) to \(signalRange.upperBound)."
-                )
-            }
+            let heard = try checked(encounter, number: index + 1, oldest: oldest, latest: latest, days: retentionDays)
             var clean = encounter
             clean.heard = heard
             if let known = merged[heard] {
@@ -143,6 +107,51 @@ public enum Proximity {
             }
         }
         return order.map { merged[$0]! }
+    }
+
+    /// One encounter of an upload against the bounds: its pseudo-ID, written as the server keeps it, or the refusal.
+    private static func checked(
+        _ encounter: Encounter, number: Int, oldest: Date, latest: Date, days retentionDays: Int
+    )
+        throws(RuleViolation) -> String
+    {
+        guard let heard = pseudoID(encounter.heard) else {
+            throw RuleViolation(
+                field: "encounters",
+                message: "Encounter \(number): a pseudo-ID is 32 hexadecimal digits.")
+        }
+        guard encounter.firstSeen <= encounter.lastSeen else {
+            throw RuleViolation(
+                field: "encounters",
+                message: "Encounter \(number): it was first heard after it was last heard.")
+        }
+        guard encounter.lastSeen <= latest else {
+            throw RuleViolation(
+                field: "encounters", message: "Encounter \(number): it was heard in the future; check the clock.")
+        }
+        guard encounter.firstSeen >= oldest else {
+            throw RuleViolation(
+                field: "encounters",
+                message:
+                    "Encounter \(number): Rollcall keeps evidence for \(retentionDays) days only; leave out what is older."
+            )
+        }
+        // One phone's own clock measures both ends, so the clocks' difference plays no part in the length.
+        guard encounter.lastSeen.timeIntervalSince(encounter.firstSeen) <= Double(windowSeconds) else {
+            throw RuleViolation(
+                field: "encounters",
+                message:
+                    "Encounter \(number): one pseudo-ID is heard for one window (\(windowSeconds / 60) minutes) at most."
+            )
+        }
+        guard signalRange.contains(encounter.signal) else {
+            throw RuleViolation(
+                field: "encounters",
+                message:
+                    "Encounter \(number): the signal is a strength in dBm from \(signalRange.lowerBound) to \(signalRange.upperBound)."
+            )
+        }
+        return heard
     }
 
     /// Whole minutes covered by `spans`, each at least one minute (a single sighting is one scan's minute), with

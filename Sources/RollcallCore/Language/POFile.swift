@@ -26,22 +26,12 @@ public struct POFile: Sendable {
 
         func finish(at line: Int) throws(CatalogError) {
             defer { current = Draft() }
-            guard current.started else { return }
-            guard let msgid = current.msgid else {
-                throw CatalogError(line: line, problem: "has an entry without msgid")
+            guard let entry = try current.entry(at: line) else { return }
+            if entry.msgid.isEmpty && entry.context == nil {
+                header = entry.translations.first ?? ""
+            } else {
+                entries.append(entry)
             }
-            let translations = current.translations.sorted { $0.key < $1.key }.map(\.value)
-            if msgid.isEmpty && current.context == nil {
-                header = translations.first ?? ""
-                return
-            }
-            if current.msgidPlural == nil && translations.count != 1 {
-                throw CatalogError(line: line, problem: "has a message without one msgstr")
-            }
-            entries.append(
-                Entry(
-                    context: current.context, msgid: msgid, msgidPlural: current.msgidPlural,
-                    translations: translations, isFuzzy: current.isFuzzy, references: current.references))
         }
 
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
@@ -54,11 +44,7 @@ public struct POFile: Sendable {
             }
             if line.hasPrefix("#") {
                 if current.msgid != nil && !current.translations.isEmpty { try finish(at: number) }
-                if line.hasPrefix("#,") && line.contains("fuzzy") { current.isFuzzy = true }
-                if line.hasPrefix("#:") {
-                    current.references += line.dropFirst(2).split(separator: " ").map(String.init)
-                }
-                current.started = current.started || line.hasPrefix("#,") || line.hasPrefix("#:")
+                current.note(line)
                 field = nil
                 continue
             }
@@ -69,24 +55,7 @@ public struct POFile: Sendable {
                 current.append(try Self.string(line, at: number), to: field)
                 continue
             }
-            guard let space = line.firstIndex(of: " ") else {
-                throw CatalogError(line: number, problem: "has a line that is not a keyword and a string")
-            }
-            let keyword = String(line[..<space])
-            let value = try Self.string(
-                line[line.index(after: space)...].trimmingCharacters(in: .whitespaces), at: number)
-            let next: Draft.Field
-            switch keyword {
-            case "msgctxt": next = .context
-            case "msgid": next = .msgid
-            case "msgid_plural": next = .msgidPlural
-            case "msgstr": next = .translation(0)
-            default:
-                guard keyword.hasPrefix("msgstr["), keyword.hasSuffix("]"),
-                    let index = Int(keyword.dropFirst(7).dropLast()), index >= 0, index < 10
-                else { throw CatalogError(line: number, problem: "has an unknown keyword \(keyword)") }
-                next = .translation(index)
-            }
+            let (next, value) = try Self.keyword(line, at: number)
             // A new msgctxt or msgid after a translation begins the next entry.
             if (next == .context || next == .msgid) && !current.translations.isEmpty { try finish(at: number) }
             if next == .msgid && current.msgid != nil {
@@ -99,6 +68,26 @@ public struct POFile: Sendable {
         try finish(at: lines.count)
         self.header = header
         self.entries = entries
+    }
+
+    /// A `keyword "string"` line: which field it sets, and to what.
+    private static func keyword(_ line: String, at number: Int) throws(CatalogError) -> (Draft.Field, String) {
+        guard let space = line.firstIndex(of: " ") else {
+            throw CatalogError(line: number, problem: "has a line that is not a keyword and a string")
+        }
+        let keyword = String(line[..<space])
+        let value = try Self.string(line[line.index(after: space)...].trimmingCharacters(in: .whitespaces), at: number)
+        switch keyword {
+        case "msgctxt": return (.context, value)
+        case "msgid": return (.msgid, value)
+        case "msgid_plural": return (.msgidPlural, value)
+        case "msgstr": return (.translation(0), value)
+        default:
+            guard keyword.hasPrefix("msgstr["), keyword.hasSuffix("]"),
+                let index = Int(keyword.dropFirst(7).dropLast()), index >= 0, index < 10
+            else { throw CatalogError(line: number, problem: "has an unknown keyword \(keyword)") }
+            return (.translation(index), value)
+        }
     }
 
     /// The header's `Name: value` lines.
@@ -141,6 +130,26 @@ public struct POFile: Sendable {
     }
 
     private struct Draft {
+        /// The entry drafted so far, once one was started.
+        func entry(at line: Int) throws(CatalogError) -> Entry? {
+            guard started else { return nil }
+            guard let msgid else { throw CatalogError(line: line, problem: "has an entry without msgid") }
+            let translations = translations.sorted { $0.key < $1.key }.map(\.value)
+            if !(msgid.isEmpty && context == nil) && msgidPlural == nil && translations.count != 1 {
+                throw CatalogError(line: line, problem: "has a message without one msgstr")
+            }
+            return Entry(
+                context: context, msgid: msgid, msgidPlural: msgidPlural, translations: translations,
+                isFuzzy: isFuzzy, references: references)
+        }
+
+        /// A comment line: `#,` flags and `#:` references belong to the entry they precede.
+        mutating func note(_ line: String) {
+            if line.hasPrefix("#,") && line.contains("fuzzy") { isFuzzy = true }
+            if line.hasPrefix("#:") { references += line.dropFirst(2).split(separator: " ").map(String.init) }
+            started = started || line.hasPrefix("#,") || line.hasPrefix("#:")
+        }
+
         enum Field: Equatable {
             case context, msgid, msgidPlural
             case translation(Int)

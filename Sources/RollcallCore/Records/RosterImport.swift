@@ -89,15 +89,8 @@ public enum RosterImport {
         var emails: [String: Int] = [:]
         var numbers: [String: Int] = [:]
         for row in body {
-            func field(_ index: Int?) -> String {
-                guard let index, index < row.fields.count else { return "" }
-                return row.fields[index].trimmingWhitespace()
-            }
             do {
-                let name = try AccountRules.name(columns.name.map { field($0) }.joined(separator: " "))
-                let email = try AccountRules.email(field(columns.email))
-                let rawNumber = field(columns.number)
-                let number = rawNumber.isEmpty ? nil : try AccountRules.studentNumber(rawNumber)
+                let (name, email, number) = try student(row, columns: columns)
                 if let first = emails[email] {
                     errors.append(
                         RowError(
@@ -124,6 +117,20 @@ public enum RosterImport {
             errors.append(RowError(line: 1, code: "empty_file", message: "The file has a header but no students."))
         }
         return (entries, errors)
+    }
+
+    /// One row's name, address and student number, each checked as an account's.
+    private static func student(_ row: CSV.Row, columns: (name: [Int], email: Int, number: Int?)) throws(RuleViolation)
+        -> (name: String, email: String, number: String?)
+    {
+        func field(_ index: Int?) -> String {
+            guard let index, index < row.fields.count else { return "" }
+            return row.fields[index].trimmingWhitespace()
+        }
+        let name = try AccountRules.name(columns.name.map { field($0) }.joined(separator: " "))
+        let email = try AccountRules.email(field(columns.email))
+        let rawNumber = field(columns.number)
+        return (name, email, rawNumber.isEmpty ? nil : try AccountRules.studentNumber(rawNumber))
     }
 
     /// Every bad row of a file.

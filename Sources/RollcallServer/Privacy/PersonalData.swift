@@ -153,21 +153,7 @@ struct PersonalData: Sendable {
             let devices = try await sql.raw(
                 "SELECT session_id, device_id, created_at FROM device_bindings WHERE student_id = \(bind: id)"
             ).all(decoding: PersonalDataExport.DeviceEntry.self, with: .rollcall)
-            let passkeys = try await sql.raw(
-                "SELECT id, name, created_at, last_used_at FROM passkeys WHERE user_id = \(bind: id) ORDER BY id"
-            ).all(decoding: PersonalDataExport.PasskeyEntry.self, with: .rollcall)
-            let browsers = try await sql.raw(
-                """
-                SELECT name, phone, created_at, last_used_at, expires_at FROM remembered_devices
-                WHERE user_id = \(bind: id) ORDER BY id
-                """
-            ).all(decoding: PersonalDataExport.RememberedBrowserEntry.self, with: .rollcall)
-            let verifications = try await sql.raw(
-                """
-                SELECT session_id, device_id, reused, created_at FROM passkey_verifications
-                WHERE user_id = \(bind: id) ORDER BY created_at
-                """
-            ).all(decoding: PersonalDataExport.VerificationEntry.self, with: .rollcall)
+            let (passkeys, browsers, verifications) = try await Self.signInEntries(of: id, in: sql)
             let changes = try await sql.raw(
                 """
                 SELECT session_id, old_status, new_status, reason, changed_at FROM attendance_audit
@@ -177,43 +163,77 @@ struct PersonalData: Sendable {
             let reports = try await sql.raw(
                 "SELECT created_at FROM exposure_reports WHERE person_id = \(bind: id) ORDER BY id"
             ).all(decoding: PersonalDataExport.ReportNotice.self, with: .rollcall)
-            let quizAnswers = try await sql.raw(
-                """
-                SELECT qa.attempt_id, t.run_id, qa.question_id, qa.answer, qa.saved_at
-                FROM quiz_answers qa JOIN quiz_attempts t ON t.id = qa.attempt_id
-                WHERE t.student_id = \(bind: id) ORDER BY qa.attempt_id, qa.question_id
-                """
-            ).all(decoding: PersonalDataExport.QuizAnswerEntry.self, with: .rollcall)
-            let quizFlags = try await sql.raw(
-                """
-                SELECT f.attempt_id, f.kind, f.occurred_at, f.received_at
-                FROM quiz_flags f JOIN quiz_attempts t ON t.id = f.attempt_id
-                WHERE t.student_id = \(bind: id) ORDER BY f.id
-                """
-            ).all(decoding: PersonalDataExport.QuizFlagEntry.self, with: .rollcall)
-            let since =
-                try await sql.select().column("proximity_since").from("users").where("id", .equal, id)
-                .first(decodingColumn: "proximity_since", as: Date?.self) ?? nil
-            let pseudoIDs =
-                try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")
-                .from("proximity_ids").where("user_id", .equal, id).first(decodingColumn: "n", as: Int.self) ?? 0
-            let encounters = try await sql.raw(
-                """
-                SELECT first_seen, last_seen, signal FROM proximity_encounters
-                WHERE uploader_id = \(bind: id) ORDER BY first_seen
-                """
-            ).all(decoding: PersonalDataExport.EncounterEntry.self, with: .rollcall)
-            let uploads = try await sql.select().column("*").from("proximity_uploads").where("user_id", .equal, id)
-                .orderBy("id").all(decoding: ProximityUpload.self, with: .rollcall)
+            let (quizAnswers, quizFlags) = try await Self.quizEntries(of: id, in: sql)
+            let proximity = try await Self.proximityEntry(of: id, in: sql)
             return PersonalDataExport(
                 exportedAt: now, retentionDays: retentionDays, account: UserView(user), courses: courses,
                 attendance: attendance, checkInEvidence: evidence, devices: devices, passkeys: passkeys,
                 rememberedBrowsers: browsers, passkeyVerifications: verifications, changesByHand: changes,
-                exposureReportsAboutYou: reports,
-                quizAnswers: quizAnswers, quizFlags: quizFlags,
-                proximity: PersonalDataExport.ProximityEntry(
-                    onSince: since, pseudoIDsKept: pseudoIDs, encounters: encounters, uploads: uploads))
+                exposureReportsAboutYou: reports, quizAnswers: quizAnswers, quizFlags: quizFlags, proximity: proximity)
         }
+    }
+
+    private static func signInEntries(of id: Int64, in sql: any SQLDatabase) async throws -> (
+        [PersonalDataExport.PasskeyEntry], [PersonalDataExport.RememberedBrowserEntry],
+        [PersonalDataExport.VerificationEntry]
+    ) {
+        let passkeys = try await sql.raw(
+            "SELECT id, name, created_at, last_used_at FROM passkeys WHERE user_id = \(bind: id) ORDER BY id"
+        ).all(decoding: PersonalDataExport.PasskeyEntry.self, with: .rollcall)
+        let browsers = try await sql.raw(
+            """
+            SELECT name, phone, created_at, last_used_at, expires_at FROM remembered_devices
+            WHERE user_id = \(bind: id) ORDER BY id
+            """
+        ).all(decoding: PersonalDataExport.RememberedBrowserEntry.self, with: .rollcall)
+        let verifications = try await sql.raw(
+            """
+            SELECT session_id, device_id, reused, created_at FROM passkey_verifications
+            WHERE user_id = \(bind: id) ORDER BY created_at
+            """
+        ).all(decoding: PersonalDataExport.VerificationEntry.self, with: .rollcall)
+        return (passkeys, browsers, verifications)
+    }
+
+    private static func quizEntries(of id: Int64, in sql: any SQLDatabase) async throws
+        -> ([PersonalDataExport.QuizAnswerEntry], [PersonalDataExport.QuizFlagEntry])
+    {
+        let quizAnswers = try await sql.raw(
+            """
+            SELECT qa.attempt_id, t.run_id, qa.question_id, qa.answer, qa.saved_at
+            FROM quiz_answers qa JOIN quiz_attempts t ON t.id = qa.attempt_id
+            WHERE t.student_id = \(bind: id) ORDER BY qa.attempt_id, qa.question_id
+            """
+        ).all(decoding: PersonalDataExport.QuizAnswerEntry.self, with: .rollcall)
+        let quizFlags = try await sql.raw(
+            """
+            SELECT f.attempt_id, f.kind, f.occurred_at, f.received_at
+            FROM quiz_flags f JOIN quiz_attempts t ON t.id = f.attempt_id
+            WHERE t.student_id = \(bind: id) ORDER BY f.id
+            """
+        ).all(decoding: PersonalDataExport.QuizFlagEntry.self, with: .rollcall)
+        return (quizAnswers, quizFlags)
+    }
+
+    private static func proximityEntry(of id: Int64, in sql: any SQLDatabase) async throws
+        -> PersonalDataExport.ProximityEntry
+    {
+        let since =
+            try await sql.select().column("proximity_since").from("users").where("id", .equal, id)
+            .first(decodingColumn: "proximity_since", as: Date?.self) ?? nil
+        let pseudoIDs =
+            try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")
+            .from("proximity_ids").where("user_id", .equal, id).first(decodingColumn: "n", as: Int.self) ?? 0
+        let encounters = try await sql.raw(
+            """
+            SELECT first_seen, last_seen, signal FROM proximity_encounters
+            WHERE uploader_id = \(bind: id) ORDER BY first_seen
+            """
+        ).all(decoding: PersonalDataExport.EncounterEntry.self, with: .rollcall)
+        let uploads = try await sql.select().column("*").from("proximity_uploads").where("user_id", .equal, id)
+            .orderBy("id").all(decoding: ProximityUpload.self, with: .rollcall)
+        return PersonalDataExport.ProximityEntry(
+            onSince: since, pseudoIDsKept: pseudoIDs, encounters: encounters, uploads: uploads)
     }
 
     /// Whether the person may delete their own account: not while records name them as a course's teacher, nor as
