@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "rollcall", targets: ["rollcall"]),
         .executable(name: "rollcall-bench", targets: ["rollcall-bench"]),
+        .library(name: "RollcallProtocol", targets: ["RollcallProtocol"]),
         .library(name: "RollcallCore", targets: ["RollcallCore"]),
         .library(name: "QRCode", targets: ["QRCode"]),
         .library(name: "RollcallServer", targets: ["RollcallServer"]),
@@ -39,9 +40,11 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
     ],
     targets: [
+        .target(name: "RollcallProtocol"),
         .target(
             name: "RollcallCore",
             dependencies: [
+                "RollcallProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
@@ -50,6 +53,7 @@ let package = Package(
         .target(
             name: "RollcallServer",
             dependencies: [
+                "RollcallProtocol",
                 "RollcallCore",
                 "QRCode",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -84,6 +88,7 @@ let package = Package(
         .target(
             name: "RollcallClient",
             dependencies: [
+                "RollcallProtocol",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
@@ -100,10 +105,11 @@ let package = Package(
             ],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
-        .target(name: "RollcallApp", dependencies: ["RollcallClient", "QRCode"]),
+        .target(name: "RollcallApp", dependencies: ["RollcallProtocol", "RollcallClient", "QRCode"]),
         .executableTarget(
             name: "rollcall",
             dependencies: [
+                "RollcallProtocol",
                 "RollcallCore",
                 "RollcallServer",
                 "RollcallClient",
@@ -116,6 +122,7 @@ let package = Package(
         .executableTarget(
             name: "rollcall-bench",
             dependencies: [
+                "RollcallProtocol",
                 "RollcallServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -140,6 +147,7 @@ let package = Package(
         .testTarget(
             name: "ServerTestSupport",
             dependencies: [
+                "RollcallProtocol",
                 "RollcallServer",
                 "RollcallCore",
                 "PasskeyTestSupport",
@@ -163,6 +171,7 @@ let package = Package(
         .testTarget(
             name: "RollcallCoreTests",
             dependencies: [
+                "RollcallProtocol",
                 "RollcallCore", "PasskeyTestSupport", .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -170,6 +179,7 @@ let package = Package(
         .testTarget(
             name: "RollcallClientTests",
             dependencies: [
+                "RollcallProtocol",
                 "RollcallClient",
                 "RollcallServer",
                 "QRCode",
@@ -182,6 +192,7 @@ let package = Package(
         .testTarget(
             name: "RollcallAppTests",
             dependencies: [
+                "RollcallProtocol",
                 "RollcallApp",
                 "RollcallServer",
                 "RollcallClient",
@@ -194,6 +205,7 @@ let package = Package(
         .testTarget(
             name: "RollcallServerTests",
             dependencies: [
+                "RollcallProtocol",
                 "RollcallServer",
                 "RollcallCore",
                 "PasskeyTestSupport",

@@ -1,6 +1,7 @@
 import Foundation
 import Observation
 import RollcallClient
+import RollcallProtocol
 
 /// The phone's proximity evidence (seed 001's APRICOT): broadcasts this window's pseudo-ID, listens for the phones
 /// nearby a minute at a time, keeps what it heard on the phone for 30 days, and uploads it only when the person
@@ -11,7 +12,7 @@ import RollcallClient
 @MainActor @Observable
 public final class ProximityTracer {
     /// Seconds each pseudo-ID is broadcast.
-    public static let windowSeconds: TimeInterval = 300
+    public static let windowSeconds = TimeInterval(Proximity.windowSeconds)
     /// Listening for a minute, then resting a minute: every five-minute window is heard in, at half the battery.
     public static let listenSeconds: TimeInterval = 60
     public static let restSeconds: TimeInterval = 60
@@ -20,13 +21,13 @@ public final class ProximityTracer {
     /// Pseudo-IDs are asked for again when less than this much time is left of them.
     public static let refillAhead: TimeInterval = 86_400
     /// Days of pseudo-IDs asked for at a time.
-    public static let daysPerRequest = 3
+    public static let daysPerRequest = Proximity.defaultIssueDays
     /// After a failed request for pseudo-IDs (no network), the next try waits this long.
     public static let retryAfter: TimeInterval = 600
     /// What a check-in brings: the pseudo-IDs heard this recently.
-    public static let recentSeconds: TimeInterval = 900
+    public static let recentSeconds = Proximity.heardRecently
     /// The most encounters one upload carries, as the server takes them.
-    public static let uploadLimit = 5_000
+    public static let uploadLimit = Proximity.uploadLimit
 
     /// What the phone keeps between launches.
     struct Log: Codable, Equatable {
@@ -268,6 +269,6 @@ public final class ProximityTracer {
     }
 
     static func isPseudoID(_ text: String) -> Bool {
-        text.utf8.count == 32 && text.allSatisfy(\.isHexDigit)
+        Proximity.pseudoID(text) != nil
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Observation
 import QRCode
 import RollcallClient
+import RollcallProtocol
 
 /// The teacher's live room: every enrolled student with their status, the counts, kept current from the live
 /// sequence (which resumes by itself after a drop).
@@ -62,8 +63,8 @@ public final class RoomModel {
             .sorted { $0.name < $1.name }
             latest = snapshot.students.filter { $0.at != nil }.sorted { $0.at! > $1.at! }.map(\.id)
         case .event(let event):
-            switch event.kind {
-            case "checked_in", "status_changed":
+            switch event.eventKind {
+            case .checkedIn, .statusChanged:
                 guard let student = event.studentID, let index = rows.firstIndex(where: { $0.id == student }) else {
                     return
                 }
@@ -71,9 +72,9 @@ public final class RoomModel {
                 rows[index].at = event.createdAt
                 latest.removeAll { $0 == student }
                 latest.insert(student, at: 0)
-            case "session_opened", "session_closed":
+            case .sessionOpened, .sessionClosed:
                 phase = event.data["phase"]?.string ?? phase
-            case "heard":
+            case .heard:
                 // Each student named was heard by one more classmate's phone.
                 guard case .array(let heard)? = event.data["studentIds"] else { return }
                 for id in heard.compactMap(\.int) {

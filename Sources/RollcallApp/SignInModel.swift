@@ -1,6 +1,7 @@
 import Foundation
 import Observation
 import RollcallClient
+import RollcallProtocol
 
 /// What went wrong, as a screen shows it: the sentence, and what the person can do next.
 public struct Problem: Sendable, Equatable {
@@ -38,17 +39,20 @@ public enum NextStep: Sendable, Equatable {
     case none
 
     init(for error: RollcallError) {
-        switch error.code {
-        case "code_expired", "invalid_code": self = .scanAgain
-        case "out_of_range":
+        if error.clientCode != nil {
+            self = .tryAgain
+            return
+        }
+        switch error.errorCode {
+        case .codeExpired, .invalidCode: self = .scanAgain
+        case .outOfRange:
             self = .moveCloser(
                 distance: error.details["distanceMeters"]?.number, radius: error.details["radiusMeters"]?.number)
-        case "verification_required": self = .registerPasskey
-        case "too_many_attempts": self = .wait(seconds: error.retryAfter ?? 60)
-        case "not_signed_in", "invalid_token": self = .signIn
-        case "not_enrolled": self = .joinCourse
-        case "location_required", "location_inaccurate", "verification_failed", "check_in_interrupted",
-            "network_not_allowed", RollcallError.networkUnavailableCode, "database_unavailable":
+        case .verificationRequired: self = .registerPasskey
+        case .tooManyAttempts: self = .wait(seconds: error.retryAfter ?? 60)
+        case .notSignedIn, .invalidToken: self = .signIn
+        case .notEnrolled: self = .joinCourse
+        case .locationRequired, .locationInaccurate, .verificationFailed, .networkNotAllowed, .databaseUnavailable:
             self = .tryAgain
         default: self = .none
         }
@@ -190,6 +194,6 @@ extension RollcallError {
     /// Any failure as a `RollcallError`, so that every screen shows one kind of problem.
     static func wrapping(_ error: any Error) -> RollcallError {
         (error as? RollcallError)
-            ?? RollcallError(code: "check_in_interrupted", message: "Something went wrong: \(error)", status: nil)
+            ?? RollcallError(.checkInInterrupted, message: "Something went wrong: \(error)")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import OpenAPIRuntime
+import RollcallProtocol
 
 /// Where the phone is, for sessions with a geofence.
 public struct Location: Sendable, Equatable, Codable {
@@ -58,8 +59,8 @@ public struct CheckInProof: Sendable {
         deviceID: String? = nil, location: @escaping @Sendable () async throws -> Location? = { nil },
         passkey: @escaping @Sendable (PasskeyChallenge) async throws -> AssertionCredential = { _ in
             throw RollcallError(
-                code: "verification_required",
-                message: "This course asks for a passkey at check-in, and this app has none to offer.", status: nil)
+                .verificationRequired,
+                message: "This course asks for a passkey at check-in, and this app has none to offer.")
         },
         heard: @escaping @Sendable () async -> [String] = { [] }
     ) {
@@ -85,8 +86,7 @@ extension Rollcall {
     public func scan(link: String) async throws -> Scan {
         guard let code = Self.code(inScannedLink: link) else {
             throw RollcallError(
-                code: "invalid_code", message: "This is not a Rollcall check-in code: scan the code on the screen.",
-                status: nil)
+                .invalidCode, message: "This is not a Rollcall check-in code: scan the code on the screen.")
         }
         return try await scan(code: code)
     }
@@ -161,8 +161,8 @@ extension Rollcall {
         case .notRequired, .reused: break
         case .registerFirst:
             throw RollcallError(
-                code: "verification_required",
-                message: "This course asks for a passkey at check-in: register one on this phone first.", status: nil)
+                .verificationRequired,
+                message: "This course asks for a passkey at check-in: register one on this phone first.")
         case .answer(let challenge): assertion = try await proof.passkey(challenge)
         }
         let location = try await proof.location()
@@ -205,19 +205,5 @@ extension Rollcall {
     public func checkIn(scannedLink: String, proof: CheckInProof) async throws -> CheckInResult {
         let scan = try await scan(link: scannedLink)
         return try await checkIn(ticket: scan.ticket, proof: proof)
-    }
-}
-
-/// Base64url without padding, as WebAuthn values travel.
-enum Base64URL {
-    static func decode(_ text: String) -> [UInt8]? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64).map { Array($0) }
-    }
-
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 }

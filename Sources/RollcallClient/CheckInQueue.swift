@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import RollcallProtocol
 
 /// A check-in the phone could not send yet: the scanned code, when it was scanned, and its ticket once the server
 /// recorded the scan.
@@ -75,8 +76,7 @@ public actor CheckInQueue {
         guard let code = Rollcall.code(inScannedLink: scannedLink) else {
             return .refused(
                 RollcallError(
-                    code: "invalid_code",
-                    message: "This is not a Rollcall check-in code: scan the code on the screen.", status: nil))
+                    .invalidCode, message: "This is not a Rollcall check-in code: scan the code on the screen."))
         }
         let entry = PendingCheckIn(id: UUID(), code: code, scannedAt: now())
         return await send(entry)
@@ -140,8 +140,7 @@ public actor CheckInQueue {
             // The app's own step (passkey prompt, location) failed or was cancelled: the student decides what next.
             forget(entry)
             return .refused(
-                RollcallError(
-                    code: "check_in_interrupted", message: "The check-in could not finish: \(error)", status: nil))
+                RollcallError(.checkInInterrupted, message: "The check-in could not finish: \(error)"))
         }
     }
 
@@ -150,8 +149,7 @@ public actor CheckInQueue {
         let deadline = entry.ticketExpiresAt ?? entry.scannedAt.addingTimeInterval(ticketLifetime)
         guard now() >= deadline else { return nil }
         return RollcallError(
-            code: "code_expired",
-            message: "This scan waited too long for the network: scan the code on the screen again.", status: nil)
+            .codeExpired, message: "This scan waited too long for the network: scan the code on the screen again.")
     }
 
     private func keep(_ entry: PendingCheckIn) {

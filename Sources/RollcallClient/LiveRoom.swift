@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdWSClient
 import Logging
 import NIOSSL
+import RollcallProtocol
 
 /// A session's live room as an `AsyncSequence`: a snapshot, then each event exactly once, and the counts.
 ///
@@ -123,7 +124,7 @@ struct LiveChannel: Sendable {
                 do {
                     try await probe()
                 } catch let refusal as RollcallError
-                    where !refusal.isNetworkFailure && refusal.code != "websocket_required"
+                    where !refusal.isNetworkFailure && refusal.errorCode != .websocketRequired
                     && (refusal.status ?? 0) < 500
                 {
                     // Refused for good (signed out, not this teacher's room); a server that cannot serve just now

@@ -1,5 +1,6 @@
 import Foundation
 import OpenAPIRuntime
+import RollcallProtocol
 
 /// Whether the person's proximity is on, how far their pseudo-IDs reach, their uploads and the health officers'
 /// requests waiting for an upload.
@@ -22,19 +23,7 @@ public struct PseudoID: Sendable, Equatable, Hashable, Codable {
 }
 
 /// What a phone heard of one pseudo-ID: when first and last, and the strongest signal (dBm).
-public struct Encounter: Sendable, Equatable, Codable {
-    public var heard: String
-    public var firstSeen: Date
-    public var lastSeen: Date
-    public var signal: Int
-
-    public init(heard: String, firstSeen: Date, lastSeen: Date, signal: Int) {
-        self.heard = heard
-        self.firstSeen = firstSeen
-        self.lastSeen = lastSeen
-        self.signal = signal
-    }
-}
+public typealias Encounter = Proximity.Encounter
 
 extension Rollcall {
     /// The person's proximity as the server keeps it.

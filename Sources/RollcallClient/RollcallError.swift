@@ -1,4 +1,5 @@
 import Foundation
+import RollcallProtocol
 
 /// A refusal from the server, or a request that got no answer: the stable code to branch on and a sentence for people.
 public struct RollcallError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -36,28 +37,37 @@ public struct RollcallError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// True when the request got no answer (no network, server down, connection lost): trying again may help.
-    public var isNetworkFailure: Bool { code == Self.networkUnavailableCode }
+    public var isNetworkFailure: Bool { clientCode == .networkUnavailable }
+
+    /// The server's code, as the shared list names it; `nil` for a code this client made or a newer server's.
+    public var errorCode: ErrorCode? { ErrorCode(rawValue: code) }
+    /// The code this client gave a failure the server never answered; `nil` for the server's own.
+    public var clientCode: ClientErrorCode? { ClientErrorCode(rawValue: code) }
 
     public var description: String { message }
 
-    /// The code given to requests that got no answer.
-    public static let networkUnavailableCode = "network_unavailable"
+    /// A refusal this client makes itself, with a code from the shared list.
+    public init(_ code: ErrorCode, message: String, details: [String: JSONValue] = [:]) {
+        self.init(code: code.rawValue, message: message, details: details, status: nil)
+    }
+
+    /// A failure with no answer from the server.
+    public init(_ code: ClientErrorCode, message: String, details: [String: JSONValue] = [:], status: Int? = nil) {
+        self.init(code: code.rawValue, message: message, details: details, status: status)
+    }
 
     /// A request that got no answer, with what the transport said.
     static func networkUnavailable(_ underlying: any Error) -> RollcallError {
         RollcallError(
-            code: networkUnavailableCode,
-            message: "Rollcall could not be reached: check the network connection and try again.",
-            details: ["reason": .string(String(describing: underlying))], status: nil
-        )
+            .networkUnavailable, message: "Rollcall could not be reached: check the network connection and try again.",
+            details: ["reason": .string(String(describing: underlying))])
     }
 
     /// An answer this client cannot read: a server of another version, or something else at that address.
     static func unexpectedAnswer(status: Int?, _ what: String) -> RollcallError {
         RollcallError(
-            code: "unexpected_answer",
-            message: "The server gave an answer this version of Rollcall does not understand (\(what)).",
-            status: status
+            .unexpectedAnswer,
+            message: "The server gave an answer this version of Rollcall does not understand (\(what)).", status: status
         )
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import RollcallProtocol
 
 /// One message of a session's live room, in the order the server sent it.
 public enum RoomMessage: Sendable, Equatable, Encodable {
@@ -83,6 +84,9 @@ public struct RoomEvent: Sendable, Equatable, Codable {
     public var kind: String
     public var createdAt: Date
     public var data: JSONValue
+
+    /// The kind as the shared list names it; `nil` for a kind a newer server added.
+    public var eventKind: SessionEventKind? { SessionEventKind(rawValue: kind) }
 
     /// The student the event is about, for check-ins, status changes and flags.
     public var studentID: Int64? { data["studentId"]?.int }

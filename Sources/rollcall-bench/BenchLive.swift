@@ -5,6 +5,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import RollcallProtocol
 import RollcallServer
 
 /// `rollcall-bench live`: how soon a committed check-in reaches the teacher's live view, with a room checking in.
@@ -110,7 +111,7 @@ struct BenchLive: AsyncParsableCommand {
                 let decoded = try JSONDecoder().decode(Message.self, from: Data(text.utf8))
                 switch decoded.type {
                 case "snapshot": opened()
-                case "event" where decoded.kind == "checked_in":
+                case "event" where decoded.kind == SessionEventKind.checkedIn.rawValue:
                     guard let written = try decoded.createdAt.map({ try parse.parse($0) }) else { continue }
                     arrived(received.timeIntervalSince(written))
                 default: continue

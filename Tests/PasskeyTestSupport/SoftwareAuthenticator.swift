@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import RollcallCore
+import RollcallProtocol
 import _CryptoExtras
 
 /// Writes CBOR in the canonical form CTAP2 authenticators use, independently of Rollcall's decoder.

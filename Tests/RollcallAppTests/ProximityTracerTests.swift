@@ -2,6 +2,7 @@ import ClientTestSupport
 import Foundation
 import RollcallApp
 import RollcallClient
+import RollcallProtocol
 import ServerTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import ClientTestSupport
 import Foundation
 import RollcallClient
+import RollcallProtocol
 import ServerTestSupport
 import Testing
 
@@ -180,7 +181,7 @@ struct RefusalTests {
         let network = try await NetworkSwitch.start(to: 9)
         await network.goOffline()
         let url = URL(string: "http://127.0.0.1:\(network.port)")!
-        await expectRefusal(RollcallError.networkUnavailableCode, status: nil) {
+        await expectRefusal(ClientErrorCode.networkUnavailable.rawValue, status: nil) {
             _ = try await Rollcall(serverURL: url, token: "t").courses()
         }
         await network.stop()

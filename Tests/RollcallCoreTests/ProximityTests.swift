@@ -1,4 +1,5 @@
 import Foundation
+import RollcallProtocol
 import Testing
 
 @testable import RollcallCore

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PasskeyTestSupport
+import RollcallProtocol
 import Testing
 
 @testable import RollcallCore

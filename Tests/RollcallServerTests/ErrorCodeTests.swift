@@ -1,5 +1,6 @@
 import Foundation
 import RollcallCore
+import RollcallProtocol
 import Testing
 
 @testable import RollcallServer

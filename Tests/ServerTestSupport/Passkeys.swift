@@ -1,6 +1,7 @@
 import Foundation
 import PasskeyTestSupport
 import RollcallCore
+import RollcallProtocol
 import Testing
 
 @testable import RollcallServer

@@ -1,6 +1,7 @@
 """scripts/budgets.py fails on each budget broken once, and passes the same tree kept within them."""
 
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -103,3 +104,49 @@ def test_the_allowlist_lets_a_listed_line_through_and_refuses_one_that_allows_no
 def test_rollcalls_own_sources_keep_their_budgets():
     result = budgets(ROOT)
     assert result.returncode == 0, result.stdout
+
+
+def test_the_pages_error_codes_are_made_from_the_shared_enums():
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "codes.py"), "--check"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+STATIC = ROOT / "Sources" / "RollcallServer" / "Resources" / "static"
+# A code compared, set, defaulted or chosen as a quoted literal.
+CODE_LITERAL = re.compile(
+    r'\.code\s*(===|!==|=)\s*"[a-z]+_[a-z_]+"|\.code \?\? "[a-z]+_[a-z_]+"|"[a-z]+_[a-z_]+" : "[a-z]+_[a-z_]+"'
+)
+
+
+@pytest.mark.parametrize("script", sorted(p.name for p in STATIC.glob("*.js")))
+def test_no_page_script_writes_an_error_code_by_hand(script):
+    text = (STATIC / script).read_text()
+    assert not CODE_LITERAL.search(text), f"{script}: name codes from /assets/codes.js"
+
+
+def test_the_code_check_finds_a_code_written_by_hand():
+    assert CODE_LITERAL.search('if (error.code === "stale_sequence") {')
+    assert CODE_LITERAL.search('problem.code = "verification_required";')
+    assert not CODE_LITERAL.search("if (error.code === ErrorCode.staleSequence) {")
+
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+
+@pytest.mark.parametrize("target", sorted(p.name for p in (ROOT / "Sources").iterdir() if p.is_dir()))
+def test_the_architecture_page_names_every_target(target):
+    page = ARCHITECTURE.read_text()
+    assert f"Sources/{target} " in page and f"`{target}`" in page, f"docs/architecture.md: add {target}"
+
+
+@pytest.mark.parametrize(
+    "folder", sorted(p.name for p in (ROOT / "Sources" / "RollcallServer").iterdir() if p.is_dir())
+)
+def test_the_architecture_page_names_every_server_folder(folder):
+    assert re.search(rf"^  {folder}/ ", ARCHITECTURE.read_text(), re.M), f"docs/architecture.md: add {folder}/"
+
+
+def test_the_readme_is_a_newcomers_page_that_links_the_architecture():
+    readme = (ROOT / "README.md").read_text()
+    assert readme.count("\n") <= 250
+    assert "(docs/architecture.md)" in readme

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RollcallProtocol
 
 /// The claims of an OpenID Connect ID token that Rollcall reads, once its signature has been verified.
 public struct IDTokenClaims: Sendable, Equatable {
@@ -121,7 +122,7 @@ public enum SingleSignOn {
 
     /// PKCE's S256 challenge for a verifier (RFC 7636 §4.2).
     public static func codeChallenge(verifier: String) -> String {
-        base64URL(Array(SHA256.hash(data: Array(verifier.utf8))))
+        Base64URL.encode(Array(SHA256.hash(data: Array(verifier.utf8))))
     }
 
     /// What the school's role claim says: a teacher when any of its values is one of `teacherValues` (compared
@@ -159,10 +160,5 @@ public enum SingleSignOn {
             merged.others[name] = values
         }
         return merged
-    }
-
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 }

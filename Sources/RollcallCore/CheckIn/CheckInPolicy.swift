@@ -1,4 +1,5 @@
 import Foundation
+import RollcallProtocol
 
 /// A student's attendance in one session.
 public enum AttendanceStatus: String, CaseIterable, Codable, Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import RollcallProtocol
 
 /// Contact tracing from attendance: who shared a session with a person, for how long, and the ranking of contacts.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import RollcallProtocol
 
 /// A student's answer to one question, as sent and stored: exactly one of its fields, matching the question's kind.
 public struct QuizAnswer: Codable, Sendable, Equatable, Hashable {

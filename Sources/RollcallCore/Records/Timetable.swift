@@ -1,4 +1,5 @@
 import Foundation
+import RollcallProtocol
 
 /// A course's weekly meeting: a weekday and a local time, for a number of minutes, over a term.
 public struct TimetableSlot: Codable, Equatable, Sendable {

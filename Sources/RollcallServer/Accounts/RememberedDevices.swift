@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallProtocol
 import SQLKit
 
 /// A browser remembered after a texted-code sign-in, so that the phone is not asked for a code again for 30 days.

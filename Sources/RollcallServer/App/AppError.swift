@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import RollcallCore
+import RollcallProtocol
 
 /// Every error Rollcall answers with: a stable code, a sentence a person understands, and its HTTP status.
 public struct AppError: Error, HTTPResponseError, Equatable {

@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import RollcallCore
+import RollcallProtocol
 
 /// Wraps the server's child channel (HTTP with the WebSocket upgrade, TLS or not) with the connection rules: a
 /// limit on open connections, a deadline for silence and for a request's head, and a clear answer to what is not

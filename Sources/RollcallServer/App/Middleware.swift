@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import RollcallCore
+import RollcallProtocol
 
 /// Finds out who is asking, from a bearer token or the session cookie, and checks the CSRF token of cookie requests.
 struct AuthenticationMiddleware: RouterMiddleware {

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
 import RollcallCore
+import RollcallProtocol
 
 /// Who is making the request, as the access token or session cookie says.
 struct Identity: Sendable {

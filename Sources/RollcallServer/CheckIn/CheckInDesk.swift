@@ -1,5 +1,6 @@
 import Foundation
 import RollcallCore
+import RollcallProtocol
 
 /// Takes a check-in from start to finish, for the API and the check-in page alike: gathers the facts (code or
 /// ticket, standing, location, network, device, passkey), asks `CheckInPolicy`, records, and answers. It is the one

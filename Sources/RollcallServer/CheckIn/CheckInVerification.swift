@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallProtocol
 
 /// The identity step of a check-in, where the course asks for it: a passkey assertion with user verification over a
 /// challenge bound to the student's check-in ticket (or session), or a recent verification from the same device

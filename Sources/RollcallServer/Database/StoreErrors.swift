@@ -1,4 +1,5 @@
 import RollcallCore
+import RollcallProtocol
 
 /// The database does not answer: the server is stopping, or its connections are gone.
 struct DatabaseUnavailable: Error {}

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallProtocol
 
 /// An exposure report as the health officer receives it: the sessions the person attended in person with everyone
 /// else recorded in each, the ranked contacts, and how it was computed.

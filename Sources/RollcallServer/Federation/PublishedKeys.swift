@@ -3,6 +3,7 @@ import Foundation
 import JWTKit
 import NIOCore
 import RollcallCore
+import RollcallProtocol
 
 /// The one verifier of signed tokens, for the school's provider and the learning platforms alike: one algorithm
 /// rule (`SingleSignOn.checkAlgorithm`), and one cache of the key sets (JWKS) that issuers publish, kept as long as

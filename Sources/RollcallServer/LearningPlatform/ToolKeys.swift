@@ -1,6 +1,7 @@
 import Foundation
 import JWTKit
 import RollcallCore
+import RollcallProtocol
 import SQLKit
 import _CryptoExtras
 
@@ -72,7 +73,7 @@ struct ToolKeys: Sendable {
                 let primitives = try Insecure.RSA.PrivateKey(pem: stored.privatePem).publicKey.getKeyPrimitives()
                 return [
                     "kty": "RSA", "alg": "RS256", "use": "sig", "kid": stored.kid,
-                    "n": Self.base64URL(primitives.modulus), "e": Self.base64URL(primitives.publicExponent),
+                    "n": Base64URL.encode(primitives.modulus), "e": Base64URL.encode(primitives.publicExponent),
                 ]
             }
         ]
@@ -101,8 +102,4 @@ struct ToolKeys: Sendable {
         return StoredKey(kid: OpaqueToken.make(), privatePem: pem, slot: "current", createdAt: now)
     }
 
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
 }

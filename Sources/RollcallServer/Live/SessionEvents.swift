@@ -1,5 +1,6 @@
 import Foundation
 import RollcallCore
+import RollcallProtocol
 import SQLKit
 
 /// One entry of a session's event log, as stored in `session_events`.

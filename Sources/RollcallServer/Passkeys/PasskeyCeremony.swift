@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallProtocol
 
 extension Configuration {
     /// The WebAuthn relying party: the public URL's host is the RP ID, its scheme, host and port the one origin.

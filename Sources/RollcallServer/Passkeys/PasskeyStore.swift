@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import RollcallCore
+import RollcallProtocol
 import SQLKit
 
 /// A registered passkey as stored.

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallProtocol
 
 /// Passkeys: registering them, signing in with them, and the Devices list of one's own passkeys.
 struct PasskeysController: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import RollcallCore
+import RollcallProtocol
 import SQLKit
 import ServiceLifecycle
 

@@ -1,5 +1,6 @@
 import Foundation
 import RollcallCore
+import RollcallProtocol
 import SQLKit
 
 /// The room's `heard` events name people as much as the counts do: whoever forgets their proximity, or their

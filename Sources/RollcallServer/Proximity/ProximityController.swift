@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallProtocol
 
 /// The app's side of proximity: turning it on and off, fetching pseudo-IDs, uploading what the phone heard; and a
 /// health officer asking the person of a report to upload.

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import RollcallCore
+import RollcallProtocol
 import SQLKit
 
 /// A pseudo-ID handed to a phone: its value, which only the phone and this answer ever hold, and its window.

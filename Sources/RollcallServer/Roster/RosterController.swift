@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import RollcallCore
+import RollcallProtocol
 
 /// A course's roster from a spreadsheet: the import, which enrols those with accounts and invites the others by
 /// email, and the list of open invitations.

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallProtocol
 
 /// Sessions of a course: scheduling or opening one with its check-in settings, and closing it.
 struct SessionsController: Sendable {

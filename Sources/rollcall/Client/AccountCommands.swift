@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RollcallClient
 import RollcallCore
+import RollcallProtocol
 import RollcallServer
 
 #if canImport(Glibc)
@@ -109,7 +110,7 @@ struct Logout: AsyncParsableCommand {
         }
         do {
             try await Rollcall(serverURL: url, token: login.token, language: CommandLineLanguage.tag).signOut()
-        } catch let error as RollcallError where ["invalid_token", "not_signed_in"].contains(error.code) {
+        } catch let error as RollcallError where [.invalidToken, .notSignedIn].contains(error.errorCode) {
             // Already revoked or expired: only the local copy is left to forget.
         } catch let error as RollcallError where error.isNetworkFailure && !forget {
             throw CommandFailure(

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RollcallClient
 import RollcallCore
+import RollcallProtocol
 import RollcallServer
 
 #if canImport(Glibc)
@@ -43,10 +44,9 @@ enum ExitStatus: Int32 {
         switch error {
         case let error as CommandFailure:
             return (error.status, say(error.message))
-        case let error as RollcallError
-        where error.isNetworkFailure && error.code == RollcallError.networkUnavailableCode:
+        case let error as RollcallError where error.isNetworkFailure:
             return (.network, error.message)
-        case let error as RollcallError where ["not_signed_in", "invalid_token"].contains(error.code):
+        case let error as RollcallError where [.notSignedIn, .invalidToken].contains(error.errorCode):
             return (.notSignedIn, say("\(error.message) Sign in again with `rollcall login URL`."))
         case let error as RollcallError:
             return (.refused, error.message)

@@ -3,6 +3,7 @@ import Foundation
 import QRCode
 import RollcallClient
 import RollcallCore
+import RollcallProtocol
 import RollcallServer
 
 /// `rollcall watch SESSION`: the room live in the terminal.
@@ -72,19 +73,19 @@ struct RoomPicture {
         case .event(let event):
             let who = event.studentID.map { names[$0] ?? say("student \($0)") } ?? ""
             let at = Dates.clock(event.createdAt, in: zone)
-            switch event.kind {
-            case "checked_in":
+            switch event.eventKind {
+            case .checkedIn:
                 let line = "\(at)  \(who)  \(event.status ?? "present")"
                 checkIns.append(line)
                 return [say("\(at) checked in: \(who), \(event.status ?? "present")")]
-            case "status_changed":
+            case .statusChanged:
                 let previous = event.data["previous"]?.string ?? "none"
                 checkIns.append("\(at)  \(who)  \(event.status ?? "")")
                 return [say("\(at) changed by hand: \(who), \(previous) → \(event.status ?? "")")]
-            case "flagged":
+            case .flagged:
                 return [say("\(at) flagged: \(who), \(event.data["kind"]?.string ?? "")")]
-            case "session_opened", "session_closed":
-                phase = event.data["phase"]?.string ?? (event.kind == "session_closed" ? "closed" : "open")
+            case .sessionOpened, .sessionClosed:
+                phase = event.data["phase"]?.string ?? (event.eventKind == .sessionClosed ? "closed" : "open")
                 return [say("\(at) the session is now \(phase)")]
             default:
                 return []

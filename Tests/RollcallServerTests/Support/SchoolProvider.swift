@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOConcurrencyHelpers
 import RollcallCore
+import RollcallProtocol
 import ServerTestSupport
 import Testing
 
@@ -27,14 +28,10 @@ final class SchoolProvider: Sendable {
             let point = key.publicKey.x963Representation.dropFirst()
             return [
                 "kty": "EC", "crv": "P-256", "use": "sig", "alg": "ES256", "kid": kid,
-                "x": Self.base64URL(Data(point.prefix(32))), "y": Self.base64URL(Data(point.suffix(32))),
+                "x": Base64URL.encode(Data(point.prefix(32))), "y": Base64URL.encode(Data(point.suffix(32))),
             ]
         }
 
-        static func base64URL(_ data: Data) -> String {
-            data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-                .replacingOccurrences(of: "=", with: "")
-        }
     }
 
     /// A code handed out, with what the token endpoint checks and answers.
@@ -99,8 +96,8 @@ final class SchoolProvider: Sendable {
     static func token(
         header: [String: Any], claims: [String: Any], key: Key?, hmacSecret: [UInt8]? = nil
     ) throws -> String {
-        let head = Key.base64URL(try JSONSerialization.data(withJSONObject: header, options: .sortedKeys))
-        let body = Key.base64URL(try JSONSerialization.data(withJSONObject: claims, options: .sortedKeys))
+        let head = Base64URL.encode(try JSONSerialization.data(withJSONObject: header, options: .sortedKeys))
+        let body = Base64URL.encode(try JSONSerialization.data(withJSONObject: claims, options: .sortedKeys))
         let input = Data("\(head).\(body)".utf8)
         let signature: Data
         if let hmacSecret {
@@ -110,7 +107,7 @@ final class SchoolProvider: Sendable {
         } else {
             signature = Data()
         }
-        return "\(head).\(body).\(Key.base64URL(signature))"
+        return "\(head).\(body).\(Base64URL.encode(signature))"
     }
 
     /// The provider's routes.

@@ -6,6 +6,7 @@ import HummingbirdTesting
 import JWTKit
 import NIOConcurrencyHelpers
 import RollcallCore
+import RollcallProtocol
 import ServerTestSupport
 import Testing
 import _CryptoExtras
@@ -30,8 +31,8 @@ final class TestPlatform: Sendable {
         var jwk: [String: String] {
             let primitives = try! Insecure.RSA.PublicKey(backing: key.publicKey).getKeyPrimitives()
             return [
-                "kty": "RSA", "alg": "RS256", "use": "sig", "kid": kid, "n": ToolKeys.base64URL(primitives.modulus),
-                "e": ToolKeys.base64URL(primitives.publicExponent),
+                "kty": "RSA", "alg": "RS256", "use": "sig", "kid": kid, "n": Base64URL.encode(primitives.modulus),
+                "e": Base64URL.encode(primitives.publicExponent),
             ]
         }
 
@@ -104,11 +105,11 @@ final class TestPlatform: Sendable {
 
     /// A JWT with these header and claims, signed RS256 with `key` (or not at all).
     static func token(header: [String: Any], claims: [String: Any], key: Key?) throws -> String {
-        let head = ToolKeys.base64URL(try JSONSerialization.data(withJSONObject: header, options: .sortedKeys))
-        let body = ToolKeys.base64URL(try JSONSerialization.data(withJSONObject: claims, options: .sortedKeys))
+        let head = Base64URL.encode(try JSONSerialization.data(withJSONObject: header, options: .sortedKeys))
+        let body = Base64URL.encode(try JSONSerialization.data(withJSONObject: claims, options: .sortedKeys))
         let input = Data("\(head).\(body)".utf8)
         let signature = try key.map { try $0.key.signature(for: input, padding: .insecurePKCS1v1_5).rawRepresentation }
-        return "\(head).\(body).\(ToolKeys.base64URL(signature ?? Data()))"
+        return "\(head).\(body).\(Base64URL.encode(signature ?? Data()))"
     }
 
     /// The claims of a good launch for `nonce`: an instructor's or a learner's resource link launch.

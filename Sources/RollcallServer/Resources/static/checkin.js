@@ -1,6 +1,7 @@
 // The student's check-in page: location (when the session asks for it), the passkey (when the course asks for it),
 // then the check-in, then a plain answer.
 import { api, deviceId, locate } from "/assets/app.js";
+import { ClientErrorCode, ErrorCode } from "/assets/codes.js";
 import { assertPasskey, registerPasskey } from "/assets/passkeys.js";
 import { announceQuizzes } from "/assets/quiz-announce.js";
 import { clockText, timeText } from "/assets/time.js";
@@ -16,8 +17,9 @@ const retry = document.getElementById("check-in-retry");
 const join = document.getElementById("check-in-join");
 /** Refusals the student can mend on this phone and then try again with the same scan. */
 const MENDABLE = new Set([
-  "location_required", "location_inaccurate", "out_of_range", "network_not_allowed", "verification_required",
-  "verification_failed", "verification_cancelled", "passkey_failed", "too_many_attempts",
+  ErrorCode.locationRequired, ErrorCode.locationInaccurate, ErrorCode.outOfRange, ErrorCode.networkNotAllowed,
+  ErrorCode.verificationRequired, ErrorCode.verificationFailed, ClientErrorCode.verificationCancelled,
+  ClientErrorCode.passkeyFailed, ErrorCode.tooManyAttempts,
 ]);
 const SCAN_AGAIN = t("Your scan has run out. Scan the code on the screen again.");
 const expired = () => Date.now() >= expiresAt.getTime();
@@ -35,10 +37,10 @@ async function identity(device) {
 
 /** What a failed attempt leaves the student to do: try again, join the course, or scan again. */
 function failed(error) {
-  const scanAgain = expired() && error.code !== "not_enrolled";
+  const scanAgain = expired() && error.code !== ErrorCode.notEnrolled;
   document.getElementById("check-in-error").textContent = scanAgain ? SCAN_AGAIN : error.message;
   root.dataset.result = error.code ?? "error";
-  join.hidden = !(error.code === "not_enrolled" && error.details?.joinable === true) || expired();
+  join.hidden = !(error.code === ErrorCode.notEnrolled && error.details?.joinable === true) || expired();
   // No code: the request never reached Rollcall (no network), so the same scan may still work.
   retry.hidden = scanAgain || !(error.code === undefined || MENDABLE.has(error.code));
   show("check-in-failed");
@@ -98,7 +100,7 @@ document.getElementById("check-in-add-passkey")?.addEventListener("click", async
   } catch (problem) {
     error.textContent = problem.message;
     error.hidden = false;
-    root.dataset.result = problem.code ?? "passkey_failed";
+    root.dataset.result = problem.code ?? ClientErrorCode.passkeyFailed;
   } finally {
     button.disabled = false;
   }

@@ -1,5 +1,6 @@
 // Passkeys in the browser: WebAuthn options from the server in, the browser's answer out, as base64url JSON.
 import { api } from "/assets/app.js";
+import { ClientErrorCode, ErrorCode } from "/assets/codes.js";
 import { t } from "/assets/words.js";
 
 const toBytes = (text) => Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
@@ -22,7 +23,7 @@ export function passkeyProblem(error) {
   // DOMException carries a legacy numeric `code`; only the API's string codes are passed on.
   problem.code = typeof error?.code === "string"
     ? error.code
-    : error?.name === "NotAllowedError" ? "verification_cancelled" : "passkey_failed";
+    : error?.name === "NotAllowedError" ? ClientErrorCode.verificationCancelled : ClientErrorCode.passkeyFailed;
   return problem;
 }
 
@@ -100,7 +101,7 @@ export async function checkInPasskey(target) {
   if (!options.required || options.reuse) return undefined;
   if (!options.hasPasskeys) {
     const problem = new Error(t("This course asks you to confirm it is you with a passkey. Add one on the Devices page, then check in again."));
-    problem.code = "verification_required";
+    problem.code = ErrorCode.verificationRequired;
     throw problem;
   }
   return assertPasskey(options.publicKey);

@@ -3,6 +3,7 @@
 // network, a reload, a closed tab or a phone gone to sleep loses nothing: the page restores what it kept and sends
 // what the server has not got. Integrity flags are queued the same way, each with the time it happened.
 import { api, deviceId } from "/assets/app.js";
+import { ErrorCode } from "/assets/codes.js";
 import { questionBox } from "/assets/quiz-questions.js";
 import { t } from "/assets/words.js";
 
@@ -150,9 +151,9 @@ async function sendAnswer(questionId, pending) {
     });
     if (view) view.answers[questionId] = { questionId, answer: pending.answer, sequence: sent, savedAt: saved.savedAt };
   } catch (error) {
-    if (error.code === "stale_sequence") {
+    if (error.code === ErrorCode.staleSequence) {
       // A newer save of this question is on the server (another tab): this one is rightly dropped.
-    } else if (error.code === "attempt_closed" || error.code === "time_limit_passed") {
+    } else if (error.code === ErrorCode.attemptClosed || error.code === ErrorCode.timeLimitPassed) {
       drop(questionId, sent);
       await finish();
       return;
