@@ -112,7 +112,7 @@ struct PhoneController: Sendable {
     @Sendable func sendSignInCode(_ request: Request, context: AppRequestContext) async throws -> Response {
         let phone = try phone(try await request.decodeJSON(as: CodeRequest.self, context: context).phone)
         try await admitCode(to: phone, for: .signIn, from: context.clientAddress)
-        if let user = try await users.find(confirmedPhone: phone), !user.disabled, user.deletedAt == nil,
+        if let user = try await users.directory.find(confirmedPhone: phone), !user.disabled, user.deletedAt == nil,
             // Asked before the text goes, so a number that may not sign in is answered as one without an account.
             try await signIns.signsIn(user)
         {
@@ -184,7 +184,7 @@ struct PhoneController: Sendable {
         let input = try await request.decodeJSON(as: CodeCheck.self, context: context)
         let phone = try phone(input.phone)
         // Before the code is used: a number someone else proved meanwhile leaves this person's code as it was.
-        if let holder = try await users.find(confirmedPhone: phone), holder.id != user.id {
+        if let holder = try await users.directory.find(confirmedPhone: phone), holder.id != user.id {
             throw AppError.conflict(.phoneTaken, "Another account has confirmed this number already.")
         }
         let code = input.code.filter { !$0.isWhitespace }

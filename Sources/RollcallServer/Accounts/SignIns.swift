@@ -44,7 +44,7 @@ struct SignIns: Sendable {
     /// through a passkey, a texted code or a remembered browser.
     func signsIn(_ user: User) async throws -> Bool {
         if configuration.passwordSignIn || user.role == .admin { return true }
-        return try await users.isVouchedForBySchool(user.id)
+        return try await users.directory.isVouchedForBySchool(user.id)
     }
 
     /// Refuses `user` where `signsIn` does; a way of signing in asks before it uses up anything single-use.

@@ -2,114 +2,6 @@ import Foundation
 import RollcallCore
 import SQLKit
 
-/// A person with a Rollcall account, as stored.
-struct User: Codable, Sendable, Equatable {
-    var id: Int64
-    var email: String
-    var name: String
-    var passwordHash: String
-    var role: Role
-    var studentNumber: String?
-    var phone: String?
-    var about: String
-    var pictureId: Int64?
-    var emailVerifiedAt: Date?
-    var approved: Bool
-    var disabled: Bool
-    var createdAt: Date
-    /// Granted by an admin beside the person's own role.
-    var healthOfficer: Bool
-    /// When the person's account was deleted: the row stays, emptied, so that their attendance still counts.
-    var deletedAt: Date?
-    /// When the person proved with a code that `phone` is theirs; only a confirmed number signs in.
-    var phoneConfirmedAt: Date? = nil
-    /// Where the role came from: the person's registration, the school's sign-in, or an admin.
-    var roleSource: RoleSource = .registration
-    /// The IANA zone of the person's pages not tied to a course; `nil` until the browser or the person sets it.
-    var timeZone: String? = nil
-    /// The language the person chose (`fr`); `nil` while their browser's is used.
-    var language: String? = nil
-    /// The language the person first acted in, kept for their letters while they choose none.
-    var firstLanguage: String? = nil
-
-    /// The language of letters to the person: the one they chose, else the one they first acted in; `nil` leaves
-    /// it to the school's default.
-    var letterLanguage: String? { language ?? firstLanguage }
-
-    /// How the person's pages write moments where no course is involved: their zone, else the server's.
-    var timeText: TimeText {
-        TimeText(zoneIdentifier: timeZone ?? CourseTimeZone.serverDefault, locale: Catalogs.reader.catalog.locale)
-    }
-
-    /// Whether the person holds `role`, as their own or granted.
-    func has(_ role: Role) -> Bool { role == self.role || (role == .healthOfficer && healthOfficer) }
-
-    /// Teachers awaiting approval may sign in and look around, but not create courses.
-    var mayTeach: Bool { (role == .teacher && approved) || role == .admin }
-
-    /// Whether the person may reach others through a roster (add, import, invite): an address someone proved, or
-    /// a role the school or an admin gave. A stranger's freshly registered account learns nobody's name and
-    /// mails nobody.
-    var mayReachPeople: Bool { role == .admin || emailVerifiedAt != nil || roleSource != .registration }
-}
-
-extension User {
-    /// Reads a `users` row column by column: every signed-in request that misses the identity cache reads one, and
-    /// Codable with snake-case keys cost more than the query.
-    init(row: any SQLRow) throws {
-        func optional<T: Decodable>(_ column: String, _ type: T.Type) throws -> T? {
-            try row.decodeNil(column: column) ? nil : try row.decode(column: column, as: type)
-        }
-        guard let role = Role(rawValue: try row.decode(column: "role", as: String.self)) else {
-            throw UnreadableRow(what: "an account's role")
-        }
-        self.init(
-            id: try row.decode(column: "id", as: Int64.self), email: try row.decode(column: "email", as: String.self),
-            name: try row.decode(column: "name", as: String.self),
-            passwordHash: try row.decode(column: "password_hash", as: String.self), role: role,
-            studentNumber: try optional("student_number", String.self), phone: try optional("phone", String.self),
-            about: try row.decode(column: "about", as: String.self), pictureId: try optional("picture_id", Int64.self),
-            emailVerifiedAt: try optional("email_verified_at", Date.self),
-            approved: try row.decode(column: "approved", as: Bool.self),
-            disabled: try row.decode(column: "disabled", as: Bool.self),
-            createdAt: try row.decode(column: "created_at", as: Date.self),
-            healthOfficer: try row.decode(column: "health_officer", as: Bool.self),
-            deletedAt: try optional("deleted_at", Date.self),
-            phoneConfirmedAt: try optional("phone_confirmed_at", Date.self),
-            roleSource: try optional("role_source", String.self).flatMap(RoleSource.init(rawValue:)) ?? .registration,
-            timeZone: try optional("time_zone", String.self),
-            language: try optional("language", String.self),
-            firstLanguage: try optional("first_language", String.self)
-        )
-    }
-}
-
-/// Another account has confirmed this phone number.
-struct PhoneTaken: Error {}
-
-/// What a new account starts with.
-struct NewUser: Sendable {
-    var name: String
-    var email: String
-    var passwordHash: String
-    var role: Role
-    var studentNumber: String?
-    var approved: Bool
-    var emailVerified: Bool = false
-    /// The language the person registers in, kept for their letters; `nil` for accounts others make.
-    var firstLanguage: String? = nil
-}
-
-/// The changes a person may make to their own profile; `nil` leaves a field as it is.
-struct ProfileChange: Sendable {
-    var name: String?
-    var phone: String??
-    var about: String?
-    var timeZone: String?
-    /// A language tag, or `.some(nil)` to follow the browser again.
-    var language: String??
-}
-
 /// Accounts: creation, look-up, profile and the admin's switches.
 struct UserStore: Sendable {
     let database: Database
@@ -120,6 +12,9 @@ struct UserStore: Sendable {
         self.database = database
         self.identities = identities ?? database.caches.identities
     }
+
+    /// The look-ups that find people by something other than their id or address.
+    var directory: AccountDirectory { AccountDirectory(database: database) }
 
     /// Creates an account, refusing an email address or student number already in use.
     func create(_ new: NewUser) async throws -> User {
@@ -174,14 +69,6 @@ struct UserStore: Sendable {
         }
     }
 
-    /// The person who confirmed `phone` (E.164), who may sign in with it.
-    func find(confirmedPhone phone: String) async throws -> User? {
-        try await database.read { sql in
-            try await sql.select().column("*").from("users").where("phone", .equal, phone)
-                .where("phone_confirmed_at", .isNot, SQLLiteral.null).first(decoding: User.self, with: .rollcall)
-        }
-    }
-
     /// Keeps `language` as the one the person first acted in, unless one is kept already.
     func keepFirstLanguage(_ language: String, of id: Int64) async throws {
         defer { identities.forget(userID: id) }
@@ -222,43 +109,6 @@ struct UserStore: Sendable {
             try await PhoneCodes.forgetStale(userID: id, sql: sql)
         }
         await database.announce(.user(id))
-    }
-
-    /// Whether an admin other than `id` can act: not disabled, not deleted.
-    func hasOtherAdmin(than id: Int64) async throws -> Bool {
-        try await database.read { sql in
-            try await sql.select().column("id").from("users").where("role", .equal, Role.admin.rawValue)
-                .where("id", .notEqual, id).where("disabled", .equal, false).where("deleted_at", .is, SQLLiteral.null)
-                .first() != nil
-        }
-    }
-
-    func find(studentNumber: String) async throws -> User? {
-        try await database.read { sql in
-            try await sql.select().column("*").from("users").where("student_number", .equal, studentNumber)
-                .first(decoding: User.self, with: .rollcall)
-        }
-    }
-
-    /// Users whose name, email or student number contains `query`, optionally of one role, by name.
-    func list(query: String?, role: Role?, limit: Int = 200) async throws -> [User] {
-        try await database.read { sql in
-            var select = sql.select().column("*").from("users")
-            if role == .healthOfficer {
-                select = select.where("health_officer", .equal, true)
-            } else if let role {
-                select = select.where("role", .equal, role.rawValue)
-            }
-            if let query, !query.isEmpty {
-                let pattern = "%\(query.lowercased())%"
-                select = select.where { group in
-                    group.where(SQLFunction("lower", args: SQLColumn("name")), .like, SQLBind(pattern))
-                        .orWhere("email", .like, SQLBind(pattern))
-                        .orWhere(SQLFunction("lower", args: SQLColumn("student_number")), .like, SQLBind(pattern))
-                }
-            }
-            return try await select.orderBy("name").limit(limit).all(decoding: User.self, with: .rollcall)
-        }
     }
 
     func update(id: Int64, _ change: ProfileChange) async throws -> User {
@@ -424,17 +274,6 @@ struct UserStore: Sendable {
         return ended
     }
 
-    /// Whether the school's sign-in or a learning platform vouches for the account by a link to it.
-    func isVouchedForBySchool(_ id: Int64) async throws -> Bool {
-        try await database.read { sql in
-            for table in ["sso_identities", "lti_identities"] {
-                if try await sql.select().column("user_id").from(table).where("user_id", .equal, id).first() != nil {
-                    return true
-                }
-            }
-            return false
-        }
-    }
 }
 
 /// Writes to `users` that other stores make inside their own transactions: this file and the federation's are the

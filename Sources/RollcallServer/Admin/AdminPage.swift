@@ -19,7 +19,7 @@ struct AdminPage: Sendable {
         let time = try AccessRule.admin(context).timeText
         let query = try check { () throws(RuleViolation) in try TextRules.search(request.query("q")) }
         // Teachers waiting for approval first, then everyone else, in pages a screen can hold.
-        let everyone = try await self.users.list(query: query, role: nil)
+        let everyone = try await self.users.directory.list(query: query, role: nil)
         let waiting = everyone.filter { $0.role == .teacher && !$0.approved }
         let listed = waiting + everyone.filter { !($0.role == .teacher && !$0.approved) }
         let (users, peoplePages) = PageLinks.page(
@@ -34,7 +34,7 @@ struct AdminPage: Sendable {
         }
         let viewer = context.user?.id
         var secondAdminGrants = false
-        if let viewer { secondAdminGrants = try await self.users.hasOtherAdmin(than: viewer) }
+        if let viewer { secondAdminGrants = try await self.users.directory.hasOtherAdmin(than: viewer) }
         var page = AdminPageModel(
             users: users.map { Self.person($0, viewer: viewer, secondAdminGrants: secondAdminGrants) },
             q: query ?? "", messages: messages, noMessages: messages.isEmpty,

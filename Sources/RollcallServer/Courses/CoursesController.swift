@@ -341,7 +341,7 @@ struct CoursesController: Sendable {
             student = try await users.find(email: email)
         } else if let number = input.studentNumber.nonBlank {
             let number = try check { () throws(RuleViolation) in try AccountRules.studentNumber(number) }
-            student = try await users.find(studentNumber: number)
+            student = try await users.directory.find(studentNumber: number)
         } else {
             throw AppError(.badRequest, .missingField, "Give the student's email address or student number.")
         }

@@ -106,7 +106,7 @@ struct ExposureController: Sendable {
             throw AppError.conflict(.accountDeleted, "This account was deleted; it cannot be given a role.")
         }
         // Exposure reports see who sat beside whom: a second person grants the role, unless nobody else could.
-        if granted, user.id == admin.id, try await users.hasOtherAdmin(than: admin.id) {
+        if granted, user.id == admin.id, try await users.directory.hasOtherAdmin(than: admin.id) {
             throw AppError(
                 .forbidden, .secondAdminRequired,
                 "Another admin grants you the health-officer role: a second person is involved where there is one.")
@@ -144,7 +144,7 @@ struct ExposureController: Sendable {
         } else if let email {
             found = try await users.find(email: email.trimmingCharacters(in: .whitespaces).lowercased())
         } else {
-            found = try await users.find(studentNumber: number!.trimmingCharacters(in: .whitespaces))
+            found = try await users.directory.find(studentNumber: number!.trimmingCharacters(in: .whitespaces))
         }
         guard let found, found.deletedAt == nil else {
             throw AppError(
