@@ -1,4 +1,4 @@
-"""Two Rollcall processes behind Debian's nginx on one PostgreSQL database, as the README sets them up: what one
+"""Two Rollcall processes behind Debian's nginx on one PostgreSQL database, as docs/deployment.md sets them up: what one
 process projects, the other accepts; what one records, the other's teacher sees live; and when one process dies in
 the middle of a room checking in, no check-in it acknowledged is lost and the other goes on serving."""
 

@@ -1,4 +1,4 @@
-"""Rollcall behind nginx, as the README sets it up: nginx terminates TLS on a loopback port with a certificate made
+"""Rollcall behind nginx, as docs/deployment.md sets it up: nginx terminates TLS on a loopback port with a certificate made
 for the test and passes everything to a running Rollcall; Chromium opens https://localhost:PORT. The projector, the
 live room, a passkey check-in with location and network-restricted sessions all work through it, and a forwarding
 header sent straight to Rollcall by anyone but the proxy counts for nothing."""
@@ -32,7 +32,7 @@ def nginx_binary():
 
 
 def site_config(port, upstream, certificate):
-    """deploy/nginx.conf, the file the README shows, with this test's port, name, certificate and upstream (an
+    """deploy/nginx.conf, the file docs/deployment.md shows, with this test's port, name, certificate and upstream (an
     address, or the name of an upstream group)."""
     text = NGINX_CONF.read_text()
     for old, new in [
@@ -49,7 +49,7 @@ def site_config(port, upstream, certificate):
 
 class Nginx:
     """Debian's nginx in the foreground, with everything it writes in `directory`. `upstream_port` is one Rollcall's
-    port, or a list of several processes' ports, which nginx then takes in turn as the README's upstream group does."""
+    port, or a list of several processes' ports, which nginx then takes in turn as the upstream group of docs/deployment.md does."""
 
     def __init__(self, directory, port, upstream_port, certificate):
         self.directory = Path(directory)
@@ -112,7 +112,7 @@ class Front(JSONClient):
 
 @pytest.fixture
 def proxied():
-    """A Rollcall that trusts 127.0.0.1 as its proxy, and nginx in front of it with the README's configuration."""
+    """A Rollcall that trusts 127.0.0.1 as its proxy, and nginx in front of it with the configuration docs/deployment.md shows."""
     directory = tempfile.mkdtemp(prefix="rollcall-proxy-")
     certificate = Certificate(directory)
     port = free_port()
@@ -131,9 +131,9 @@ def proxied():
     shutil.rmtree(directory, ignore_errors=True)
 
 
-def test_the_readme_shows_the_nginx_configuration_the_test_runs():
-    readme = (ROOT / "README.md").read_text()
-    assert NGINX_CONF.read_text().strip() in readme
+def test_the_deployment_page_shows_the_nginx_configuration_the_test_runs():
+    page = (ROOT / "docs" / "deployment.md").read_text()
+    assert NGINX_CONF.read_text().strip() in page
 
 
 def test_answers_through_nginx_keep_browsers_on_https(proxied):
