@@ -184,9 +184,11 @@ struct CourseStore: Sendable {
             else { return false }
             try await sql.delete(from: "course_staff").where("course_id", .equal, courseID)
                 .where("user_id", .equal, userID).run()
-            // Stored words stay as written, like the rest of the course's audit.
-            let detail =
-                "\(try current.decode(column: "name", as: String.self)) (\(try current.decode(column: "role", as: String.self)))"
+            // A phrase, said in each reader's language when read.
+            let role = StaffRole(rawValue: try current.decode(column: "role", as: String.self)) ?? .assistant
+            let detail = try CourseAuditWords.staffRemoved(
+                name: try current.decode(column: "name", as: String.self), role: role
+            ).storedText()
             try await sql.insert(into: "course_audit").columns(
                 "course_id", "action", "detail", "actor_id", "actor_name", "at"
             ).values(

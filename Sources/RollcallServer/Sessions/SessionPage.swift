@@ -34,7 +34,7 @@ struct SessionPage: Sendable {
         if access != .attend {
             let stored = try await checkIns.flags(sessionID: session.id)
             let flags = stored.map { flag in
-                SessionPageModel.FlagRow(detail: flag.detail, when: time.moment(flag.createdAt))
+                SessionPageModel.FlagRow(detail: say(flag.words), when: time.moment(flag.createdAt))
             }
             page.refusedSummary = Self.refusedSummary(stored)
             let verifications = try await passkeys.verifications(sessionID: session.id).map { $0.pageRow(time) }
