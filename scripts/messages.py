@@ -260,8 +260,6 @@ AS_WRITTEN = {
     "Deleted person": "stored in place of a name (docs/languages.md)",
     "Course from {0}": "stored as the course's name, which its teacher may change",
     "Copy of {0}": "stored as the quiz's title, which its teacher may change",
-    "Not checked in when the session closed.": "stored English (docs/languages.md), said again when read",
-    "Undone: the change of {0} to {1}.": "stored English audit line (docs/languages.md)",
     "Sign in with your school account": "the settings' default name, said in the reader's language by the pages",
 }
 

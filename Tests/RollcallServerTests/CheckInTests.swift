@@ -92,9 +92,10 @@ struct CheckInTests {
                 try await CheckInStore(database: $0).flags(sessionID: room.sessionID)
             }
             #expect(flags.map(\.kind) == [.triedImpreciseLocation, .triedOutOfRange], "\(flags)")
-            #expect(flags.last?.detail == "Cass Checkin tried to check in 111 m from the room.")
+            #expect(flags.last?.words.description == "Cass Checkin tried to check in 111 m from the room.")
             #expect(
-                flags.first?.detail == "Cass Checkin tried to check in, but the phone placed them only within 400 m.")
+                flags.first?.words.description
+                    == "Cass Checkin tried to check in, but the phone placed them only within 400 m.")
             let page = try await api.call(.get, "/sessions/\(room.sessionID)", as: room.teacher)
             #expect(page.text.contains("1 tried from too far · 1 had a location too imprecise: mark them by hand"))
             let nowhere: [String: Any] = ["latitude": 200, "longitude": 4.0, "accuracy": 5]
@@ -310,7 +311,7 @@ struct CheckInTests {
             #expect(flags.first?.studentId == friend.id)
             #expect(flags.first?.otherStudentId == room.student.id, "the flag names both students, for “Flagged”")
             #expect(
-                flags.first?.detail
+                flags.first?.words.description
                     == "Phone Borrower tried to check in from the phone Cass Checkin used in this session.",
                 "the flag names the phone's owner too")
             try await api.expectRefused(

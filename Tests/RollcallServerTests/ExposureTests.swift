@@ -171,6 +171,34 @@ struct ExposureReportTests {
         }
     }
 
+    @Test func the_csv_writes_local_times_in_the_officers_zone_and_names_it_in_the_header() async throws {
+        try await withServer { api in
+            let s = try await Self.scenario(api)
+            let zone = "America/Mexico_City"
+            let set = try await api.call(.patch, "/api/v1/me", as: s.officer, json: ["timeZone": zone])
+            #expect(set.status == .ok, "\(set.text)")
+            let reply = try await api.call(
+                .post, "/api/v1/exposure-reports", as: s.officer,
+                json: ["email": s.pat.email, "reason": "Positive test reported on Monday"])
+            let id = try #require(reply.int("report.id"), "\(reply.text)")
+            let iso = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+            let opened = try reply.list("report.sessions").map { try iso.parse($0["openedAt"] as? String ?? "") }
+            let ended = try reply.list("report.sessions").map { try iso.parse($0["endedAt"] as? String ?? "") }
+            let csv = try await api.csv("/api/v1/exposure-reports/\(id)/report.csv", as: s.officer)
+            let header = try #require(csv.firstIndex { $0.first == "Course" })
+            #expect(csv[header][3] == "Opened at (\(zone))" && csv[header][4] == "Ended at (\(zone))", "\(csv[header])")
+            let mexico = TimeZone(identifier: zone)!
+            let lines = csv[(header + 1)...].filter { $0.count > 4 }
+            #expect(!lines.isEmpty)
+            for line in lines {
+                #expect(!line[3].contains("T") && !line[3].contains("Z") && !line[3].contains("+"), "\(line)")
+                #expect(
+                    opened.map { CourseTimeZone.timestamp($0, in: mexico) }.contains(line[3]), "local, \(line[3])")
+                #expect(ended.map { CourseTimeZone.timestamp($0, in: mexico) }.contains(line[4]), "local, \(line[4])")
+            }
+        }
+    }
+
     @Test func every_bad_input_is_refused_with_its_code_and_nothing_stored_changes() async throws {
         try await withServer { api in
             let s = try await Self.scenario(api)

@@ -519,7 +519,7 @@ struct RecordsLiveTests {
                 #expect(absent.string("kind") == "status_changed")
                 #expect(absent.int("data.studentId") == other.id)
                 #expect(absent.string("data.status") == "absent")
-                #expect(absent.string("data.reason") == AttendanceLedger.absentOnClose)
+                #expect(absent.string("data.reason") == "Not checked in when the session closed.")
                 #expect(try await view.next("event").string("kind") == "session_closed")
             }
             let kinds = try await api.events(sessionID: room.sessionID).map(\.kind.rawValue)

@@ -7,6 +7,8 @@ import json
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from conftest import LAPTOP, PHONE, screenshot, wait_for_path
 from test_check_in import PASSWORD, account, sign_in
 from test_exposure import make_admin
@@ -136,7 +138,16 @@ def every_page(server, browsers, visit, size=LAPTOP, language=None):
         visit(health, path)
 
 
-def test_axe_finds_no_violation_on_any_page_in_any_mode(server, browsers):
+@pytest.mark.parametrize("language", [None, "fr"], ids=["en", "fr"])
+def test_axe_finds_no_violation_on_any_page_in_any_mode(server, browsers, language):
+    """In English, and in French as a French browser asks for it: longer words, other labels, `lang="fr"`."""
     failures = []
-    every_page(server, browsers, lambda browser, path: every_mode(browser, path, server, failures))
+
+    def visit(browser, path):
+        every_mode(browser, path, server, failures)
+        said = browser.execute_script("return document.documentElement.lang")
+        if language and said != language:
+            failures.append(f"{path}: the page is in {said!r}, not {language!r}")
+
+    every_page(server, browsers, visit, language=language)
     assert not failures, f"{len(failures)} violations:\n" + "\n".join(failures)

@@ -96,6 +96,7 @@ public struct Catalog: Sendable {
             case .text(let text): return text
             case .number(let number): return self.number(number)
             case .phrase(let inner): return self.say(inner)
+            case .moment(let date, let zone): return TimeText(zoneIdentifier: zone, locale: self.locale).moment(date)
             }
         }
     }

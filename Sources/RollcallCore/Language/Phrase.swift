@@ -3,11 +3,13 @@ import Foundation
 /// A sentence for a person, kept as its English words with the values apart, so that it can be said in any
 /// language the catalogs know: `"Line \(3) is empty."` is the key `"Line {0} is empty."` and the value 3.
 public struct Phrase: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
-    /// One value of a phrase: text as it is, a number written the language's way, or a phrase said in turn.
+    /// One value of a phrase: text as it is, a number written the language's way, a phrase said in turn, or a
+    /// moment written the language's way in the zone named (an IANA identifier).
     public enum Value: Sendable, Hashable {
         case text(String)
         case number(Int)
         case phrase(Phrase)
+        case moment(Date, zone: String)
     }
 
     /// The English words with `{0}`, `{1}`… where the values go: what a catalog's `msgid` holds.

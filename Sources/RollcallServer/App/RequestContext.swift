@@ -26,6 +26,9 @@ public struct AppRequestContext: RequestContext, WebSocketRequestContext {
     var clientAddress: String?
     /// The connection, where a refused WebSocket upgrade leaves its answer (`RefusedUpgradeAnswer`).
     let channel: any Channel
+    /// The language the request is answered in, kept for a WebSocket, whose messages are written after the request
+    /// was answered: `PersonLanguageMiddleware` sets it.
+    var reader: Reader?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

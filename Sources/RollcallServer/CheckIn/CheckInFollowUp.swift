@@ -47,15 +47,12 @@ struct CheckInFollowUp: Sendable {
         if let deviceID, !others.isEmpty, !others.contains(deviceID) {
             try await CheckInStore.flag(
                 sessionID: seat.sessionID, studentID: seat.studentID, kind: .passkeyTwoDevices,
-                detail: "\(studentName)'s passkey “\(passkey.name)” was used from two devices in this session.", in: sql
-            )
+                detail: FlagWords.passkeyTwoDevices(student: studentName, passkey: passkey.name), in: sql)
         }
         if assertion.counterRegressed {
             try await CheckInStore.flag(
                 sessionID: seat.sessionID, studentID: seat.studentID, kind: .passkeyCounterRegressed,
-                detail: "\(studentName)'s passkey “\(passkey.name)” counted backwards: it may have been copied.",
-                in: sql
-            )
+                detail: FlagWords.passkeyCounterRegressed(student: studentName, passkey: passkey.name), in: sql)
         }
     }
 
@@ -71,9 +68,9 @@ struct CheckInFollowUp: Sendable {
         let detail =
             switch kind {
             case .triedOutOfRange:
-                "\(studentName) tried to check in \(refusal.distance.map { "\(Int($0.rounded())) m" } ?? "too far") from the room."
+                FlagWords.outOfRange(student: studentName, metres: refusal.distance.map { Int($0.rounded()) })
             default:
-                "\(studentName) tried to check in, but the phone placed them only within \(reading.map { "\(Int($0.accuracy.rounded())) m" } ?? "a wide area")."
+                FlagWords.imprecise(student: studentName, metres: reading.map { Int($0.accuracy.rounded()) })
             }
         try await CheckInStore.flag(
             sessionID: seat.sessionID, studentID: seat.studentID, kind: kind, detail: detail, in: sql)
@@ -84,9 +81,7 @@ struct CheckInFollowUp: Sendable {
         if let deviceID {
             owner = try await CheckInStore.deviceOwner(sessionID: seat.sessionID, deviceID: deviceID, in: sql)
         }
-        let detail =
-            owner.map { "\(studentName) tried to check in from the phone \($0.name) used in this session." }
-            ?? "\(studentName) tried to check in from a phone another student already used in this session."
+        let detail = FlagWords.sharedPhone(student: studentName, owner: owner?.name)
         try await CheckInStore.flag(
             sessionID: seat.sessionID, studentID: seat.studentID, otherStudentID: owner?.id, kind: .deviceAlreadyUsed,
             detail: detail, in: sql)

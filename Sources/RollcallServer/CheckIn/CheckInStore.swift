@@ -94,13 +94,14 @@ struct CheckInStore: Sendable {
     }
 
     /// Raises a flag the teacher sees on the session (one phone checking in two students), with its live event, in
-    /// the caller's transaction.
-    /// Writes a flag and its live event. A kind kept once per student (`FlagKind.refusedCheckIns`, by a unique
-    /// index) writes nothing when the student has it already.
+    /// the caller's transaction. Its details are kept as a phrase, said in each reader's language when read. A kind
+    /// kept once per student (`FlagKind.refusedCheckIns`, by a unique index) writes nothing when the student has it
+    /// already.
     static func flag(
-        sessionID: Int64, studentID: Int64?, otherStudentID: Int64? = nil, kind: FlagKind, detail: String,
+        sessionID: Int64, studentID: Int64?, otherStudentID: Int64? = nil, kind: FlagKind, detail words: Phrase,
         in sql: Transaction
     ) async throws {
+        let detail = try words.storedText()
         var insert = sql.insert(into: "flags")
             .columns("session_id", "student_id", "other_student_id", "kind", "detail", "created_at")
             .values(
@@ -166,6 +167,35 @@ struct Flag: Codable, Sendable, Equatable {
     /// The second student the flag names, if any.
     var otherStudentId: Int64?
     var kind: FlagKind
-    var detail: String
+    /// The details, said in the reader's language: `detail` in JSON.
+    var words: Phrase
     var createdAt: Date
+
+    private enum CodingKeys: String, CodingKey {
+        case id, sessionId, studentId, otherStudentId, kind, detail, createdAt
+    }
+
+    /// Reads a row, or an answer, whose `detail` is the stored phrase or text.
+    init(from decoder: any Decoder) throws {
+        let row = try decoder.container(keyedBy: CodingKeys.self)
+        id = try row.decode(Int64.self, forKey: .id)
+        sessionId = try row.decode(Int64.self, forKey: .sessionId)
+        studentId = try row.decodeIfPresent(Int64.self, forKey: .studentId)
+        otherStudentId = try row.decodeIfPresent(Int64.self, forKey: .otherStudentId)
+        kind = try row.decode(FlagKind.self, forKey: .kind)
+        words = FlagWords.reading(try row.decode(String.self, forKey: .detail))
+        createdAt = try row.decode(Date.self, forKey: .createdAt)
+    }
+
+    /// Writes the flag with its details said in the language of whoever Rollcall answers.
+    func encode(to encoder: any Encoder) throws {
+        var fields = encoder.container(keyedBy: CodingKeys.self)
+        try fields.encode(id, forKey: .id)
+        try fields.encode(sessionId, forKey: .sessionId)
+        try fields.encodeIfPresent(studentId, forKey: .studentId)
+        try fields.encodeIfPresent(otherStudentId, forKey: .otherStudentId)
+        try fields.encode(kind, forKey: .kind)
+        try fields.encode(say(words), forKey: .detail)
+        try fields.encode(createdAt, forKey: .createdAt)
+    }
 }

@@ -30,7 +30,7 @@ struct CoursePages: Sendable {
             CourseListPage.Card(
                 id: summary.course.id, name: summary.course.name, teacher: summary.teacherName,
                 students: say(summary.studentCount, one: "{0} student", other: "{0} students"),
-                description: summary.course.description)
+                description: summary.course.description, cardLang: summary.course.contentLang)
         }
         // Archived courses go below, folded: last term's are kept, not in the way.
         let cards = all.filter { $0.course.archivedAt == nil }.map(card)
@@ -45,7 +45,8 @@ struct CoursePages: Sendable {
             timeZones: CourseTimeZone.choices(selected: zone ?? schoolTimeZone).map {
                 CoursePage.TimeZoneChoice(id: $0, selected: $0 == (zone ?? schoolTimeZone))
             },
-            zoneFromBrowser: zone == nil)
+            zoneFromBrowser: zone == nil,
+            languages: CourseLanguage.choices(selected: try CourseLanguage.forNewCourse(chosen: nil)))
         return try pages.render(page, title: "Courses · Rollcall", context: context)
     }
 
@@ -103,7 +104,9 @@ struct CoursePages: Sendable {
             // Already in: no "scan the code" nor a code box for a student who has checked in.
             let waiting = open && mine != .present && mine != .late
             return CoursePage.SessionRow(
-                id: session.id, title: session.title, phase: session.badge(at: now),
+                id: session.id, title: session.title,
+                titleLang: session.defaultTitle == nil ? records.course.contentLang : nil,
+                phase: session.badge(at: now),
                 phaseText: session.badgeText(at: now), myStatus: mine?.rawValue, myStatusText: mine?.pageText,
                 when: records.course.timeText.moment(session.openedAt ?? session.scheduledAt ?? session.createdAt),
                 presentText: say(
@@ -237,35 +240,6 @@ extension CoursePages {
     }
 }
 
-/// What the course list shows.
-struct CourseListPage: PageModel {
-    static let template = "courses"
-
-    struct Card: Sendable {
-        var id: Int64
-        var name: String
-        var teacher: String
-        /// "12 students", counted in the reader's language.
-        var students: String
-        var description: String
-    }
-
-    var courses: [Card]
-    var archived: [Card]
-    var hasArchived: Bool
-    var empty: Bool
-    var teaches: Bool
-    var mayTeach: Bool
-    var isStudent: Bool
-    var unverified: Bool
-    /// Made by the school's sign-in, which did not vouch for the address: no link was sent.
-    var schoolAccount: Bool
-    /// The zones a new course may take, the one it would take selected.
-    var timeZones: [CoursePage.TimeZoneChoice]
-    /// The teacher's profile names no zone: the page's script selects the browser's.
-    var zoneFromBrowser: Bool
-}
-
 /// What a course's page shows: its sessions for everyone, the student's own figures, and the teacher's part.
 struct CoursePage: PageModel {
     static let template = "course"
@@ -273,6 +247,8 @@ struct CoursePage: PageModel {
     struct SessionRow: Sendable {
         var id: Int64
         var title: String
+        /// `lang` of a title the teacher typed, where the course is taught in another language than the page's.
+        var titleLang: String?
         /// The badge's class: `scheduled`, `open`, `closed` or `missed`.
         var phase: String
         /// The badge in the reader's words.
@@ -462,11 +438,19 @@ struct CoursePage: PageModel {
     /// A teaching assistant's view: the sessions, to open their rooms and mark attendance.
     var assisting = false
 
+    /// `lang` of the course's name and description, where the course is taught in another language than the page's.
+    var contentLang: String?
+    /// The languages the course may be taught in, its own selected, for the course's details form.
+    var languages: [CourseLanguage.Choice] = []
+
     init(course: Course) {
         id = course.id
         courseId = course.id
         name = course.name
         description = course.description
+        contentLang = course.contentLang
+        // A course made before Rollcall kept its language offers the reader's, which saving the form then keeps.
+        languages = CourseLanguage.choices(selected: course.language ?? Catalogs.reader.catalog.language)
         hasPoster = course.posterId != nil
         plannedSessions = course.plannedSessions.map(String.init) ?? ""
         archived = course.archivedAt != nil

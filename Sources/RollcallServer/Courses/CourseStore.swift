@@ -32,6 +32,9 @@ struct Course: Codable, Sendable, Equatable {
     var absenceNoticesSince: Date?
     /// The check-in settings new sessions start from, as a `SessionSettingsDraft` in JSON; `nil` for Rollcall's.
     var sessionDefaults: String? = nil
+    /// The language its teacher writes its content in (a tag Rollcall speaks, such as `fr`); `nil` for a course made
+    /// before Rollcall kept it, whose content pages leave unmarked.
+    var language: String? = nil
 
     /// What a new session or timetable entry leaves out is taken from here.
     func defaults() throws -> SessionSettingsDraft {
@@ -109,12 +112,12 @@ struct CourseStore: Sendable {
 
     func create(
         teacherID: Int64, name: String, description: String, plannedSessions: Int?,
-        timeZone: String = CourseTimeZone.serverDefault
+        timeZone: String = CourseTimeZone.serverDefault, language: String? = nil
     ) async throws -> Course {
         try await database.transaction { sql in
             try await Self.create(
                 teacherID: teacherID, name: name, description: description, plannedSessions: plannedSessions,
-                timeZone: timeZone, in: sql)
+                timeZone: timeZone, language: language, in: sql)
         }
     }
 
@@ -122,14 +125,17 @@ struct CourseStore: Sendable {
     /// link) or not at all.
     static func create(
         teacherID: Int64, name: String, description: String, plannedSessions: Int?, timeZone: String,
-        in sql: Transaction
+        language: String? = nil, in sql: Transaction
     ) async throws -> Course {
         let code = try await Self.unusedJoinCode(sql)
         let row = try await sql.insert(into: "courses")
-            .columns("teacher_id", "name", "description", "planned_sessions", "join_code", "created_at", "time_zone")
+            .columns(
+                "teacher_id", "name", "description", "planned_sessions", "join_code", "created_at", "time_zone",
+                "language"
+            )
             .values(
                 SQLBind(teacherID), SQLBind(name), SQLBind(description), SQLBind(plannedSessions),
-                SQLBind(code.description), SQLBind(Date()), SQLBind(timeZone)
+                SQLBind(code.description), SQLBind(Date()), SQLBind(timeZone), SQLBind(language)
             )
             .returning("*").first()
         guard let row else { throw NotSaved(what: "course") }
@@ -187,9 +193,11 @@ struct CourseStore: Sendable {
             else { return false }
             try await sql.delete(from: "course_staff").where("course_id", .equal, courseID)
                 .where("user_id", .equal, userID).run()
-            // Stored words stay as written, like the rest of the course's audit.
-            let detail =
-                "\(try current.decode(column: "name", as: String.self)) (\(try current.decode(column: "role", as: String.self)))"
+            // A phrase, said in each reader's language when read.
+            let role = StaffRole(rawValue: try current.decode(column: "role", as: String.self)) ?? .assistant
+            let detail = try CourseAuditWords.staffRemoved(
+                name: try current.decode(column: "name", as: String.self), role: role
+            ).storedText()
             try await sql.insert(into: "course_audit").columns(
                 "course_id", "action", "detail", "actor_id", "actor_name", "at"
             ).values(
@@ -341,7 +349,7 @@ struct CourseStore: Sendable {
             .set("quiz_weight", to: course.quizWeight).set("join_from_scan", to: course.joinFromScan)
             .set("archived_at", to: course.archivedAt)
             .set("absence_notices_since", to: course.absenceNoticesSince)
-            .set("session_defaults", to: course.sessionDefaults)
+            .set("session_defaults", to: course.sessionDefaults).set("language", to: course.language)
             .where("id", .equal, course.id).run()
     }
 

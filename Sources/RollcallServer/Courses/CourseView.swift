@@ -18,6 +18,8 @@ struct CourseView: Codable, Sendable, Equatable {
     var createdAt: Date
     /// The IANA time zone the course's reports are written in.
     var timeZone: String
+    /// The language its content is written in; left out for a course made before Rollcall kept it.
+    var language: String?
     /// An archived course keeps its records and takes no new sessions nor students.
     var archived: Bool
     /// The record settings, shown to those who manage the course.
@@ -43,6 +45,7 @@ struct CourseView: Codable, Sendable, Equatable {
         hasPoster = course.posterId != nil
         createdAt = course.createdAt
         timeZone = course.timeZone
+        language = course.language
         archived = course.archivedAt != nil
         if manages {
             points = course.points

@@ -22,6 +22,8 @@ struct CoursesController: Sendable {
         var plannedSessions: Int?
         /// The zone the teacher chose on the form, which shows their profile's or else their browser's.
         var timeZone: String?
+        /// The language the course is taught in; the teacher's own when left out.
+        var language: String?
     }
     struct CourseUpdate: Decodable {
         var name: String?
@@ -31,6 +33,7 @@ struct CoursesController: Sendable {
         var markAbsentOnClose: Bool?
         var absenteeThreshold: Int?
         var timeZone: String?
+        var language: String?
         var gradeWeights: GradeWeights?
         var joinFromScan: Bool?
         var absenceNotices: Bool?
@@ -203,9 +206,10 @@ struct CoursesController: Sendable {
         let planned = try Self.plannedSessions(input.plannedSessions)
         let timeZone = try CourseTimeZone.forNewCourse(
             chosen: input.timeZone, teacher: user, school: schoolTimeZone)
+        let language = try CourseLanguage.forNewCourse(chosen: input.language)
         let course = try await courses.create(
-            teacherID: user.id, name: name, description: description, plannedSessions: planned, timeZone: timeZone
-        )
+            teacherID: user.id, name: name, description: description, plannedSessions: planned, timeZone: timeZone,
+            language: language)
         let view = try CourseView(CourseSummary(course: course, teacherName: user.name, studentCount: 0), manages: true)
         return try CourseEnvelope(course: view).response(from: request, context: context, status: .created)
     }
@@ -293,6 +297,7 @@ struct CoursesController: Sendable {
             course.gradeWeights = try check { () throws(RuleViolation) in try weights.validated() }
         }
         if let timeZone = input.timeZone { course.timeZone = try CourseTimeZone.validated(timeZone) }
+        if let language = input.language { course.language = try CourseLanguage.validated(language) }
         if let defaults = input.sessionDefaults {
             // Kept as given, so that what it leaves out stays the session's to choose; checked as a session would be.
             _ = try check { () throws(RuleViolation) in try defaults.validated() }

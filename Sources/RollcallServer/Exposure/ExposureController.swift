@@ -76,7 +76,9 @@ struct ExposureController: Sendable {
     @Sendable func csv(_ request: Request, context: AppRequestContext) async throws -> Response {
         let entry = try await reports.own(context)
         let report = try await reports.report(entry, now: now())
-        return try CSVDownload.response(report.csv, name: say("exposure report \(entry.id)"), request: request)
+        let zone = try context.requireUser().timeText.zone
+        return try CSVDownload.response(
+            report.csv(zone: zone), name: say("exposure report \(entry.id)"), request: request)
     }
 
     @Sendable func audit(_ request: Request, context: AppRequestContext) async throws -> AuditList {

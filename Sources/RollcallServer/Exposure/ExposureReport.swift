@@ -112,8 +112,10 @@ struct ExposureReport: Codable, ResponseEncodable, Sendable {
         }
     }
 
-    /// One line per contact in each session, after a line per ranked contact.
-    var csv: String {
+    /// One line per contact in each session, after a line per ranked contact. Times are local to `zone` (the health
+    /// officer's, as on the report's page), without an offset, so that a spreadsheet reads them as times; the header
+    /// names the zone.
+    func csv(zone: TimeZone) -> String {
         var text = CSV.line([
             say("Contact"), say("Total shared minutes"), say("Sessions"), say("Minutes near by phone"), say("Evidence"),
         ])
@@ -125,14 +127,15 @@ struct ExposureReport: Codable, ResponseEncodable, Sendable {
         }
         text += "\r\n"
         text += CSV.line([
-            say("Course"), say("Session"), say("Room"), say("Opened at"), say("Ended at"), say("Contact"),
-            say("Shared minutes"),
+            say("Course"), say("Session"), say("Room"), say("Opened at (\(zone.identifier))"),
+            say("Ended at (\(zone.identifier))"), say("Contact"), say("Shared minutes"),
         ])
         for session in sessions {
             for contact in session.contacts {
                 text += CSV.line([
-                    session.course, session.title, session.room ?? "—", session.openedAt.csvText,
-                    session.endedAt.csvText, contact.name, String(contact.minutes),
+                    session.course, session.title, session.room ?? "—",
+                    CourseTimeZone.timestamp(session.openedAt, in: zone),
+                    CourseTimeZone.timestamp(session.endedAt, in: zone), contact.name, String(contact.minutes),
                 ])
             }
         }
@@ -143,9 +146,4 @@ struct ExposureReport: Codable, ResponseEncodable, Sendable {
     static func both(_ words: [String]) -> String {
         words.count == 2 ? say("\(words[0]) and \(words[1])") : words.joined(separator: ", ")
     }
-}
-
-extension Date {
-    /// A date and time as a spreadsheet reads it, in UTC.
-    var csvText: String { formatted(.iso8601) }
 }

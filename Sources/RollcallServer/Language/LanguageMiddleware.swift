@@ -42,6 +42,8 @@ struct PersonLanguageMiddleware: RouterMiddleware {
         if let language = context.user?.language, let catalog = catalogs.byLanguage[language] {
             Catalogs.reader.catalog = catalog
         }
+        var context = context
+        context.reader = Catalogs.reader
         let response = try await next(request, context)
         // Kept once the person has done something in it: a refused request changes nothing, this included.
         if let user = context.user, user.firstLanguage == nil, let users, response.status.code < 400,

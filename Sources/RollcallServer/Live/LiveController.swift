@@ -22,7 +22,8 @@ struct LiveController: Sendable {
     func addRoutes(to router: AppRouter) {
         let socket = LiveSocket(
             database: database, feed: .sessions,
-            unknownEvent: "This session has no event {0} to resume after. Reload the page for a fresh view.")
+            unknownEvent: "This session has no event {0} to resume after. Reload the page for a fresh view.",
+            message: SessionEvents.said)
         socket.addRoute(
             to: router, path: LiveRoutes.live, pageOrigin: pageOrigin,
             crossSiteRefusal: "The live view opens only from Rollcall's own pages.",

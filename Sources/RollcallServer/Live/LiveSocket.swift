@@ -16,6 +16,9 @@ struct LiveSocket: Sendable {
     /// What the feed's key is to a person, in a refused resume point: “session”, “quiz”.
     /// The refusal of an `after` this feed never had; `{0}` is the event asked for.
     let unknownEvent: Phrase
+    /// An event as the socket sends it: by default as stored; a feed with stored phrases says them in the reader's
+    /// language.
+    var message: @Sendable (LoggedEvent) throws -> String = { $0.message }
 
     /// How long a view waits for a wake-up before reading anyway: a safety net should a wake-up (or, across
     /// processes, a PostgreSQL notification) ever go missing.
@@ -42,15 +45,19 @@ struct LiveSocket: Sendable {
                 return .upgrade([:])
             },
             onUpgrade: { inbound, outbound, context in
-                try await Self.closingOnOutage(of: database, outbound) {
-                    let (key, subject) = try await authorize(context.requestContext)
-                    let after = try await resumePoint(context.request, key: key)
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        // The client closing ends the inbound stream, and with it the view.
-                        group.addTask { for try await _ in inbound {} }
-                        group.addTask { try await stream(subject, after, outbound) }
-                        try await group.next()
-                        group.cancelAll()
+                // In the language the upgrade request was answered in: the socket's messages come after it.
+                let reader = context.requestContext.reader ?? Catalogs.reader
+                try await Catalogs.$reader.withValue(reader) {
+                    try await Self.closingOnOutage(of: database, outbound) {
+                        let (key, subject) = try await authorize(context.requestContext)
+                        let after = try await resumePoint(context.request, key: key)
+                        try await withThrowingTaskGroup(of: Void.self) { group in
+                            // The client closing ends the inbound stream, and with it the view.
+                            group.addTask { for try await _ in inbound {} }
+                            group.addTask { try await stream(subject, after, outbound) }
+                            try await group.next()
+                            group.cancelAll()
+                        }
                     }
                 }
             }
@@ -126,7 +133,7 @@ struct LiveSocket: Sendable {
                         try await EventLog.after(last, key: key, in: feed, limit: Self.pageSize, sql: sql)
                     }
                     for event in events where event.id > last {
-                        try await outbound.write(.text(event.message))
+                        try await outbound.write(.text(try message(event)))
                         last = event.id
                     }
                     summaryDue = summaryDue || !events.isEmpty

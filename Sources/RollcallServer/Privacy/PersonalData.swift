@@ -61,6 +61,16 @@ struct PersonalDataExport: Codable, Sendable {
         var newStatus: String
         var reason: String
         var changedAt: Date
+
+        /// Reads a row; a reason Rollcall wrote itself (an undo's) is said in the person's language.
+        init(from decoder: any Decoder) throws {
+            let row = try decoder.container(keyedBy: CodingKeys.self)
+            sessionId = try row.decode(Int64.self, forKey: .sessionId)
+            oldStatus = try row.decodeIfPresent(String.self, forKey: .oldStatus)
+            newStatus = try row.decode(String.self, forKey: .newStatus)
+            reason = say(Phrase.stored(try row.decode(String.self, forKey: .reason)))
+            changedAt = try row.decode(Date.self, forKey: .changedAt)
+        }
     }
     struct ReportNotice: Codable, Sendable {
         var createdAt: Date

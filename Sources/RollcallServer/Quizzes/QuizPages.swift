@@ -55,6 +55,7 @@ struct QuizPages: Sendable {
         if granted == .manage {
             return Response(status: .seeOther, headers: [.location: "/quiz-runs/\(run.id)/dashboard"])
         }
+        let course = try await access.courses.find(id: run.courseId)
         let page = QuizStudentPage(
             runId: run.id, sessionId: run.sessionId, studentId: try context.requireUser().id,
             title: run.definition.title,
@@ -66,9 +67,9 @@ struct QuizPages: Sendable {
                 other:
                     "{0} questions · {1}. Every answer is saved as you go, and kept on this phone until the server has it.",
                 .text(QuizText.duration(run.definition.timeLimitSeconds))),
-            narrowWidth: IntegrityFlagReport.narrowWidth)
+            narrowWidth: IntegrityFlagReport.narrowWidth, contentLang: course?.contentLang)
         return try pages.render(
-            page, title: "\(run.definition.title) · Rollcall", context: context, zone: try await zone(of: run))
+            page, title: "\(run.definition.title) · Rollcall", context: context, zone: course?.timeText)
     }
 
     /// The times of a run's pages: its course's, as on every page of a course.
@@ -142,4 +143,7 @@ struct QuizStudentPage: PageModel {
     /// "5 questions · 10 minutes. Every answer…", counted.
     var introText: String
     var narrowWidth: Int
+    /// `lang` of the teacher's words (title, instructions, questions), where the course is taught in another
+    /// language than the page's.
+    var contentLang: String?
 }

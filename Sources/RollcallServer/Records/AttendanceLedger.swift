@@ -125,9 +125,6 @@ enum AttendanceLedger {
             .returning("id").first(decodingColumn: "id", as: Int64.self)
     }
 
-    /// The reason the live view shows for absences written by closing a session.
-    static let absentOnClose = "Not checked in when the session closed."
-
     /// Marks every student on the roster without a record absent, as a course may ask when its session closes, in
     /// the closing transaction (a session is never closed with half its absences written); answers who they were.
     @discardableResult
@@ -145,6 +142,7 @@ enum AttendanceLedger {
             RETURNING student_id
             """
         ).all(decodingColumn: "student_id", as: Int64.self)
+        let absentOnClose = try RecordWords.absentOnClose.storedText()
         let changes = marked.map { student in
             let change = SessionChange.StatusChanged(
                 studentId: student, previous: nil, status: .absent, reason: absentOnClose, changedBy: teacherID,

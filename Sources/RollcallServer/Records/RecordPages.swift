@@ -260,12 +260,15 @@ struct AuditLogView: Sendable {
 
 extension AttendanceStatus {
     /// The status in words, on a page, in a letter or in a spreadsheet cell: “present”. The API sends `rawValue`.
-    var pageText: String {
+    var pageText: String { say(pagePhrase) }
+
+    /// The same as a phrase, for a sentence that names a status and is stored to be said when read.
+    var pagePhrase: Phrase {
         switch self {
-        case .present: say("present")
-        case .late: say("late")
-        case .excused: say("excused")
-        case .absent: say("absent")
+        case .present: "present"
+        case .late: "late"
+        case .excused: "excused"
+        case .absent: "absent"
         }
     }
 

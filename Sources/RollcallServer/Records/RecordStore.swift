@@ -40,7 +40,8 @@ extension AuditEntry {
         changedAt = try row.decode(Date.self, forKey: .changedAt)
         oldStatus = try row.decodeIfPresent(String.self, forKey: .oldStatus).flatMap(AttendanceStatus.init(rawValue:))
         newStatus = try row.decodeIfPresent(String.self, forKey: .newStatus).flatMap(AttendanceStatus.init(rawValue:))
-        reason = try row.decode(String.self, forKey: .reason)
+        // Typed by a teacher, or words Rollcall stored as a phrase (an undo's), said in the reader's language.
+        reason = say(Phrase.stored(try row.decode(String.self, forKey: .reason)))
         batchId = try row.decodeIfPresent(Int64.self, forKey: .batchId)
     }
 }
@@ -256,7 +257,7 @@ struct RecordStore: Sendable {
                     """
                 ).first(decodingColumn: "n", as: Int.self) ?? 0
             guard since == 0 else { throw UndoRefusal.changedSince(since) }
-            let reason = "Undone: the change of \(time.moment(batch.createdAt)) to \(batch.status.rawValue)."
+            let reason = try RecordWords.undone(batch, zone: time.zone).storedText()
             for entry in entries {
                 let seat = AttendanceLedger.Seat(sessionID: batch.sessionId, studentID: entry.studentId)
                 if let old = entry.oldStatus.flatMap(AttendanceStatus.init(rawValue:)) {

@@ -34,23 +34,17 @@ struct SessionContents: Sendable, Equatable {
     }
 
     /// “2 attendance records and 1 quiz attempt”, in the reader's language.
-    var text: String {
-        let recordsText = say(records, one: "{0} attendance record", other: "{0} attendance records")
-        let attemptsText = say(attempts, one: "{0} quiz attempt", other: "{0} quiz attempts")
-        switch (records > 0 || attempts == 0, attempts > 0) {
-        case (true, true): return say("\(recordsText) and \(attemptsText)")
-        case (false, true): return attemptsText
-        default: return recordsText
-        }
-    }
+    var text: String { say(phrase) }
 
-    /// The same in English, as the course's audit log stores it.
-    var storedText: String {
-        let parts = [
-            records > 0 || attempts == 0 ? "\(records) attendance \(records == 1 ? "record" : "records")" : nil,
-            attempts > 0 ? "\(attempts) quiz \(attempts == 1 ? "attempt" : "attempts")" : nil,
-        ]
-        return parts.compactMap { $0 }.joined(separator: " and ")
+    /// The same as a phrase, which the course's audit log stores to say it in each reader's language.
+    var phrase: Phrase {
+        let recordsPhrase = Phrase.counting(records, one: "{0} attendance record", other: "{0} attendance records")
+        let attemptsPhrase = Phrase.counting(attempts, one: "{0} quiz attempt", other: "{0} quiz attempts")
+        switch (records > 0 || attempts == 0, attempts > 0) {
+        case (true, true): return "\(recordsPhrase) and \(attemptsPhrase)"
+        case (false, true): return attemptsPhrase
+        default: return recordsPhrase
+        }
     }
 }
 
@@ -59,11 +53,39 @@ struct CourseAuditEntry: Codable, Sendable, Equatable {
     var id: Int64
     var courseId: Int64
     var action: String
-    var detail: String
+    /// What went, said in the reader's language: `detail` in JSON.
+    var words: Phrase
     /// Absent once the account that did it is deleted; the name stays.
     var actorId: Int64?
     var actorName: String
     var at: Date
+
+    private enum CodingKeys: String, CodingKey {
+        case id, courseId, action, detail, actorId, actorName, at
+    }
+
+    init(from decoder: any Decoder) throws {
+        let row = try decoder.container(keyedBy: CodingKeys.self)
+        id = try row.decode(Int64.self, forKey: .id)
+        courseId = try row.decode(Int64.self, forKey: .courseId)
+        action = try row.decode(String.self, forKey: .action)
+        words = CourseAuditWords.reading(try row.decode(String.self, forKey: .detail))
+        actorId = try row.decodeIfPresent(Int64.self, forKey: .actorId)
+        actorName = try row.decode(String.self, forKey: .actorName)
+        at = try row.decode(Date.self, forKey: .at)
+    }
+
+    /// Writes the line with its details said in the language of whoever Rollcall answers.
+    func encode(to encoder: any Encoder) throws {
+        var fields = encoder.container(keyedBy: CodingKeys.self)
+        try fields.encode(id, forKey: .id)
+        try fields.encode(courseId, forKey: .courseId)
+        try fields.encode(action, forKey: .action)
+        try fields.encode(say(words), forKey: .detail)
+        try fields.encodeIfPresent(actorId, forKey: .actorId)
+        try fields.encode(actorName, forKey: .actorName)
+        try fields.encode(at, forKey: .at)
+    }
 }
 
 extension SessionStore {
@@ -173,8 +195,7 @@ extension SessionStore {
             }
             let contents = try await Self.contents(id: id, sql: sql)
             guard contents.confirmed(by: confirmed) else { throw SessionCorrectionRefusal.unconfirmedDelete(contents) }
-            let when = session.openedAt.map { "opened \(time.moment($0))" } ?? "scheduled, never opened"
-            let detail = "“\(session.title)” (\(when)) with \(contents.storedText)"
+            let detail = try CourseAuditWords.removed(session, contents: contents, zone: time.zone).storedText()
             try await sql.insert(into: "course_audit").columns(
                 "course_id", "action", "detail", "actor_id", "actor_name", "at"
             )

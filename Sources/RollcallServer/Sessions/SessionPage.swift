@@ -28,13 +28,15 @@ struct SessionPage: Sendable {
             isScheduled: phase == .scheduled,
             timing: Self.timing(session, phase: phase, time: time),
             facts: Self.facts(session.settings, forTeacher: access == .manage))
+        page.courseLang = course.contentLang
+        page.titleLang = session.defaultTitle == nil ? course.contentLang : nil
         if access == .attend, let user = context.user, user.role == .student {
             page.mine = try await mine(session, course: course, studentID: user.id, phase: phase, time: time)
         }
         if access != .attend {
             let stored = try await checkIns.flags(sessionID: session.id)
             let flags = stored.map { flag in
-                SessionPageModel.FlagRow(detail: flag.detail, when: time.moment(flag.createdAt))
+                SessionPageModel.FlagRow(detail: say(flag.words), when: time.moment(flag.createdAt))
             }
             page.refusedSummary = Self.refusedSummary(stored)
             let verifications = try await passkeys.verifications(sessionID: session.id).map { $0.pageRow(time) }
@@ -265,6 +267,10 @@ struct SessionPageModel: PageModel {
     var title: String
     var courseId: Int64
     var courseName: String
+    /// `lang` of the teacher's words (the course's name, a typed title), where the course is taught in another
+    /// language than the page's; a default title is said in the reader's.
+    var courseLang: String?
+    var titleLang: String?
     /// The badge's class and the live script's: `scheduled`, `open`, `closed` or `missed`.
     var phase: String
     /// The badge in the reader's words.

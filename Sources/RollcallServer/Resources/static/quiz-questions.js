@@ -13,7 +13,9 @@ export function questionBox(question, index, answer, on) {
   // Focusable by the page, so that starting the quiz can put the focus on the first question.
   box.tabIndex = -1;
   const legend = document.createElement("legend");
-  legend.textContent = `${index + 1}. ${question.prompt}`;
+  const prompt = teachers(question.prompt);
+  prompt.id = `prompt-${question.id}`;
+  legend.append(`${index + 1}. `, prompt);
   const points = document.createElement("small");
   points.textContent = " " + tn(question.points, "({0} point)", "({0} points)");
   legend.append(points);
@@ -27,6 +29,16 @@ export function questionBox(question, index, answer, on) {
   }
   if (question.mark) box.append(markLine(question));
   return box;
+}
+
+/** The teacher's words, marked with the course's language where the page is in another (`data-content-lang`), so
+ * that a screen reader reads a French question with a French voice. */
+function teachers(text) {
+  const words = document.createElement("span");
+  words.textContent = text;
+  const lang = document.getElementById("quiz")?.dataset.contentLang;
+  if (lang) words.lang = lang;
+  return words;
 }
 
 function choices(question, answer, box, on) {
@@ -48,7 +60,7 @@ function choices(question, answer, box, on) {
         on.change(question.id, { choice: option }, false);
       }
     });
-    label.append(input, document.createTextNode(" " + question.options[option]));
+    label.append(input, " ", teachers(question.options[option]));
     return label;
   });
 }
@@ -59,7 +71,7 @@ function shortText(question, answer, on) {
   text.maxLength = 5000;
   text.name = `q-${question.id}`;
   text.value = answer?.text ?? "";
-  text.setAttribute("aria-label", question.prompt);
+  text.setAttribute("aria-labelledby", `prompt-${question.id}`);
   text.addEventListener("input", () => on.change(question.id, { text: text.value }, true));
   text.addEventListener("paste", (event) => {
     const pasted = event.clipboardData?.getData("text") ?? "";
@@ -74,7 +86,7 @@ function number(question, answer, on) {
   input.inputMode = "decimal";
   input.name = `q-${question.id}`;
   input.value = answer?.number !== undefined ? String(answer.number) : "";
-  input.setAttribute("aria-label", question.prompt);
+  input.setAttribute("aria-labelledby", `prompt-${question.id}`);
   const note = document.createElement("small");
   // Said to a screen reader too, once the typing stops being a number.
   note.setAttribute("role", "status");
