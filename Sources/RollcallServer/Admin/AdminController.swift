@@ -37,7 +37,7 @@ struct AdminController: Sendable {
             return role
         }
         return UserList(
-            users: try await users.list(
+            users: try await users.directory.list(
                 query: try check { () throws(RuleViolation) in try TextRules.search(request.query("q")) }, role: role
             ).map(UserView.init))
     }

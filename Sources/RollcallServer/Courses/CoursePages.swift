@@ -130,13 +130,7 @@ struct CoursePages: Sendable {
         let (roster, rosterPages) = PageLinks.page(
             everyone, requested: requested, size: Self.rosterPage, path: "/courses/\(course.id)", query: query,
             anchor: "roster")
-        let absentees = records.absentees(below: Double(course.absenteeThreshold)).map { student, summary in
-            CoursePage.Absentee(
-                id: student.id, name: student.name, percentText: "\(Int((summary.percentage ?? 0).rounded()))%",
-                absentText: say(
-                    summary.sessions, one: "{1} absent of {0} session", other: "{1} absent of {0} sessions",
-                    .number(summary.counts[.absent] ?? 0)))
-        }
+        let absentees = Self.absentees(records, below: course.absenteeThreshold)
         let invitations = try await courses.invitations(courseID: course.id)
         let staff = try await courses.staff(courseID: course.id).map { member in
             CoursePage.Staff(
@@ -183,6 +177,19 @@ struct CoursePages: Sendable {
             waitingText: Self.waitingText(invitations.count { $0.mailedAt == nil }, perDay: invitationsPerDay),
             slots: slots, hasSlots: !slots.isEmpty, staff: staff,
             hasStaff: !staff.isEmpty)
+    }
+}
+
+extension CoursePages {
+    /// The students under the course's threshold, with their share and absences in words.
+    static func absentees(_ records: CourseRecords, below threshold: Int) -> [CoursePage.Absentee] {
+        records.absentees(below: Double(threshold)).map { student, summary in
+            CoursePage.Absentee(
+                id: student.id, name: student.name, percentText: "\(Int((summary.percentage ?? 0).rounded()))%",
+                absentText: say(
+                    summary.sessions, one: "{1} absent of {0} session", other: "{1} absent of {0} sessions",
+                    .number(summary.counts[.absent] ?? 0)))
+        }
     }
 }
 
