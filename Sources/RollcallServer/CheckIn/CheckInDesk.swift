@@ -96,12 +96,10 @@ struct CheckInDesk: Sendable {
         let reading = try Self.reading(attempt.location)
         let deviceID = try Self.deviceID(attempt.deviceId)
         let heard = try Self.heard(attempt.heard)
-        guard
-            let standing = try await checkIns.standing(
-                sessionID: presented.session.id, studentID: student.id, deviceID: deviceID,
-                ticketHash: presented.unboundTicket
-            )
-        else { throw CheckInRefusal(.invalidCode) }
+        let found = try await checkIns.standing(
+            sessionID: presented.session.id, studentID: student.id, deviceID: deviceID,
+            ticketHash: presented.unboundTicket)
+        guard let standing = found else { throw CheckInRefusal(.invalidCode) }
         var session = presented.session
         standing.moment.apply(to: &session)
         if standing.ticketUsedByOther { throw Self.ticketTaken }
@@ -125,17 +123,9 @@ struct CheckInDesk: Sendable {
         let receipt: Receipt
         switch CheckInPolicy.decide(facts) {
         case .refused(var refusal, let flagDevice):
-            if flagDevice {
-                try await checkIns.database.transaction { sql in try await followUp.sharedDevice(seat, in: sql) }
-            }
-            if standing.enrolled, let kind = Self.refusedKind(refusal.error),
-                try await !checkIns.hasFlag(sessionID: session.id, studentID: student.id, kind: kind)
-            {
-                let refused = refusal
-                try await checkIns.database.transaction { sql in
-                    try await followUp.refused(seat, kind: kind, refusal: refused, reading: reading, in: sql)
-                }
-            }
+            try await flag(
+                refusal, sharedDevice: flagDevice, seat: seat, enrolled: standing.enrolled, reading: reading,
+                followUp: followUp)
             if refusal.error == .verificationFailed { refusal.step = identity.failedStep }
             if refusal.error == .notEnrolled, scanned { refusal.joinable = joinable }
             refusal.via = presented.via
@@ -150,20 +140,41 @@ struct CheckInDesk: Sendable {
             let evidence = CheckInEvidence(
                 reading: reading, distance: distance, deviceID: deviceID, clientAddress: clientAddress,
                 via: presented.via)
-            let pending = PendingCheckIn(
-                sessionID: session.id, studentID: student.id, status: status, at: at, evidence: evidence,
-                unboundTicket: presented.unboundTicket, followUp: followUp)
-            // The desk ends here: the group commit writes the row and everything decided beside it at once.
-            switch try await checkIns.batcher.record(pending) {
-            case .recorded(let status, let at): receipt = Receipt(status: status, at: at, session: session, new: true)
-            case .existing(let status, let at): receipt = Receipt(status: status, at: at, session: session, new: false)
-            case .deviceTaken: throw CheckInRefusal(.deviceAlreadyUsed)
-            case .ticketTaken: throw Self.ticketTaken
-            }
+            receipt = try await record(
+                PendingCheckIn(
+                    sessionID: session.id, studentID: student.id, status: status, at: at, evidence: evidence,
+                    unboundTicket: presented.unboundTicket, followUp: followUp),
+                session: session)
         }
         // What the phone heard goes with an accepted check-in, new or repeated, never with a refused one.
         try await keep(heard, student: student, session: session, new: receipt.new)
         return receipt
+    }
+
+    /// The flags a refusal raises: a phone another student used, and the refusal itself, once per student and kind.
+    private func flag(
+        _ refusal: CheckInRefusal, sharedDevice: Bool, seat: AttendanceLedger.Seat, enrolled: Bool,
+        reading: LocationReading?, followUp: CheckInFollowUp
+    ) async throws {
+        if sharedDevice {
+            try await checkIns.database.transaction { sql in try await followUp.sharedDevice(seat, in: sql) }
+        }
+        guard enrolled, let kind = Self.refusedKind(refusal.error),
+            try await !checkIns.hasFlag(sessionID: seat.sessionID, studentID: seat.studentID, kind: kind)
+        else { return }
+        try await checkIns.database.transaction { sql in
+            try await followUp.refused(seat, kind: kind, refusal: refusal, reading: reading, in: sql)
+        }
+    }
+
+    /// An admitted check-in through the group commit, which writes the row and everything decided beside it at once.
+    private func record(_ pending: PendingCheckIn, session: ClassSession) async throws -> Receipt {
+        switch try await checkIns.batcher.record(pending) {
+        case .recorded(let status, let at): return Receipt(status: status, at: at, session: session, new: true)
+        case .existing(let status, let at): return Receipt(status: status, at: at, session: session, new: false)
+        case .deviceTaken: throw CheckInRefusal(.deviceAlreadyUsed)
+        case .ticketTaken: throw Self.ticketTaken
+        }
     }
 
     /// Keeps what an accepted check-in's phone heard, where the session counts classmates' phones; elsewhere it is
