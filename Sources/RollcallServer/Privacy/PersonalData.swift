@@ -271,7 +271,7 @@ struct PersonalData: Sendable {
             try await sql.raw(
                 """
                 DELETE FROM attempt_counters WHERE scope = \(bind: AttemptCounters.Scope.signInAccount.rawValue)
-                  AND substr(key, 1, \(bind: prefix.count)) = \(bind: prefix)
+                  AND substr(key, 1, CAST(\(bind: prefix.count) AS INTEGER)) = \(bind: prefix)
                 """
             ).run()
             var recipients = [user.email]
