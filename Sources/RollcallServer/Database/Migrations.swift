@@ -50,6 +50,7 @@ enum Migrations {
         step037HeardAnnounced,
         step038FirstLanguage,
         step039SessionTitleKey,
+        step040FlagRepeats,
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes.
