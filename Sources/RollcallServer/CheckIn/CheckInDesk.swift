@@ -158,6 +158,7 @@ struct CheckInDesk: Sendable {
             case .existing(let status, let at): receipt = Receipt(status: status, at: at, session: session, new: false)
             case .deviceTaken: throw CheckInRefusal(.deviceAlreadyUsed)
             case .ticketTaken: throw Self.ticketTaken
+            case .joinRefused(let refusal): throw refusal.error
             }
         }
         // What the phone heard goes with an accepted check-in, new or repeated, never with a refused one.
