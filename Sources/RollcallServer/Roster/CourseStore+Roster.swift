@@ -33,14 +33,15 @@ extension CourseStore {
         courseID: Int64, entries: [RosterImport.Entry], by teacher: User, now: Date = Date()
     ) async throws -> RosterImportResult {
         try await database.transaction { sql in
-            try await Self.requireActive(courseID: courseID, in: sql)
             var sorted = try await Self.sortRoster(entries, sql: sql)
             if !sorted.invitations.isEmpty, sql.dialect.name == "postgresql" {
                 // The addresses to invite held, then sorted again: someone who registered and confirmed meanwhile is
-                // enrolled, and someone confirming from now on waits for this import, then takes its invitation.
+                // enrolled, and someone confirming from now on waits for this import, then takes its invitation. Held
+                // before the course, as a confirmation holds its address before the courses it joins.
                 for email in Set(sorted.invitations.map(\.email)).sorted() { try await sql.holdAddress(email) }
                 sorted = try await Self.sortRoster(entries, sql: sql)
             }
+            try await Self.requireActive(courseID: courseID, in: sql)
             guard sorted.errors.isEmpty else { throw RosterImport.RowErrors(sorted.errors) }
             var result = RosterImportResult(enrolled: 0, alreadyEnrolled: 0, invited: [])
             for studentID in sorted.students {
