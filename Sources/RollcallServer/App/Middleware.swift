@@ -100,7 +100,7 @@ struct ErrorMiddleware: RouterMiddleware {
                 if appError.status == .unauthorized {
                     return .redirect(to: AccountRoutes.signIn(next: request.uri.path))
                 }
-                return try pages.errorPage(appError, context: context)
+                return try pages.errorPage(appError, context: context, path: request.uri.path)
             }
             return try appError.response(from: request, context: context)
         }

@@ -75,10 +75,11 @@ struct PageRenderer: Sendable {
 
     /// A whole HTML page: the model drawn by its template, inside the layout with the person's navigation.
     /// `zone`: how the page writes moments, which its scripts follow too: a course's pages in the course's zone; by
-    /// default the signed-in person's.
+    /// default the signed-in person's. `framing`: `.launch` for the pages a learning platform's launch leads to, which
+    /// the registered platforms may show in a frame; every other page refuses every frame.
     func render(
         _ model: some PageModel, title: Phrase, context: AppRequestContext, status: HTTPResponse.Status = .ok,
-        layout: String = "layout", zone: TimeText? = nil
+        layout: String = "layout", zone: TimeText? = nil, framing pageFraming: PageFraming = .none
     ) throws -> Response {
         let template = type(of: model).template
         guard let body = library.render(model, withTemplate: template) else {
@@ -101,12 +102,13 @@ struct PageRenderer: Sendable {
             }
         )
         let html = library.render(frame, withTemplate: layout) ?? body
+        let ancestors = pageFraming == .launch ? framing.value : "'none'"
         return Response(
             status: status,
             headers: [
                 .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
                 .contentSecurityPolicy:
-                    "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; frame-ancestors \(framing.value)",
+                    "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; frame-ancestors \(ancestors)",
             ],
             body: .init(byteBuffer: ByteBuffer(string: html))
         )
@@ -114,10 +116,12 @@ struct PageRenderer: Sendable {
 
     /// A friendly page for a failed request, with the same words the API would give.
     /// The error as a page, with the error's own headers (`Allow`, `Retry-After`) as its JSON answer has them.
-    func errorPage(_ error: AppError, context: AppRequestContext) throws -> Response {
+    /// `path`: the address asked for; an error on a page a launch leads to may show in the platform's frame, as the
+    /// page would have.
+    func errorPage(_ error: AppError, context: AppRequestContext, path: String = "") throws -> Response {
         var response = try render(
             ErrorPage(status: error.status.code, message: error.message, code: error.code), title: "Rollcall",
-            context: context, status: error.status)
+            context: context, status: error.status, framing: PageFraming.of(path: path))
         for field in error.headers { response.headers[field.name] = field.value }
         if let retryAfter = error.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
         return response
@@ -166,9 +170,38 @@ struct ErrorPage: PageModel {
     var code: String
 }
 
-/// The origins allowed to frame Rollcall's pages (`frame-ancestors`): `'none'` until a learning platform is
-/// registered, then each platform's, so that a launch inside a course of Canvas or Moodle shows, and nobody else can
-/// frame a page to trick a click.
+/// Who may show a page in a frame: nobody, or, for the pages a learning platform's launch leads to, the registered
+/// platforms.
+enum PageFraming: Sendable, Equatable {
+    case none
+    case launch
+
+    /// The pages a launch leads to: the launch itself and its link and choice pages, the course list (a launch
+    /// outside a course), a course, its sessions and the check-in. The admin's, the profile and every other page
+    /// stay out of every frame.
+    static let launchPages: [RouterPath] = [
+        LearningPlatformRoutes.login, LearningPlatformRoutes.launch, LearningPlatformRoutes.continuation,
+        LearningPlatformRoutes.register, LearningPlatformRoutes.linkPage, LearningPlatformRoutes.coursePage,
+        CourseRoutes.coursesPage, CourseRoutes.coursePage, SessionRoutes.sessionPage, CheckInRoutes.scan,
+        CheckInRoutes.scanUpperCase, CheckInRoutes.checkInPage,
+    ]
+
+    /// How a page at `path` is framed: as a launch's page when it is one of `launchPages` (whose parameters read
+    /// `{name}`).
+    static func of(path: String) -> PageFraming {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        let matches = launchPages.contains { route in
+            let pattern = route.description.split(separator: "/", omittingEmptySubsequences: true)
+            return pattern.count == parts.count
+                && zip(pattern, parts).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
+        }
+        return matches ? .launch : .none
+    }
+}
+
+/// The origins allowed to frame the pages a launch leads to (`frame-ancestors`): `'none'` until a learning platform
+/// is registered, then each platform's, so that a launch inside a course of Canvas or Moodle shows, and nobody else
+/// can frame a page to trick a click.
 final class FrameAncestors: Sendable {
     private let sources = NIOLockedValueBox("'none'")
 

@@ -113,13 +113,14 @@ actor CheckInBatcher {
     /// Writes one group; the outcomes come back in the group's order.
     static func write(_ group: [PendingCheckIn], sql: Transaction) async throws -> [CheckInOutcome] {
         try await shareSessions(group, sql: sql)
-        let deviceOwners = try await claimDevices(group, sql: sql)
+        var outcomes = try await refusedJoins(group, sql: sql)
+        let claiming = group.indices.filter { outcomes[$0] == nil }.map { group[$0] }
+        let deviceOwners = try await claimDevices(claiming, sql: sql)
         var ticketOwners = try await ticketOwners(group, sql: sql)
-        var outcomes = [CheckInOutcome?](repeating: nil, count: group.count)
         // One row per (session, student): a second attempt in the same group repeats the first.
         var firstAttempt: [AttendanceLedger.Seat: Int] = [:]
         var rows: [AttendanceLedger.CheckInRow] = []
-        for (index, checkIn) in group.enumerated() {
+        for (index, checkIn) in group.enumerated() where outcomes[index] == nil {
             if let device = checkIn.evidence.deviceID,
                 let owner = deviceOwners[DeviceSeat(sessionID: checkIn.sessionID, deviceID: device)],
                 owner != checkIn.studentID
@@ -161,6 +162,19 @@ actor CheckInBatcher {
             try await checkIn.followUp.accepted(checkIn.seat, in: sql)
         }
         return outcomes.map { $0! }
+    }
+
+    /// The walk-ins of the group who may no longer join, refused; `nil` for every other. A walk-in joins the course
+    /// as it is now: one archived, or an account erased, since the check-in was decided is refused, and claims no
+    /// device.
+    private static func refusedJoins(_ group: [PendingCheckIn], sql: Transaction) async throws -> [CheckInOutcome?] {
+        var outcomes = [CheckInOutcome?](repeating: nil, count: group.count)
+        for (index, checkIn) in group.enumerated() {
+            guard let joins = checkIn.followUp.joins else { continue }
+            outcomes[index] = try await CourseStore.joinRefusal(courseID: joins, studentID: checkIn.studentID, in: sql)
+                .map { .joinRefused($0) }
+        }
+        return outcomes
     }
 
     /// Takes the group's sessions in shared mode before writing anything, in one order: check-ins in one session

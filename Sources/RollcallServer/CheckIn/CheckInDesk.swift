@@ -174,6 +174,7 @@ struct CheckInDesk: Sendable {
         case .existing(let status, let at): return Receipt(status: status, at: at, session: session, new: false)
         case .deviceTaken: throw CheckInRefusal(.deviceAlreadyUsed)
         case .ticketTaken: throw Self.ticketTaken
+        case .joinRefused(let refusal): throw refusal.error
         }
     }
 

@@ -54,7 +54,7 @@ struct CheckInPages: Sendable {
             let error = AppError(domain: refusal)!
             return try pages.render(
                 CheckInRefusedPage(message: error.message, code: error.code), title: "Check-in · Rollcall",
-                context: context, status: error.status)
+                context: context, status: error.status, framing: .launch)
         }
     }
 
@@ -78,7 +78,7 @@ struct CheckInPages: Sendable {
             return try pages.render(
                 CheckInRefusedPage(message: say(refusal.message), code: refusal.code.rawValue),
                 title: "Check-in · Rollcall",
-                context: context, status: .notFound)
+                context: context, status: .notFound, framing: .launch)
         }
         let verification = try await passkeys.policy(courseID: session.courseId)
         let page = CheckInPage(
@@ -87,7 +87,7 @@ struct CheckInPages: Sendable {
             isStudent: user.role == .student, expiresAt: ISO8601DateFormatter().string(from: ticket.expiresAt))
         // The deadline and the answer's time on the course's clock, as the course's other pages write them.
         let zone = try await access.courses.find(id: session.courseId)?.timeText
-        return try pages.render(page, title: "Check in · Rollcall", context: context, zone: zone)
+        return try pages.render(page, title: "Check in · Rollcall", context: context, zone: zone, framing: .launch)
     }
 
     @Sendable func projector(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -20,6 +20,9 @@ enum CheckInOutcome: Sendable, Equatable {
     case deviceTaken
     /// Another student checked in first with this ticket, scanned signed out.
     case ticketTaken
+    /// A walk-in who may no longer join: the course was archived, or the account erased, since the check-in was
+    /// decided.
+    case joinRefused(EnrolmentRefusal)
 }
 
 /// What check-ins read and write beside the attendance rows: the student's standing, the group commit, device

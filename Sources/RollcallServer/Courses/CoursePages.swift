@@ -47,7 +47,7 @@ struct CoursePages: Sendable {
             },
             zoneFromBrowser: zone == nil,
             languages: CourseLanguage.choices(selected: try CourseLanguage.forNewCourse(chosen: nil)))
-        return try pages.render(page, title: "Courses · Rollcall", context: context)
+        return try pages.render(page, title: "Courses · Rollcall", context: context, framing: .launch)
     }
 
     @Sendable func course(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -88,7 +88,8 @@ struct CoursePages: Sendable {
                 receivesNotices: receives,
                 threshold: course.absenteeThreshold)
         }
-        return try pages.render(page, title: "\(course.name) · Rollcall", context: context, zone: course.timeText)
+        return try pages.render(
+            page, title: "\(course.name) · Rollcall", context: context, zone: course.timeText, framing: .launch)
     }
 
     /// The course's sessions, newest first; for a student, with their own status and the ways to check in.

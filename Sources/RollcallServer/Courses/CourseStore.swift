@@ -357,30 +357,6 @@ struct CourseStore: Sendable {
         try await ImageStore.replace(image, table: "courses", column: "poster_id", id: courseID, database: database)
     }
 
-    /// Adds a student; answers `false` when they were already on the roster, which is not an error.
-    @discardableResult
-    func enroll(courseID: Int64, studentID: Int64) async throws -> Bool {
-        try await database.write { sql in try await Self.enroll(courseID: courseID, studentID: studentID, in: sql) }
-    }
-
-    /// Puts a student on the roster unless already there, in one statement whatever else joins them at once;
-    /// `false` when they were on it.
-    static func enroll(
-        courseID: Int64, studentID: Int64, at now: Date = Date(), in sql: any SQLDatabase
-    ) async throws -> Bool {
-        try await sql.insert(into: "enrollments").columns("course_id", "student_id", "joined_at")
-            .values(SQLBind(courseID), SQLBind(studentID), SQLBind(now))
-            .ignoringConflicts(with: ["course_id", "student_id"]).returning("student_id").first() != nil
-    }
-
-    /// Takes a student off the roster; their past attendance stays on record.
-    func unenroll(courseID: Int64, studentID: Int64) async throws -> Bool {
-        try await database.write { sql in
-            try await sql.delete(from: "enrollments").where("course_id", .equal, courseID)
-                .where("student_id", .equal, studentID).returning("student_id").first() != nil
-        }
-    }
-
     /// Whether a student on the roster gets the course's weekly absence notes (they do unless they said no).
     func setAbsenceNotices(courseID: Int64, studentID: Int64, receive: Bool) async throws {
         try await database.write { sql in

@@ -161,7 +161,7 @@ struct CoursesController: Sendable {
     @Sendable func leave(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireRole(.student, message: "Only students leave a course; a teacher archives it.")
         let course = try await access.course(in: context).0
-        _ = try await courses.unenroll(courseID: course.id, studentID: user.id)
+        _ = try await courses.unenroll(courseID: course.id, studentID: user.id, changing: false)
         return Response(status: .noContent)
     }
 

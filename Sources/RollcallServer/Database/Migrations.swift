@@ -50,6 +50,7 @@ enum Migrations {
         step037HeardAnnounced,
         step038FirstLanguage,
         step039SessionTitleKey,
+        step040FlagRepeats,
         step041CourseLanguage,
     ]
 

@@ -29,6 +29,19 @@ final class Transaction: SQLDatabase {
         try await select().column("id").from(table).where("id", .equal, id).for(.update).first() != nil
     }
 
+    /// Holds an email address until the transaction ends (PostgreSQL's advisory lock on its hash; SQLite's one writer
+    /// already takes them one after another), so that inviting it and taking its invitations go one after the other in
+    /// every process.
+    func holdAddress(_ email: String) async throws {
+        guard dialect.name == "postgresql" else { return }
+        try await raw(
+            "SELECT pg_advisory_xact_lock(CAST(\(bind: Self.addressLockClass) AS INTEGER), hashtext(\(bind: email)))"
+        ).run()
+    }
+
+    /// The first key of `holdAddress`'s locks: "RC", a class nothing else uses.
+    static let addressLockClass: Int = 0x5243
+
     /// The keys changed so far, by feed.
     var touched: [LiveFeed: Set<Int64>] { keys.withLockedValue { $0 } }
 

@@ -45,7 +45,7 @@ struct DeepLinking: Sendable {
         let jwt = try await keys.sign(response)
         return try pages.render(
             DeepLinkingPage(returnURL: returnURL, jwt: jwt, platform: platform.name),
-            title: "Add Rollcall to the course", context: context, layout: "bare")
+            title: "Add Rollcall to the course", context: context, layout: "bare", framing: .launch)
     }
 }
 

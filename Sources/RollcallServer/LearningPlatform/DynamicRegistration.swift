@@ -103,7 +103,7 @@ struct DynamicRegistration: Sendable {
         try await platforms.allowFraming(framing)
         return try pages.render(
             RegisteredPage(platform: stored.name, deploymentMissing: stored.deploymentIds.isEmpty),
-            title: "Rollcall is registered", context: context, layout: "bare")
+            title: "Rollcall is registered", context: context, layout: "bare", framing: .launch)
     }
 
     private func valid(_ secret: String) async throws -> Bool {

@@ -126,7 +126,7 @@ struct LaunchController: Sendable {
                         "Rollcall has an account for \(existing.email) already. Open Rollcall to link it to \(platform.name), or to go on with a new one."
                     )
                 ),
-                title: "Open Rollcall", context: context, layout: "bare")
+                title: "Open Rollcall", context: context, layout: "bare", framing: .launch)
         }
         let user = try await people.account(
             platformID: platform.id, subject: launch.subject, person: FederatedPerson(launch: launch),
@@ -202,7 +202,7 @@ struct LaunchController: Sendable {
                     "\(platform.name) shows Rollcall inside its page, where this browser does not let Rollcall keep you signed in. Open it in a window of its own to continue as \(user.name): you stay signed in there."
                 )
             ),
-            title: "Open Rollcall", context: context, layout: "bare")
+            title: "Open Rollcall", context: context, layout: "bare", framing: .launch)
     }
 
     /// Checks a launch's ID token with the federation's one verifier: RS256 only (the Security Framework's

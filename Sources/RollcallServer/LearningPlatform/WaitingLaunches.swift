@@ -35,7 +35,7 @@ struct WaitingLaunchController: Sendable {
                 code: code, platform: platform.name, email: address,
                 owner: context.user.map { $0.email == address } ?? false, signedInAs: context.user?.email,
                 signIn: AccountRoutes.signIn(next: here)),
-            title: "Link your account · Rollcall", context: context)
+            title: "Link your account · Rollcall", context: context, framing: .launch)
     }
 
     /// The page where a teacher picks which of their courses the platform's course is, or a new one.
@@ -55,7 +55,7 @@ struct WaitingLaunchController: Sendable {
                 courses: try await linkedCourses.linkableCourses(teacherID: user.id).map {
                     CourseChoicePage.Choice(id: $0.id, name: $0.name)
                 }),
-            title: "Which course? · Rollcall", context: context)
+            title: "Which course? · Rollcall", context: context, framing: .launch)
     }
 
     /// What a person answers a waiting launch: `{"link": true|false}` for an account, `{"courseId": n}` (or

@@ -271,6 +271,11 @@ struct PersonalData: Sendable {
         defer { identities.forget(userID: user.id) }
         try await database.transaction { sql in
             let id = user.id
+            // The account held from the start: an enrolment under way (which reads it shared) ends first and its row
+            // goes below, or waits and finds the account erased.
+            if sql.dialect.name == "postgresql" {
+                try await sql.raw("SELECT id FROM users WHERE id = \(bind: id) FOR NO KEY UPDATE").run()
+            }
             // Scores for learning platforms name the person by their subject, which goes with the links below.
             try await sql.raw(
                 "DELETE FROM outbox WHERE channel = 'lti' AND recipient IN (SELECT subject FROM lti_identities WHERE user_id = \(bind: id))"
@@ -301,7 +306,7 @@ struct PersonalData: Sendable {
             try await sql.raw(
                 """
                 DELETE FROM attempt_counters WHERE scope = \(bind: AttemptCounters.Scope.signInAccount.rawValue)
-                  AND substr(key, 1, \(bind: prefix.count)) = \(bind: prefix)
+                  AND substr(key, 1, CAST(\(bind: prefix.count) AS INTEGER)) = \(bind: prefix)
                 """
             ).run()
             var recipients = [user.email]

@@ -109,15 +109,17 @@ extension QuizStore {
             if let existing = try await Self.attempts(
                 sql, where: "quiz_attempts.run_id = \(bind: run.id) AND quiz_attempts.student_id = \(bind: studentID)"
             ).first {
-                if let deviceID, let first = existing.deviceId, first != deviceID, existing.closedAt == nil {
-                    let report = IntegrityFlagReport(kind: .secondDevice, occurredAt: now)
-                    _ = try await Self.record([report], attempt: existing, now: now, in: sql)
-                }
+                try await Self.resumed(existing, deviceID: deviceID, now: now, in: sql)
                 return (existing, false)
             }
             // Read again, shared, in this transaction: a stop that committed a moment ago refuses the start, and a
-            // stop arriving now waits for it, then closes it with the rest.
-            guard try await !Self.runIsStopped(run.id, in: sql) else { throw QuizRefusal.runStopped }
+            // stop arriving now waits for it, then closes it with the rest. A quiz or session deleted meanwhile took
+            // the run with it: its deletion holds the run's row while it counts the attempts, so an attempt is either
+            // counted there or refused here.
+            guard let stopped = try await Self.runIsStopped(run.id, in: sql) else {
+                throw NotStored(.quizRunNotFound, what: "quiz run")
+            }
+            guard !stopped else { throw QuizRefusal.runStopped }
             guard try await Self.mayTake(run, studentID: studentID, in: sql) else { throw QuizRefusal.notCheckedIn }
             let seed = Int64(bitPattern: UInt64.random(in: 0...UInt64.max))
             let deadline = AttemptRules.deadline(
@@ -150,6 +152,16 @@ extension QuizStore {
         }
     }
 
+    /// An attempt opened again: from a device other than its first while open, a `second_device` flag, counted
+    /// under the attempt's lock as every report is, so that two reports at once cannot both find room for one more.
+    private static func resumed(
+        _ attempt: QuizAttempt, deviceID: String?, now: Date, in sql: Transaction
+    ) async throws {
+        guard let deviceID, let first = attempt.deviceId, first != deviceID, attempt.closedAt == nil else { return }
+        let report = IntegrityFlagReport(kind: .secondDevice, occurredAt: now)
+        _ = try await record([report], attempt: try await locked(attempt.id, in: sql), now: now, in: sql)
+    }
+
     /// What the dashboard is told of an attempt.
     struct AttemptEvent: Codable, Sendable {
         var attemptId: Int64
@@ -173,13 +185,14 @@ extension QuizStore {
         }
     }
 
-    /// Whether the run has stopped (or is gone), read under a shared lock of its row, so that `stop` (which locks it
-    /// for update) comes wholly before or wholly after the caller's transaction.
-    static func runIsStopped(_ runID: Int64, in sql: Transaction) async throws -> Bool {
+    /// Whether the run has stopped (`nil`: it is gone), read under a shared lock of its row, so that `stop` and the
+    /// deletion of its quiz or session (which lock it for update) come wholly before or wholly after the caller's
+    /// transaction.
+    static func runIsStopped(_ runID: Int64, in sql: Transaction) async throws -> Bool? {
         guard
             let row = try await sql.select().column("stopped_at").from("quiz_runs").where("id", .equal, runID)
                 .for(.share).first()
-        else { return true }
+        else { return nil }
         return try !row.decodeNil(column: "stopped_at")
     }
 

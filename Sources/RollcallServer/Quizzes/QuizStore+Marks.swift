@@ -39,10 +39,8 @@ extension QuizStore {
                 name: attempt.studentName, receivedAt: now)
         }
         for report in reports {
-            if let clientId = report.clientId {
-                let known = try await sql.select().column("id").from("quiz_flags")
-                    .where("attempt_id", .equal, attempt.id).where("client_id", .equal, clientId).first()
-                if known != nil { continue }
+            if let clientId = report.clientId, try await Self.knows(clientId, attemptID: attempt.id, in: sql) {
+                continue
             }
             switch FlagFlood.decide(kept: kept, lastMinute: lastMinute, kindKept: latest[report.kind] != nil) {
             case .keep:
@@ -59,10 +57,8 @@ extension QuizStore {
                 latest[report.kind] = (id, report)
                 note(id, report)
             case .fold:
-                guard var folded = latest[report.kind] else { continue }
-                folded.report.repeats = (folded.report.repeats ?? 0) + 1
-                try await sql.update("quiz_flags").set("report", to: try encode(folded.report))
-                    .where("id", .equal, folded.id).run()
+                guard let into = latest[report.kind] else { continue }
+                let folded = try await fold(report, into: into, attemptID: attempt.id, in: sql)
                 latest[report.kind] = folded
                 note(folded.id, folded.report)
             }
@@ -71,6 +67,36 @@ extension QuizStore {
         try await QuizEvents.append(
             stored.map { QuizChange(kind: .flagged, payload: $0) }, runID: attempt.runId, at: now, in: sql)
         return stored
+    }
+
+    /// Folds a report into the latest flag of its kind, whose count grows; its client id is kept beside that flag,
+    /// so that the same report sent again is known.
+    private static func fold(
+        _ report: IntegrityFlagReport, into flag: (id: Int64, report: IntegrityFlagReport), attemptID: Int64,
+        in sql: Transaction
+    ) async throws -> (id: Int64, report: IntegrityFlagReport) {
+        var folded = flag
+        folded.report.repeats = (folded.report.repeats ?? 0) + 1
+        try await sql.update("quiz_flags").set("report", to: try encode(folded.report))
+            .where("id", .equal, folded.id).run()
+        if let clientId = report.clientId {
+            try await sql.insert(into: "quiz_flag_repeats").columns("flag_id", "attempt_id", "client_id")
+                .values(SQLBind(folded.id), SQLBind(attemptID), SQLBind(clientId))
+                .ignoringConflicts(with: ["attempt_id", "client_id"]).run()
+        }
+        return folded
+    }
+
+    /// Whether a report with this client id was received for the attempt already: kept as a flag of its own, or
+    /// folded into one.
+    static func knows(_ clientId: String, attemptID: Int64, in sql: Transaction) async throws -> Bool {
+        try await sql.raw(
+            """
+            SELECT 1 AS known FROM quiz_flags WHERE attempt_id = \(bind: attemptID) AND client_id = \(bind: clientId)
+            UNION ALL
+            SELECT 1 AS known FROM quiz_flag_repeats WHERE attempt_id = \(bind: attemptID) AND client_id = \(bind: clientId)
+            """
+        ).first() != nil
     }
 
     /// The flags of a run's attempts, oldest first.

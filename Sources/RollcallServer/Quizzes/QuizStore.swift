@@ -115,6 +115,9 @@ struct QuizStore: Sendable {
     /// Answers whether it was deleted (`false`: archived).
     func delete(_ quiz: Quiz, now: Date = Date()) async throws -> Bool {
         try await database.transaction { sql in
+            // The quiz's runs held before counting: an attempt starting now either waits and finds its run gone, or
+            // is counted here and keeps the quiz (archived).
+            try await Self.holdRuns(where: "quiz_id = \(bind: quiz.id)", in: sql)
             let answered = try await sql.raw(
                 """
                 SELECT quiz_attempts.id FROM quiz_attempts JOIN quiz_runs ON quiz_runs.id = quiz_attempts.run_id
@@ -128,6 +131,13 @@ struct QuizStore: Sendable {
             try await sql.update("quizzes").set("archived_at", to: now).where("id", .equal, quiz.id).run()
             return false
         }
+    }
+
+    /// Locks the runs that match, for update, until the transaction ends (PostgreSQL; SQLite's one writer already
+    /// excludes a start), so that an attempt cannot start in them meanwhile.
+    static func holdRuns(where condition: SQLQueryString, in sql: Transaction) async throws {
+        guard sql.dialect.name == "postgresql" else { return }
+        try await sql.raw("SELECT id FROM quiz_runs WHERE \(condition) ORDER BY id FOR UPDATE").run()
     }
 
     // MARK: Runs

@@ -33,7 +33,15 @@ extension CourseStore {
         courseID: Int64, entries: [RosterImport.Entry], by teacher: User, now: Date = Date()
     ) async throws -> RosterImportResult {
         try await database.transaction { sql in
-            let sorted = try await Self.sortRoster(entries, sql: sql)
+            var sorted = try await Self.sortRoster(entries, sql: sql)
+            if !sorted.invitations.isEmpty, sql.dialect.name == "postgresql" {
+                // The addresses to invite held, then sorted again: someone who registered and confirmed meanwhile is
+                // enrolled, and someone confirming from now on waits for this import, then takes its invitation. Held
+                // before the course, as a confirmation holds its address before the courses it joins.
+                for email in Set(sorted.invitations.map(\.email)).sorted() { try await sql.holdAddress(email) }
+                sorted = try await Self.sortRoster(entries, sql: sql)
+            }
+            try await Self.requireActive(courseID: courseID, in: sql)
             guard sorted.errors.isEmpty else { throw RosterImport.RowErrors(sorted.errors) }
             var result = RosterImportResult(enrolled: 0, alreadyEnrolled: 0, invited: [])
             for studentID in sorted.students {
@@ -133,13 +141,19 @@ extension CourseStore {
     func acceptInvitations(studentID: Int64, email: String, now: Date = Date()) async throws {
         defer { database.caches.identities.forget(userID: studentID) }
         let numbered = try await database.transaction { sql -> Bool in
+            // Held against a roster import inviting the address at this moment: it comes wholly before, and its
+            // invitation is taken here, or wholly after, and enrols the account instead.
+            try await sql.holdAddress(email)
             // Taken by deleting them: a second confirmation at the same moment finds none to take.
             let taken = try await sql.delete(from: "course_invitations").where("email", .equal, email)
                 .returning("course_id", "student_number").all()
             var number: String?
             for invitation in taken {
                 let courseID = try invitation.decode(column: "course_id", as: Int64.self)
-                _ = try await Self.enroll(courseID: courseID, studentID: studentID, at: now, in: sql)
+                // A course archived since the invitation takes no one; the invitation goes all the same.
+                if try await Self.joinRefusal(courseID: courseID, studentID: studentID, in: sql) == nil {
+                    _ = try await Self.enroll(courseID: courseID, studentID: studentID, at: now, in: sql)
+                }
                 number = try number ?? invitation.decode(column: "student_number", as: String?.self)
             }
             // The number the roster gave, for a student who registered without one, unless someone else has it.

@@ -58,7 +58,8 @@ struct SessionPage: Sendable {
             page.missed = access == .manage && session.missed(at: Date())
             page.assistant = access == .assist
         }
-        return try pages.render(page, title: "\(session.title) · Rollcall", context: context, zone: time)
+        return try pages.render(
+            page, title: "\(session.title) · Rollcall", context: context, zone: time, framing: .launch)
     }
 
     /// What the teacher may correct now, and what deleting would take with it.

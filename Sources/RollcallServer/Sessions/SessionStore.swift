@@ -108,6 +108,8 @@ struct SessionStore: Sendable {
         let secret = RotatingCode.makeSecret(using: &generator)
         let settingsJSON = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
         return try await database.transaction { sql in
+            // The course as it is now: one archived since the request was checked takes no new session.
+            try await CourseStore.requireActive(courseID: courseID, in: sql)
             let row = try await sql.insert(into: "sessions")
                 .columns(
                     "course_id", "title", "scheduled_at", "opened_at", "closes_at", "settings", "secret", "created_at",

@@ -30,6 +30,7 @@ struct TimetableStore: Sendable {
         return try await database.transaction { sql in
             // The course's row is held so that two slots added at once, in any processes, count each other.
             try await sql.lockRow(of: "courses", id: courseID)
+            try await CourseStore.requireActive(courseID: courseID, in: sql)
             let counts = try await sql.raw(
                 """
                 SELECT (SELECT COUNT(*) FROM timetable_slots WHERE course_id = \(bind: courseID)) AS slots,
