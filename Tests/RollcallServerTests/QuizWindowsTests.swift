@@ -137,7 +137,7 @@ struct QuizWindowsTests {
                 try await sql.insert(into: "quiz_flags")
                     .columns("attempt_id", "kind", "report", "client_id", "occurred_at", "received_at")
                     .values(
-                        SQLBind(attemptID), SQLBind(kind.rawValue), SQLBind(try QuizStore.encode(report)),
+                        SQLBind(attemptID), SQLBind(kind.rawValue), SQLBind(try QuizJSON.encode(report)),
                         SQLBind(String?.none), SQLBind(then), SQLBind(then)
                     ).run()
             }
@@ -169,7 +169,7 @@ struct QuizWindowsTests {
                         .all(decodingColumn: "report", as: String.self)
                 }
                 return try reports.map {
-                    try QuizStore.decode($0, as: IntegrityFlagReport.self).repeats ?? 0
+                    try QuizJSON.decode($0, as: IntegrityFlagReport.self).repeats ?? 0
                 }.reduce(0, +)
             }
             #expect(try await repeats() == 1)

@@ -96,7 +96,7 @@ public struct QuizBenchFixture: Sendable {
             guard let course = try await stores.courses.find(id: session.courseId) else {
                 throw NotStored(.courseNotFound, what: "course")
             }
-            let run = try await quizzes.start(quiz, sessionID: session.id, by: course.teacherId)
+            let run = try await quizzes.runs.start(quiz, sessionID: session.id, by: course.teacherId)
             let now = Date()
             try await stores.database.transaction { sql in
                 try await sql.raw(
@@ -115,7 +115,7 @@ public struct QuizBenchFixture: Sendable {
             var attempts: [Int64] = []
             for student in students {
                 attempts.append(
-                    try await quizzes.startAttempt(run, studentID: student, deviceID: "bench-\(student)").attempt.id)
+                    try await quizzes.attempts.start(run, studentID: student, deviceID: "bench-\(student)").attempt.id)
             }
             return QuizBenchFixture(room: room, runID: run.id, attemptIDs: attempts)
         }
@@ -177,7 +177,7 @@ public struct CampusFixture: Sendable {
                                 QuizQuestion(id: questionID, kind: .shortText, prompt: "Explain.", points: 1)
                             ],
                             timeLimitSeconds: 4 * 3600))
-                    runID = try await stores.quizzes.start(quiz, sessionID: session.id, by: teacher.id).id
+                    runID = try await stores.quizzes.runs.start(quiz, sessionID: session.id, by: teacher.id).id
                 }
                 rooms.append(
                     Room(

@@ -96,9 +96,9 @@ struct AttemptsController: Sendable {
         let user = try context.requireUser()
         let (run, granted) = try await access.run(in: context, needing: .attend)
         guard granted == .attend else { return RunAnswer(run: .init(run)) }
-        let attempt = try await quizzes.attempts(runID: run.id).first { $0.studentId == user.id }
+        let attempt = try await quizzes.attempts.list(runID: run.id).first { $0.studentId == user.id }
         return RunAnswer(
-            run: .init(run), mayStart: try await quizzes.mayTake(run, studentID: user.id), attemptId: attempt?.id)
+            run: .init(run), mayStart: try await quizzes.runs.mayTake(run, studentID: user.id), attemptId: attempt?.id)
     }
 
     @Sendable func start(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -113,16 +113,16 @@ struct AttemptsController: Sendable {
                 throw AppError(.badRequest, .invalidDeviceID, "“deviceId” is 1 to 64 visible ASCII characters.")
             }
         }
-        let (attempt, created) = try await quizzes.startAttempt(run, studentID: user.id, deviceID: input.deviceId)
+        let (attempt, created) = try await quizzes.attempts.start(run, studentID: user.id, deviceID: input.deviceId)
         return try await view(attempt, run: run).response(
             from: request, context: context, status: created ? .created : .ok)
     }
 
     func view(_ attempt: QuizAttempt, run: QuizRun) async throws -> AttemptView {
-        let answers = try await quizzes.answers(attemptIDs: [attempt.id])[attempt.id] ?? [:]
+        let answers = try await quizzes.attempts.answers(attemptIDs: [attempt.id])[attempt.id] ?? [:]
         let quiz = run.definition
         let resultsShown = quiz.showResults && attempt.closedAt != nil && run.stoppedAt != nil
-        let hand = resultsShown ? try await quizzes.marks(attemptIDs: [attempt.id])[attempt.id] ?? [:] : [:]
+        let hand = resultsShown ? try await quizzes.marks.handMarks(attemptIDs: [attempt.id])[attempt.id] ?? [:] : [:]
         var total = 0.0
         let questions = QuizOrder(quiz, seed: attempt.seed).items.compactMap { item -> QuestionView? in
             guard let question = quiz.question(item.questionId) else { return nil }
@@ -179,7 +179,7 @@ struct AttemptsController: Sendable {
         } catch {
             throw QuizRefusal.answer(error)
         }
-        let outcome = try await quizzes.save(
+        let outcome = try await quizzes.attempts.save(
             attemptID: attempt.id, questionID: question.id, answer: answer, sequence: input.sequence)
         return Saved(
             questionId: question.id, sequence: outcome.sequence, savedAt: outcome.savedAt, changed: outcome.changed,
@@ -188,7 +188,7 @@ struct AttemptsController: Sendable {
 
     @Sendable func submit(_ request: Request, context: AppRequestContext) async throws -> AttemptView {
         let (attempt, run) = try await access.attempt(in: context, ownOnly: true)
-        let closed = try await quizzes.close(attemptID: attempt.id, ending: .submitted)
+        let closed = try await quizzes.attempts.close(attemptID: attempt.id, ending: .submitted)
         return try await view(closed, run: run)
     }
 
@@ -215,7 +215,7 @@ struct AttemptsController: Sendable {
                 try report.validated(attemptStartedAt: attempt.startedAt, now: now)
             }
         }
-        let stored = try await quizzes.record(reports, attemptID: attempt.id, now: now)
+        let stored = try await quizzes.marks.record(reports, attemptID: attempt.id, now: now)
         return try FlagsRecorded(recorded: stored.count).response(from: request, context: context, status: .created)
     }
 }

@@ -50,7 +50,7 @@ struct QuizLiveController: Sendable {
         var lastEventId: Int64
         var students: [Student]
         var others: [Student]
-        var attempts: [QuizStore.AttemptEvent]
+        var attempts: [QuizAttempts.AttemptEvent]
         var flags: [StoredFlag]
         var serverTime: Date
     }
@@ -91,11 +91,11 @@ struct QuizLiveController: Sendable {
 
     func snapshot(_ run: QuizRun) async throws -> (String, Int64) {
         let last = try await database.read { sql in try await EventLog.lastID(key: run.id, in: .quizRuns, sql: sql) }
-        let current = try await quizzes.run(id: run.id) ?? run
+        let current = try await quizzes.runs.run(id: run.id) ?? run
         let message = Snapshot(
             run: .init(current), lastEventId: last, students: try await eligible(run), others: try await others(run),
-            attempts: try await quizzes.attempts(runID: run.id).map(QuizStore.AttemptEvent.init),
-            flags: try await quizzes.flags(runID: run.id), serverTime: Date())
+            attempts: try await quizzes.attempts.list(runID: run.id).map(QuizAttempts.AttemptEvent.init),
+            flags: try await quizzes.marks.flags(runID: run.id), serverTime: Date())
         return (String(decoding: try SessionChange.encoder.encode(message), as: UTF8.self), last)
     }
 }

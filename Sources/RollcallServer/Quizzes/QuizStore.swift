@@ -37,11 +37,9 @@ enum QuizRefusal: Error, Equatable {
     case answer(AnswerRefusal)
 }
 
-/// Quizzes, their runs in sessions, and the students' attempts, answers, flags and marks.
+/// Quizzes as their teachers write them; their runs, attempts and marks are stores of their own, reached from here.
 struct QuizStore: Sendable {
     let database: Database
-    /// A run's questions and course never change once started; every save needs them, so they are read once.
-    var fixedRuns: FixedRuns { database.caches.quizRuns }
 
     struct QuizRow: Decodable {
         var id: Int64
@@ -53,23 +51,15 @@ struct QuizStore: Sendable {
 
         func quiz() throws -> Quiz {
             Quiz(
-                id: id, courseId: courseId, definition: try QuizStore.decode(definition), archivedAt: archivedAt,
+                id: id, courseId: courseId, definition: try QuizJSON.decode(definition), archivedAt: archivedAt,
                 createdAt: createdAt, updatedAt: updatedAt)
         }
-    }
-
-    static func decode<T: Decodable>(_ text: String, as type: T.Type = T.self) throws -> T {
-        try StoredJSON.decode(text, what: "\(T.self)")
-    }
-
-    static func encode(_ value: some Encodable) throws -> String {
-        String(decoding: try SessionChange.encoder.encode(value), as: UTF8.self)
     }
 
     // MARK: Quizzes
 
     func create(courseID: Int64, definition: QuizDefinition, now: Date = Date()) async throws -> Quiz {
-        let text = try Self.encode(definition)
+        let text = try QuizJSON.encode(definition)
         let id = try await database.write { sql in
             try await sql.insert(into: "quizzes")
                 .columns("course_id", "title", "definition", "created_at", "updated_at")
@@ -100,7 +90,7 @@ struct QuizStore: Sendable {
 
     func update(_ quiz: Quiz, definition: QuizDefinition, now: Date = Date()) async throws -> Quiz {
         guard quiz.archivedAt == nil else { throw QuizRefusal.archived }
-        let text = try Self.encode(definition)
+        let text = try QuizJSON.encode(definition)
         try await database.write { sql in
             try await sql.update("quizzes").set("title", to: definition.title).set("definition", to: text)
                 .set("updated_at", to: now).where("id", .equal, quiz.id).run()
@@ -117,7 +107,7 @@ struct QuizStore: Sendable {
         try await database.transaction { sql in
             // The quiz's runs held before counting: an attempt starting now either waits and finds its run gone, or
             // is counted here and keeps the quiz (archived).
-            try await Self.holdRuns(where: "quiz_id = \(bind: quiz.id)", in: sql)
+            try await QuizRuns.hold(where: "quiz_id = \(bind: quiz.id)", in: sql)
             let answered = try await sql.raw(
                 """
                 SELECT quiz_attempts.id FROM quiz_attempts JOIN quiz_runs ON quiz_runs.id = quiz_attempts.run_id
@@ -133,169 +123,10 @@ struct QuizStore: Sendable {
         }
     }
 
-    /// Locks the runs that match, for update, until the transaction ends (PostgreSQL; SQLite's one writer already
-    /// excludes a start), so that an attempt cannot start in them meanwhile.
-    static func holdRuns(where condition: SQLQueryString, in sql: Transaction) async throws {
-        guard sql.dialect.name == "postgresql" else { return }
-        try await sql.raw("SELECT id FROM quiz_runs WHERE \(condition) ORDER BY id FOR UPDATE").run()
-    }
-
-    // MARK: Runs
-
-    struct RunRow: Decodable {
-        var id: Int64
-        var quizId: Int64
-        var sessionId: Int64
-        var courseId: Int64
-        var definition: String
-        var startedBy: Int64
-        var startedAt: Date
-        var stoppedAt: Date?
-
-        func run() throws -> QuizRun {
-            QuizRun(
-                id: id, quizId: quizId, sessionId: sessionId, courseId: courseId,
-                definition: try QuizStore.decode(definition), startedBy: startedBy, startedAt: startedAt,
-                stoppedAt: stoppedAt)
-        }
-    }
-
-    static func runs(_ sql: any SQLDatabase, where condition: SQLQueryString) async throws -> [QuizRun] {
-        try await sql.raw(
-            """
-            SELECT quiz_runs.id, quiz_runs.quiz_id, quiz_runs.session_id, quizzes.course_id, quiz_runs.definition,
-              quiz_runs.started_by, quiz_runs.started_at, quiz_runs.stopped_at
-            FROM quiz_runs JOIN quizzes ON quizzes.id = quiz_runs.quiz_id
-            WHERE \(condition) ORDER BY quiz_runs.id DESC
-            """
-        ).all(decoding: RunRow.self, with: .rollcall).map { try $0.run() }
-    }
-
-    func run(id: Int64) async throws -> QuizRun? {
-        let run = try await database.read { sql in
-            try await Self.runs(sql, where: "quiz_runs.id = \(bind: id)").first
-        }
-        if let run { fixedRuns.keep(run) }
-        return run
-    }
-
-    /// The run as it started, from memory when read before: its `stoppedAt` may be out of date, so only for what
-    /// does not depend on it, such as a save (stopping a run moves its attempts' deadlines, which a save checks).
-    func fixedRun(id: Int64) async throws -> QuizRun? {
-        if let run = fixedRuns.run(id: id) { return run }
-        return try await run(id: id)
-    }
-
-    /// The session's quiz runs, newest first.
-    func runs(sessionID: Int64) async throws -> [QuizRun] {
-        try await database.read { sql in try await Self.runs(sql, where: "quiz_runs.session_id = \(bind: sessionID)") }
-    }
-
-    /// Starts the quiz in the session with the definition it has now.
-    func start(_ quiz: Quiz, sessionID: Int64, by teacherID: Int64, now: Date = Date()) async throws -> QuizRun {
-        guard quiz.archivedAt == nil else { throw QuizRefusal.archived }
-        let text = try Self.encode(quiz.definition)
-        let id = try await database.transaction { sql in
-            // Held so that two starts at once, in any processes, see each other's run.
-            try await SessionStore.lock(id: sessionID, in: sql)
-            let running = try await sql.select().column("id").from("quiz_runs").where("quiz_id", .equal, quiz.id)
-                .where("session_id", .equal, sessionID).where("stopped_at", .is, SQLLiteral.null).first()
-            guard running == nil else { throw QuizRefusal.alreadyRunning }
-            return try await sql.insert(into: "quiz_runs")
-                .columns("quiz_id", "session_id", "definition", "started_by", "started_at")
-                .values(SQLBind(quiz.id), SQLBind(sessionID), SQLBind(text), SQLBind(teacherID), SQLBind(now))
-                .returning("id").first(decodingColumn: "id", as: Int64.self)
-        }
-        guard let id else { throw NotSaved(what: "quiz run") }
-        return QuizRun(
-            id: id, quizId: quiz.id, sessionId: sessionID, courseId: quiz.courseId, definition: quiz.definition,
-            startedBy: teacherID, startedAt: now, stoppedAt: nil)
-    }
-
-    /// Stops the run: every attempt still open closes now with its saved answers.
-    func stop(_ run: QuizRun, now: Date = Date()) async throws -> QuizRun {
-        var stopped = run
-        stopped.stoppedAt = try await database.transaction { sql in
-            // Held until the commit: a second stop waits and finds this one's time; a start waits (`runIsStopped`).
-            try await sql.lockRow(of: "quiz_runs", id: run.id)
-            let current = try await Self.runs(sql, where: "quiz_runs.id = \(bind: run.id)").first
-            if let done = current?.stoppedAt { return done }
-            try await sql.update("quiz_runs").set("stopped_at", to: now).where("id", .equal, run.id).run()
-            let open = try await Self.openAttempts(sql, where: "quiz_attempts.run_id = \(bind: run.id)")
-            try await Self.close(open, ending: .quizStopped, at: now, in: sql)
-            try await sql.raw(
-                "UPDATE quiz_attempts SET deadline = \(bind: now) WHERE run_id = \(bind: run.id) AND deadline > \(bind: now)"
-            ).run()
-            try await QuizEvents.append(
-                [QuizChange(kind: .runStopped, payload: ["stoppedAt": now])], runID: run.id, at: now, in: sql)
-            return now
-        }
-        return stopped
-    }
-
-    /// Lets a student in by hand, as if checked in.
-    func admit(_ run: QuizRun, studentID: Int64, by teacherID: Int64, now: Date = Date()) async throws {
-        try await database.transaction { sql in
-            let admitted = try await sql.insert(into: "quiz_admissions")
-                .columns("run_id", "student_id", "admitted_by", "admitted_at")
-                .values(SQLBind(run.id), SQLBind(studentID), SQLBind(teacherID), SQLBind(now))
-                .ignoringConflicts(with: ["run_id", "student_id"]).returning("student_id").first()
-            guard admitted != nil else { throw QuizRefusal.alreadyAdmitted }
-            try await QuizEvents.append(
-                [QuizChange(kind: .admitted, payload: Admitted(studentId: studentID, at: now))], runID: run.id,
-                at: now, in: sql)
-        }
-    }
-
-    struct Admitted: Codable, Sendable {
-        var studentId: Int64
-        var at: Date
-    }
-
-    /// Whether the student may take the run's quiz: checked in to its session (present or late), or let in.
-    static func mayTake(_ run: QuizRun, studentID: Int64, in sql: any SQLDatabase) async throws -> Bool {
-        let row = try await sql.raw(
-            """
-            SELECT 1 AS ok FROM attendance WHERE session_id = \(bind: run.sessionId)
-              AND student_id = \(bind: studentID) AND status IN ('present', 'late')
-            UNION ALL
-            SELECT 1 AS ok FROM quiz_admissions WHERE run_id = \(bind: run.id) AND student_id = \(bind: studentID)
-            """
-        ).first()
-        return row != nil
-    }
-
-    func mayTake(_ run: QuizRun, studentID: Int64) async throws -> Bool {
-        try await database.read { sql in try await Self.mayTake(run, studentID: studentID, in: sql) }
-    }
-}
-
-/// A quiz started in a session, with the definition it started with.
-struct QuizRun: Sendable, Equatable {
-    var id: Int64
-    var quizId: Int64
-    var sessionId: Int64
-    var courseId: Int64
-    var definition: QuizDefinition
-    var startedBy: Int64
-    var startedAt: Date
-    var stoppedAt: Date?
-}
-
-/// Runs kept in memory for their fixed parts (`QuizStore.fixedRun`).
-final class FixedRuns: Sendable {
-    private let runs = NIOLockedValueBox<[Int64: QuizRun]>([:])
-    /// Past this many runs the memory starts afresh rather than grow without bound.
-    let capacity = 10_000
-
-    func run(id: Int64) -> QuizRun? {
-        runs.withLockedValue { $0[id] }
-    }
-
-    func keep(_ run: QuizRun) {
-        runs.withLockedValue { runs in
-            if runs.count >= capacity { runs = [:] }
-            runs[run.id] = run
-        }
-    }
+    /// The quiz's runs in sessions.
+    var runs: QuizRuns { QuizRuns(database: database) }
+    /// The students' attempts and answers.
+    var attempts: QuizAttempts { QuizAttempts(database: database) }
+    /// Integrity flags, hand marks and the gradebook's results.
+    var marks: QuizMarks { QuizMarks(database: database) }
 }

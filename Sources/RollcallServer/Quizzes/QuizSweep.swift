@@ -7,7 +7,7 @@ extension Periodically {
         -> Periodically
     {
         Periodically(name: "quiz-sweep", interval: interval, ready: ready, logger: logger) {
-            _ = try await quizzes.closeOverdue()
+            _ = try await quizzes.attempts.closeOverdue()
         }
     }
 }

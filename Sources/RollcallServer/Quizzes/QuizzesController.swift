@@ -185,7 +185,7 @@ struct QuizzesController: Sendable {
 
     @Sendable func runs(_ request: Request, context: AppRequestContext) async throws -> RunList {
         let session = try await access.session(in: context).session
-        return RunList(runs: try await quizzes.runs(sessionID: session.id).map(QuizRunView.init))
+        return RunList(runs: try await quizzes.runs.list(sessionID: session.id).map(QuizRunView.init))
     }
 
     @Sendable func start(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -196,13 +196,13 @@ struct QuizzesController: Sendable {
             throw AppError(.notFound, .quizNotFound, "This course has no quiz \(input.quizId).")
         }
         guard session.phase(at: Date()) == .open else { throw QuizRefusal.sessionNotOpen }
-        let run = try await quizzes.start(quiz, sessionID: session.id, by: user.id)
+        let run = try await quizzes.runs.start(quiz, sessionID: session.id, by: user.id)
         return try RunEnvelope(run: QuizRunView(run)).response(from: request, context: context, status: .created)
     }
 
     @Sendable func stop(_ request: Request, context: AppRequestContext) async throws -> RunEnvelope {
         let (run, _) = try await access.run(in: context, needing: .manage, changing: true)
-        return RunEnvelope(run: QuizRunView(try await quizzes.stop(run)))
+        return RunEnvelope(run: QuizRunView(try await quizzes.runs.stop(run)))
     }
 
     @Sendable func admit(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -213,7 +213,7 @@ struct QuizzesController: Sendable {
             throw AppError(.notFound, .studentNotFound, "That student is not on this course's roster.")
         }
         guard run.stoppedAt == nil else { throw QuizRefusal.runStopped }
-        try await quizzes.admit(run, studentID: input.studentId, by: user.id)
+        try await quizzes.runs.admit(run, studentID: input.studentId, by: user.id)
         return Response(status: .created)
     }
 
@@ -225,13 +225,13 @@ struct QuizzesController: Sendable {
                 .badRequest, .invalidSeconds, "Add from 1 second to 2 hours (7200 seconds) at a time.")
         }
         return AttemptSummary(
-            attempt: QuizAttemptView(try await quizzes.addTime(attemptID: attempt.id, seconds: input.seconds)))
+            attempt: QuizAttemptView(try await quizzes.attempts.addTime(attemptID: attempt.id, seconds: input.seconds)))
     }
 
     @Sendable func end(_ request: Request, context: AppRequestContext) async throws -> AttemptSummary {
         let (attempt, _) = try await access.managedAttempt(in: context, changing: true)
         return AttemptSummary(
-            attempt: QuizAttemptView(try await quizzes.close(attemptID: attempt.id, ending: .endedByTeacher)))
+            attempt: QuizAttemptView(try await quizzes.attempts.close(attemptID: attempt.id, ending: .endedByTeacher)))
     }
 
     @Sendable func mark(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -251,17 +251,17 @@ struct QuizzesController: Sendable {
         guard comment.count <= 2000 else {
             throw AppError(.badRequest, .invalidComment, "Keep the comment under 2,000 characters.")
         }
-        try await quizzes.mark(
+        try await quizzes.marks.mark(
             attemptID: attempt.id, questionID: question.id, points: points, comment: comment, by: user.id)
         return Response(status: .noContent)
     }
 
     /// Every attempt with its marks, and every flag.
     func results(of run: QuizRun) async throws -> Results {
-        let attempts = try await quizzes.attempts(runID: run.id)
-        let answers = try await quizzes.answers(attemptIDs: attempts.map(\.id))
-        let marks = try await quizzes.marks(attemptIDs: attempts.map(\.id))
-        let flags = try await quizzes.flags(runID: run.id)
+        let attempts = try await quizzes.attempts.list(runID: run.id)
+        let answers = try await quizzes.attempts.answers(attemptIDs: attempts.map(\.id))
+        let marks = try await quizzes.marks.handMarks(attemptIDs: attempts.map(\.id))
+        let flags = try await quizzes.marks.flags(runID: run.id)
         let quiz = run.definition
         let results = attempts.map { attempt in
             let given = answers[attempt.id] ?? [:]

@@ -135,7 +135,7 @@ extension RecordStore {
     /// The records with the course's quiz points and grade weights; one student's points only when `studentID` is
     /// given.
     func gradebook(_ records: CourseRecords, studentID: Int64? = nil) async throws -> Gradebook {
-        let quiz = try await quizzes.gradebookResults(courseID: records.course.id, studentID: studentID)
+        let quiz = try await quizzes.marks.gradebookResults(courseID: records.course.id, studentID: studentID)
         return Gradebook(
             sheet: records.sheet, runs: quiz.runs, results: quiz.results, weights: records.course.gradeWeights)
     }

@@ -194,7 +194,7 @@ extension SessionStore {
                 throw NotStored(.sessionNotFound, what: "session")
             }
             // Its quiz runs held before counting: an attempt starting now is counted, or finds its run gone.
-            try await QuizStore.holdRuns(where: "session_id = \(bind: id)", in: sql)
+            try await QuizRuns.hold(where: "session_id = \(bind: id)", in: sql)
             let contents = try await Self.contents(id: id, sql: sql)
             guard contents.confirmed(by: confirmed) else { throw SessionCorrectionRefusal.unconfirmedDelete(contents) }
             let detail = try CourseAuditWords.removed(session, contents: contents, zone: time.zone).storedText()

@@ -3,14 +3,16 @@ import RollcallCore
 import SQLKit
 
 /// Integrity flags, hand marks and the gradebook's quiz results.
-extension QuizStore {
+struct QuizMarks: Sendable {
+    let database: Database
+
     // MARK: Flags
 
     /// Records flags reported for an attempt; a flag whose client id is stored already is skipped. Answers the
     /// flags stored or changed (a repeat folded into one already there).
     func record(_ reports: [IntegrityFlagReport], attemptID: Int64, now: Date = Date()) async throws -> [StoredFlag] {
         try await database.transaction { sql in
-            let attempt = try await Self.locked(attemptID, in: sql)
+            let attempt = try await QuizAttempts.locked(attemptID, in: sql)
             return try await Self.record(reports, attempt: attempt, now: now, in: sql)
         }
     }
@@ -26,7 +28,7 @@ extension QuizStore {
         var lastMinute = 0
         var latest: [IntegrityFlagKind: (id: Int64, report: IntegrityFlagReport)] = [:]
         for row in rows {
-            let report = try decode(try row.decode(column: "report", as: String.self), as: IntegrityFlagReport.self)
+            let report = try QuizJSON.decode(try row.decode(column: "report", as: String.self), as: IntegrityFlagReport.self)
             latest[report.kind] = (try row.decode(column: "id", as: Int64.self), report)
             if try row.decode(column: "received_at", as: Date.self) > now.addingTimeInterval(-60) { lastMinute += 1 }
         }
@@ -47,7 +49,7 @@ extension QuizStore {
                 let id = try await sql.insert(into: "quiz_flags")
                     .columns("attempt_id", "kind", "report", "client_id", "occurred_at", "received_at")
                     .values(
-                        SQLBind(attempt.id), SQLBind(report.kind.rawValue), SQLBind(try encode(report)),
+                        SQLBind(attempt.id), SQLBind(report.kind.rawValue), SQLBind(try QuizJSON.encode(report)),
                         SQLBind(report.clientId), SQLBind(report.occurredAt), SQLBind(now)
                     )
                     .returning("id").first(decodingColumn: "id", as: Int64.self)
@@ -77,7 +79,7 @@ extension QuizStore {
     ) async throws -> (id: Int64, report: IntegrityFlagReport) {
         var folded = flag
         folded.report.repeats = (folded.report.repeats ?? 0) + 1
-        try await sql.update("quiz_flags").set("report", to: try encode(folded.report))
+        try await sql.update("quiz_flags").set("report", to: try QuizJSON.encode(folded.report))
             .where("id", .equal, folded.id).run()
         if let clientId = report.clientId {
             try await sql.insert(into: "quiz_flag_repeats").columns("flag_id", "attempt_id", "client_id")
@@ -111,7 +113,7 @@ extension QuizStore {
                 WHERE quiz_attempts.run_id = \(bind: runID) ORDER BY quiz_flags.occurred_at, quiz_flags.id
                 """
             ).all(decoding: FlagRow.self, with: .rollcall).map { row in
-                let report = try Self.decode(row.report, as: IntegrityFlagReport.self)
+                let report = try QuizJSON.decode(row.report, as: IntegrityFlagReport.self)
                 return StoredFlag(
                     id: row.id, report: report, attemptId: row.attemptId, studentId: row.studentId, name: row.name,
                     receivedAt: row.receivedAt)
@@ -154,7 +156,7 @@ extension QuizStore {
         -> (runs: [Gradebook.QuizRun], results: [Int64: [Int64: Gradebook.QuizResult]])
     {
         try await database.read { sql in
-            let runs = try await Self.runs(sql, where: "quizzes.course_id = \(bind: courseID)")
+            let runs = try await QuizRuns.select(sql, where: "quizzes.course_id = \(bind: courseID)")
             let attemptFilter: SQLQueryString =
                 studentID.map { "AND quiz_attempts.student_id = \(bind: $0)" } ?? ""
             let attempts = try await sql.raw(
@@ -174,7 +176,7 @@ extension QuizStore {
             for row in try await sql.raw("SELECT * FROM quiz_answers WHERE \(within)").all(
                 decoding: AnswerRow.self, with: .rollcall)
             {
-                answers[row.attemptId, default: [:]][row.questionId] = try Self.decode(row.answer)
+                answers[row.attemptId, default: [:]][row.questionId] = try QuizJSON.decode(row.answer)
             }
             var marks: [Int64: [String: (points: Double, comment: String)]] = [:]
             for row in try await sql.raw("SELECT * FROM quiz_marks WHERE \(within)").all(
@@ -207,7 +209,7 @@ extension QuizStore {
     }
 
     /// Teachers' marks by attempt and question.
-    func marks(attemptIDs: [Int64]) async throws -> [Int64: [String: HandMark]] {
+    func handMarks(attemptIDs: [Int64]) async throws -> [Int64: [String: HandMark]] {
         guard !attemptIDs.isEmpty else { return [:] }
         let rows = try await database.read { sql in
             try await sql.select().column("*").from("quiz_marks").where("attempt_id", .in, attemptIDs)

@@ -2,8 +2,10 @@ import Foundation
 import RollcallCore
 import SQLKit
 
-/// Attempts: starting, saving answers, closing on time, adding time.
-extension QuizStore {
+/// The students' attempts at a run: starting, saving answers, closing on time, adding time.
+struct QuizAttempts: Sendable {
+    let database: Database
+
     /// An attempt's row, read column by column: every save reads its attempt, and Codable's key conversion cost more
     /// than the query.
     struct AttemptRow {
@@ -47,7 +49,7 @@ extension QuizStore {
         }
     }
 
-    static func attempts(_ sql: any SQLDatabase, where condition: SQLQueryString) async throws
+    static func select(_ sql: any SQLDatabase, where condition: SQLQueryString) async throws
         -> [QuizAttempt]
     {
         let attempts = try await sql.raw(
@@ -62,17 +64,17 @@ extension QuizStore {
         return Collation.reader.sorted(attempts, name: \.studentName, id: \.id)
     }
 
-    static func openAttempts(_ sql: any SQLDatabase, where condition: SQLQueryString) async throws
+    static func selectOpen(_ sql: any SQLDatabase, where condition: SQLQueryString) async throws
         -> [QuizAttempt]
     {
-        try await attempts(sql, where: "quiz_attempts.closed_at IS NULL AND \(condition)")
+        try await select(sql, where: "quiz_attempts.closed_at IS NULL AND \(condition)")
     }
 
     /// The attempt; one found past its deadline is closed first, so that nobody reads it as still open.
-    func attempt(id: Int64, now: Date = Date()) async throws -> QuizAttempt? {
+    func find(id: Int64, now: Date = Date()) async throws -> QuizAttempt? {
         let read = { @Sendable in
             try await database.read { sql in
-                try await Self.attempts(sql, where: "quiz_attempts.id = \(bind: id)").first
+                try await Self.select(sql, where: "quiz_attempts.id = \(bind: id)").first
             }
         }
         guard let attempt = try await read() else { return nil }
@@ -82,10 +84,10 @@ extension QuizStore {
     }
 
     /// The run's attempts, those past their deadline closed first.
-    func attempts(runID: Int64, now: Date = Date()) async throws -> [QuizAttempt] {
+    func list(runID: Int64, now: Date = Date()) async throws -> [QuizAttempt] {
         let read = { @Sendable in
             try await database.read { sql in
-                try await Self.attempts(sql, where: "quiz_attempts.run_id = \(bind: runID)")
+                try await Self.select(sql, where: "quiz_attempts.run_id = \(bind: runID)")
             }
         }
         let attempts = try await read()
@@ -101,12 +103,12 @@ extension QuizStore {
 
     /// Starts the student's attempt, or answers the one they have (a reload, a second device). A different device
     /// than the first is recorded as a `second_device` flag.
-    func startAttempt(
+    func start(
         _ run: QuizRun, studentID: Int64, deviceID: String?, now: Date = Date()
     ) async throws -> (attempt: QuizAttempt, created: Bool) {
         try await closeOverdue(now: now)
         return try await database.transaction { sql in
-            if let existing = try await Self.attempts(
+            if let existing = try await Self.select(
                 sql, where: "quiz_attempts.run_id = \(bind: run.id) AND quiz_attempts.student_id = \(bind: studentID)"
             ).first {
                 try await Self.resumed(existing, deviceID: deviceID, now: now, in: sql)
@@ -120,7 +122,7 @@ extension QuizStore {
                 throw NotStored(.quizRunNotFound, what: "quiz run")
             }
             guard !stopped else { throw QuizRefusal.runStopped }
-            guard try await Self.mayTake(run, studentID: studentID, in: sql) else { throw QuizRefusal.notCheckedIn }
+            guard try await QuizRuns.mayTake(run, studentID: studentID, in: sql) else { throw QuizRefusal.notCheckedIn }
             let seed = Int64(bitPattern: UInt64.random(in: 0...UInt64.max))
             let deadline = AttemptRules.deadline(
                 startedAt: now, timeLimitSeconds: run.definition.timeLimitSeconds, addedSeconds: 0)
@@ -136,7 +138,7 @@ extension QuizStore {
                 .returning("id").first(decodingColumn: "id", as: Int64.self)
             guard let id else {
                 guard
-                    let existing = try await Self.attempts(
+                    let existing = try await Self.select(
                         sql,
                         where:
                             "quiz_attempts.run_id = \(bind: run.id) AND quiz_attempts.student_id = \(bind: studentID)"
@@ -144,7 +146,7 @@ extension QuizStore {
                 else { throw NotSaved(what: "quiz attempt") }
                 return (existing, false)
             }
-            guard let attempt = try await Self.attempts(sql, where: "quiz_attempts.id = \(bind: id)").first
+            guard let attempt = try await Self.select(sql, where: "quiz_attempts.id = \(bind: id)").first
             else { throw NotSaved(what: "quiz attempt") }
             try await QuizEvents.append(
                 [QuizChange(kind: .attemptStarted, payload: AttemptEvent(attempt))], runID: run.id, at: now, in: sql)
@@ -159,7 +161,7 @@ extension QuizStore {
     ) async throws {
         guard let deviceID, let first = attempt.deviceId, first != deviceID, attempt.closedAt == nil else { return }
         let report = IntegrityFlagReport(kind: .secondDevice, occurredAt: now)
-        _ = try await record([report], attempt: try await locked(attempt.id, in: sql), now: now, in: sql)
+        _ = try await QuizMarks.record([report], attempt: try await locked(attempt.id, in: sql), now: now, in: sql)
     }
 
     /// What the dashboard is told of an attempt.
@@ -232,7 +234,7 @@ extension QuizStore {
         }
         guard due != nil else { return 0 }
         return try await database.transaction { sql in
-            let overdue = try await Self.openAttempts(sql, where: "quiz_attempts.deadline < \(bind: limit)")
+            let overdue = try await Self.selectOpen(sql, where: "quiz_attempts.deadline < \(bind: limit)")
             try await Self.close(overdue, ending: .timeLimit, at: now, overdueBefore: limit, in: sql)
             return overdue.count
         }
@@ -244,7 +246,7 @@ extension QuizStore {
         if sql.dialect.name == "postgresql" {
             try await sql.raw("SELECT id FROM quiz_attempts WHERE id = \(bind: attemptID) FOR UPDATE").run()
         }
-        guard let attempt = try await attempts(sql, where: "quiz_attempts.id = \(bind: attemptID)").first else {
+        guard let attempt = try await select(sql, where: "quiz_attempts.id = \(bind: attemptID)").first else {
             throw NotStored(.attemptNotFound, what: "attempt")
         }
         return attempt
@@ -271,7 +273,7 @@ extension QuizStore {
     func save(
         attemptID: Int64, questionID: String, answer: QuizAnswer, sequence: Int64, now: Date = Date()
     ) async throws -> SaveOutcome {
-        let text = try Self.encode(answer)
+        let text = try QuizJSON.encode(answer)
         return try await database.transaction { sql in
             let attempt = try await Self.locked(attemptID, in: sql)
             let stored = try await sql.select().columns("sequence", "answer", "saved_at").from("quiz_answers")
@@ -295,7 +297,7 @@ extension QuizStore {
                     .set("saved_at", to: now).where("attempt_id", .equal, attemptID)
                     .where("question_id", .equal, questionID).run()
             }
-            let wasAnswered = try stored.map { !(try Self.decode($0.answer, as: QuizAnswer.self)).isBlank } ?? false
+            let wasAnswered = try stored.map { !(try QuizJSON.decode($0.answer, as: QuizAnswer.self)).isBlank } ?? false
             let change = (answer.isBlank ? 0 : 1) - (wasAnswered ? 1 : 0)
             var answered = attempt.answered
             if change != 0 {
@@ -327,7 +329,7 @@ extension QuizStore {
         var result: [Int64: [String: SavedAnswer]] = [:]
         for row in rows {
             result[row.attemptId, default: [:]][row.questionId] = SavedAnswer(
-                questionId: row.questionId, answer: try Self.decode(row.answer), sequence: row.sequence,
+                questionId: row.questionId, answer: try QuizJSON.decode(row.answer), sequence: row.sequence,
                 savedAt: row.savedAt)
         }
         return result
@@ -367,7 +369,7 @@ extension QuizStore {
         return try await database.transaction { sql in
             let attempt = try await Self.locked(attemptID, in: sql)
             if let ending = attempt.ending { throw QuizRefusal.attemptClosed(ending) }
-            let stopped = try await Self.runs(sql, where: "quiz_runs.id = \(bind: attempt.runId)").first?.stoppedAt
+            let stopped = try await QuizRuns.select(sql, where: "quiz_runs.id = \(bind: attempt.runId)").first?.stoppedAt
             guard stopped == nil else { throw QuizRefusal.runStopped }
             var changed = attempt
             changed.addedSeconds += seconds
