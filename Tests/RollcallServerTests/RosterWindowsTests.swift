@@ -43,11 +43,11 @@ struct RosterWindowsTests {
             let sessionsBefore = try await database.count(
                 "SELECT COUNT(*) AS n FROM sessions WHERE course_id = \(room.courseID)")
             #expect(
-                await Self.refusal { try await courses.enroll(courseID: room.courseID, studentID: newcomer.id) }
+                await Self.refusal { try await courses.roster.enroll(courseID: room.courseID, studentID: newcomer.id) }
                     == "course_archived")
             #expect(
                 await Self.refusal {
-                    _ = try await courses.unenroll(courseID: room.courseID, studentID: room.student.id)
+                    _ = try await courses.roster.unenroll(courseID: room.courseID, studentID: room.student.id)
                 } == "course_archived")
             #expect(
                 await Self.refusal {
@@ -57,21 +57,22 @@ struct RosterWindowsTests {
                 } == "course_archived")
             #expect(
                 await Self.refusal {
-                    _ = try await courses.importRoster(
+                    _ = try await courses.roster.importRoster(
                         courseID: room.courseID,
                         entries: [.init(line: 2, name: "New One", email: "new.one@school.test", studentNumber: nil)],
                         by: teacher)
                 } == "course_archived")
 
             // Nothing changed.
-            #expect(try await courses.isEnrolled(courseID: room.courseID, studentID: room.student.id))
-            #expect(try await !courses.isEnrolled(courseID: room.courseID, studentID: newcomer.id))
-            #expect(try await courses.invitations(courseID: room.courseID).isEmpty)
+            #expect(try await courses.roster.isEnrolled(courseID: room.courseID, studentID: room.student.id))
+            #expect(try await !courses.roster.isEnrolled(courseID: room.courseID, studentID: newcomer.id))
+            #expect(try await courses.roster.invitations(courseID: room.courseID).isEmpty)
             #expect(
                 try await database.count("SELECT COUNT(*) AS n FROM sessions WHERE course_id = \(room.courseID)")
                     == sessionsBefore)
             // A student may still leave an archived course, as before.
-            #expect(try await courses.unenroll(courseID: room.courseID, studentID: room.student.id, changing: false))
+            #expect(
+                try await courses.roster.unenroll(courseID: room.courseID, studentID: room.student.id, changing: false))
         }
     }
 
@@ -111,7 +112,7 @@ struct RosterWindowsTests {
             // Neither joined, checked in, nor claimed a phone.
             for student in [erased, late] {
                 #expect(
-                    try await !CourseStore(database: database).isEnrolled(
+                    try await !RosterStore(database: database).isEnrolled(
                         courseID: room.courseID, studentID: student.id))
                 #expect(
                     try await database.count(
@@ -123,7 +124,7 @@ struct RosterWindowsTests {
             // An erased account's join by any other way is refused too.
             #expect(
                 await Self.refusal {
-                    try await CourseStore(database: database).enroll(courseID: room.courseID, studentID: erased.id)
+                    try await RosterStore(database: database).enroll(courseID: room.courseID, studentID: erased.id)
                 } != nil)
         }
     }
@@ -203,7 +204,7 @@ struct RosterWindowsTests {
             let ivy = try await servers[1].register("Ivy Invited", email: email)
             let done = NIOLockedValueBox(false)
             let confirmed = Task {
-                try await CourseStore(database: database).acceptInvitations(studentID: ivy.id, email: email)
+                try await RosterStore(database: database).acceptInvitations(studentID: ivy.id, email: email)
                 done.withLockedValue { $0 = true }
             }
             try await waitUntil("the confirmation is done or waits") {
@@ -231,7 +232,7 @@ struct RosterWindowsTests {
                             raw: Array("email,name\n\(email),Invitee \(number)\n".utf8), contentType: "text/csv")
                     }
                     let account = try await api.register("Invitee \(number)", email: email)
-                    try await CourseStore(database: database).acceptInvitations(studentID: account.id, email: email)
+                    try await RosterStore(database: database).acceptInvitations(studentID: account.id, email: email)
                     return Reply(status: .created, headers: [:], text: "{\"id\": \(account.id)}")
                 }
                 #expect(replies[0].status == .ok, "\(replies[0].text)")
@@ -249,6 +250,6 @@ struct RosterWindowsTests {
         #expect(
             try await database.count("SELECT COUNT(*) AS n FROM course_invitations WHERE email = '\(email)'") == 0,
             "an invitation was left for \(email), who has an account")
-        #expect(try await CourseStore(database: database).isEnrolled(courseID: courseID, studentID: studentID))
+        #expect(try await RosterStore(database: database).isEnrolled(courseID: courseID, studentID: studentID))
     }
 }

@@ -150,7 +150,7 @@ struct AccountsController: Sendable {
         try await Self.tellLinksEnded(ended, to: user, mail: mail, configuration: configuration)
         // Only a confirmed address may take the places (and the student number) a roster import kept for it.
         if user.role == .student {
-            try await courses.acceptInvitations(studentID: user.id, email: user.email)
+            try await courses.roster.acceptInvitations(studentID: user.id, email: user.email)
             user = try await users.find(id: userID) ?? user
         }
         return UserEnvelope(user: UserView(user))

@@ -117,7 +117,7 @@ struct AccessRule: Sendable {
         let staffRole = try await courses.staffRole(courseID: course.id, userID: user.id)
         let enrolled =
             staffRole == nil && user.role == .student
-            ? try await courses.isEnrolled(courseID: course.id, studentID: user.id) : false
+            ? try await courses.roster.isEnrolled(courseID: course.id, studentID: user.id) : false
         if let access = Self.decide(course, for: user, staffRole: staffRole, enrolled: enrolled) { return access }
         throw AppError.forbidden(
             user.role == .student
@@ -132,14 +132,17 @@ struct AccessRule: Sendable {
     func run(_ id: Int64, for user: User, needing needed: CourseAccess = .attend, changing: Bool = false)
         async throws -> (QuizRun, CourseAccess)
     {
-        guard let run = try await quizzes.runs.run(id: id) else { throw AppError.notFound(.quizRunNotFound, "quiz run") }
+        guard let run = try await quizzes.runs.run(id: id) else {
+            throw AppError.notFound(.quizRunNotFound, "quiz run")
+        }
         let (_, granted) = try await course(run.courseId, for: user, needing: needed, changing: changing)
         return (run, granted)
     }
 
     /// An attempt with its run: for its own student, or, unless `ownOnly`, for those who manage the course.
     func attempt(_ id: Int64, for user: User, ownOnly: Bool = false) async throws -> (QuizAttempt, QuizRun) {
-        guard let attempt = try await quizzes.attempts.find(id: id), let run = try await quizzes.runs.run(id: attempt.runId)
+        guard let attempt = try await quizzes.attempts.find(id: id),
+            let run = try await quizzes.runs.run(id: attempt.runId)
         else { throw AppError.notFound(.attemptNotFound, "attempt") }
         let (_, granted) = try await course(run.courseId, for: user)
         guard attempt.studentId == user.id || (granted == .manage && !ownOnly) else {
@@ -150,7 +153,8 @@ struct AccessRule: Sendable {
 
     /// An attempt with its run, for those who manage the course (marking, reopening, adding time).
     func managedAttempt(_ id: Int64, for user: User, changing: Bool = false) async throws -> (QuizAttempt, QuizRun) {
-        guard let attempt = try await quizzes.attempts.find(id: id), let run = try await quizzes.runs.run(id: attempt.runId)
+        guard let attempt = try await quizzes.attempts.find(id: id),
+            let run = try await quizzes.runs.run(id: attempt.runId)
         else { throw AppError.notFound(.attemptNotFound, "attempt") }
         _ = try await course(run.courseId, for: user, needing: .manage, changing: changing)
         return (attempt, run)
@@ -159,9 +163,11 @@ struct AccessRule: Sendable {
     /// An attempt its own student is saving an answer to: the busiest quiz route, so the run's fixed parts come from
     /// memory and only what a save needs is asked (its own student, still enrolled).
     func attemptToSave(_ id: Int64, for user: User) async throws -> (QuizAttempt, QuizRun) {
-        guard let attempt = try await quizzes.attempts.find(id: id), let run = try await quizzes.runs.fixedRun(id: attempt.runId)
+        guard let attempt = try await quizzes.attempts.find(id: id),
+            let run = try await quizzes.runs.fixedRun(id: attempt.runId)
         else { throw AppError.notFound(.attemptNotFound, "attempt") }
-        guard attempt.studentId == user.id, try await courses.isEnrolled(courseID: run.courseId, studentID: user.id)
+        guard attempt.studentId == user.id,
+            try await courses.roster.isEnrolled(courseID: run.courseId, studentID: user.id)
         else { throw AppError.forbidden("This is another student's attempt.") }
         return (attempt, run)
     }

@@ -171,7 +171,7 @@ actor CheckInBatcher {
         var outcomes = [CheckInOutcome?](repeating: nil, count: group.count)
         for (index, checkIn) in group.enumerated() {
             guard let joins = checkIn.followUp.joins else { continue }
-            outcomes[index] = try await CourseStore.joinRefusal(courseID: joins, studentID: checkIn.studentID, in: sql)
+            outcomes[index] = try await RosterStore.joinRefusal(courseID: joins, studentID: checkIn.studentID, in: sql)
                 .map { .joinRefused($0) }
         }
         return outcomes

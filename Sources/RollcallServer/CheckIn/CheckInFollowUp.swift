@@ -19,7 +19,7 @@ struct CheckInFollowUp: Sendable {
 
     /// Writes what an accepted check-in (new or repeated) keeps.
     func accepted(_ seat: AttendanceLedger.Seat, in sql: Transaction) async throws {
-        if let joins { _ = try await CourseStore.enroll(courseID: joins, studentID: seat.studentID, at: now, in: sql) }
+        if let joins { _ = try await RosterStore.enroll(courseID: joins, studentID: seat.studentID, at: now, in: sql) }
         switch identity {
         case nil: return
         case .reused(let last):

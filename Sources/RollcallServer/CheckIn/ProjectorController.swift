@@ -90,7 +90,7 @@ struct ProjectorController: Sendable {
         var frame = ProjectorFrame(
             phase: phase, title: session.title,
             checkedIn: try await checkIns.checkedInCount(sessionID: session.id),
-            enrolled: try await courses.studentCount(courseID: session.courseId)
+            enrolled: try await courses.roster.studentCount(courseID: session.courseId)
         )
         guard phase == .open, session.settings.mode != .spot else { return frame }
         let rotating = session.rotatingCode

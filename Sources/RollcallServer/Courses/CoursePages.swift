@@ -126,13 +126,13 @@ struct CoursePages: Sendable {
         _ course: Course, records: CourseRecords, query: String?, page requested: Int,
         verification: CourseVerification
     ) async throws -> CoursePage.TeacherPart {
-        let everyone = try await courses.roster(courseID: course.id, query: query)
+        let everyone = try await courses.roster.list(courseID: course.id, query: query)
         // A lecture hall's roster in pages, so that the rest of the page stays within reach.
         let (roster, rosterPages) = PageLinks.page(
             everyone, requested: requested, size: Self.rosterPage, path: "/courses/\(course.id)", query: query,
             anchor: "roster")
         let absentees = Self.absentees(records, below: course.absenteeThreshold)
-        let invitations = try await courses.invitations(courseID: course.id)
+        let invitations = try await courses.roster.invitations(courseID: course.id)
         let staff = try await courses.staff(courseID: course.id).map { member in
             CoursePage.Staff(
                 id: member.id, name: member.name, email: member.email,

@@ -39,7 +39,7 @@ struct Course: Codable, Sendable, Equatable {
     /// What a new session or timetable entry leaves out is taken from here.
     func defaults() throws -> SessionSettingsDraft {
         try sessionDefaults.map {
-            try StoredJSON.decode($0, as: SessionSettingsDraft.self, what: "a course's defaults")
+            try StoredJSON.decode($0, as: SessionSettingsDraft.self, row: "a course's defaults")
         }
             ?? SessionSettingsDraft()
     }
@@ -384,47 +384,25 @@ struct CourseStore: Sendable {
         }
     }
 
-    func isEnrolled(courseID: Int64, studentID: Int64) async throws -> Bool {
-        try await database.read { sql in try await Self.isEnrolled(courseID: courseID, studentID: studentID, sql: sql) }
+    /// The course's roster: enrolments, imports and invitations.
+    var roster: RosterStore { RosterStore(database: database) }
+
+    /// Refuses a change to a course archived since the request was checked (409 `course_archived`), holding the
+    /// course's row shared until the transaction ends.
+    static func requireActive(courseID: Int64, in sql: Transaction) async throws {
+        if try await archived(courseID: courseID, in: sql) { throw AppError.courseArchived }
     }
 
-    static func isEnrolled(courseID: Int64, studentID: Int64, sql: any SQLDatabase) async throws -> Bool {
-        try await sql.select().column("student_id").from("enrollments").where("course_id", .equal, courseID)
-            .where("student_id", .equal, studentID).first() != nil
+    /// Whether the course is archived, or gone.
+    static func archived(courseID: Int64, in sql: Transaction) async throws -> Bool {
+        let course = try await sql.raw(
+            "SELECT archived_at FROM courses WHERE id = \(bind: courseID)\(unsafeRaw: shared(sql))"
+        ).first()
+        guard let course else { throw NotStored(.courseNotFound, what: "course") }
+        return try !course.decodeNil(column: "archived_at")
     }
 
-    /// How many students are on the roster.
-    func studentCount(courseID: Int64) async throws -> Int {
-        try await database.read { sql in
-            try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("enrollments")
-                .where("course_id", .equal, courseID).first(decodingColumn: "n", as: Int.self) ?? 0
-        }
-    }
-
-    /// The roster by name, filtered by name, email or student number when `query` is given.
-    func roster(courseID: Int64, query: String? = nil) async throws -> [RosterEntry] {
-        try await database.read { sql in
-            var select = sql.select()
-                .columns(
-                    SQLColumn("id", table: "users"), SQLColumn("name", table: "users"),
-                    SQLColumn("email", table: "users"), SQLColumn("student_number", table: "users"),
-                    SQLColumn("joined_at", table: "enrollments")
-                )
-                .from("enrollments").join("users", on: "users.id = enrollments.student_id")
-                .where(SQLColumn("course_id", table: "enrollments"), .equal, SQLBind(courseID))
-            if let query, !query.isEmpty {
-                let pattern = "%\(query.lowercased())%"
-                select = select.where { group in
-                    group.where(SQLFunction("lower", args: SQLColumn("name", table: "users")), .like, SQLBind(pattern))
-                        .orWhere(SQLColumn("email", table: "users"), .like, SQLBind(pattern))
-                        .orWhere(
-                            SQLFunction("lower", args: SQLColumn("student_number", table: "users")), .like,
-                            SQLBind(pattern)
-                        )
-                }
-            }
-            let entries = try await select.all(decoding: RosterEntry.self, with: .rollcall)
-            return Collation.reader.sorted(entries, name: \.name, id: \.id)
-        }
+    static func shared(_ sql: Transaction) -> String {
+        sql.dialect.name == "postgresql" ? " FOR SHARE" : ""
     }
 }

@@ -161,7 +161,7 @@ struct CoursesController: Sendable {
     @Sendable func leave(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireRole(.student, message: "Only students leave a course; a teacher archives it.")
         let course = try await access.course(in: context).0
-        _ = try await courses.unenroll(courseID: course.id, studentID: user.id, changing: false)
+        _ = try await courses.roster.unenroll(courseID: course.id, studentID: user.id, changing: false)
         return Response(status: .noContent)
     }
 
@@ -255,7 +255,7 @@ struct CoursesController: Sendable {
             )
         }
         guard course.archivedAt == nil else { throw AppError.courseArchived }
-        let joined = try await courses.enroll(courseID: course.id, studentID: user.id)
+        let joined = try await courses.roster.enroll(courseID: course.id, studentID: user.id)
         return Joined(course: try CourseView(try await courses.summary(of: course), manages: false), joined: joined)
     }
 
@@ -331,7 +331,7 @@ struct CoursesController: Sendable {
     @Sendable func roster(_ request: Request, context: AppRequestContext) async throws -> Roster {
         let course = try await access.course(in: context, needing: .assist).0
         return Roster(
-            students: try await courses.roster(
+            students: try await courses.roster.list(
                 courseID: course.id,
                 query: try check { () throws(RuleViolation) in try TextRules.search(request.query("q")) }))
     }
@@ -357,8 +357,8 @@ struct CoursesController: Sendable {
                 "No student has that email address or number. Ask them to register first, or share the join code."
             )
         }
-        let added = try await courses.enroll(courseID: course.id, studentID: student.id)
-        let entry = try await courses.roster(courseID: course.id).first { $0.id == student.id }!
+        let added = try await courses.roster.enroll(courseID: course.id, studentID: student.id)
+        let entry = try await courses.roster.list(courseID: course.id).first { $0.id == student.id }!
         return try StudentEnvelope(student: entry, added: added).response(
             from: request, context: context, status: added ? .created : .ok
         )
@@ -367,7 +367,7 @@ struct CoursesController: Sendable {
     @Sendable func removeStudent(_ request: Request, context: AppRequestContext) async throws -> Response {
         let course = try await access.course(in: context, needing: .manage, changing: true).0
         let studentID = try context.id("studentID", .studentNotFound, "student")
-        guard try await courses.unenroll(courseID: course.id, studentID: studentID) else {
+        guard try await courses.roster.unenroll(courseID: course.id, studentID: studentID) else {
             throw AppError(.notFound, .studentNotFound, "That student is not on this course's roster.")
         }
         return Response(status: .noContent)

@@ -56,11 +56,11 @@ struct CourseLinks: Sendable {
             let user = try await people.account(
                 platformID: platform.id, subject: member.userID,
                 person: FederatedPerson(member: member, studentNumber: member.studentNumber), logger: logger, now: now)
-            try await courses.enroll(courseID: linked.courseId, studentID: user.id)
+            try await courses.roster.enroll(courseID: linked.courseId, studentID: user.id)
         }
         let ids = Dictionary(roster.map { ($0.student.userID, $0.userID) }, uniquingKeysWith: { first, _ in first })
         for subject in change.left {
-            if let id = ids[subject] { _ = try await courses.unenroll(courseID: linked.courseId, studentID: id) }
+            if let id = ids[subject] { _ = try await courses.roster.unenroll(courseID: linked.courseId, studentID: id) }
         }
         var staff = 0
         for member in members where member.active && (member.role == .teacher || member.role == .assistant) {

@@ -78,7 +78,7 @@ struct LaunchDestinations: Sendable {
                 try await links.courses.setStaff(courseID: course.id, userID: user.id, role: .assistant)
             }
         } else {
-            try await links.courses.enroll(courseID: linked.courseId, studentID: user.id)
+            try await links.courses.roster.enroll(courseID: linked.courseId, studentID: user.id)
         }
         return "/courses/\(linked.courseId)"
     }

@@ -42,7 +42,7 @@ public struct BenchFixture: Sendable {
                         role: .student, studentNumber: nil, approved: true, emailVerified: true
                     )
                 )
-                try await courses.enroll(courseID: course.id, studentID: student.id)
+                try await courses.roster.enroll(courseID: course.id, studentID: student.id)
                 tokens.append(try await accessTokens.issue(userID: student.id, kind: .api).token)
             }
             // A long period keeps one projected code valid for the whole run, as a room scanning at once would see.
@@ -162,7 +162,7 @@ public struct CampusFixture: Sendable {
                             name: "Student \(number)-\(seat)", email: "s\(number)-\(seat).\(run)@campus.rollcall.test",
                             passwordHash: hash, role: .student, studentNumber: nil, approved: true,
                             emailVerified: true))
-                    try await stores.courses.enroll(courseID: course.id, studentID: student.id)
+                    try await stores.courses.roster.enroll(courseID: course.id, studentID: student.id)
                     tokens.append(try await stores.tokens.issue(userID: student.id, kind: .api).token)
                 }
                 let session = try await stores.sessions.create(

@@ -79,7 +79,7 @@ public enum Demo {
                     approved: true, emailVerified: true
                 )
             )
-            try await courses.enroll(courseID: course.id, studentID: student.id)
+            try await courses.roster.enroll(courseID: course.id, studentID: student.id)
             students.append(student)
         }
         return students

@@ -369,7 +369,8 @@ struct QuizAttempts: Sendable {
         return try await database.transaction { sql in
             let attempt = try await Self.locked(attemptID, in: sql)
             if let ending = attempt.ending { throw QuizRefusal.attemptClosed(ending) }
-            let stopped = try await QuizRuns.select(sql, where: "quiz_runs.id = \(bind: attempt.runId)").first?.stoppedAt
+            let stopped = try await QuizRuns.select(sql, where: "quiz_runs.id = \(bind: attempt.runId)").first?
+                .stoppedAt
             guard stopped == nil else { throw QuizRefusal.runStopped }
             var changed = attempt
             changed.addedSeconds += seconds

@@ -28,7 +28,8 @@ struct QuizMarks: Sendable {
         var lastMinute = 0
         var latest: [IntegrityFlagKind: (id: Int64, report: IntegrityFlagReport)] = [:]
         for row in rows {
-            let report = try QuizJSON.decode(try row.decode(column: "report", as: String.self), as: IntegrityFlagReport.self)
+            let report = try QuizJSON.decode(
+                try row.decode(column: "report", as: String.self), as: IntegrityFlagReport.self)
             latest[report.kind] = (try row.decode(column: "id", as: Int64.self), report)
             if try row.decode(column: "received_at", as: Date.self) > now.addingTimeInterval(-60) { lastMinute += 1 }
         }
@@ -174,7 +175,7 @@ struct QuizMarks: Sendable {
                 """
             var answers: [Int64: [String: QuizAnswer]] = [:]
             for row in try await sql.raw("SELECT * FROM quiz_answers WHERE \(within)").all(
-                decoding: AnswerRow.self, with: .rollcall)
+                decoding: QuizAttempts.AnswerRow.self, with: .rollcall)
             {
                 answers[row.attemptId, default: [:]][row.questionId] = try QuizJSON.decode(row.answer)
             }

@@ -62,7 +62,8 @@ struct QuizRuns: Sendable {
 
     /// The session's quiz runs, newest first.
     func list(sessionID: Int64) async throws -> [QuizRun] {
-        try await database.read { sql in try await Self.select(sql, where: "quiz_runs.session_id = \(bind: sessionID)") }
+        try await database.read { sql in try await Self.select(sql, where: "quiz_runs.session_id = \(bind: sessionID)")
+        }
     }
 
     /// Starts the quiz in the session with the definition it has now.

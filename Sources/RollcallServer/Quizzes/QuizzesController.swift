@@ -209,7 +209,7 @@ struct QuizzesController: Sendable {
         let user = try context.requireUser()
         let (run, _) = try await access.run(in: context, needing: .manage, changing: true)
         let input = try await request.decodeJSON(as: AdmissionInput.self, context: context)
-        guard try await courses.isEnrolled(courseID: run.courseId, studentID: input.studentId) else {
+        guard try await courses.roster.isEnrolled(courseID: run.courseId, studentID: input.studentId) else {
             throw AppError(.notFound, .studentNotFound, "That student is not on this course's roster.")
         }
         guard run.stoppedAt == nil else { throw QuizRefusal.runStopped }
@@ -317,7 +317,8 @@ struct QuizzesController: Sendable {
         }
         let results = try await results(of: run)
         let roster = Dictionary(
-            try await courses.roster(courseID: course.id).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            try await courses.roster.list(courseID: course.id).map { ($0.id, $0) },
+            uniquingKeysWith: { first, _ in first })
         var header = [
             say("Name"), say("Student number"), say("Started at (\(course.zone.identifier))"),
             say("Ended at (\(course.zone.identifier))"), say("Ending"), say("Ending code"), say("Points"),

@@ -69,11 +69,11 @@ struct RosterController: Sendable {
         do {
             // Every problem at once: the file's own, and those of its good rows against the accounts.
             let (entries, formatErrors) = RosterImport.read(rows)
-            let problems = (formatErrors + (try await courses.rosterProblems(entries))).sorted { $0.line < $1.line }
+            let problems = (formatErrors + (try await courses.roster.problems(entries))).sorted { $0.line < $1.line }
             guard problems.isEmpty else { throw RosterImport.RowErrors(problems) }
-            let result = try await courses.importRoster(courseID: course.id, entries: entries, by: user)
+            let result = try await courses.roster.importRoster(courseID: course.id, entries: entries, by: user)
             if !result.invited.isEmpty { try await mail.sendWaiting(from: user.id) }
-            let invitations = try await courses.invitations(courseID: course.id)
+            let invitations = try await courses.roster.invitations(courseID: course.id)
             let new = Set(result.invited.map(\.email))
             return try ImportAnswer(
                 enrolled: result.enrolled, alreadyEnrolled: result.alreadyEnrolled,
@@ -108,6 +108,6 @@ struct RosterController: Sendable {
 
     @Sendable func invitations(_ request: Request, context: AppRequestContext) async throws -> Invitations {
         let course = try await access.course(in: context, needing: .manage).0
-        return Invitations(invitations: try await courses.invitations(courseID: course.id))
+        return Invitations(invitations: try await courses.roster.invitations(courseID: course.id))
     }
 }

@@ -96,7 +96,7 @@ struct SingleSignOnController: Sendable {
             guard !user.disabled, user.deletedAt == nil else { throw AppError.accountDisabled }
             if user.role == .student, user.emailVerifiedAt != nil {
                 // The school vouched for the address: the places a roster import kept for it are this person's.
-                try await courses.acceptInvitations(studentID: user.id, email: user.email)
+                try await courses.roster.acceptInvitations(studentID: user.id, email: user.email)
             }
             let issued = try await tokens.issue(userID: user.id, kind: .web, idToken: idToken)
             var response = Response.redirect(to: pending.next ?? "/", type: .found)

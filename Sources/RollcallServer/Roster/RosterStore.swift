@@ -2,6 +2,21 @@ import Foundation
 import RollcallCore
 import SQLKit
 
+/// Why a student cannot join a course at the moment of writing, though they could when the request was checked.
+enum EnrolmentRefusal: Error, Sendable, Equatable {
+    /// The course was archived meanwhile: it takes no new students.
+    case courseArchived
+    /// The account was deleted meanwhile.
+    case accountDeleted
+
+    var error: AppError {
+        switch self {
+        case .courseArchived: AppError.courseArchived
+        case .accountDeleted: AppError.conflict(.accountDeleted, "This account has already been deleted.")
+        }
+    }
+}
+
 /// A student invited to a course by a roster import before they had an account; they join once their email
 /// address is confirmed.
 struct CourseInvitation: Codable, Sendable, Equatable {
@@ -26,22 +41,118 @@ struct RosterImportResult: Codable, Sendable, Equatable {
     var invited: [CourseInvitation]
 }
 
-extension CourseStore {
+/// A course's roster: who is on it, joining and leaving, imports and the invitations they send. Each write decides,
+/// inside its own transaction, on the course and the account as they are then, so that an archive or an erasure
+/// committed a moment before is seen, and one under way is waited for.
+struct RosterStore: Sendable {
+    let database: Database
+
+    /// Adds a student; answers `false` when they were already on the roster, which is not an error.
+    @discardableResult
+    func enroll(courseID: Int64, studentID: Int64) async throws -> Bool {
+        try await database.transaction { sql in
+            try await Self.enroll(courseID: courseID, studentID: studentID, in: sql)
+        }
+    }
+
+    /// Puts a student on the roster unless already there, whatever else joins them at once; `false` when they were
+    /// on it. Refused (`course_archived`, `account_deleted`) when the course was archived or the account erased since
+    /// the request was checked.
+    static func enroll(
+        courseID: Int64, studentID: Int64, at now: Date = Date(), in sql: Transaction
+    ) async throws -> Bool {
+        if try await isEnrolled(courseID: courseID, studentID: studentID, sql: sql) { return false }
+        if let refusal = try await joinRefusal(courseID: courseID, studentID: studentID, in: sql) {
+            throw refusal.error
+        }
+        return try await sql.insert(into: "enrollments").columns("course_id", "student_id", "joined_at")
+            .values(SQLBind(courseID), SQLBind(studentID), SQLBind(now))
+            .ignoringConflicts(with: ["course_id", "student_id"]).returning("student_id").first() != nil
+    }
+
+    /// Why the student cannot join the course now, if anything: read with both rows held shared until the
+    /// transaction ends (PostgreSQL; SQLite's one writer already excludes the change), so that an archive (which
+    /// holds the course's row) or an erasure (which holds the account's) comes wholly before or wholly after.
+    static func joinRefusal(
+        courseID: Int64, studentID: Int64, in sql: Transaction
+    ) async throws -> EnrolmentRefusal? {
+        if try await CourseStore.archived(courseID: courseID, in: sql) { return .courseArchived }
+        let account = try await sql.raw(
+            "SELECT deleted_at FROM users WHERE id = \(bind: studentID)\(unsafeRaw: CourseStore.shared(sql))"
+        ).first()
+        guard let account, try account.decodeNil(column: "deleted_at") else { return .accountDeleted }
+        return nil
+    }
+
+    /// Takes a student off the roster; their past attendance stays on record. A teacher's change (`changing`) is
+    /// refused when the course was archived meanwhile; a student leaving is not.
+    func unenroll(courseID: Int64, studentID: Int64, changing: Bool = true) async throws -> Bool {
+        try await database.transaction { sql in
+            if changing { try await CourseStore.requireActive(courseID: courseID, in: sql) }
+            return try await sql.delete(from: "enrollments").where("course_id", .equal, courseID)
+                .where("student_id", .equal, studentID).returning("student_id").first() != nil
+        }
+    }
+
+    func isEnrolled(courseID: Int64, studentID: Int64) async throws -> Bool {
+        try await database.read { sql in try await Self.isEnrolled(courseID: courseID, studentID: studentID, sql: sql) }
+    }
+
+    static func isEnrolled(courseID: Int64, studentID: Int64, sql: any SQLDatabase) async throws -> Bool {
+        try await sql.select().column("student_id").from("enrollments").where("course_id", .equal, courseID)
+            .where("student_id", .equal, studentID).first() != nil
+    }
+
+    /// How many students are on the roster.
+    func studentCount(courseID: Int64) async throws -> Int {
+        try await database.read { sql in
+            try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("enrollments")
+                .where("course_id", .equal, courseID).first(decodingColumn: "n", as: Int.self) ?? 0
+        }
+    }
+
+    /// The roster by name, filtered by name, email or student number when `query` is given.
+    func list(courseID: Int64, query: String? = nil) async throws -> [RosterEntry] {
+        try await database.read { sql in
+            var select = sql.select()
+                .columns(
+                    SQLColumn("id", table: "users"), SQLColumn("name", table: "users"),
+                    SQLColumn("email", table: "users"), SQLColumn("student_number", table: "users"),
+                    SQLColumn("joined_at", table: "enrollments")
+                )
+                .from("enrollments").join("users", on: "users.id = enrollments.student_id")
+                .where(SQLColumn("course_id", table: "enrollments"), .equal, SQLBind(courseID))
+            if let query, !query.isEmpty {
+                let pattern = "%\(query.lowercased())%"
+                select = select.where { group in
+                    group.where(SQLFunction("lower", args: SQLColumn("name", table: "users")), .like, SQLBind(pattern))
+                        .orWhere(SQLColumn("email", table: "users"), .like, SQLBind(pattern))
+                        .orWhere(
+                            SQLFunction("lower", args: SQLColumn("student_number", table: "users")), .like,
+                            SQLBind(pattern)
+                        )
+                }
+            }
+            let entries = try await select.all(decoding: RosterEntry.self, with: .rollcall)
+            return Collation.reader.sorted(entries, name: \.name, id: \.id)
+        }
+    }
+
     /// Puts a checked roster file on the course in one transaction: every row is enrolled or invited, or, if any
     /// row clashes with an existing account, nothing is stored and every clashing row is named.
     func importRoster(
         courseID: Int64, entries: [RosterImport.Entry], by teacher: User, now: Date = Date()
     ) async throws -> RosterImportResult {
         try await database.transaction { sql in
-            var sorted = try await Self.sortRoster(entries, sql: sql)
+            var sorted = try await Self.sort(entries, sql: sql)
             if !sorted.invitations.isEmpty, sql.dialect.name == "postgresql" {
                 // The addresses to invite held, then sorted again: someone who registered and confirmed meanwhile is
                 // enrolled, and someone confirming from now on waits for this import, then takes its invitation. Held
                 // before the course, as a confirmation holds its address before the courses it joins.
                 for email in Set(sorted.invitations.map(\.email)).sorted() { try await sql.holdAddress(email) }
-                sorted = try await Self.sortRoster(entries, sql: sql)
+                sorted = try await Self.sort(entries, sql: sql)
             }
-            try await Self.requireActive(courseID: courseID, in: sql)
+            try await CourseStore.requireActive(courseID: courseID, in: sql)
             guard sorted.errors.isEmpty else { throw RosterImport.RowErrors(sorted.errors) }
             var result = RosterImportResult(enrolled: 0, alreadyEnrolled: 0, invited: [])
             for studentID in sorted.students {
@@ -64,8 +175,8 @@ extension CourseStore {
     }
 
     /// The rows that clash with an account (a teacher's address, a student number taken), for the import's answer.
-    func rosterProblems(_ entries: [RosterImport.Entry]) async throws -> [RosterImport.RowError] {
-        try await database.read { sql in try await Self.sortRoster(entries, sql: sql).errors }
+    func problems(_ entries: [RosterImport.Entry]) async throws -> [RosterImport.RowError] {
+        try await database.read { sql in try await Self.sort(entries, sql: sql).errors }
     }
 
     /// A roster file's rows sorted against the accounts: students who have one, people to invite, and the rows
@@ -76,7 +187,7 @@ extension CourseStore {
         var errors: [RosterImport.RowError] = []
     }
 
-    static func sortRoster(_ entries: [RosterImport.Entry], sql: any SQLDatabase) async throws -> SortedRoster {
+    static func sort(_ entries: [RosterImport.Entry], sql: any SQLDatabase) async throws -> SortedRoster {
         var sorted = SortedRoster()
         for entry in entries {
             if let user = try await sql.select().columns("id", "role").from("users")
