@@ -261,6 +261,8 @@ AS_WRITTEN = {
     "Course from {0}": "stored as the course's name, which its teacher may change",
     "Copy of {0}": "stored as the quiz's title, which its teacher may change",
     "Sign in with your school account": "the settings' default name, said in the reader's language by the pages",
+    "Rollcall's message catalogs cannot be read: {0}": "a programming error, for the log",
+    "The first language was not kept: {0}": "a log line, for the operator",
 }
 
 

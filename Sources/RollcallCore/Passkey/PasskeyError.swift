@@ -1,4 +1,5 @@
 import RollcallProtocol
+
 /// Why a passkey registration or assertion was refused; the raw value is the stable code clients see.
 public enum PasskeyError: String, Error, CaseIterable, Sendable {
     /// The browser's answer is not in the form WebAuthn defines (CBOR, JSON, lengths, base64url).

@@ -143,7 +143,7 @@ struct LaunchStates: Sendable {
 
         func pending() throws -> Pending? {
             guard expiresAt > Date(), let kind = PendingKind(rawValue: kind) else { return nil }
-            let launch = try StoredJSON.decode(launch, as: LTI.Launch.self, what: "a waiting launch")
+            let launch = try StoredJSON.decode(launch, as: LTI.Launch.self, row: "a waiting launch")
             return Pending(kind: kind, platformID: platformId, userID: userId, launch: launch)
         }
     }

@@ -31,7 +31,7 @@ struct PlatformStore: Sendable {
             LearningPlatform(
                 id: id, name: name, issuer: issuer, clientId: clientId,
                 deploymentIds: try StoredJSON.decode(
-                    deploymentIds, as: [String].self, what: "a platform's deployments"),
+                    deploymentIds, as: [String].self, row: "a platform's deployments"),
                 authorizationUrl: authorizationUrl, tokenUrl: tokenUrl, jwksUrl: jwksUrl, createdAt: createdAt)
         }
     }

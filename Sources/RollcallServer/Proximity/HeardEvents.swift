@@ -32,7 +32,7 @@ enum HeardEvents {
     }
 
     private static func rewrite(_ event: Row, without userID: Int64, in sql: any SQLDatabase) async throws {
-        var heard = try StoredJSON.decode(event.payload, as: SessionChange.Heard.self, what: "a heard event")
+        var heard = try StoredJSON.decode(event.payload, as: SessionChange.Heard.self, row: "a heard event")
         guard heard.heardBy == userID || heard.studentIds.contains(userID) else { return }
         heard.studentIds.removeAll { $0 == userID }
         if heard.heardBy == userID || heard.studentIds.isEmpty {

@@ -5,7 +5,7 @@ import RollcallCore
 /// row, refused by name.
 enum QuizJSON {
     static func decode<T: Decodable>(_ text: String, as type: T.Type = T.self) throws -> T {
-        try StoredJSON.decode(text, what: "\(T.self)")
+        try StoredJSON.decode(text, row: "\(T.self)")
     }
 
     static func encode(_ value: some Encodable) throws -> String {
