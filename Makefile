@@ -1,5 +1,5 @@
 # Rollcall: `make run` starts the server on http://localhost:8080; `make test` runs every test.
-.PHONY: run test deps lint format swift-test catalog-test browser-test fuzz-test demo
+.PHONY: run test deps lint format swift-test catalog-test budget-test browser-test fuzz-test demo
 
 run:
 	swift run rollcall serve
@@ -10,9 +10,13 @@ demo:
 deps:
 	scripts/test-deps.sh
 
+# The budgets of docs/architecture.md: sizes, try?, imports down the target layers; and the pages' error codes made
+# from the shared enums.
 lint:
 	swift format lint --strict --recursive Sources Tests Package.swift
 	.build/python/bin/python -m pymarkdown --config .pymarkdown.json scan README.md docs
+	python3 scripts/budgets.py
+	python3 scripts/codes.py --check
 
 format:
 	swift format --in-place --recursive Sources Tests Package.swift
@@ -26,6 +30,10 @@ swift-test:
 catalog-test:
 	.build/python/bin/python -m pytest -q Tests/catalogs
 
+# The budget script fails on each budget broken once, and the architecture page names every target and folder.
+budget-test:
+	.build/python/bin/python -m pytest -q Tests/budgets
+
 browser-test:
 	swift build --product rollcall
 	.build/python/bin/python -m pytest -q Tests/browser
@@ -34,4 +42,4 @@ fuzz-test:
 	swift build --product rollcall
 	.build/python/bin/python -m pytest -q Tests/fuzz
 
-test: deps lint catalog-test swift-test browser-test fuzz-test
+test: deps lint catalog-test budget-test swift-test browser-test fuzz-test
