@@ -8,7 +8,8 @@ struct ExposureController: Sendable {
     let exposure: ExposureStore
     let reports: ExposureReports
     let users: UserStore
-    let configuration: Configuration
+    /// `ROLLCALL_EVIDENCE_DAYS`: how far back a report may reach.
+    let evidenceDays: Int
     /// The clock reports are measured against; tests move it.
     var now: @Sendable () -> Date = { Date() }
 
@@ -59,8 +60,8 @@ struct ExposureController: Sendable {
         let person = try await person(input)
         let now = self.now()
         let until = try input.until.nonBlank.map { try Self.until($0, now: now) }
-        let days = try input.days.map { try Self.days($0, retention: configuration.evidenceDays) }
-        let window = try Self.window(until: until, days: days, days: configuration.evidenceDays, now: now)
+        let days = try input.days.map { try Self.days($0, retention: evidenceDays) }
+        let window = try Self.window(until: until, days: days, days: evidenceDays, now: now)
         let entry = try await exposure.audit(
             requestedBy: officer.id, personID: person.id, reason: reason, window: window, now: now)
         return try ReportEnvelope(report: try await reports.report(entry, now: now))

@@ -22,7 +22,8 @@ extension ExposureRoutes {
         let reports = ExposureReports(
             exposure: stores.exposure, proximity: stores.proximity, retentionDays: parts.configuration.evidenceDays)
         ExposureController(
-            exposure: stores.exposure, reports: reports, users: stores.users, configuration: parts.configuration,
+            exposure: stores.exposure, reports: reports, users: stores.users,
+            evidenceDays: parts.configuration.evidenceDays,
             now: parts.configuration.clock
         ).addRoutes(to: router)
         ExposurePages(

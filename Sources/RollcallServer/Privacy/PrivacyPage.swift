@@ -4,7 +4,8 @@ import RollcallCore
 
 /// What Rollcall keeps, for how long, and who sees it, drawn from the settings the server runs with.
 struct PrivacyPage: Sendable {
-    let configuration: Configuration
+    /// `ROLLCALL_EVIDENCE_DAYS`: how long evidence is kept.
+    let evidenceDays: Int
     let pages: PageRenderer
 
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -12,7 +13,7 @@ struct PrivacyPage: Sendable {
     }
 
     @Sendable func privacy(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let days = configuration.evidenceDays
+        let days = evidenceDays
         let page = PrivacyPageModel(
             signedIn: context.user != nil,
             keptText: say(days, one: "{0} day, then deleted", other: "{0} days, then deleted"),

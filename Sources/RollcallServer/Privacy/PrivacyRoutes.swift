@@ -16,6 +16,6 @@ extension PrivacyRoutes {
     static func addRoutes(to router: AppRouter, _ parts: AppParts) {
         PrivacyController(personal: parts.stores.personal, users: parts.stores.users, signIns: parts.signIns)
             .addRoutes(to: router)
-        PrivacyPage(configuration: parts.configuration, pages: parts.pages).addRoutes(to: router)
+        PrivacyPage(evidenceDays: parts.configuration.evidenceDays, pages: parts.pages).addRoutes(to: router)
     }
 }

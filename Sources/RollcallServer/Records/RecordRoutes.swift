@@ -22,8 +22,7 @@ extension RecordRoutes {
     static func addRoutes(to router: AppRouter, _ parts: AppParts) {
         let stores = parts.stores
         RecordsController(
-            records: stores.records, sessions: stores.sessions, courses: stores.courses, outbox: stores.outbox,
-            access: parts.access, configuration: parts.configuration
+            records: stores.records, sessions: stores.sessions, courses: stores.courses, access: parts.access
         ).addRoutes(to: router)
         RecordPages(records: stores.records, sessions: stores.sessions, access: parts.access, pages: parts.pages)
             .addRoutes(to: router)

@@ -9,9 +9,7 @@ struct RecordsController: Sendable {
     let records: RecordStore
     let sessions: SessionStore
     let courses: CourseStore
-    let outbox: Outbox
     let access: AccessRule
-    let configuration: Configuration
 
     struct StatusInput: Decodable {
         var status: String
