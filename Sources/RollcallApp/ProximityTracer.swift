@@ -165,7 +165,7 @@ public final class ProximityTracer {
 
     /// A sighting from the radio: merged into what the phone keeps of that pseudo-ID.
     func hear(_ sighting: Sighting) {
-        guard log.on, listening, sighting.id != broadcasting, Self.isPseudoID(sighting.id) else { return }
+        guard log.on, listening, sighting.id != broadcasting, Proximity.pseudoID(sighting.id) != nil else { return }
         let id = sighting.id.lowercased()
         if var known = log.encounters[id] {
             known.firstSeen = min(known.firstSeen, sighting.at)
@@ -266,9 +266,5 @@ public final class ProximityTracer {
         } catch {
             storageProblem = "The nearby phones' log could not be kept on this device: \(error.localizedDescription)"
         }
-    }
-
-    static func isPseudoID(_ text: String) -> Bool {
-        Proximity.pseudoID(text) != nil
     }
 }

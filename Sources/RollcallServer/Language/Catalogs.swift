@@ -29,9 +29,6 @@ struct Catalogs: Sendable {
 
     subscript(language: String) -> Catalog { byLanguage[language] ?? .english }
 
-    /// English alone: where the files cannot be read.
-    static let englishOnly = Catalogs(byLanguage: ["en": .english], messages: [])
-
     /// The catalogs shipped with Rollcall, read once per process: `buildRouter` asks for them with `loadShipped()`,
     /// so that a file that cannot be read stops the server at startup rather than leaving it in English.
     static var shipped: Catalogs {
