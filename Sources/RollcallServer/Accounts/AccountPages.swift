@@ -53,7 +53,12 @@ struct AccountPages: Sendable {
     /// The school sign-in button's words: the name the school gave it, else the default said in the reader's
     /// language (the default is English in the settings, which know no reader).
     static func schoolSignInName(_ settings: SingleSignOnSettings) -> String {
-        settings.name == SingleSignOnSettings.defaultName ? say("Sign in with your school account") : settings.name
+        schoolSignInName(settings.name)
+    }
+
+    /// The same for a button's name as the settings keep it.
+    static func schoolSignInName(_ name: String) -> String {
+        name == SingleSignOnSettings.defaultName ? say("Sign in with your school account") : name
     }
 
     /// The cookie that carries a signed-out session's school ID token to the signed-out page.

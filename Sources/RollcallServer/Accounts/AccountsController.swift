@@ -102,18 +102,11 @@ struct AccountsController: Sendable {
             NewUser(
                 name: name, email: email, passwordHash: try await passwords.hash(password), role: role,
                 studentNumber: number, approved: role != .teacher || !configuration.teacherApproval,
-                firstLanguage: Self.keptLanguage()
+                firstLanguage: Catalogs.keptLanguage()
             )
         )
         try await sendVerification(to: user)
         return try UserEnvelope(user: UserView(user)).response(from: request, context: context, status: .created)
-    }
-
-    /// The language this request is answered in, to keep as the one a person first acted in; never the
-    /// pseudo-locale, which is for tests.
-    static func keptLanguage() -> String? {
-        let language = Catalogs.reader.catalog.language
-        return language == PseudoLocale.language ? nil : language
     }
 
     /// Writes to a person whose proof of their address just ended sign-in links made before it.

@@ -196,13 +196,6 @@ public struct Configuration: Sendable {
     var secureCookies: Bool { publicURL.lowercased().hasPrefix("https://") }
 }
 
-/// A setting that cannot be used, naming the variable so the person starting Rollcall can fix it.
-public struct ConfigurationError: Error, CustomStringConvertible {
-    public var variable: String
-    public var problem: String
-    public var description: String { "\(variable) \(problem)." }
-}
-
 extension String {
     func trimmingSuffix(_ suffix: Character) -> Substring {
         var text = self[...]

@@ -11,7 +11,7 @@ struct CheckInFollowUp: Sendable {
     /// The course the student joins with this check-in, when not on its roster yet.
     var joins: Int64?
     /// What proved the student's identity, kept only once the check-in is accepted.
-    var identity: CheckInVerification.Evidence?
+    var identity: IdentityEvidence?
     var now: Date
 
     /// Whether an accepted check-in has anything to keep beside its row.
@@ -86,4 +86,12 @@ struct CheckInFollowUp: Sendable {
             sessionID: seat.sessionID, studentID: seat.studentID, otherStudentID: owner?.id, kind: .deviceAlreadyUsed,
             detail: detail, in: sql)
     }
+}
+
+/// What proved a checking-in student's identity (`CheckInVerification`).
+enum IdentityEvidence: Sendable {
+    /// A verification made earlier from the same phone, within the course's reuse window.
+    case reused(CheckInVerificationRecord)
+    /// A passkey assertion, checked and not yet redeemed.
+    case asserted(CheckedAssertion)
 }

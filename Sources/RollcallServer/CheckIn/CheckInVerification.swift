@@ -23,17 +23,9 @@ struct CheckInVerification: Sendable {
     struct Outcome: Sendable {
         var required: Bool
         var verification: Verification
-        var evidence: Evidence?
+        var evidence: IdentityEvidence?
         /// The passkey step that failed, for the refusal's details.
         var failedStep: String?
-    }
-
-    /// What proved the student's identity.
-    enum Evidence: Sendable {
-        /// A verification made earlier from the same phone, within the course's reuse window.
-        case reused(CheckInVerificationRecord)
-        /// A passkey assertion, checked and not yet redeemed.
-        case asserted(CheckedAssertion)
     }
 
     /// One passkey check-in as the teacher's API shows it.

@@ -1,6 +1,11 @@
 import Foundation
 import NIOConcurrencyHelpers
 
+extension Database {
+    /// This process's caches of rows, told of every notice from the moment they are made (`Caches`).
+    var caches: Caches { companion(Caches.self) { Caches(notices: $0.notices) } }
+}
+
 /// A cache of what the database holds, which a change notice may make stale.
 protocol NoticedCache: AnyObject, Sendable {
     /// Forgets what `notice` names, or everything when it is `nil` (anything may have changed).

@@ -21,8 +21,8 @@ public final class Database: Service, Sendable {
     let hubs = LiveHubs()
     /// Tells this process's caches about changes, including other processes' (see `ChangeNotices`).
     let notices = ChangeNotices()
-    /// This process's caches of rows, told of every notice (`Caches`).
-    let caches: Caches
+    /// What the layers above make once per database, such as the model's caches (`companion`).
+    private let companions = NIOLockedValueBox<[ObjectIdentifier: any Sendable]>([:])
     private let pool: Pool
     private let logger: Logger
 
@@ -79,7 +79,6 @@ public final class Database: Service, Sendable {
         storage: StorageWatch? = nil
     ) {
         self.storage = storage
-        caches = Caches(notices: notices)
         self.engine = engine
         self.pool = pool
         self.logger = logger
@@ -91,6 +90,17 @@ public final class Database: Service, Sendable {
 
     /// How to reach PostgreSQL, for the connection that listens for other processes' live notifications.
     private let postgresConfiguration: PostgresConnection.Configuration?
+
+    /// The one `T` of this database, made by `make` on first use: the layers above keep their per-database parts
+    /// (the model's caches) here without the database knowing them.
+    func companion<T: Sendable>(_ type: T.Type, make: (Database) -> T) -> T {
+        companions.withLockedValue { made in
+            if let found = made[ObjectIdentifier(type)] as? T { return found }
+            let value = make(self)
+            made[ObjectIdentifier(type)] = value
+            return value
+        }
+    }
 
     /// The services that run beside the pool: on PostgreSQL, the listener for other processes' changes.
     public var liveServices: [any Service] {

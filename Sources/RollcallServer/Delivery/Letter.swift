@@ -107,13 +107,9 @@ struct Letters: Sendable {
     }
 
     /// An invitation from a roster: to register with the invited address, or, where the school's sign-in is on
-    /// (`schoolSignIn`, its button), to sign in with it.
+    /// (`schoolSignIn`, its button's words in the reader's language), to sign in with it.
     func invitation(name: String, teacher: String, course: String, link: String, schoolSignIn: String? = nil) -> Letter
     {
-        // The settings' default button name is English; a name the school gave is said as it gave it.
-        let schoolSignIn = schoolSignIn.map {
-            $0 == SingleSignOnSettings.defaultName ? say("Sign in with your school account") : $0
-        }
         let how: (paragraph: String, button: String) =
             if let schoolSignIn {
                 (

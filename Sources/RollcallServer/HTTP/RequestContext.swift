@@ -5,15 +5,6 @@ import NIOCore
 import RollcallCore
 import RollcallProtocol
 
-/// Who is making the request, as the access token or session cookie says.
-struct Identity: Sendable {
-    var user: User
-    var tokenHash: String
-    var csrf: String
-    /// Cookie-borne identities need a CSRF token on every change; bearer tokens cannot be sent by another site.
-    var viaCookie: Bool
-}
-
 /// The request context of every Rollcall route.
 public struct AppRequestContext: RequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage

@@ -103,6 +103,15 @@ struct Catalogs: Sendable {
     }
 }
 
+extension Catalogs {
+    /// The language this request is answered in, to keep as the one a person first acted in; never the
+    /// pseudo-locale, which is for tests.
+    static func keptLanguage() -> String? {
+        let language = Catalogs.reader.catalog.language
+        return language == PseudoLocale.language ? nil : language
+    }
+}
+
 /// The catalog of the request being answered. A box, so that the language found once the person is known (their
 /// setting) is also the one an error says itself in, though the error is answered outside that step.
 final class Reader: Sendable {

@@ -47,7 +47,7 @@ struct PersonLanguageMiddleware: RouterMiddleware {
         let response = try await next(request, context)
         // Kept once the person has done something in it: a refused request changes nothing, this included.
         if let user = context.user, user.firstLanguage == nil, let users, response.status.code < 400,
-            let language = AccountsController.keptLanguage()
+            let language = Catalogs.keptLanguage()
         {
             do {
                 try await users.keepFirstLanguage(language, of: user.id)

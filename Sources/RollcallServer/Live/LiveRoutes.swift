@@ -4,13 +4,3 @@ import Hummingbird
 public enum LiveRoutes {
     public static let live = APIPath.api("sessions/:sessionID/live")
 }
-
-extension LiveRoutes {
-    /// Adds the teacher's live room socket.
-    static func addRoutes(to router: AppRouter, _ parts: AppParts) {
-        LiveController(
-            rooms: parts.stores.rooms, database: parts.stores.database, access: parts.access,
-            pageOrigin: parts.pageOrigin
-        ).addRoutes(to: router)
-    }
-}

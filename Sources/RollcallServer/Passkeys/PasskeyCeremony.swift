@@ -131,10 +131,3 @@ struct PasskeyCeremony: Sendable {
         guard redeemed else { throw PasskeyFailure.challengeUnknown }
     }
 }
-
-/// An assertion that verified, with nothing stored yet: `PasskeyCeremony.redeem` uses it.
-struct CheckedAssertion: Sendable {
-    var passkey: Passkey
-    var assertion: VerifiedAssertion
-    var challenge: PasskeyChallenge
-}

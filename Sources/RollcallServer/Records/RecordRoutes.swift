@@ -16,15 +16,3 @@ extension RecordRoutes {
     static let studentPage: RouterPath = "/courses/:courseID/students/:studentID"
     static let gridPage: RouterPath = "/courses/:courseID/grid"
 }
-
-extension RecordRoutes {
-    /// Adds corrections, audit logs, reports and the record pages.
-    static func addRoutes(to router: AppRouter, _ parts: AppParts) {
-        let stores = parts.stores
-        RecordsController(
-            records: stores.records, sessions: stores.sessions, courses: stores.courses, access: parts.access
-        ).addRoutes(to: router)
-        RecordPages(records: stores.records, sessions: stores.sessions, access: parts.access, pages: parts.pages)
-            .addRoutes(to: router)
-    }
-}

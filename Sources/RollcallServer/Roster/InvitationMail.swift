@@ -78,7 +78,8 @@ struct InvitationMail: Sendable {
                 messages.append(
                     letters.written(for: chosen) {
                         letters.invitation(
-                            name: name, teacher: teacher, course: course, link: link, schoolSignIn: schoolSignIn)
+                            name: name, teacher: teacher, course: course, link: link,
+                            schoolSignIn: schoolSignIn.map(AccountPages.schoolSignInName))
                     }.email(to: email, name: name))
             }
             return messages

@@ -16,16 +16,3 @@ enum SessionRoutes {
 extension SessionRoutes {
     static let sessionPage: RouterPath = "/sessions/:sessionID"
 }
-
-extension SessionRoutes {
-    /// Adds sessions, timetables and the session page.
-    static func addRoutes(to router: AppRouter, _ parts: AppParts) {
-        let stores = parts.stores
-        SessionsController(sessions: stores.sessions, timetable: stores.timetable, access: parts.access)
-            .addRoutes(to: router)
-        SessionPage(
-            sessions: stores.sessions, checkIns: stores.checkIns, passkeys: stores.passkeys, records: stores.records,
-            rooms: stores.rooms, access: parts.access, pages: parts.pages
-        ).addRoutes(to: router)
-    }
-}

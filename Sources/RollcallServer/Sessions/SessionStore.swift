@@ -26,8 +26,16 @@ struct ClassSession: Sendable, Equatable {
     var title: String {
         guard let defaultTitle else { return storedTitle }
         let time = TimeText(zoneIdentifier: defaultTitle.zone, locale: Catalogs.reader.catalog.locale)
-        return SessionsController.defaultTitle(for: defaultTitle.moment, time: time)
+        return Self.defaultTitle(for: defaultTitle.moment, time: time)
     }
+
+    /// "Session of 26 Jan 2027 at 9:00 AM" in the reader's language, in the course's zone (`time`).
+    static func defaultTitle(for date: Date, time: TimeText) -> String {
+        say("Session of \(time.moment(date))")
+    }
+
+    /// `title_key` of a session titled by `defaultTitle`.
+    static let defaultTitleKey = "session_of"
 
     // Written out: a tuple (the default title) keeps the compiler from making it.
     static func == (a: ClassSession, b: ClassSession) -> Bool {
@@ -86,7 +94,7 @@ struct SessionStore: Sendable {
 
         func session() throws -> ClassSession {
             // A default title's moment is the one it was made from: the scheduled time, else the creation.
-            let said = titleKey == SessionsController.defaultTitleKey ? courseTimeZone : nil
+            let said = titleKey == ClassSession.defaultTitleKey ? courseTimeZone : nil
             return ClassSession(
                 id: id, courseId: courseId, courseName: courseName, storedTitle: title,
                 defaultTitle: said.map { (scheduledAt ?? createdAt, $0) }, scheduledAt: scheduledAt,

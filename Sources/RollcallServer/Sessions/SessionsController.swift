@@ -181,7 +181,7 @@ struct SessionsController: Sendable {
         let openNow = scheduledAt.map { $0 <= now } ?? true
         let session = try await sessions.create(
             courseID: course.id, title: title, settings: settings, scheduledAt: scheduledAt, openNow: openNow,
-            now: now, titleKey: typed == nil ? Self.defaultTitleKey : nil
+            now: now, titleKey: typed == nil ? ClassSession.defaultTitleKey : nil
         )
         return try SessionEnvelope(
             session: SessionView(session, tally: .init(), access: .manage), warning: try await warning(for: session)
@@ -213,14 +213,6 @@ struct SessionsController: Sendable {
             "“\(other.title)” is still open in this course too: students may check in to the wrong session. Close it if it is over."
         )
     }
-
-    /// "Session of 26 Jan 2027 at 9:00 AM" in the reader's language, in the course's zone (`time`).
-    static func defaultTitle(for date: Date, time: TimeText) -> String {
-        say("Session of \(time.moment(date))")
-    }
-
-    /// `title_key` of a session titled by `defaultTitle`.
-    static let defaultTitleKey = "session_of"
 
     /// The session and what the person may do with its course.
     func session(_ context: AppRequestContext, changing: Bool = false) async throws

@@ -1,0 +1,12 @@
+import Foundation
+import Hummingbird
+
+extension SystemRoutes {
+    /// Adds health, metrics and the API description.
+    static func addRoutes(to router: AppRouter, _ parts: AppParts) {
+        SystemController(
+            database: parts.stores.database, metricsToken: parts.configuration.metricsToken,
+            metricsNetworks: parts.configuration.metricsNetworks
+        ).addRoutes(to: router)
+    }
+}

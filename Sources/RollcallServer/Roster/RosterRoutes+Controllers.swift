@@ -1,0 +1,9 @@
+import Hummingbird
+
+extension RosterRoutes {
+    /// Adds the roster import and the list of invitations.
+    static func addRoutes(to router: AppRouter, _ parts: AppParts) {
+        RosterController(courses: parts.stores.courses, mail: parts.invitationMail, access: parts.access)
+            .addRoutes(to: router)
+    }
+}
