@@ -2,7 +2,7 @@
 """Writes the error codes of Sources/RollcallProtocol for the pages' scripts, as messages.py writes the catalogs'
 template: the Swift enums are the one list, and `static/codes.js` is made from them.
 
-    scripts/codes.py           write Sources/RollcallServer/Resources/static/codes.js
+    scripts/codes.py           write Sources/RollcallWords/Resources/static/codes.js
     scripts/codes.py --check   exit 1 if it is not what the enums make
 """
 
@@ -12,7 +12,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PROTOCOL = ROOT / "Sources" / "RollcallProtocol"
-OUTPUT = ROOT / "Sources" / "RollcallServer" / "Resources" / "static" / "codes.js"
+OUTPUT = ROOT / "Sources" / "RollcallWords" / "Resources" / "static" / "codes.js"
 CASE = re.compile(r'^\s*case (\w+) = "([a-z_]+)"', re.M)
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Rollcall's message catalogs: finds every sentence a person reads and writes the template of all of them.
 
-    scripts/messages.py            writes Sources/RollcallServer/Resources/locales/rollcall.pot
+    scripts/messages.py            writes Sources/RollcallWords/Resources/locales/rollcall.pot
     scripts/messages.py --check    fails when the template is out of date or a catalog does not match it
     scripts/messages.py --update   also adds new messages to every catalog (empty, for the translator) and drops
                                    messages no longer used
@@ -22,10 +22,13 @@ from collections import OrderedDict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RESOURCES = ROOT / "Sources/RollcallServer/Resources"
+RESOURCES = ROOT / "Sources/RollcallWords/Resources"
 LOCALES = RESOURCES / "locales"
 TEMPLATE = LOCALES / "rollcall.pot"
-SWIFT_DIRS = [ROOT / "Sources/RollcallServer", ROOT / "Sources/RollcallCore"]
+SWIFT_DIRS = [
+    ROOT / f"Sources/{target}"
+    for target in ("RollcallWords", "RollcallStorage", "RollcallModel", "RollcallWeb", "RollcallDelivery", "RollcallServer", "RollcallCore")
+]
 
 
 # gettext joins a message's context (msgctxt) to its msgid with U+0004; so are the keys here.

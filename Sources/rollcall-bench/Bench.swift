@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import RollcallServer
+import RollcallWeb
 
 /// `rollcall-bench` (`run`): a room of students checking in, measured against the same server's `/healthz`.
 ///

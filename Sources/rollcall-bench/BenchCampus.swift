@@ -6,6 +6,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import RollcallServer
+import RollcallWeb
 
 /// `rollcall-bench --campus`: a campus morning on one server. Every room's students arrive over the same minutes and
 /// check in with the code their room's projector shows, one in ten registering on the way; every projector and

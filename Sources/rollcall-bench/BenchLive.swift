@@ -7,6 +7,7 @@ import NIOCore
 import NIOPosix
 import RollcallProtocol
 import RollcallServer
+import RollcallWeb
 
 /// `rollcall-bench live`: how soon a committed check-in reaches the teacher's live view, with a room checking in.
 struct BenchLive: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import RollcallServer
+import RollcallWeb
 
 /// Several server processes on one PostgreSQL database, as behind a proxy: one process alone first, then all of
 /// them with the students spread over them, then the live view on the first process timing check-ins taken by the

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Hummingbird
 import RollcallServer
+import RollcallWeb
 
 /// `rollcall-bench`: measures a Rollcall server on this machine over loopback. The server under measurement runs in
 /// a process of its own (this executable's hidden `serve`, the same server as `rollcall serve`), so that its CPU

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import QRCode
 import RollcallServer
+import RollcallWords
 
 /// The `rollcall` command: runs the server and its maintenance tasks, and speaks to a server's API for teachers.
 @main

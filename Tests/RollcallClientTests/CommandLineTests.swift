@@ -2,6 +2,7 @@ import ClientTestSupport
 import Foundation
 import QRCode
 import RollcallClient
+import RollcallWords
 import ServerTestSupport
 import Testing
 

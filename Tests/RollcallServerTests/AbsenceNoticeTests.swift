@@ -1,6 +1,9 @@
 import Foundation
 import HTTPTypes
 import RollcallCore
+import RollcallDelivery
+import RollcallModel
+import RollcallStorage
 import ServerTestSupport
 import Testing
 

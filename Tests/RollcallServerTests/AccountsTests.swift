@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import RollcallCore
+import RollcallWeb
+import RollcallWords
 import ServerTestSupport
 import Testing
 

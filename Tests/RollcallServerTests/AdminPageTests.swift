@@ -1,4 +1,6 @@
 import Foundation
+import RollcallModel
+import RollcallWeb
 import ServerTestSupport
 import Testing
 

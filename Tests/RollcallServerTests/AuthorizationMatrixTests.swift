@@ -62,7 +62,7 @@ struct AuthorizationMatrixTests {
     ) throws -> (prefix: String, operations: [String], ownServers: [String: String]) {
         let root = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let file = root.appendingPathComponent("Sources/RollcallServer/Resources/openapi.yaml")
+        let file = root.appendingPathComponent("Sources/RollcallWords/Resources/openapi.yaml")
         let text = try String(contentsOf: file, encoding: .utf8)
         var prefix: String?
         var operations: [String] = []

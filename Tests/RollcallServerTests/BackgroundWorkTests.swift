@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import RollcallStorage
 import ServiceLifecycle
 import Testing
 

@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import RollcallModel
+import RollcallStorage
 import ServerTestSupport
 import Testing
 

@@ -1,6 +1,9 @@
 import Foundation
 import HTTPTypes
 import RollcallCore
+import RollcallModel
+import RollcallStorage
+import RollcallWeb
 import ServerTestSupport
 import Testing
 

@@ -1,6 +1,10 @@
 import Foundation
 import HTTPTypes
 import RollcallCore
+import RollcallModel
+import RollcallStorage
+import RollcallWeb
+import RollcallWords
 import ServerTestSupport
 import Testing
 

@@ -10,7 +10,7 @@ import Testing
 struct ErrorCodeTests {
     static let description: String = {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Sources/RollcallServer/Resources/openapi.yaml").path
+            .deletingLastPathComponent().appendingPathComponent("Sources/RollcallWords/Resources/openapi.yaml").path
         return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     }()
 

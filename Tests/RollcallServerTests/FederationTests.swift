@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import RollcallCore
+import RollcallWeb
 import ServerTestSupport
 import Testing
 

@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import RollcallCore
+import RollcallDelivery
+import RollcallWords
 import ServerTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import RollcallCore
+import RollcallModel
 import SQLKit
 import ServerTestSupport
 import Testing

@@ -3,6 +3,8 @@ import HTTPTypes
 import HummingbirdWSClient
 import HummingbirdWSTesting
 import RollcallCore
+import RollcallModel
+import RollcallStorage
 import SQLKit
 import ServerTestSupport
 import Testing

@@ -1,4 +1,7 @@
 import Foundation
+import RollcallDelivery
+import RollcallModel
+import RollcallWords
 import ServerTestSupport
 import Testing
 

@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import HummingbirdWSClient
+import RollcallModel
+import RollcallStorage
 import ServerTestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import PasskeyTestSupport
 import RollcallCore
+import RollcallModel
 import RollcallProtocol
 import ServerTestSupport
 import Testing

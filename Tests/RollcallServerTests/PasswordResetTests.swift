@@ -1,4 +1,5 @@
 import Foundation
+import RollcallStorage
 import SQLKit
 import ServerTestSupport
 import Testing

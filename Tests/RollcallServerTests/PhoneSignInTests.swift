@@ -1,4 +1,8 @@
 import Foundation
+import RollcallDelivery
+import RollcallModel
+import RollcallStorage
+import RollcallWords
 import SQLKit
 import ServerTestSupport
 import Testing

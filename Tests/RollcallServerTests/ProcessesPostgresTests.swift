@@ -1,6 +1,8 @@
 import Foundation
 import NIOConcurrencyHelpers
 import RollcallCore
+import RollcallModel
+import RollcallStorage
 import ServerTestSupport
 import Testing
 

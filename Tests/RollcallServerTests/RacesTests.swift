@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import PasskeyTestSupport
+import RollcallModel
+import RollcallStorage
 import SQLKit
 import ServerTestSupport
 import Testing

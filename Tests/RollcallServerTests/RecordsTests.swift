@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import RollcallCore
+import RollcallWeb
 import ServerTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import RollcallStorage
 import SQLKit
 import ServerTestSupport
 import Testing

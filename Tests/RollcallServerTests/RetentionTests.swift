@@ -2,6 +2,9 @@ import Foundation
 import HTTPTypes
 import Logging
 import RollcallCore
+import RollcallModel
+import RollcallStorage
+import RollcallWords
 import SQLKit
 import ServerTestSupport
 import ServiceLifecycle

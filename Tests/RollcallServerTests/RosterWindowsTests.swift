@@ -2,6 +2,9 @@ import Foundation
 import HTTPTypes
 import NIOConcurrencyHelpers
 import RollcallCore
+import RollcallModel
+import RollcallStorage
+import RollcallWeb
 import SQLKit
 import ServerTestSupport
 import Testing

@@ -2,6 +2,10 @@ import Crypto
 import Foundation
 import HTTPTypes
 import RollcallCore
+import RollcallModel
+import RollcallStorage
+import RollcallWeb
+import RollcallWords
 import ServerTestSupport
 import Testing
 

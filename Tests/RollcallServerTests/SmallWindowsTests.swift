@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import RollcallCore
+import RollcallModel
 import ServerTestSupport
 import Testing
 

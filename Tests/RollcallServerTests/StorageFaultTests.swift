@@ -3,6 +3,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import RollcallStorage
+import RollcallWords
 import SQLKit
 import ServerTestSupport
 import Testing

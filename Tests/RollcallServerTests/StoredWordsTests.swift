@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import RollcallCore
+import RollcallModel
+import RollcallWords
 import ServerTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import RollcallModel
 import ServerTestSupport
 import Testing
 

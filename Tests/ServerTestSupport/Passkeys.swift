@@ -1,6 +1,7 @@
 import Foundation
 import PasskeyTestSupport
 import RollcallCore
+import RollcallModel
 import RollcallProtocol
 import Testing
 

@@ -3,6 +3,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import RollcallModel
+import RollcallStorage
 import SQLiteNIO
 import Testing
 

@@ -10,7 +10,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from conftest import LAPTOP, ROOT, wait_for, wait_for_path
 from test_check_in import account, sign_in
 
-CSS = ROOT / "Sources" / "RollcallServer" / "Resources" / "static" / "app.css"
+CSS = ROOT / "Sources" / "RollcallWords" / "Resources" / "static" / "app.css"
 
 
 def palettes():

@@ -111,7 +111,7 @@ def test_the_pages_error_codes_are_made_from_the_shared_enums():
     assert result.returncode == 0, result.stderr
 
 
-STATIC = ROOT / "Sources" / "RollcallServer" / "Resources" / "static"
+STATIC = ROOT / "Sources" / "RollcallWords" / "Resources" / "static"
 # A code compared, set, defaulted or chosen as a quoted literal.
 CODE_LITERAL = re.compile(
     r'\.code\s*(===|!==|=)\s*"[a-z]+_[a-z_]+"|\.code \?\? "[a-z]+_[a-z_]+"|"[a-z]+_[a-z_]+" : "[a-z]+_[a-z_]+"'

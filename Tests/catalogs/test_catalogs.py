@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 import messages  # noqa: E402
 
-TEMPLATES = ROOT / "Sources/RollcallServer/Resources/templates"
-SCRIPTS = ROOT / "Sources/RollcallServer/Resources/static"
+TEMPLATES = ROOT / "Sources/RollcallWords/Resources/templates"
+SCRIPTS = ROOT / "Sources/RollcallWords/Resources/static"
 CATALOGS = sorted(messages.LOCALES.glob("*.po"))
 
 # Attributes whose values a person reads or hears.

@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// The pages of accounts: the front door, signing in, registering, confirming the email address, the profile.
 struct AccountPages: Sendable {

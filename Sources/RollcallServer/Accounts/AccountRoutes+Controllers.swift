@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import RollcallModel
+import RollcallWeb
 
 extension AccountRoutes {
     /// Adds registration, password and phone sign-in, password resets, remembered browsers and the account pages.

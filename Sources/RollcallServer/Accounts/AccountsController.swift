@@ -1,6 +1,11 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallDelivery
+import RollcallModel
+import RollcallStorage
+import RollcallWeb
+import RollcallWords
 
 /// Registration, email verification, sign-in and sign-out, and each person's own profile.
 struct AccountsController: Sendable {

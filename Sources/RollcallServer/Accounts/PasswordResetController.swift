@@ -1,6 +1,11 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallDelivery
+import RollcallModel
+import RollcallStorage
+import RollcallWeb
+import RollcallWords
 
 /// "Forgot password?": a link by email to set a new password, asked by the person or sent by an admin.
 struct PasswordResetController: Sendable {

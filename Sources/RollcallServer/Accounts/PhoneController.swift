@@ -1,6 +1,11 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallDelivery
+import RollcallModel
+import RollcallStorage
+import RollcallWeb
+import RollcallWords
 
 /// Signing in with a phone number and a texted code, and adding and confirming the number on the profile.
 struct PhoneController: Sendable {

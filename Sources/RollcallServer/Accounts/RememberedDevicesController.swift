@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// Remembered browsers: signing in again on one without a code, and listing and forgetting them.
 struct RememberedDevicesController: Sendable {

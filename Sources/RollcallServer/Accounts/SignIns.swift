@@ -1,4 +1,7 @@
 import Hummingbird
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// Where every way of signing in ends, passwords and passkeys alike: a browser session with its cookie and CSRF
 /// token, or a bearer token for an API client.

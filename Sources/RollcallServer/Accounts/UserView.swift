@@ -1,5 +1,6 @@
 import Foundation
 import RollcallCore
+import RollcallModel
 
 /// A user as the API shows them to themselves and to admins.
 struct UserView: Codable, Sendable, Equatable {

@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// The admin's tools: people, teacher approval, disabling accounts, and the outbox.
 struct AdminController: Sendable {

@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// The admin's page: people, teacher approval and the outbox.
 struct AdminPage: Sendable {

@@ -1,4 +1,5 @@
 import Hummingbird
+import RollcallWeb
 
 extension AdminRoutes {
     /// Adds the admin's API and page.

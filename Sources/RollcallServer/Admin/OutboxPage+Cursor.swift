@@ -1,4 +1,6 @@
 import Hummingbird
+import RollcallModel
+import RollcallWords
 
 extension OutboxPage {
     /// `?before=ID`: the page after the one whose `nextCursor` this is.

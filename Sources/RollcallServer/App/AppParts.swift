@@ -1,4 +1,5 @@
 import Hummingbird
+import RollcallWeb
 
 /// What every domain's routes are made from, each made once by `buildRouter`: the stores, the rules that several
 /// domains share, the page renderer and the settings.

@@ -5,6 +5,11 @@ import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import RollcallCore
+import RollcallDelivery
+import RollcallModel
+import RollcallStorage
+import RollcallWeb
+import RollcallWords
 import ServiceLifecycle
 
 /// Builds the Rollcall application: database, migrations, routes and pages, ready to run.

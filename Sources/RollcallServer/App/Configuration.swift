@@ -2,6 +2,10 @@ import Foundation
 import Logging
 import NIOCore
 import RollcallCore
+import RollcallDelivery
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// Rollcall's settings, read in one place from flags and `ROLLCALL_*` environment variables, each with a safe default.
 public struct Configuration: Sendable {

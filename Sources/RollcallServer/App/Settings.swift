@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import RollcallCore
+import RollcallModel
+import RollcallWords
 
 /// One environment variable: its name, and how its text becomes a setting of `Configuration`.
 struct Setting: Sendable {

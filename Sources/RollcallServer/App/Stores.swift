@@ -1,5 +1,7 @@
 import Logging
 import RollcallCore
+import RollcallModel
+import RollcallStorage
 
 /// Every store of the application, each made once over one database: the domains' routes, the background services
 /// and the command line's maintenance tasks all receive this one value, so no store is made twice (the caches they

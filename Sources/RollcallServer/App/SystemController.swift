@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallStorage
+import RollcallWeb
+import RollcallWords
 
 /// Health, metrics and the API description: what operators and client authors read.
 struct SystemController: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import RollcallWeb
 
 extension SystemRoutes {
     /// Adds health, metrics and the API description.

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallWeb
 
 /// The check-in route of the API, which the check-in page and native clients both use.
 struct CheckInController: Sendable {

@@ -1,6 +1,10 @@
 import Foundation
 import RollcallCore
+import RollcallModel
 import RollcallProtocol
+import RollcallStorage
+import RollcallWeb
+import RollcallWords
 
 /// Takes a check-in from start to finish, for the API and the check-in page alike: gathers the facts (code or
 /// ticket, standing, location, network, device, passkey), asks `CheckInPolicy`, records, and answers. It is the one

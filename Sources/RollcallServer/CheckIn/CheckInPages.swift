@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// The pages of checking in: the scanned link, the student's check-in page, and the projector.
 struct CheckInPages: Sendable {

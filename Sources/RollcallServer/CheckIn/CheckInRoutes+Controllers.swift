@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import RollcallWeb
 
 extension CheckInRoutes {
     /// Adds the scanned link, the check-in API and pages, the passkey step and the projector.

@@ -1,7 +1,10 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
 import RollcallProtocol
+import RollcallWeb
+import RollcallWords
 
 /// The identity step of a check-in, where the course asks for it: a passkey assertion with user verification over a
 /// challenge bound to the student's check-in ticket (or session), or a recent verification from the same device

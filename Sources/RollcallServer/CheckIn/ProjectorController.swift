@@ -4,6 +4,10 @@ import HummingbirdWebSocket
 import NIOCore
 import QRCode
 import RollcallCore
+import RollcallModel
+import RollcallStorage
+import RollcallWeb
+import RollcallWords
 
 /// What the projector shows at one moment: the code as a QR image and as text, and the room's count.
 struct ProjectorFrame: Codable, Sendable, ResponseEncodable {

@@ -1,5 +1,6 @@
 import Foundation
 import RollcallCore
+import RollcallModel
 
 /// A scan of the projected code, pinned so that signing in or a slow phone cannot make a fresh scan expire.
 struct CheckInTicket: Sendable, Equatable {

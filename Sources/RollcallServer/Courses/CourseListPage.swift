@@ -1,4 +1,6 @@
 import Foundation
+import RollcallModel
+import RollcallWeb
 
 /// What the course list shows.
 struct CourseListPage: PageModel {

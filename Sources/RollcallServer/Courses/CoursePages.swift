@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// The pages of courses: the course list and a course's page, for its teacher and for its students.
 struct CoursePages: Sendable {

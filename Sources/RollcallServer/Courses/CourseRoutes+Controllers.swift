@@ -1,4 +1,5 @@
 import Hummingbird
+import RollcallWeb
 
 extension CourseRoutes {
     /// Adds courses, joining them, their rosters and staff, and the course pages.

@@ -1,5 +1,6 @@
 import Foundation
 import RollcallCore
+import RollcallModel
 
 /// A course as the API shows it; the join code only to those who manage it.
 struct CourseView: Codable, Sendable, Equatable {

@@ -1,6 +1,10 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
+import RollcallStorage
+import RollcallWeb
+import RollcallWords
 
 /// Courses: creating and editing them, joining by code, and the roster.
 struct CoursesController: Sendable {

@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// Exposure reports: a health officer asks who shared a room with a person, every report is audited, the person
 /// sees that a report about them was made, and an admin sees the audit.

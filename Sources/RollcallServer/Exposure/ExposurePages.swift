@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// The health officer's pages: the form that runs a report, and a report to read, download or print.
 struct ExposurePages: Sendable {

@@ -1,7 +1,9 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
 import RollcallProtocol
+import RollcallWords
 
 /// An exposure report as the health officer receives it: the sessions the person attended in person with everyone
 /// else recorded in each, the ranked contacts, and how it was computed.

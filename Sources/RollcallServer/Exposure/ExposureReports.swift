@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// Reading back a report an officer ran, for the API and the pages alike: only its officer may, and only while its
 /// window is still within what is kept.

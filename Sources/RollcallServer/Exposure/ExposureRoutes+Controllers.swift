@@ -1,4 +1,5 @@
 import Hummingbird
+import RollcallWeb
 
 extension ExposureRoutes {
     /// Adds exposure reports, their audit and pages.

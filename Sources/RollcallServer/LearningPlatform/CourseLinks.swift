@@ -1,6 +1,10 @@
 import Foundation
 import Logging
 import RollcallCore
+import RollcallDelivery
+import RollcallModel
+import RollcallStorage
+import RollcallWords
 import SQLKit
 
 /// What a linked course exchanges with its platform: the roster in (Names and Role Provisioning), the attendance

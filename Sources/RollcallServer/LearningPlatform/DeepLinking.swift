@@ -2,6 +2,9 @@ import Foundation
 import Hummingbird
 import JWTKit
 import RollcallCore
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// Deep Linking 2.0: an instructor places "Rollcall attendance" in the platform's course, and Rollcall answers with
 /// a response signed with its own key.

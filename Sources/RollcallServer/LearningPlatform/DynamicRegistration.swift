@@ -4,6 +4,10 @@ import Hummingbird
 import Logging
 import NIOCore
 import RollcallCore
+import RollcallModel
+import RollcallStorage
+import RollcallWeb
+import RollcallWords
 import SQLKit
 
 /// LTI Dynamic Registration 1.0: an admin makes a registration URL (with a secret, once, within an hour) and pastes

@@ -2,6 +2,10 @@ import Foundation
 import Hummingbird
 import JWTKit
 import RollcallCore
+import RollcallModel
+import RollcallStorage
+import RollcallWeb
+import RollcallWords
 
 /// Rollcall as an LTI 1.3 tool: the platform's third-party login initiation (`/lti/login`), the launch it ends in
 /// (`/lti/launch`, resource links and deep linking alike), the new window a framed launch opens when the browser

@@ -1,5 +1,8 @@
 import Foundation
 import RollcallCore
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// Where a resource link's launch leads, for a launch that goes on at once and for one its person answered: an
 /// instructor's links or finds the course, a student's joins it.

@@ -1,4 +1,5 @@
 import Hummingbird
+import RollcallWeb
 
 extension LearningPlatformRoutes {
     /// Adds the tool's endpoints, the registrations and a linked course's routes.

@@ -1,5 +1,8 @@
 import Foundation
 import RollcallCore
+import RollcallModel
+import RollcallStorage
+import RollcallWords
 import SQLKit
 
 /// The platforms' courses as Rollcall links them, their rosters, and the rounds of grades sent back.

@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import RollcallCore
+import RollcallModel
+import RollcallStorage
 import SQLKit
 
 /// The platforms' people as Rollcall accounts: known by platform and subject, never by address alone.

@@ -1,4 +1,5 @@
 import RollcallCore
+import RollcallModel
 
 /// What a platform says of a person, in the federation's terms: an instructor of a course may become a teacher,
 /// and nothing else a platform says moves a role. A platform's address is nobody's proof.

@@ -4,6 +4,8 @@ import JWTKit
 import NIOCore
 import NIOHTTP1
 import RollcallCore
+import RollcallDelivery
+import RollcallModel
 
 /// A platform's LTI Advantage services as Rollcall calls them: service tokens (OAuth 2 client credentials with a
 /// JWT assertion signed by Rollcall's key, the scopes asked exactly as needed, kept until they expire), Names and Role

@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// An admin's registrations of learning platforms, with what to enter on the platform's side; and a linked
 /// course's "Sync roster" and "Send grades now".

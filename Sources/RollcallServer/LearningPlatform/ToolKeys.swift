@@ -1,7 +1,9 @@
 import Foundation
 import JWTKit
 import RollcallCore
+import RollcallModel
 import RollcallProtocol
+import RollcallStorage
 import SQLKit
 import _CryptoExtras
 

@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// Launches that wait for their person: whether the account Rollcall has for the platform's address is theirs
 /// (`/lti/link`), and which of a teacher's courses the platform's course is (`/lti/course`); the answer goes on with

@@ -3,6 +3,9 @@ import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
 import RollcallCore
+import RollcallModel
+import RollcallStorage
+import RollcallWeb
 
 /// The teacher's live view of a session over a WebSocket: the room as it is, then every change as it commits.
 ///

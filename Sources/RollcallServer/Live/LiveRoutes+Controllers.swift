@@ -1,4 +1,5 @@
 import Hummingbird
+import RollcallWeb
 
 extension LiveRoutes {
     /// Adds the teacher's live room socket.

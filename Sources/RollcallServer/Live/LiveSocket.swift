@@ -4,6 +4,9 @@ import HummingbirdWebSocket
 import NIOCore
 import NIOWebSocket
 import RollcallCore
+import RollcallStorage
+import RollcallWeb
+import RollcallWords
 
 /// A live view over a WebSocket, for any feed: the view's state first (a snapshot), then every event of the key's
 /// log as it commits, in id order and each once, resumable with `?after=N` after the last event received.

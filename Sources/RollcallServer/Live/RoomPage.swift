@@ -1,5 +1,7 @@
 import Foundation
 import RollcallCore
+import RollcallModel
+import RollcallWords
 
 /// The room on the session page, drawn by the server first; `live.js` then keeps it current over the live channel,
 /// drawing new rows from the same `room-row` template (the blank row, in a `<template>` element).

@@ -1,6 +1,8 @@
 import Foundation
 import HummingbirdBcrypt
 import RollcallCore
+import RollcallModel
+import RollcallStorage
 import SQLKit
 
 /// A classroom made for measuring: a teacher, open sessions (one per measured round, since a student checks in once

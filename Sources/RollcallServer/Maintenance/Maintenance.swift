@@ -2,6 +2,8 @@ import Foundation
 import HummingbirdBcrypt
 import Logging
 import RollcallCore
+import RollcallModel
+import RollcallStorage
 
 /// Tasks the `rollcall` command runs outside the server: migrating, demo data, creating an admin.
 public enum Maintenance {

@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// The Devices page: a person's passkeys, to add, rename and remove, and the browsers remembered after a texted
 /// code, to forget.

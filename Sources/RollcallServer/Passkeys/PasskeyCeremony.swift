@@ -1,7 +1,10 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
 import RollcallProtocol
+import RollcallWeb
+import RollcallWords
 
 extension Configuration {
     /// The WebAuthn relying party: the public URL's host is the RP ID, its scheme, host and port the one origin.

@@ -1,4 +1,5 @@
 import Hummingbird
+import RollcallWeb
 
 extension PasskeyRoutes {
     /// Adds registering passkeys, signing in with them, the course's policy and the Devices page.

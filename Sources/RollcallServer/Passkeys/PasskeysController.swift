@@ -1,7 +1,11 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
 import RollcallProtocol
+import RollcallStorage
+import RollcallWeb
+import RollcallWords
 
 /// Passkeys: registering them, signing in with them, and the Devices list of one's own passkeys.
 struct PasskeysController: Sendable {

@@ -1,7 +1,9 @@
 import Foundation
 import Logging
 import RollcallCore
+import RollcallModel
 import RollcallProtocol
+import RollcallStorage
 import SQLKit
 import ServiceLifecycle
 

@@ -1,5 +1,8 @@
 import Foundation
 import RollcallCore
+import RollcallModel
+import RollcallStorage
+import RollcallWords
 import SQLKit
 
 /// Everything Rollcall holds about one person, as they may download it.

@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// A person's own data: downloading all of it, and deleting an account by its owner or an admin.
 struct PrivacyController: Sendable {

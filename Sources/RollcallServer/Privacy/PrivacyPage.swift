@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallWeb
+import RollcallWords
 
 /// What Rollcall keeps, for how long, and who sees it, drawn from the settings the server runs with.
 struct PrivacyPage: Sendable {

@@ -1,4 +1,5 @@
 import Hummingbird
+import RollcallWeb
 
 extension PrivacyRoutes {
     /// Adds the data download, deleting an account and the privacy page.

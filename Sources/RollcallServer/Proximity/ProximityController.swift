@@ -1,7 +1,11 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
 import RollcallProtocol
+import RollcallStorage
+import RollcallWeb
+import RollcallWords
 
 /// The app's side of proximity: turning it on and off, fetching pseudo-IDs, uploading what the phone heard; and a
 /// health officer asking the person of a report to upload.

@@ -1,4 +1,5 @@
 import Hummingbird
+import RollcallWeb
 
 extension ProximityRoutes {
     /// Adds pseudo-IDs, uploads, and a health officer's request for them.

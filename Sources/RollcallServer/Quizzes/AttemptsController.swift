@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// The student's side of a quiz: starting (or resuming) an attempt, saving answers one by one under the sequence
 /// rule, submitting, and reporting what the browser noticed.

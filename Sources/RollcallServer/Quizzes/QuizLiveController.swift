@@ -3,6 +3,9 @@ import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
 import RollcallCore
+import RollcallModel
+import RollcallStorage
+import RollcallWeb
 import SQLKit
 
 /// The teacher's live quiz dashboard over a WebSocket, built like the live room (`LiveController`): a snapshot,

@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// The quiz screens: a course's quizzes and their editor for the teacher, the live dashboard, the student's quiz
 /// page. Each draws its frame; its script (`quiz-editor.js`, `quiz-dashboard.js`, `quiz.js`) fills it from the API.

@@ -1,4 +1,5 @@
 import Hummingbird
+import RollcallWeb
 
 extension QuizRoutes {
     /// Adds quizzes and their runs, attempts, pages and the live dashboard.

@@ -1,4 +1,6 @@
 import Logging
+import RollcallModel
+import RollcallStorage
 
 extension Periodically {
     /// Closes attempts whose time is up every few seconds, so that the dashboard sees them close even when no one

@@ -1,5 +1,6 @@
 import Foundation
 import RollcallCore
+import RollcallModel
 
 /// A quiz run as the API shows it, to the teacher and to the students taking it.
 struct QuizRunView: Codable, Sendable {

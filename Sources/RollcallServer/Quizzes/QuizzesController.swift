@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// The teacher's side of quizzes: defining them in a course, running them in a session, letting students in,
 /// adding time, ending attempts, marking and reading the results.

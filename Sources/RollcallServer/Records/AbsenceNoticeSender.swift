@@ -1,4 +1,5 @@
 import Logging
+import RollcallStorage
 
 extension Periodically {
     /// Looks for due absence notices every few minutes in each process; the week's claim keeps them to one sending.

@@ -1,6 +1,10 @@
 import Foundation
 import Logging
 import RollcallCore
+import RollcallDelivery
+import RollcallModel
+import RollcallStorage
+import RollcallWords
 import SQLKit
 import ServiceLifecycle
 

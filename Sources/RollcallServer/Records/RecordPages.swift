@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// The pages of attendance records: a student's record in a course, for that student and for the teacher, who
 /// corrects statuses there.
@@ -255,30 +258,5 @@ struct AuditLogView: Sendable {
                 when: time.moment(entry.changedAt))
         }
         noAudit = entries.isEmpty
-    }
-}
-
-extension AttendanceStatus {
-    /// The status in words, on a page, in a letter or in a spreadsheet cell: “present”. The API sends `rawValue`.
-    var pageText: String { say(pagePhrase) }
-
-    /// The same as a phrase, for a sentence that names a status and is stored to be said when read.
-    var pagePhrase: Phrase {
-        switch self {
-        case .present: "present"
-        case .late: "late"
-        case .excused: "excused"
-        case .absent: "absent"
-        }
-    }
-
-    /// The status as the label of a choice: “Present”.
-    var pageLabel: String {
-        switch self {
-        case .present: say("Present")
-        case .late: say("Late")
-        case .excused: say("Excused")
-        case .absent: say("Absent")
-        }
     }
 }

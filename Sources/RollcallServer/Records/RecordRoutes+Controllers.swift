@@ -1,4 +1,5 @@
 import Hummingbird
+import RollcallWeb
 
 extension RecordRoutes {
     /// Adds corrections, audit logs, reports and the record pages.

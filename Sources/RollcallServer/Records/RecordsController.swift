@@ -2,6 +2,9 @@ import Foundation
 import Hummingbird
 import NIOCore
 import RollcallCore
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// Attendance records after the check-in: a teacher's corrections with their audit log, each student's figures,
 /// and the reports.

@@ -1,4 +1,5 @@
 import RollcallCore
+import RollcallWords
 
 extension RecordSource {
     /// How a record came about, in the reader's words, for exports beside the code itself.

@@ -1,5 +1,8 @@
 import Foundation
 import Logging
+import RollcallDelivery
+import RollcallModel
+import RollcallStorage
 import SQLKit
 
 /// Invitation letters, at most `perDay` for each teacher in any 24 hours: a roster import is not a mail relay.

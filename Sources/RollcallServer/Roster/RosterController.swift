@@ -2,7 +2,10 @@ import Foundation
 import Hummingbird
 import NIOCore
 import RollcallCore
+import RollcallModel
 import RollcallProtocol
+import RollcallWeb
+import RollcallWords
 
 /// A course's roster from a spreadsheet: the import, which enrols those with accounts and invites the others by
 /// email, and the list of open invitations.

@@ -1,4 +1,5 @@
 import Hummingbird
+import RollcallWeb
 
 extension RosterRoutes {
     /// Adds the roster import and the list of invitations.

@@ -1,5 +1,8 @@
 import Foundation
 import RollcallCore
+import RollcallModel
+import RollcallStorage
+import RollcallWords
 import SQLKit
 
 /// What a teacher may change of a session after creating it; a field left `nil` stays as it is.

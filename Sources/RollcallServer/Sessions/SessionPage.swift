@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
+import RollcallWeb
+import RollcallWords
 
 /// A session's page: for a student, their own status, how it came to be and the changes made to it; for its
 /// teacher, the live room, flags and audit log. Never the geofence's centre or the grace to a student: both help

@@ -1,4 +1,5 @@
 import Hummingbird
+import RollcallWeb
 
 extension SessionRoutes {
     /// Adds sessions, timetables and the session page.

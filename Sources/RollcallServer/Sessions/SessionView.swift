@@ -1,5 +1,7 @@
 import Foundation
 import RollcallCore
+import RollcallModel
+import RollcallWeb
 
 /// A session as the API shows it; its secret never leaves the server, and its settings go to the course's teacher
 /// only: where the fence's centre is, how far it reaches and how much grace a code has would help whoever fakes a

@@ -1,7 +1,10 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
 import RollcallProtocol
+import RollcallWeb
+import RollcallWords
 
 /// Sessions of a course: scheduling or opening one with its check-in settings, and closing it.
 struct SessionsController: Sendable {

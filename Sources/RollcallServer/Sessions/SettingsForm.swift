@@ -1,5 +1,6 @@
 import Foundation
 import RollcallCore
+import RollcallWords
 
 /// The check-in settings fields of a page's form, filled in: the forms that open or timetable a session start from
 /// the course's defaults, a scheduled session's correction from its own settings. Drawn by the `check-in-settings`

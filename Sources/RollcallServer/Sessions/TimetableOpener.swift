@@ -1,4 +1,6 @@
 import Logging
+import RollcallModel
+import RollcallStorage
 
 extension Periodically {
     /// Opens timetabled sessions on time, checking every `interval`; the conditional update in `openDue` opens each

@@ -4,6 +4,7 @@ import JWTKit
 import NIOCore
 import NIOHTTP1
 import RollcallCore
+import RollcallWeb
 
 /// Why the school's sign-in did not end with a person: the provider is out of reach, it refused, or its answer
 /// broke a rule.

@@ -1,6 +1,10 @@
 import Foundation
 import Hummingbird
 import RollcallCore
+import RollcallModel
+import RollcallStorage
+import RollcallWeb
+import RollcallWords
 
 /// The school's sign-in (OpenID Connect, authorization code flow with PKCE): `/auth/oidc/start` sends the browser to
 /// the provider with a state bound to this browser, a nonce and a PKCE challenge; `/auth/oidc/callback` takes the

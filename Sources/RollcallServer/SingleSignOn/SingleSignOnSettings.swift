@@ -1,5 +1,6 @@
 import Foundation
 import RollcallCore
+import RollcallWords
 
 /// The school's OpenID Connect provider, from the `ROLLCALL_OIDC_*` settings: everything else Rollcall learns from
 /// the provider's discovery document.

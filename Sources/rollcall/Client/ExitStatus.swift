@@ -4,6 +4,7 @@ import RollcallClient
 import RollcallCore
 import RollcallProtocol
 import RollcallServer
+import RollcallWords
 
 #if canImport(Glibc)
     import Glibc

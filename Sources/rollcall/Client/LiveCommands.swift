@@ -5,6 +5,8 @@ import RollcallClient
 import RollcallCore
 import RollcallProtocol
 import RollcallServer
+import RollcallWeb
+import RollcallWords
 
 /// `rollcall watch SESSION`: the room live in the terminal.
 struct Watch: AsyncParsableCommand {

@@ -4,6 +4,7 @@ import RollcallApp
 import RollcallClient
 import RollcallCore
 import RollcallServer
+import RollcallWords
 
 /// `rollcall proximity simulate`: many phones with the Rollcall app, simulated, against a real server.
 struct ProximityCommand: AsyncParsableCommand {

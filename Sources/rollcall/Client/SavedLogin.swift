@@ -3,6 +3,7 @@ import Foundation
 import RollcallClient
 import RollcallCore
 import RollcallServer
+import RollcallWords
 
 /// The sign-in `rollcall login` keeps for the other commands: the server and its token, readable by its owner only.
 struct SavedLogin: Codable, Equatable {

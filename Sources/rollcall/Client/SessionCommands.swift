@@ -3,6 +3,7 @@ import Foundation
 import RollcallClient
 import RollcallCore
 import RollcallServer
+import RollcallWords
 
 /// `rollcall roster import COURSE FILE.csv`.
 struct RosterCommand: AsyncParsableCommand {

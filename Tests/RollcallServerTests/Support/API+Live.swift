@@ -2,6 +2,8 @@ import Foundation
 import HTTPTypes
 import HummingbirdWSTesting
 import RollcallCore
+import RollcallModel
+import RollcallStorage
 import SQLKit
 import ServerTestSupport
 import Testing

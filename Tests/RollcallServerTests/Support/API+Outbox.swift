@@ -1,4 +1,6 @@
 import Foundation
+import RollcallModel
+import RollcallStorage
 import ServerTestSupport
 
 @testable import RollcallServer

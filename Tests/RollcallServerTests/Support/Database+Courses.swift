@@ -1,4 +1,6 @@
 import Foundation
+import RollcallModel
+import RollcallStorage
 
 @testable import RollcallServer
 

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import RollcallStorage
 import SQLKit
 import Testing
 

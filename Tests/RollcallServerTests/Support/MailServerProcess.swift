@@ -1,4 +1,5 @@
 import Foundation
+import RollcallDelivery
 import Testing
 
 @testable import RollcallCore

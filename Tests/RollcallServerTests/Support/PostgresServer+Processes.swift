@@ -1,4 +1,5 @@
 import Foundation
+import RollcallStorage
 import ServerTestSupport
 
 @testable import RollcallServer

@@ -6,6 +6,7 @@ import HummingbirdTesting
 import JWTKit
 import NIOConcurrencyHelpers
 import RollcallCore
+import RollcallDelivery
 import RollcallProtocol
 import ServerTestSupport
 import Testing

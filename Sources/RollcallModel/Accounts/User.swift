@@ -1,0 +1,138 @@
+import Foundation
+import RollcallCore
+import RollcallStorage
+import RollcallWords
+import SQLKit
+
+/// A person with a Rollcall account, as stored.
+package struct User: Codable, Sendable, Equatable {
+    package var id: Int64
+    package var email: String
+    package var name: String
+    package var passwordHash: String
+    package var role: Role
+    package var studentNumber: String?
+    package var phone: String?
+    package var about: String
+    package var pictureId: Int64?
+    package var emailVerifiedAt: Date?
+    package var approved: Bool
+    package var disabled: Bool
+    package var createdAt: Date
+    /// Granted by an admin beside the person's own role.
+    package var healthOfficer: Bool
+    /// When the person's account was deleted: the row stays, emptied, so that their attendance still counts.
+    package var deletedAt: Date?
+    /// When the person proved with a code that `phone` is theirs; only a confirmed number signs in.
+    package var phoneConfirmedAt: Date? = nil
+    /// Where the role came from: the person's registration, the school's sign-in, or an admin.
+    package var roleSource: RoleSource = .registration
+    /// The IANA zone of the person's pages not tied to a course; `nil` until the browser or the person sets it.
+    package var timeZone: String? = nil
+    /// The language the person chose (`fr`); `nil` while their browser's is used.
+    package var language: String? = nil
+    /// The language the person first acted in, kept for their letters while they choose none.
+    package var firstLanguage: String? = nil
+
+    /// The language of letters to the person: the one they chose, else the one they first acted in; `nil` leaves
+    /// it to the school's default.
+    package var letterLanguage: String? { language ?? firstLanguage }
+
+    /// How the person's pages write moments where no course is involved: their zone, else the server's.
+    package var timeText: TimeText {
+        TimeText(zoneIdentifier: timeZone ?? CourseTimeZone.serverDefault, locale: Catalogs.reader.catalog.locale)
+    }
+
+    /// Whether the person holds `role`, as their own or granted.
+    package func has(_ role: Role) -> Bool { role == self.role || (role == .healthOfficer && healthOfficer) }
+
+    /// Teachers awaiting approval may sign in and look around, but not create courses.
+    package var mayTeach: Bool { (role == .teacher && approved) || role == .admin }
+
+    /// Whether the person may reach others through a roster (add, import, invite): an address someone proved, or
+    /// a role the school or an admin gave. A stranger's freshly registered account learns nobody's name and
+    /// mails nobody.
+    package var mayReachPeople: Bool { role == .admin || emailVerifiedAt != nil || roleSource != .registration }
+}
+
+extension User {
+    /// Reads a `users` row column by column: every signed-in request that misses the identity cache reads one, and
+    /// Codable with snake-case keys cost more than the query.
+    package init(row: any SQLRow) throws {
+        func optional<T: Decodable>(_ column: String, _ type: T.Type) throws -> T? {
+            try row.decodeNil(column: column) ? nil : try row.decode(column: column, as: type)
+        }
+        guard let role = Role(rawValue: try row.decode(column: "role", as: String.self)) else {
+            throw UnreadableRow(what: "an account's role")
+        }
+        self.init(
+            id: try row.decode(column: "id", as: Int64.self), email: try row.decode(column: "email", as: String.self),
+            name: try row.decode(column: "name", as: String.self),
+            passwordHash: try row.decode(column: "password_hash", as: String.self), role: role,
+            studentNumber: try optional("student_number", String.self), phone: try optional("phone", String.self),
+            about: try row.decode(column: "about", as: String.self), pictureId: try optional("picture_id", Int64.self),
+            emailVerifiedAt: try optional("email_verified_at", Date.self),
+            approved: try row.decode(column: "approved", as: Bool.self),
+            disabled: try row.decode(column: "disabled", as: Bool.self),
+            createdAt: try row.decode(column: "created_at", as: Date.self),
+            healthOfficer: try row.decode(column: "health_officer", as: Bool.self),
+            deletedAt: try optional("deleted_at", Date.self),
+            phoneConfirmedAt: try optional("phone_confirmed_at", Date.self),
+            roleSource: try optional("role_source", String.self).flatMap(RoleSource.init(rawValue:)) ?? .registration,
+            timeZone: try optional("time_zone", String.self),
+            language: try optional("language", String.self),
+            firstLanguage: try optional("first_language", String.self)
+        )
+    }
+}
+
+/// Another account has confirmed this phone number.
+package struct PhoneTaken: Error {}
+
+/// What a new account starts with.
+package struct NewUser: Sendable {
+    package var name: String
+    package var email: String
+    package var passwordHash: String
+    package var role: Role
+    package var studentNumber: String?
+    package var approved: Bool
+    package var emailVerified: Bool = false
+    /// The language the person registers in, kept for their letters; `nil` for accounts others make.
+    package var firstLanguage: String? = nil
+
+    package init(
+        name: String, email: String, passwordHash: String, role: Role, studentNumber: String? = nil, approved: Bool,
+        emailVerified: Bool = false, firstLanguage: String? = nil
+    ) {
+        self.name = name
+        self.email = email
+        self.passwordHash = passwordHash
+        self.role = role
+        self.studentNumber = studentNumber
+        self.approved = approved
+        self.emailVerified = emailVerified
+        self.firstLanguage = firstLanguage
+    }
+}
+
+/// The changes a person may make to their own profile; `nil` leaves a field as it is.
+package struct ProfileChange: Sendable {
+    package var name: String?
+    package var phone: String??
+    package var about: String?
+    package var timeZone: String?
+    /// A language tag, or `.some(nil)` to follow the browser again.
+    package var language: String??
+
+    package init(
+        name: String? = nil, phone: String?? = nil, about: String? = nil, timeZone: String? = nil,
+        language: String?? = nil
+    ) {
+        self.name = name
+        self.phone = phone
+        self.about = about
+        self.timeZone = timeZone
+        self.language = language
+    }
+}

@@ -1,9 +1,0 @@
-extension Migrations {
-    static let step011CourseTimeZone = Step(
-        name: "011_course_time_zone",
-        statements: [
-            // The IANA zone a course's reports are written in; existing courses take the server's.
-            "ALTER TABLE courses ADD COLUMN time_zone TEXT NOT NULL DEFAULT '\(CourseTimeZone.serverDefault.replacingOccurrences(of: "'", with: "''"))'"
-        ]
-    )
-}

@@ -1,0 +1,73 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresKit
+import ServiceLifecycle
+
+/// Carries live wake-ups between server processes that share one PostgreSQL database.
+///
+/// `EventLog.append` sends `NOTIFY rollcall_session_events, '<feed>:<key>'` in the change's transaction, so
+/// PostgreSQL delivers it only if and when the change commits, to every process. This service listens on its own
+/// connection and wakes that key's live views in this process, which then read the log as after a local change.
+///
+/// The same connection listens for `ChangeNotices` on a channel of their own, sent by `Database.announce` after a
+/// change that other processes' caches may hold.
+package struct LiveNotifications: Service {
+    package static let channel = "rollcall_session_events"
+    package static let changes = "rollcall_changes"
+
+    package let configuration: PostgresConnection.Configuration
+    package let hubs: LiveHubs
+    package let notices: ChangeNotices
+    package let logger: Logger
+
+    package func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                try await cancelWhenGracefulShutdown { try await listen() }
+            } catch {
+                guard !Task.isCancelled && !Task.isShuttingDownGracefully else { return }
+                logger.warning("live notifications lost; reconnecting", metadata: ["error": "\(error)"])
+                // Every view reads at once: with the database gone each closes saying "try again later", rather than
+                // learning it at its next catch-up, and with it there each finds what it may have missed.
+                hubs.publishedToAll()
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    private func listen() async throws {
+        let connection = try await PostgresConnection.connect(
+            configuration: configuration, id: 1, logger: logger)
+        do {
+            try await connection.listen(on: Self.channel) { notifications in
+                try await connection.listen(on: Self.changes) { changes in
+                    // Anything committed while this process was not listening is found by a read after the last id;
+                    // any cached copy may be older than a change made meanwhile.
+                    hubs.publishedToAll()
+                    notices.received(nil)
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            for try await notification in notifications {
+                                if let (feed, key) = LiveFeed.parse(notification: notification.payload) {
+                                    hubs[feed].published(key)
+                                }
+                            }
+                        }
+                        group.addTask {
+                            for try await change in changes {
+                                if let notice = ChangeNotice(payload: change.payload) { notices.received(notice) }
+                            }
+                        }
+                        try await group.next()
+                        group.cancelAll()
+                    }
+                }
+            }
+            try await connection.close()
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+}
