@@ -27,7 +27,11 @@ LOCALES = RESOURCES / "locales"
 TEMPLATE = LOCALES / "rollcall.pot"
 SWIFT_DIRS = [
     ROOT / f"Sources/{target}"
-    for target in ("RollcallWords", "RollcallStorage", "RollcallModel", "RollcallWeb", "RollcallDelivery", "RollcallServer", "RollcallCore")
+    for target in (
+        "RollcallWords", "RollcallStorage", "RollcallModel", "RollcallWeb", "RollcallDelivery", "RollcallParts",
+        "RollcallAccounts", "RollcallTeaching", "RollcallQuizzes", "RollcallHealth", "RollcallPlatform",
+        "RollcallServer", "RollcallCore",
+    )
 ]
 
 

@@ -3,8 +3,11 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import RollcallParts
 import RollcallServer
 import RollcallWeb
+
+@testable import RollcallTeaching
 
 /// `rollcall-bench` (`run`): a room of students checking in, measured against the same server's `/healthz`.
 ///

@@ -5,6 +5,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import RollcallParts
 import RollcallProtocol
 import RollcallServer
 import RollcallWeb

@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import RollcallParts
 import RollcallServer
 
 /// `rollcall-bench --quiz N`: N students in a running quiz, each saving an answer every 2 s, one in ten of those

@@ -3,6 +3,8 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
+@testable import RollcallTeaching
+
 /// One HTTP answer, as much of it as the benchmark reads.
 struct LoopbackAnswer {
     var status: HTTPResponseStatus

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Hummingbird
+import RollcallParts
 import RollcallServer
 import RollcallWeb
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import QRCode
+import RollcallParts
 import RollcallServer
 import RollcallWords
 

@@ -6,6 +6,7 @@ import RollcallProtocol
 import ServerTestSupport
 import Testing
 
+@testable import RollcallHealth
 @testable import RollcallServer
 
 /// A clock the server under test reads, moved by the simulation.

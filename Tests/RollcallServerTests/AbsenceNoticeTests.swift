@@ -3,11 +3,13 @@ import HTTPTypes
 import RollcallCore
 import RollcallDelivery
 import RollcallModel
+import RollcallParts
 import RollcallStorage
 import ServerTestSupport
 import Testing
 
 @testable import RollcallServer
+@testable import RollcallTeaching
 
 /// The weekly absence notices: off by default; once on, each Monday a note to every student below the threshold who
 /// did not turn it off, and the list to the teachers, queued once.

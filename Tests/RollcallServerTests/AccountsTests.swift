@@ -1,12 +1,15 @@
 import Foundation
 import HTTPTypes
 import RollcallCore
+import RollcallParts
 import RollcallWeb
 import RollcallWords
 import ServerTestSupport
 import Testing
 
+@testable import RollcallAccounts
 @testable import RollcallServer
+@testable import RollcallTeaching
 
 @Suite("Accounts")
 struct AccountsTests {

@@ -4,6 +4,7 @@ import RollcallWeb
 import ServerTestSupport
 import Testing
 
+@testable import RollcallAccounts
 @testable import RollcallServer
 
 /// The admin's page at a school's size: people in pages, teachers waiting first, and every change an admin makes to

@@ -1,4 +1,5 @@
 import Foundation
+import RollcallParts
 import Testing
 
 @testable import RollcallServer

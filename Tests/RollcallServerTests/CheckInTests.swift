@@ -8,6 +8,7 @@ import ServerTestSupport
 import Testing
 
 @testable import RollcallServer
+@testable import RollcallTeaching
 
 @Suite("Check-in")
 struct CheckInTests {

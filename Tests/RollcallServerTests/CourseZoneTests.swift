@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import RollcallCore
 import RollcallModel
+import RollcallParts
 import RollcallStorage
 import RollcallWeb
 import RollcallWords

@@ -2,10 +2,12 @@ import Crypto
 import Foundation
 import HTTPTypes
 import RollcallCore
+import RollcallParts
 import RollcallWeb
 import ServerTestSupport
 import Testing
 
+@testable import RollcallAccounts
 @testable import RollcallServer
 
 /// The school's sign-in as real providers behave (claims in UserInfo, no `email_verified`, an HMAC keyed with the
@@ -272,7 +274,7 @@ struct FederationTests {
 
     @Test func anonymous_starts_are_limited_per_address_and_purged() async throws {
         try await SchoolProvider.run { api, _ in
-            let limit = SingleSignOnController.starts.limit
+            let limit = SignIns.anonymousStarts.limit
             for _ in 0..<limit {
                 let start = try await api.call(.get, "/auth/oidc/start?next=/courses")
                 #expect(start.status == .found)

@@ -5,6 +5,7 @@ import ServerTestSupport
 import Testing
 
 @testable import RollcallServer
+@testable import RollcallTeaching
 
 @Suite("Gradebook", .timeLimit(.minutes(2)))
 struct GradebookServerTests {

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import RollcallCore
 import RollcallDelivery
+import RollcallParts
 import RollcallWords
 import ServerTestSupport
 import Testing

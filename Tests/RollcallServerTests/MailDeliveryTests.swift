@@ -1,6 +1,7 @@
 import Foundation
 import RollcallDelivery
 import RollcallModel
+import RollcallParts
 import RollcallWords
 import ServerTestSupport
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdWSClient
 import RollcallModel
+import RollcallParts
 import RollcallStorage
 import ServerTestSupport
 import Testing

@@ -3,6 +3,7 @@ import HTTPTypes
 import PasskeyTestSupport
 import RollcallCore
 import RollcallModel
+import RollcallParts
 import RollcallProtocol
 import ServerTestSupport
 import Testing

@@ -1,12 +1,14 @@
 import Foundation
 import RollcallDelivery
 import RollcallModel
+import RollcallParts
 import RollcallStorage
 import RollcallWords
 import SQLKit
 import ServerTestSupport
 import Testing
 
+@testable import RollcallAccounts
 @testable import RollcallServer
 
 @Suite("Phone sign-in", .serialized)

@@ -1,9 +1,11 @@
 import Foundation
 import HTTPTypes
 import RollcallCore
+import RollcallParts
 import ServerTestSupport
 import Testing
 
+@testable import RollcallAccounts
 @testable import RollcallServer
 
 /// A learning platform as real ones behave (the default privacy, the scopes a launch offers, a gradebook that shows
@@ -210,7 +212,7 @@ struct PlatformFederationTests {
 
     @Test func anonymous_logins_are_limited_per_address() async throws {
         try await TestPlatform.run { api, platform, _ in
-            for _ in 0..<SingleSignOnController.starts.limit - 1 {
+            for _ in 0..<SignIns.anonymousStarts.limit - 1 {
                 _ = try await PlatformLaunch.begin(api, platform)
             }
             let refused = try await api.call(
@@ -224,7 +226,7 @@ struct PlatformFederationTests {
                     + "&client_id=\(TestPlatform.clientID)")
             #expect(over.status == .tooManyRequests, "\(over.text)")
             #expect(
-                try await api.rows("SELECT state_hash FROM lti_logins").count == SingleSignOnController.starts.limit)
+                try await api.rows("SELECT state_hash FROM lti_logins").count == SignIns.anonymousStarts.limit)
         }
     }
 }

@@ -5,6 +5,7 @@ import RollcallProtocol
 import ServerTestSupport
 import Testing
 
+@testable import RollcallHealth
 @testable import RollcallServer
 
 /// What `docs/privacy.md` promises of the phones' evidence, held against an uploader or a check-in that tries to

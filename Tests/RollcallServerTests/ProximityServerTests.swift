@@ -5,6 +5,7 @@ import RollcallProtocol
 import ServerTestSupport
 import Testing
 
+@testable import RollcallHealth
 @testable import RollcallServer
 
 /// The phones' own evidence through the API: pseudo-IDs, uploads, the report's phone contacts, the room's counts,

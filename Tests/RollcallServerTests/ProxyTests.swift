@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import RollcallCore
+import RollcallParts
 import RollcallWords
 import ServerTestSupport
 import Testing

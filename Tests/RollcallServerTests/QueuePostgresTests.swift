@@ -1,11 +1,13 @@
 import Foundation
 import RollcallCore
 import RollcallModel
+import RollcallParts
 import RollcallStorage
 import ServerTestSupport
 import Testing
 
 @testable import RollcallServer
+@testable import RollcallTeaching
 
 /// The outbox queue and the weekly notices with two server processes on one PostgreSQL database: each message is
 /// delivered once, and each week's notices are queued once.

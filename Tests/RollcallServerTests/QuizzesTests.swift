@@ -4,6 +4,7 @@ import RollcallCore
 import ServerTestSupport
 import Testing
 
+@testable import RollcallQuizzes
 @testable import RollcallServer
 
 @Suite("Quizzes", .timeLimit(.minutes(2)))

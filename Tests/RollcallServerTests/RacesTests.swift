@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import PasskeyTestSupport
 import RollcallModel
+import RollcallParts
 import RollcallStorage
 import SQLKit
 import ServerTestSupport

@@ -6,6 +6,7 @@ import ServerTestSupport
 import Testing
 
 @testable import RollcallServer
+@testable import RollcallTeaching
 
 @Suite("Records")
 struct RecordsTests {

@@ -3,6 +3,7 @@ import HTTPTypes
 import Logging
 import RollcallCore
 import RollcallModel
+import RollcallParts
 import RollcallStorage
 import RollcallWords
 import SQLKit
@@ -10,6 +11,7 @@ import ServerTestSupport
 import ServiceLifecycle
 import Testing
 
+@testable import RollcallHealth
 @testable import RollcallServer
 
 /// Evidence ages out after the retention period, on SQLite and on PostgreSQL, with the clock moved; attendance,

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import RollcallCore
 import RollcallModel
+import RollcallParts
 import RollcallStorage
 import RollcallWeb
 import RollcallWords

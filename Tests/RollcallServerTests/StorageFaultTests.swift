@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import RollcallParts
 import RollcallStorage
 import RollcallWords
 import SQLKit

@@ -1,5 +1,6 @@
 import Foundation
 import RollcallModel
+import RollcallParts
 import ServerTestSupport
 import Testing
 

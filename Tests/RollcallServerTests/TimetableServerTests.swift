@@ -7,6 +7,7 @@ import ServerTestSupport
 import Testing
 
 @testable import RollcallServer
+@testable import RollcallTeaching
 
 @Suite("Timetables", .timeLimit(.minutes(2)))
 struct TimetableServerTests {

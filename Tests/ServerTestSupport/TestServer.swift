@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import RollcallModel
+import RollcallParts
 import RollcallStorage
 import SQLiteNIO
 import Testing

@@ -139,11 +139,37 @@ def test_the_architecture_page_names_every_target(target):
     assert f"Sources/{target} " in page and f"`{target}`" in page, f"docs/architecture.md: add {target}"
 
 
-@pytest.mark.parametrize(
-    "folder", sorted(p.name for p in (ROOT / "Sources" / "RollcallServer").iterdir() if p.is_dir())
-)
-def test_the_architecture_page_names_every_server_folder(folder):
-    assert re.search(rf"^  {folder}/ ", ARCHITECTURE.read_text(), re.M), f"docs/architecture.md: add {folder}/"
+def server_folders() -> list[tuple[str, str]]:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import budgets
+
+    return sorted(
+        (target, folder.name)
+        for target in budgets.SERVER_TARGETS
+        for folder in (ROOT / "Sources" / target).iterdir()
+        if folder.is_dir()
+    )
+
+
+def layout_sections() -> dict[str, str]:
+    """The layout's text, cut at each `Sources/Target` line: what the page says of each target."""
+    sections: dict[str, str] = {}
+    current = None
+    for line in ARCHITECTURE.read_text().split("\n"):
+        heading = re.match(r"^Sources/(\S+) ", line)
+        if heading:
+            current = heading.group(1)
+        elif not line.startswith(" "):
+            current = None
+        if current:
+            sections[current] = sections.get(current, "") + line + "\n"
+    return sections
+
+
+@pytest.mark.parametrize(("target", "folder"), server_folders())
+def test_the_architecture_page_names_every_folder_of_every_server_target(target, folder):
+    section = layout_sections().get(target, "")
+    assert re.search(rf"^  {folder}/ ", section, re.M), f"docs/architecture.md: add {folder}/ under Sources/{target}"
 
 
 def test_the_readme_is_a_newcomers_page_that_links_the_architecture():

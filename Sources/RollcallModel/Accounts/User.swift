@@ -136,3 +136,15 @@ package struct ProfileChange: Sendable {
         self.language = language
     }
 }
+
+extension Role {
+    /// The role in words, on a page: “health officer”. The API sends `rawValue`.
+    package var pageText: String {
+        switch self {
+        case .student: say("student")
+        case .teacher: say("teacher")
+        case .admin: say("admin")
+        case .healthOfficer: say("health officer")
+        }
+    }
+}

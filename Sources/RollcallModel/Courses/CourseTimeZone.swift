@@ -1,4 +1,5 @@
 import Foundation
+import RollcallCore
 import RollcallWords
 
 /// A course's time zone: an IANA identifier such as `Europe/Berlin`, the server's own unless the teacher sets one.
@@ -63,4 +64,9 @@ package enum CourseTimeZone {
     }
 
     private static func two(_ number: Int) -> String { number < 10 ? "0\(number)" : String(number) }
+}
+
+extension Course {
+    /// How the course's pages, letters and exports write moments: in the course's zone.
+    package var timeText: TimeText { TimeText(zone: zone, locale: Catalogs.reader.catalog.locale) }
 }

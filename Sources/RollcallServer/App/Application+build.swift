@@ -4,10 +4,16 @@ import HummingbirdCore
 import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
+import RollcallAccounts
 import RollcallCore
 import RollcallDelivery
+import RollcallHealth
 import RollcallModel
+import RollcallParts
+import RollcallPlatform
+import RollcallQuizzes
 import RollcallStorage
+import RollcallTeaching
 import RollcallWeb
 import RollcallWords
 import ServiceLifecycle

@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdBcrypt
 import RollcallCore
 import RollcallModel
+import RollcallParts
 import RollcallStorage
 import SQLKit
 

@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdBcrypt
 import RollcallCore
 import RollcallModel
+import RollcallParts
 import SQLKit
 
 /// A demo institution to try Rollcall at once: an admin, two teachers, two courses of 30 students, past sessions.

@@ -3,6 +3,7 @@ import HummingbirdBcrypt
 import Logging
 import RollcallCore
 import RollcallModel
+import RollcallParts
 import RollcallStorage
 
 /// Tasks the `rollcall` command runs outside the server: migrating, demo data, creating an admin.

@@ -15,3 +15,14 @@ package enum ZoneNote {
         )
     }
 }
+
+/// One zone of a page's zone menu, and whether it is the one chosen.
+package struct TimeZoneChoice: Sendable {
+    package var id: String
+    package var selected: Bool
+
+    package init(id: String, selected: Bool) {
+        self.id = id
+        self.selected = selected
+    }
+}

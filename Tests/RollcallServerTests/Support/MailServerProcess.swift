@@ -1,5 +1,6 @@
 import Foundation
 import RollcallDelivery
+import RollcallParts
 import Testing
 
 @testable import RollcallCore

@@ -5,10 +5,12 @@ import Hummingbird
 import HummingbirdTesting
 import NIOConcurrencyHelpers
 import RollcallCore
+import RollcallParts
 import RollcallProtocol
 import ServerTestSupport
 import Testing
 
+@testable import RollcallAccounts
 @testable import RollcallServer
 
 /// A school's OpenID Connect provider for the server tests, on loopback: discovery, a key set, and a token endpoint

@@ -7,11 +7,13 @@ import JWTKit
 import NIOConcurrencyHelpers
 import RollcallCore
 import RollcallDelivery
+import RollcallParts
 import RollcallProtocol
 import ServerTestSupport
 import Testing
 import _CryptoExtras
 
+@testable import RollcallPlatform
 @testable import RollcallServer
 
 /// A learning platform for the server tests, on loopback: its key set, a token endpoint that checks Rollcall's

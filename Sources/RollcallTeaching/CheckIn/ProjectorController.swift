@@ -1,0 +1,123 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+import QRCode
+import RollcallCore
+import RollcallModel
+import RollcallParts
+import RollcallStorage
+import RollcallWeb
+import RollcallWords
+
+/// What the projector shows at one moment: the code as a QR image and as text, and the room's count.
+struct ProjectorFrame: Codable, Sendable, ResponseEncodable {
+    var phase: SessionPhase
+    var title: String
+    var step: Int64?
+    var url: String?
+    var svg: String?
+    var typedCode: String?
+    /// Milliseconds until the typed code changes.
+    var typedNextChangeIn: Int?
+    /// Milliseconds until the next code, by the server's clock.
+    var nextChangeIn: Int?
+    var checkedIn: Int
+    var enrolled: Int
+}
+
+/// The projector's feed: the current code now, and every new code pushed over a WebSocket as the server's clock
+/// turns it.
+struct ProjectorController: Sendable {
+    let sessions: SessionStore
+    let checkIns: CheckInStore
+    let courses: CourseStore
+    let access: AccessRule
+    let live: LiveHub
+    /// Where the QR code's link points.
+    let publicURL: String
+    /// Where the projector page is, for the WebSocket's origin check.
+    var pageOrigin: PageOrigin { PageOrigin(publicURL: publicURL) }
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get(CheckInRoutes.projector, use: current)
+        router.ws(
+            CheckInRoutes.projectorLive,
+            shouldUpgrade: { request, context in
+                guard !pageOrigin.crossSite(request, context) else {
+                    throw AppError.forbidden("The live feed opens only from Rollcall's own pages.")
+                }
+                _ = try await managedSession(context)
+                try request.requireWebSocketUpgrade()
+                return .upgrade([:])
+            },
+            onUpgrade: { inbound, outbound, context in
+                let id = try context.requestContext.id("sessionID", .sessionNotFound, "session")
+                try await LiveSocket.closingOnOutage(of: sessions.database, outbound) {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        // The client closing ends the inbound stream, and with it the feed.
+                        group.addTask { for try await _ in inbound {} }
+                        group.addTask { try await feed(sessionID: id, to: outbound) }
+                        try await group.next()
+                        group.cancelAll()
+                    }
+                }
+            }
+        )
+    }
+
+    func managedSession(_ context: AppRequestContext) async throws -> ClassSession {
+        try await access.session(in: context, needing: .manage).session
+    }
+
+    @Sendable func current(_ request: Request, context: AppRequestContext) async throws -> ProjectorFrame {
+        let session = try await managedSession(context)
+        return try await frame(for: session, at: Date())
+    }
+
+    func feed(sessionID: Int64, to outbound: WebSocketOutboundWriter) async throws {
+        let encoder = JSONCoding.encoder
+        try await live.subscribe(sessionID) { changes in
+            while !Task.isCancelled {
+                guard let session = try await sessions.find(id: sessionID) else { return }
+                let now = Date()
+                let frame = try await frame(for: session, at: now)
+                try await outbound.write(.text(String(decoding: try encoder.encode(frame), as: UTF8.self)))
+                // Wake at the next code, or as soon as a check-in (or anything else in the session) commits.
+                let wait = Double(min(frame.nextChangeIn ?? 10_000, frame.typedNextChangeIn ?? 10_000)) / 1000
+                await changes.next(timeout: .seconds(max(wait, 0.05)))
+            }
+        }
+    }
+
+    func frame(for session: ClassSession, at now: Date) async throws -> ProjectorFrame {
+        let phase = session.phase(at: now)
+        var frame = ProjectorFrame(
+            phase: phase, title: session.title,
+            checkedIn: try await checkIns.checkedInCount(sessionID: session.id),
+            enrolled: try await courses.roster.studentCount(courseID: session.courseId)
+        )
+        guard phase == .open, session.settings.mode != .spot else { return frame }
+        let rotating = session.rotatingCode
+        let step = rotating.step(at: now)
+        frame.step = step
+        frame.nextChangeIn = Int((rotating.start(of: step + 1).timeIntervalSince(now) * 1000).rounded(.up))
+        if session.settings.allowTyping {
+            let typed = session.typedRotatingCode
+            let typedStep = typed.step(at: now)
+            frame.typedCode = typed.typedCode(forStep: typedStep)
+            frame.typedNextChangeIn = Int((typed.start(of: typedStep + 1).timeIntervalSince(now) * 1000).rounded(.up))
+        }
+        if session.settings.mode == .qr {
+            let url = checkInURL(code: rotating.code(forStep: step))
+            frame.url = url
+            frame.svg = try QRCode(encoding: url, errorCorrection: .medium).svg(moduleSize: 10, quietZone: 4)
+        }
+        return frame
+    }
+
+    /// The link in the QR code.
+    func checkInURL(code: String) -> String {
+        CheckInRoutes.scanURL(publicURL: publicURL, code: code)
+    }
+}
