@@ -73,6 +73,10 @@ public struct Configuration: Sendable {
     var mailRetry = RetryPolicy()
     /// How often the delivery reads the queue when nothing wakes it.
     var mailPoll: Duration = .seconds(5)
+    /// Waits between attempts at a background job that failed (a score a platform did not take).
+    var jobRetry = RetryPolicy()
+    /// How often the jobs are read when nothing wakes their runner.
+    var jobPoll: Duration = .seconds(5)
     /// Seconds between two texted codes to one number.
     var phoneCodeInterval: TimeInterval = 30
     /// How long the SMTP server may take to answer each command.

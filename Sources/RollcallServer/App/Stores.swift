@@ -25,6 +25,8 @@ struct Stores: Sendable {
     let devices: RememberedDevices
     let personal: PersonalData
     let outbox: Outbox
+    /// Background work: the learning platforms' scores.
+    let jobs: JobQueue
     let proximity: ProximityStore
     let toolKeys: ToolKeys
     let platforms: PlatformStore
@@ -41,8 +43,11 @@ struct Stores: Sendable {
     /// - Parameters:
     ///   - database: the one database every store reads and writes.
     ///   - outbox: where messages go; without one, an outbox that keeps every message for the admin page.
+    ///   - jobs: where background work is queued; without one, a queue no bell wakes.
     ///   - retentionDays: how long evidence is kept, which the data download states.
-    init(database: Database, outbox: Outbox? = nil, retentionDays: Int = Retention.defaultDays) {
+    init(
+        database: Database, outbox: Outbox? = nil, jobs: JobQueue? = nil, retentionDays: Int = Retention.defaultDays
+    ) {
         self.database = database
         users = UserStore(database: database)
         tokens = AccessTokenStore(database: database)
@@ -66,6 +71,8 @@ struct Stores: Sendable {
             database: database, identities: database.caches.identities, retentionDays: retentionDays)
         let outbox = outbox ?? Outbox(database: database, logger: Logger(label: "rollcall"))
         self.outbox = outbox
+        let jobs = jobs ?? JobQueue(database: database)
+        self.jobs = jobs
         toolKeys = ToolKeys(database: database)
         platforms = PlatformStore(database: database)
         launchStates = LaunchStates(database: database)
@@ -75,6 +82,6 @@ struct Stores: Sendable {
         courseLinks = CourseLinks(
             platforms: platforms, linkedCourses: platformCourses, people: platformPeople, services: platformServices,
             courses: courses, sessions: sessions, records: records,
-            outbox: outbox, logger: outbox.logger)
+            jobs: jobs, logger: outbox.logger)
     }
 }
