@@ -217,7 +217,7 @@ struct LearningPlatformTests {
             #expect(marked.status == .ok, "\(marked.text)")
             let send = try await api.call(.post, "/api/v1/courses/\(courseID)/lti/grades", as: admin)
             #expect(send.int("queued") == 4, "\(send.text)")
-            // A refused POST leaves its job waiting, with the platform's answer.
+            // A refused POST leaves its job waiting, with the platform's answer, on the admin's list of grades.
             #expect(
                 try await Self.eventually {
                     try await api.rows(
@@ -227,6 +227,7 @@ struct LearningPlatformTests {
                         """
                     ).count > 0
                 })
+            try await GradeListTests.expectListed(api, admin: admin, students: ["Student 00", "Student 02"])
             let again = try await api.call(.post, "/api/v1/courses/\(courseID)/lti/grades", as: admin)
             #expect(again.int("queued") == 4)
             // The newer scores take the older ones' places; a score on its way at that moment gives way to its newer
