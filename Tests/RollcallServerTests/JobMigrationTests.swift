@@ -45,7 +45,7 @@ struct JobMigrationTests {
 
         let queue = JobQueue(database: database)
         let jobs = try await queue.all()
-        #expect(jobs.map(\.status) == [.superseded, .pending, .pending, .done], "\(jobs)")
+        try #require(jobs.map(\.status) == [.superseded, .pending, .pending, .done], "\(jobs)")
         #expect(jobs.allSatisfy { $0.kind == ScoreJob.name })
         let payloads = try jobs.map { try JSONDecoder().decode(ScoreJob.Payload.self, from: Data($0.payload.utf8)) }
         #expect(payloads.map(\.score.scoreGiven) == [60, 90, 70, 10])

@@ -13,14 +13,16 @@ struct JobQueuePostgresTests {
         defer { postgres.stop() }
         try await postgres.twoProcesses { first, second in
             let queues = [JobQueue(database: first), JobQueue(database: second)]
-            // Twenty keys whose first job a process had claimed when it crashed (its claims ran out a minute ago),
-            // each with a newer job waiting behind it, and twenty keys with one job; queued half by each process.
+            // Twenty keys whose first job a process had claimed when it crashed (its claims ran out a minute ago;
+            // they were retries due after the jobs queued since), each with a newer job waiting behind it, and twenty
+            // keys with one job; queued half by each process.
             for key in 0..<20 { try await queues[key % 2].enqueue([try NumberJob.job("k\(key)", 0)]) }
             try await first.write { sql in
                 try await sql.raw(
                     """
                     UPDATE jobs SET status = 'running', attempts = 1,
-                      claimed_until = \(bind: Date().addingTimeInterval(-60))
+                      claimed_until = \(bind: Date().addingTimeInterval(-60)),
+                      next_attempt_at = \(bind: Date().addingTimeInterval(60))
                     """
                 ).run()
             }
@@ -67,13 +69,15 @@ struct JobQueuePostgresTests {
             let (a, b) = (JobQueue(database: first), JobQueue(database: second))
             try await a.enqueue([try NumberJob.job("k", 1)])
             let held = try #require(try await a.claim(kinds: [NumberJob.name], lease: 60))
-            // Both processes queue a newer number for the key at once: one job waits, the newest of the two.
-            let (two, three) = (try NumberJob.job("k", 2), try NumberJob.job("k", 3))
-            async let onA: Void = a.enqueue([two])
-            async let onB: Void = b.enqueue([three])
+            try await a.enqueue([try NumberJob.job("k", 2)])
+            // Both processes queue a newer number for the key at once: one job waits, with one of the two.
+            let (three, four) = (try NumberJob.job("k", 3), try NumberJob.job("k", 4))
+            async let onA: Void = a.enqueue([three])
+            async let onB: Void = b.enqueue([four])
             _ = try await (onA, onB)
             let waiting = try await b.all().filter { $0.status == .pending }
             #expect(waiting.count == 1, "\(waiting)")
+            #expect(!(waiting.first?.payload.contains("2") ?? true), "2 was replaced: \(waiting)")
             #expect(try await b.claim(kinds: [NumberJob.name], lease: 60) == nil, "the held job goes first")
             try await a.markDone(id: held.id)
             let next = try #require(try await b.claim(kinds: [NumberJob.name], lease: 60))

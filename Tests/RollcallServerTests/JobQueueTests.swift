@@ -132,6 +132,28 @@ struct JobQueueTests {
         }
     }
 
+    @Test func finished_jobs_age_out_with_the_evidence_and_open_ones_stay_however_old() async throws {
+        try await withJobDatabase { database in
+            let queue = JobQueue(database: database)
+            let long = Date().addingTimeInterval(-40 * 86_400)
+            try await queue.enqueue((0..<5).map { try NumberJob.job("k\($0)", $0) }, now: long)
+            for outcome in ["done", "failed", "superseded", "running"] {
+                let job = try #require(try await queue.claim(kinds: [NumberJob.name], now: long, lease: 60))
+                switch outcome {
+                case "done": try await queue.markDone(id: job.id, at: long)
+                case "failed": try await queue.markFailed(id: job.id, error: "no", retryAt: nil, now: long)
+                case "superseded":
+                    try await database.write { sql in
+                        try await sql.raw("UPDATE jobs SET status = 'superseded' WHERE id = \(bind: job.id)").run()
+                    }
+                default: break
+                }
+            }
+            try await EvidenceRetention.purge(database, days: 30, now: Date())
+            #expect(try await queue.all().map(\.status) == [.running, .pending], "work still to do is kept")
+        }
+    }
+
     @Test func a_job_of_a_kind_no_courier_does_waits_for_a_process_that_does() async throws {
         try await withJobDatabase { database in
             let queue = JobQueue(database: database)
