@@ -4,18 +4,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import RollcallCore
-
-/// Why a message could not be handed to the mail server or the SMS gateway.
-package struct DeliveryFailure: Error, CustomStringConvertible {
-    /// The server refused the message itself (a 5xx answer to MAIL, RCPT or DATA): trying again cannot help.
-    package var permanent: Bool
-    package var description: String
-
-    package init(permanent: Bool, description: String) {
-        self.permanent = permanent
-        self.description = description
-    }
-}
+import RollcallModel
 
 /// A small SMTP client (RFC 5321) over SwiftNIO: plain, STARTTLS or implicit TLS, AUTH PLAIN or LOGIN, one
 /// message per connection, every wait bounded by `timeout`.

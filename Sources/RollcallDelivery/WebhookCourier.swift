@@ -24,6 +24,12 @@ package struct WebhookCourier: Courier {
         package var text: String
         /// The outbox id: the same on every attempt, so that a gateway can drop a repeat.
         package var id: Int64
+
+        package init(to: String, text: String, id: Int64) {
+            self.to = to
+            self.text = text
+            self.id = id
+        }
     }
 
     package func deliver(_ message: OutboxMessage) async throws {

@@ -77,6 +77,10 @@ public struct Configuration: Sendable {
     package var mailRetry = RetryPolicy()
     /// How often the delivery reads the queue when nothing wakes it.
     package var mailPoll: Duration = .seconds(5)
+    /// Waits between attempts at a background job that failed (a score a platform did not take).
+    package var jobRetry = RetryPolicy()
+    /// How often the jobs are read when nothing wakes their runner.
+    package var jobPoll: Duration = .seconds(5)
     /// Seconds between two texted codes to one number.
     package var phoneCodeInterval: TimeInterval = 30
     /// How long the SMTP server may take to answer each command.

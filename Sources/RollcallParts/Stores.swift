@@ -27,6 +27,8 @@ package struct Stores: Sendable {
     package let devices: RememberedDevices
     package let personal: PersonalData
     package let outbox: Outbox
+    /// Background work: the learning platforms' scores.
+    package let jobs: JobQueue
     package let proximity: ProximityStore
     package let toolKeys: ToolKeys
     package let platforms: PlatformStore
@@ -43,8 +45,11 @@ package struct Stores: Sendable {
     /// - Parameters:
     ///   - database: the one database every store reads and writes.
     ///   - outbox: where messages go; without one, an outbox that keeps every message for the admin page.
+    ///   - jobs: where background work is queued; without one, a queue no bell wakes.
     ///   - retentionDays: how long evidence is kept, which the data download states.
-    package init(database: Database, outbox: Outbox? = nil, retentionDays: Int = Retention.defaultDays) {
+    package init(
+        database: Database, outbox: Outbox? = nil, jobs: JobQueue? = nil, retentionDays: Int = Retention.defaultDays
+    ) {
         self.database = database
         users = UserStore(database: database)
         tokens = AccessTokenStore(database: database)
@@ -68,6 +73,8 @@ package struct Stores: Sendable {
             database: database, identities: database.caches.identities, retentionDays: retentionDays)
         let outbox = outbox ?? Outbox(database: database, logger: Logger(label: "rollcall"))
         self.outbox = outbox
+        let jobs = jobs ?? JobQueue(database: database)
+        self.jobs = jobs
         toolKeys = ToolKeys(database: database)
         platforms = PlatformStore(database: database)
         launchStates = LaunchStates(database: database)
@@ -77,6 +84,6 @@ package struct Stores: Sendable {
         courseLinks = CourseLinks(
             platforms: platforms, linkedCourses: platformCourses, people: platformPeople, services: platformServices,
             courses: courses, sessions: sessions, records: records,
-            outbox: outbox, logger: outbox.logger)
+            jobs: jobs, logger: outbox.logger)
     }
 }

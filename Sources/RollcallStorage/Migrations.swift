@@ -52,10 +52,12 @@ package enum Migrations {
         step039SessionTitleKey,
         step040FlagRepeats,
         step041CourseLanguage,
+        step042Jobs,
     ]
 
-    /// Applies every step not yet applied, in order; safe to run at every start and from several processes.
-    package static func apply(to database: Database) async throws {
+    /// Applies every step not yet applied, in order; safe to run at every start and from several processes. Tests of
+    /// a step stop `before` it, to lay down the rows it will find.
+    package static func apply(to database: Database, before stop: String? = nil) async throws {
         try await database.transaction { sql in
             try await holdMigrationLock(sql)
             try await sql.raw(
@@ -64,7 +66,7 @@ package enum Migrations {
                 )
             ).run()
         }
-        for step in steps {
+        for step in steps.prefix(while: { $0.name != stop }) {
             try await database.transaction { sql in
                 try await holdMigrationLock(sql)
                 let done = try await sql.select().column("name").from("schema_migrations")

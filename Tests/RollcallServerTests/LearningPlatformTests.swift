@@ -219,17 +219,24 @@ struct LearningPlatformTests {
             #expect(marked.status == .ok, "\(marked.text)")
             let send = try await api.call(.post, "/api/v1/courses/\(courseID)/lti/grades", as: admin)
             #expect(send.int("queued") == 4, "\(send.text)")
+            // A refused POST leaves its job waiting, with the platform's answer, on the admin's list of grades.
             #expect(
                 try await Self.eventually {
-                    try await api.rows("SELECT id FROM outbox WHERE channel = 'lti' AND last_error IS NOT NULL")
-                        .count > 0
+                    try await api.rows(
+                        """
+                        SELECT id FROM jobs WHERE kind = 'lti_score' AND status = 'pending' AND attempts > 0
+                          AND last_error LIKE '%HTTP 503%'
+                        """
+                    ).count > 0
                 })
+            try await GradeListTests.expectListed(api, admin: admin, students: ["Student 00", "Student 02"])
             let again = try await api.call(.post, "/api/v1/courses/\(courseID)/lti/grades", as: admin)
             #expect(again.int("queued") == 4)
-            // The older scores are replaced, a score on its way at that moment as soon as its attempt fails.
+            // The newer scores take the older ones' places; a score on its way at that moment gives way to its newer
+            // one as soon as its attempt fails.
             #expect(
                 try await Self.eventually {
-                    try await api.rows("SELECT id FROM outbox WHERE channel = 'lti' AND status = 'replaced'").count == 4
+                    try await api.rows("SELECT id FROM jobs WHERE kind = 'lti_score' AND status = 'pending'").count == 4
                 })
             platform.set { $0.down = false }
             #expect(try await Self.eventually { platform.scores.count == 8 }, "\(platform.scores.count)")
@@ -238,8 +245,11 @@ struct LearningPlatformTests {
                 late?.given == 80 || late?.given == 100 || (late?.given ?? 0) > 0,
                 "late counts: \(String(describing: late))")
             #expect(platform.state.withLockedValue { $0.refusedScores } == 0, "never out of order")
-            let replaced = try await api.rows("SELECT id FROM outbox WHERE channel = 'lti' AND status = 'replaced'")
-            #expect(replaced.count == 4, "the first queued grades were replaced by the newer ones, not sent")
+            let jobs = try await api.rows("SELECT status FROM jobs WHERE kind = 'lti_score'").map {
+                $0["status"] ?? nil
+            }
+            #expect(jobs.filter { $0 == "done" }.count == 8, "\(jobs)")
+            #expect(jobs.filter { $0 != "done" }.allSatisfy { $0 == "superseded" }, "the first grades were not sent")
             #expect(platform.state.withLockedValue { $0.issuedTokens.count } <= tokens + 1, "the token is kept")
         }
     }
@@ -471,7 +481,7 @@ struct LearningPlatformTests {
             #expect(erased.status == .noContent, "\(erased.text)")
             #expect(try await api.rows("SELECT user_id FROM lti_identities WHERE subject = 's-0'").isEmpty)
             #expect(
-                try await api.rows("SELECT id FROM outbox WHERE channel = 'lti' AND status = 'queued'").isEmpty,
+                try await api.rows("SELECT id FROM jobs WHERE kind = 'lti_score'").isEmpty,
                 "no grade of theirs is sent after they are gone")
             platform.set { $0.down = false }
             _ = try await PlatformLaunch.through(api, platform, subject: "s-0", role: TestPlatform.learnerRole)
@@ -698,9 +708,9 @@ struct LearningPlatformRacesTests {
                     try await servers[0].call(.post, "/api/v1/sessions/\(sessionID)/close", as: admin).status == .ok)
                 #expect(try await LearningPlatformTests.eventually { platform.scores.count == 3 }, "\(platform.scores)")
                 let letters = try await database.read { sql in
-                    try await sql.raw("SELECT id FROM outbox WHERE channel = 'lti'").all().count
+                    try await sql.raw("SELECT id FROM jobs WHERE kind = 'lti_score'").all().count
                 }
-                #expect(letters == 3 && platform.scores.count == 3, "queued once: \(letters) letters")
+                #expect(letters == 3 && platform.scores.count == 3, "queued once: \(letters) score jobs")
                 // The claim itself, asked by eight rounds at the same instant: one wins.
                 let store = PlatformCourses(database: database, courses: CourseStore(database: database))
                 let linkedID = try await database.read { sql in

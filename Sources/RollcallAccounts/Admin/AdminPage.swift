@@ -5,10 +5,11 @@ import RollcallModel
 import RollcallWeb
 import RollcallWords
 
-/// The admin's page: people, teacher approval and the outbox.
+/// The admin's page: people, teacher approval, the outbox and the grades on their way to learning platforms.
 struct AdminPage: Sendable {
     let users: UserStore
     let outbox: Outbox
+    let jobs: JobQueue
     let exposure: ExposureStore
     let platforms: PlatformStore
     let pages: PageRenderer
@@ -62,6 +63,8 @@ struct AdminPage: Sendable {
         page.peopleCount = listed.count
         page.waitingCount = waiting.count
         page.peoplePages = peoplePages
+        page.grades = try await grades(time: time)
+        page.noGrades = page.grades.isEmpty
         return try pages.render(page, title: "Admin · Rollcall", context: context)
     }
 
@@ -219,6 +222,9 @@ struct AdminPageModel: PageModel {
     var platforms: [Platform] = []
     var tool: Tool? = nil
     var peoplePages: PageLinks?
+    /// Scores for learning platforms still to send, or refused for good.
+    var grades: [Grade] = []
+    var noGrades = true
 
     init(
         users: [Person], q: String, messages: [Message], noMessages: Bool, olderMessages: String?,

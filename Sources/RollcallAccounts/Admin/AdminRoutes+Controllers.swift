@@ -8,8 +8,8 @@ extension AdminRoutes {
         let stores = parts.stores
         AdminController(users: stores.users, outbox: stores.outbox).addRoutes(to: router)
         AdminPage(
-            users: stores.users, outbox: stores.outbox, exposure: stores.exposure, platforms: stores.platforms,
-            pages: parts.pages, publicURL: parts.configuration.publicURL
+            users: stores.users, outbox: stores.outbox, jobs: stores.jobs, exposure: stores.exposure,
+            platforms: stores.platforms, pages: parts.pages, publicURL: parts.configuration.publicURL
         ).addRoutes(to: router)
     }
 }

@@ -11,8 +11,8 @@ import ServiceLifecycle
 ///
 /// Aged out: location readings, device ids and client addresses (`check_in_evidence`, `device_bindings`), the phones'
 /// pseudo-IDs and encounters, the room's "heard by" counts and `heard` events, passkey verifications, flags (quiz
-/// flags too) and their live events, the outbox, sign-in failures, and expired challenges, tokens and confirmation
-/// links. Kept: attendance records, their audit, exposure-report audit entries, courses and grades.
+/// flags too) and their live events, the outbox and finished jobs, sign-in failures, and expired challenges, tokens
+/// and confirmation links. Kept: attendance records, their audit, exposure-report audit entries, courses and grades.
 /// Scan tickets are signed, not stored, so there is nothing of them to delete.
 package struct EvidenceRetention: Service {
     package let database: Database
@@ -67,6 +67,10 @@ package struct EvidenceRetention: Service {
         try await database.write { sql in
             try await sql.delete(from: "outbox").where("created_at", .lessThan, SQLBind(cutoff))
                 .where("status", .notIn, SQLBind.group(["queued", "sending"])).run()
+        }
+        try await database.write { sql in
+            try await sql.delete(from: "jobs").where("updated_at", .lessThan, SQLBind(cutoff))
+                .where("status", .notIn, SQLBind.group(JobStatus.open.map(\.rawValue))).run()
         }
         // A flag's live event repeats its detail, and a `heard` event names whose phone heard whose.
         try await database.write { sql in

@@ -13,8 +13,7 @@ package struct OutboxMessage: Codable, Sendable, Equatable {
     /// The plain text; for email, the HTML part is `html`.
     package var body: String
     package var html: String?
-    /// `stored` (kept here only: no courier for its channel), `queued`, `sending`, `sent`, `failed`, or `replaced` (a
-    /// score a newer one made unnecessary).
+    /// `stored` (kept here only: no courier for its channel), `queued`, `sending`, `sent` or `failed`.
     package var status: String
     package var attempts: Int
     package var lastError: String?
@@ -26,12 +25,6 @@ package struct OutboxMessage: Codable, Sendable, Equatable {
 /// Where a message goes.
 package enum MessageChannel: String, Sendable {
     case email, sms
-    /// A score for a learning platform's gradebook (LTI Assignment and Grade Services): queued and retried like mail.
-    case lti
-
-    /// The channels where only the newest message to a recipient on a subject counts (a score), so that a newer one
-    /// replaces an older one not yet delivered.
-    package static let newestOnly: [MessageChannel] = [.lti]
 }
 
 /// A message to send: for email, a subject, a text and an HTML part; for SMS, the text alone.
@@ -45,9 +38,8 @@ package struct OutgoingMessage: Sendable, Equatable {
 
     package init(
         channel: MessageChannel, recipient: String, recipientName: String? = nil, subject: String, text: String,
-        html: String? = nil, replacesQueued: Bool = false
+        html: String? = nil
     ) {
-        self.replacesQueued = replacesQueued
         self.channel = channel
         self.recipient = recipient
         self.recipientName = recipientName
@@ -55,9 +47,6 @@ package struct OutgoingMessage: Sendable, Equatable {
         self.text = text
         self.html = html
     }
-    /// Whether this message makes a queued one to the same recipient with the same subject unnecessary: a newer
-    /// score replaces an older one not sent yet, so that the platform never gets them out of order.
-    package var replacesQueued = false
 }
 
 /// Where outgoing email and SMS go; a real provider implements this, the embedded default is the outbox.
@@ -110,13 +99,6 @@ package struct Outbox: MessageSender {
             guard let messages = try await compose(sql) else { return nil }
             for message in messages {
                 let queued = delivered.contains(message.channel)
-                if message.replacesQueued {
-                    try await sql.update("outbox").set("status", to: "replaced").set(
-                        "next_attempt_at", to: SQLLiteral.null
-                    )
-                    .where("channel", .equal, message.channel.rawValue).where("recipient", .equal, message.recipient)
-                    .where("subject", .equal, message.subject).where("status", .equal, "queued").run()
-                }
                 try await sql.insert(into: "outbox")
                     .columns(
                         "channel", "recipient", "recipient_name", "subject", "body", "html", "status",

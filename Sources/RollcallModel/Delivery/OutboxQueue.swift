@@ -54,33 +54,14 @@ package struct OutboxQueue: Sendable {
         }
     }
 
-    /// The attempt failed: the message waits until `retryAt`, or, without one, has failed for good. A score that was
-    /// on its way when a newer one was queued is not tried again: the newer one replaces it, as it would have in the
-    /// queue, so that an older score never reaches the platform after a newer one.
+    /// The attempt failed: the message waits until `retryAt`, or, without one, has failed for good.
     package func markFailed(id: Int64, error: String, retryAt: Date?) async throws {
-        try await database.transaction { sql in
-            let replaced = retryAt == nil ? false : try await Self.hasNewer(id, in: sql)
-            let status = replaced ? "replaced" : retryAt == nil ? "failed" : "queued"
-            let next = replaced ? nil : retryAt
-            try await sql.update("outbox").set("status", to: status)
+        try await database.write { sql in
+            try await sql.update("outbox").set("status", to: retryAt == nil ? "failed" : "queued")
                 .set("last_error", to: SQLBind(String(error.prefix(1000))))
-                .set("next_attempt_at", to: next.map { SQLBind($0) as any SQLExpression } ?? SQLLiteral.null)
+                .set("next_attempt_at", to: retryAt.map { SQLBind($0) as any SQLExpression } ?? SQLLiteral.null)
                 .set("claimed_until", to: SQLLiteral.null).where("id", .equal, id).run()
         }
-    }
-
-    /// Whether message `id` is on a channel where only the newest counts and a newer one to the same recipient on
-    /// the same subject has been queued since.
-    private static func hasNewer(_ id: Int64, in sql: any SQLDatabase) async throws -> Bool {
-        try await sql.raw(
-            """
-            SELECT newer.id FROM outbox AS message JOIN outbox AS newer
-              ON newer.channel = message.channel AND newer.recipient = message.recipient
-              AND newer.subject = message.subject AND newer.id > message.id
-            WHERE message.id = \(bind: id) AND message.channel IN (\(binds: MessageChannel.newestOnly.map(\.rawValue)))
-            LIMIT 1
-            """
-        ).first() != nil
     }
 
     /// When the next queued message of `channels` falls due, if any waits.

@@ -284,10 +284,9 @@ package struct PersonalData: Sendable {
             if sql.dialect.name == "postgresql" {
                 try await sql.raw("SELECT id FROM users WHERE id = \(bind: id) FOR NO KEY UPDATE").run()
             }
-            // Scores for learning platforms name the person by their subject, which goes with the links below.
-            try await sql.raw(
-                "DELETE FROM outbox WHERE channel = 'lti' AND recipient IN (SELECT subject FROM lti_identities WHERE user_id = \(bind: id))"
-            ).run()
+            // Jobs about the person, such as their scores for learning platforms (which name them by their subject):
+            // none is done for someone who is gone.
+            try await sql.delete(from: "jobs").where("user_id", .equal, SQLBind(id)).run()
             for (table, column) in [
                 ("access_tokens", "user_id"), ("email_verifications", "user_id"), ("password_resets", "user_id"),
                 ("phone_codes", "user_id"), ("passkey_challenges", "user_id"),

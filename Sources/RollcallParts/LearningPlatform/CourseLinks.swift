@@ -8,7 +8,7 @@ import RollcallWords
 import SQLKit
 
 /// What a linked course exchanges with its platform: the roster in (Names and Role Provisioning), the attendance
-/// grades out (Assignment and Grade Services, queued in the outbox like mail).
+/// grades out (Assignment and Grade Services, queued as jobs: `ScoreJob`).
 package struct CourseLinks: Sendable {
     package let platforms: PlatformStore
     package let linkedCourses: PlatformCourses
@@ -17,7 +17,7 @@ package struct CourseLinks: Sendable {
     package let courses: CourseStore
     package let sessions: SessionStore
     package let records: RecordStore
-    package let outbox: Outbox
+    package let jobs: JobQueue
     package let logger: Logger
 
     /// What a roster sync changed.
@@ -107,7 +107,7 @@ package struct CourseLinks: Sendable {
     }
 
     /// Queues every student's score: each student on the roster whom the platform knows, with the course grade
-    /// (attendance, and quizzes where they count). A newer score replaces an older one still queued. Answers how
+    /// (attendance, and quizzes where they count). A newer score replaces an older one still waiting. Answers how
     /// many were queued.
     @discardableResult
     package func queueGrades(_ linked: LinkedCourse, platform: LearningPlatform, now: Date = Date()) async throws -> Int
@@ -119,24 +119,20 @@ package struct CourseLinks: Sendable {
         let gradebook = try await records.gradebook(courseRecords)
         let students = courseRecords.students.filter(\.enrolled)
         let subjects = try await linkedCourses.subjects(platformID: platform.id, userIDs: students.map(\.id))
-        var messages: [OutgoingMessage] = []
+        var scores: [NewJob] = []
         for student in students {
             guard let subject = subjects[student.id] else { continue }
             let figures = gradebook.figures(studentID: student.id)
             let score = LTI.score(
                 userID: subject, grade: figures.courseGrade, explanation: say(figures.courseGradeExplanation), at: now)
-            let body = ScoreCourier.Letter(
-                platformId: platform.id, lineItem: lineItem, score: score, offered: linked.offeredScopes)
-            messages.append(
-                OutgoingMessage(
-                    channel: .lti, recipient: subject, recipientName: student.name, subject: lineItem,
-                    text: String(decoding: try JSONEncoder().encode(body), as: UTF8.self), html: nil,
-                    replacesQueued: true))
+            scores.append(
+                try NewJob(
+                    ScoreJob.self,
+                    .init(platformId: platform.id, lineItem: lineItem, score: score, offered: linked.offeredScopes),
+                    courseID: course.id, userID: student.id))
         }
-        guard !messages.isEmpty else { return 0 }
-        let letters = messages
-        try await outbox.send(composing: { _ in letters })
-        return messages.count
+        try await jobs.enqueue(scores, now: now)
+        return scores.count
     }
 
     /// Queues the grades of each linked course whose latest session ended since its grades were last queued; the
@@ -164,47 +160,6 @@ package struct CourseLinks: Sendable {
         AppError(
             .serviceUnavailable, .ltiPlatformUnavailable,
             "\(platform.name) does not answer just now. Try again in a few minutes.", retryAfter: 60)
-    }
-}
-
-/// Posts a queued score to its platform's line item.
-package struct ScoreCourier: Courier {
-    package let platforms: PlatformStore
-    package let services: PlatformServices
-
-    package init(platforms: PlatformStore, services: PlatformServices) {
-        self.platforms = platforms
-        self.services = services
-    }
-
-    /// What an `lti` message of the outbox holds.
-    package struct Letter: Codable, Sendable {
-        package var platformId: Int64
-        package var lineItem: String
-        package var score: LTI.Score
-        /// The gradebook scopes the course's launch offered; absent in scores queued before they were kept.
-        package var offered: [String]? = nil
-
-        package init(platformId: Int64, lineItem: String, score: LTI.Score, offered: [String]? = nil) {
-            self.platformId = platformId
-            self.lineItem = lineItem
-            self.score = score
-            self.offered = offered
-        }
-    }
-
-    package func deliver(_ message: OutboxMessage) async throws {
-        let letter: Letter
-        do {
-            letter = try JSONDecoder().decode(Letter.self, from: Data(message.body.utf8))
-        } catch {
-            throw DeliveryFailure(permanent: true, description: "the score is not readable: \(error)")
-        }
-        guard let platform = try await platforms.find(id: letter.platformId) else {
-            throw DeliveryFailure(permanent: true, description: "the platform is no longer registered")
-        }
-        try await services.post(
-            letter.score, lineItem: letter.lineItem, platform: platform, offered: letter.offered ?? [])
     }
 }
 

@@ -32,13 +32,12 @@ public func buildApplication(
     }()
     let database = try openDatabase(configuration, logger: logger)
     let bell = DeliveryBell()
-    var couriers = configuredCouriers(configuration)
+    let jobBell = DeliveryBell()
+    let couriers = configuredCouriers(configuration)
     let stores = Stores(
         database: database,
-        outbox: Outbox(
-            database: database, logger: logger, delivered: Set(couriers.keys).union([.lti]), bell: bell),
-        retentionDays: configuration.evidenceDays)
-    couriers[.lti] = ScoreCourier(platforms: stores.platforms, services: stores.platformServices)
+        outbox: Outbox(database: database, logger: logger, delivered: Set(couriers.keys), bell: bell),
+        jobs: JobQueue(database: database, bell: jobBell), retentionDays: configuration.evidenceDays)
     let router = try await buildRouter(
         stores: stores, configuration: configuration, passwordCost: passwordCost ?? UInt8(configuration.bcryptCost))
     let schema = SchemaReady()
@@ -55,11 +54,17 @@ public func buildApplication(
         Periodically.invitationSender(InvitationMail(configuration, stores: stores), ready: schema, logger: logger),
         Periodically.gradeReturn(stores, ready: schema, logger: logger),
     ]
-    // Always one at least: the learning platforms' scores.
+    if !couriers.isEmpty {
+        services.append(
+            OutboxDelivery(
+                queue: OutboxQueue(database: database), couriers: couriers, bell: bell, ready: schema,
+                logger: logger, retry: configuration.mailRetry, poll: configuration.mailPoll))
+    }
     services.append(
-        OutboxDelivery(
-            queue: OutboxQueue(database: database), couriers: couriers, bell: bell, ready: schema,
-            logger: logger, retry: configuration.mailRetry, poll: configuration.mailPoll))
+        JobRunner(
+            queue: stores.jobs,
+            couriers: [ScoreCourier(platforms: stores.platforms, services: stores.platformServices)],
+            bell: jobBell, ready: schema, logger: logger, retry: configuration.jobRetry, poll: configuration.jobPoll))
     var app = Application(
         router: router,
         server: try serverBuilder(configuration, router: router),

@@ -355,6 +355,8 @@ final class TestPlatform: Sendable {
         configuration.publicURL = "http://rollcall.test"
         configuration.mailRetry = RetryPolicy(first: 0.2, longest: 0.5, attempts: 100)
         configuration.mailPoll = .milliseconds(200)
+        configuration.jobRetry = RetryPolicy(first: 0.2, longest: 0.5, attempts: 100)
+        configuration.jobPoll = .milliseconds(200)
     }
 
     /// Starts a platform on loopback and runs `body` with it.
