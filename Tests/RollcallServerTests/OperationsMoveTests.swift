@@ -66,6 +66,19 @@ struct OperationsMoveTests {
         }
         let new = try await maxima(moved)
         #expect(new.events > old.events, "the new check-in's event is numbered past the copied ones")
+
+        // And back, once the servers' connections are closed: PostgreSQL into a new SQLite file.
+        var back: Operations.Report?
+        try await eventually("the servers' connections to PostgreSQL to close") {
+            do {
+                back = try await Operations.copyDatabase(moved, to: scratch.path("back/rollcall.sqlite"))
+                return true
+            } catch let refused as OperationRefused where refused.description.contains("Other connections") {
+                return false
+            }
+        }
+        #expect(back?.lines.last?.contains("equal on both sides") == true, "\(back?.lines ?? [])")
+        #expect(try await Operations.check(scratch.configuration("back")).passed)
     }
 
     /// The highest session and session-event ids in a database.

@@ -142,10 +142,13 @@ enum TableScan {
             }
             let rows = try await query.all()
             guard !rows.isEmpty else { return }
-            try await each(
-                try rows.map { row in
-                    try columns.map { try StoredValue.read(row, column: $0, kind: kinds[$0]) }
-                })
+            // A table read whole is still handed on a batch at a time: one statement takes only so many values.
+            for start in stride(from: 0, to: rows.count, by: batchSize) {
+                try await each(
+                    try rows[start..<min(start + batchSize, rows.count)].map { row in
+                        try columns.map { try StoredValue.read(row, column: $0, kind: kinds[$0]) }
+                    })
+            }
             guard key != nil, rows.count == batchSize, let last = rows.last else { return }
             after = try last.decode(column: "rollcall_key", as: Int64.self)
         }
