@@ -226,6 +226,12 @@ package struct SQLiteFileDatabase: SQLDatabase {
     package let logger: Logger
     package let eventLoop: any EventLoop
 
+    package init(connection: SQLiteFileConnection, logger: Logger, eventLoop: any EventLoop) {
+        self.connection = connection
+        self.logger = logger
+        self.eventLoop = eventLoop
+    }
+
     private static let encoder = SQLiteDataEncoder()
 
     package var version: (any SQLDatabaseReportedVersion)? { nil }

@@ -16,7 +16,7 @@ struct RollcallCommand: AsyncParsableCommand {
         subcommands: [
             Serve.self, Migrate.self, DemoData.self, CreateAdmin.self, PrintQRCode.self, Login.self, Logout.self,
             Courses.self, CourseCommand.self, RosterCommand.self, SessionCommand.self, Export.self, Watch.self,
-            Projector.self, ProximityCommand.self,
+            Projector.self, ProximityCommand.self, Backup.self, Check.self, Restore.self, CopyDatabase.self,
         ],
         defaultSubcommand: Serve.self
     )
@@ -27,7 +27,9 @@ struct RollcallCommand: AsyncParsableCommand {
             var command = try parseAsRoot()
             // The server's own commands speak the school's language (`ROLLCALL_DEFAULT_LANGUAGE`) to each person;
             // the client commands speak the language of the shell they run in.
-            if !(command is Serve || command is Migrate || command is DemoData || command is CreateAdmin) {
+            if !(command is Serve || command is Migrate || command is DemoData || command is CreateAdmin
+                || command is OperatorCommand)
+            {
                 CommandLineLanguage.adopt()
             }
             if var command = command as? any AsyncParsableCommand {
@@ -74,8 +76,15 @@ struct Serve: AsyncParsableCommand {
 struct Migrate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Bring the database schema up to date.")
     @OptionGroup var options: ServerOptions
+    @Flag(help: "List the steps it would take, and change nothing.")
+    var dryRun = false
 
     func run() async throws {
+        if dryRun {
+            let steps = try await Operations.migrationPlan(try options.configuration())
+            print(steps.isEmpty ? say("The database is up to date.") : steps.joined(separator: "\n"))
+            return
+        }
         try await Maintenance.migrate(try options.configuration())
         print(say("The database is up to date."))
     }
