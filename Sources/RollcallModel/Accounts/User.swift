@@ -39,8 +39,8 @@ package struct User: Codable, Sendable, Equatable {
     package var letterLanguage: String? { language ?? firstLanguage }
 
     /// How the person's pages write moments where no course is involved: their zone, else the server's.
-    package var timeText: TimeText {
-        TimeText(zoneIdentifier: timeZone ?? CourseTimeZone.serverDefault, locale: Catalogs.reader.catalog.locale)
+    package func timeText(in reader: Reader) -> TimeText {
+        TimeText(zoneIdentifier: timeZone ?? CourseTimeZone.serverDefault, locale: reader.locale)
     }
 
     /// Whether the person holds `role`, as their own or granted.

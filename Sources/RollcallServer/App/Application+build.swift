@@ -31,7 +31,7 @@ public func buildApplication(
         database: database,
         outbox: Outbox(
             database: database, logger: logger, delivered: Set(couriers.keys).union([.lti]), bell: bell),
-        retentionDays: configuration.evidenceDays)
+        retentionDays: configuration.evidenceDays, language: configuration.defaultLanguage)
     couriers[.lti] = ScoreCourier(platforms: stores.platforms, services: stores.platformServices)
     let router = try await buildRouter(
         stores: stores, configuration: configuration, passwordCost: passwordCost ?? UInt8(configuration.bcryptCost))

@@ -44,7 +44,11 @@ struct Stores: Sendable {
     ///   - database: the one database every store reads and writes.
     ///   - outbox: where messages go; without one, an outbox that keeps every message for the admin page.
     ///   - retentionDays: how long evidence is kept, which the data download states.
-    init(database: Database, outbox: Outbox? = nil, retentionDays: Int = Retention.defaultDays) {
+    ///   - language: the school's language (`ROLLCALL_DEFAULT_LANGUAGE`), for what Rollcall says to a platform about
+    ///     a course that names none.
+    init(
+        database: Database, outbox: Outbox? = nil, retentionDays: Int = Retention.defaultDays, language: String = "en"
+    ) {
         self.database = database
         users = UserStore(database: database)
         tokens = AccessTokenStore(database: database)
@@ -77,6 +81,6 @@ struct Stores: Sendable {
         courseLinks = CourseLinks(
             platforms: platforms, linkedCourses: platformCourses, people: platformPeople, services: platformServices,
             courses: courses, sessions: sessions, records: records,
-            outbox: outbox, logger: outbox.logger)
+            outbox: outbox, logger: outbox.logger, language: language)
     }
 }

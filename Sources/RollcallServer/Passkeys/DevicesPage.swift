@@ -18,25 +18,29 @@ struct DevicesPage: Sendable {
 
     @Sendable func devices(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let time = user.timeText
+        let reader = context.reader
+        let time = user.timeText(in: reader)
         let passkeys = try await self.passkeys.list(userID: user.id)
         let rows = passkeys.map { passkey in
             DevicesPageModel.Row(
-                id: passkey.id, name: passkey.name, kind: passkey.kindText, created: time.moment(passkey.createdAt),
-                lastUsed: passkey.lastUsedAt.map { say("last used \(time.moment($0))") } ?? say("not used yet"))
+                id: passkey.id, name: passkey.name, kind: passkey.kindText(in: reader),
+                created: time.moment(passkey.createdAt),
+                lastUsed: passkey.lastUsedAt.map { reader.say("last used \(time.moment($0))") }
+                    ?? reader.say("not used yet"))
         }
         let here = try await remembered.current(request)
         let browsers = try await remembered.list(userID: user.id).map { device in
             DevicesPageModel.Browser(
                 id: device.id, name: device.name, phone: PhoneNumber.masked(device.phone),
                 remembered: time.moment(device.createdAt), until: time.moment(device.expiresAt),
-                lastUsed: device.lastUsedAt.map { say("signed in without a code \(time.moment($0))") }
-                    ?? say("not used since"),
+                lastUsed: device.lastUsedAt.map { reader.say("signed in without a code \(time.moment($0))") }
+                    ?? reader.say("not used since"),
                 current: device.id == here)
         }
         let page = DevicesPageModel(
             passkeys: rows, empty: rows.isEmpty, count: rows.count,
-            suggestedName: rows.isEmpty ? say("My phone") : say("Passkey \(rows.count + 1)"), browsers: browsers,
+            suggestedName: rows.isEmpty ? reader.say("My phone") : reader.say("Passkey \(rows.count + 1)"),
+            browsers: browsers,
             hasBrowsers: !browsers.isEmpty)
         return try pages.render(page, title: "Devices · Rollcall", context: context)
     }
@@ -76,9 +80,10 @@ struct DevicesPageModel: PageModel {
 
 extension Passkey {
     /// Synced passkeys live on every device of the person's account; device-bound ones on one device only.
-    var kindText: String {
+    func kindText(in reader: Reader) -> String {
         backedUp
-            ? say("Synced passkey") : backupEligible ? say("Passkey (not synced yet)") : say("Device-bound passkey")
+            ? reader.say("Synced passkey")
+            : backupEligible ? reader.say("Passkey (not synced yet)") : reader.say("Device-bound passkey")
     }
 }
 
@@ -91,16 +96,16 @@ extension CourseVerification {
     }
 
     /// The reuse windows the course page offers.
-    static func reuseChoices(selected: Int) -> [ReuseChoice] {
+    static func reuseChoices(selected: Int, in reader: Reader) -> [ReuseChoice] {
         var choices = [0, 60, 300, 600, 900, 1800, 3600]
         if !choices.contains(selected) { choices.append(selected) }
         return choices.sorted().map { seconds in
             let label =
                 seconds == 0
-                ? say("no later check-ins (ask every time)")
+                ? reader.say("no later check-ins (ask every time)")
                 : seconds % 60 == 0
-                    ? say(seconds / 60, one: "{0} minute", other: "{0} minutes")
-                    : say(seconds, one: "{0} second", other: "{0} seconds")
+                    ? reader.say(seconds / 60, one: "{0} minute", other: "{0} minutes")
+                    : reader.say(seconds, one: "{0} second", other: "{0} seconds")
             return ReuseChoice(seconds: seconds, label: label, selected: seconds == selected)
         }
     }
@@ -117,10 +122,12 @@ extension CheckInVerificationRecord {
         var when: String
     }
 
-    func pageRow(_ time: TimeText) -> PageRow {
+    func pageRow(_ time: TimeText, in reader: Reader) -> PageRow {
         PageRow(
-            student: studentName, passkey: passkeyName ?? say("removed passkey"),
-            kind: backedUp ? say("synced") : backupEligible ? say("syncable, not synced") : say("device-bound"),
+            student: studentName, passkey: passkeyName ?? reader.say("removed passkey"),
+            kind: backedUp
+                ? reader.say("synced")
+                : backupEligible ? reader.say("syncable, not synced") : reader.say("device-bound"),
             kindClass: backedUp ? "evidence-synced" : "evidence-bound", reused: reused, when: time.moment(createdAt))
     }
 }
