@@ -9,7 +9,8 @@
 The sentences are found where the code marks them:
 - templates: {{#t}}English{{/t}} (whitespace collapsed, as the server does);
 - page scripts: t("English", ...) and tn(count, "one", "other", ...);
-- Swift: say("…"), say(n, one: "…", other: "…"), the sentence of AppError(…), .forbidden(…), .conflict(…),
+- Swift: reader.say("…"), reader.say(n, one: "…", other: "…") (`say` is a method of the reader, whichever value
+  holds it: `context.reader.say`, `letters.reader.say`), the sentence of AppError(…), .forbidden(…), .conflict(…),
   .notFound(…), refused(…), message: "…", what: "…", one:/other: pairs, and every literal inside a declaration whose
   type is Phrase (`var message: Phrase { … }`, `func …(…) -> Phrase { … }`, `let x: Phrase = "…"`).
 A Swift interpolation \\(…) becomes {0}, {1}… in order, as Phrase does at run time. A Swift literal that reads as a
@@ -179,6 +180,7 @@ def closing(text, open_index, pair="()"):
     return len(text)
 
 
+# `say` is matched after a dot too (`reader.say(`, `context.reader.say(`): `\b` sits between the dot and the name.
 CALLS = re.compile(
     r"\b(?:say|AppError|forbidden|conflict|notFound|invalidJSON|refused|refuse|PasskeyFailure|TooManyAttempts"
     r"|recordsMustBeKept|invalidValue)\(")
@@ -200,7 +202,7 @@ def swift(messages):
                 messages.add(key, ref(position), context=context)
 
             def meaning(position):
-                """The context of the `say(context: "…", …)` call holding the literal at position, if any."""
+                """The context of the `reader.say(context: "…", …)` call holding the literal at position, if any."""
                 found = None
                 window = max(0, position - 300)
                 for call in re.finditer(r'\bsay\(\s*context:\s*"([^"]*)"', text[window:position]):

@@ -47,8 +47,11 @@ package struct Stores: Sendable {
     ///   - outbox: where messages go; without one, an outbox that keeps every message for the admin page.
     ///   - jobs: where background work is queued; without one, a queue no bell wakes.
     ///   - retentionDays: how long evidence is kept, which the data download states.
+    ///   - language: the school's language (`ROLLCALL_DEFAULT_LANGUAGE`), for what Rollcall says to a platform about
+    ///     a course that names none.
     package init(
-        database: Database, outbox: Outbox? = nil, jobs: JobQueue? = nil, retentionDays: Int = Retention.defaultDays
+        database: Database, outbox: Outbox? = nil, jobs: JobQueue? = nil, retentionDays: Int = Retention.defaultDays,
+        language: String = "en"
     ) {
         self.database = database
         users = UserStore(database: database)
@@ -84,6 +87,6 @@ package struct Stores: Sendable {
         courseLinks = CourseLinks(
             platforms: platforms, linkedCourses: platformCourses, people: platformPeople, services: platformServices,
             courses: courses, sessions: sessions, records: records,
-            jobs: jobs, logger: outbox.logger)
+            jobs: jobs, logger: outbox.logger, language: language)
     }
 }

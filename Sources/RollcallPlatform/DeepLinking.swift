@@ -30,6 +30,7 @@ struct DeepLinking: Sendable {
                 try await linkedCourses.linkedCourse(platformID: platform.id, contextID: course.id)?.lineItemUrl != nil
         }
         let now = Date()
+        let reader = context.reader
         let response = DeepLinkingResponse(
             iss: platform.clientId, aud: platform.issuer, iat: Int(now.timeIntervalSince1970),
             exp: Int(now.timeIntervalSince1970) + 600, nonce: OpaqueToken.make(),
@@ -37,12 +38,12 @@ struct DeepLinking: Sendable {
             data: launch.deepLinkData,
             contentItems: [
                 .init(
-                    type: "ltiResourceLink", title: say("Rollcall attendance"), url: launchURL,
-                    text: say("Check in to class sessions and see your attendance."),
+                    type: "ltiResourceLink", title: reader.say("Rollcall attendance"), url: launchURL,
+                    text: reader.say("Check in to class sessions and see your attendance."),
                     lineItem: hasColumn
                         ? nil
                         : .init(
-                            scoreMaximum: 100, label: say("Attendance"), resourceId: LTI.lineItemResourceID,
+                            scoreMaximum: 100, label: reader.say("Attendance"), resourceId: LTI.lineItemResourceID,
                             tag: LTI.lineItemTag))
             ])
         let jwt = try await keys.sign(response)

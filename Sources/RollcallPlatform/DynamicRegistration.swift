@@ -60,7 +60,7 @@ struct DynamicRegistration: Sendable {
         let url = configuration.publicURL + LearningPlatformRoutes.register.description + "?secret=" + secret
         return try LinkEnvelope(
             url: url, expiresAt: expires,
-            message: say(
+            message: context.reader.say(
                 "Paste this URL into the platform's dynamic registration within an hour; it works once: \(url)")
         ).response(from: request, context: context, status: .created)
     }
@@ -84,7 +84,8 @@ struct DynamicRegistration: Sendable {
             refusal: "This registration URL was tried too often. Ask Rollcall's admin for a new one.")
         let platformConfiguration = try await fetchConfiguration(configurationURL)
         let registered = try await registerTool(
-            at: platformConfiguration, token: request.query("registration_token"), logger: context.logger)
+            at: platformConfiguration, token: request.query("registration_token"), logger: context.logger,
+            in: context.reader)
         let name = platformConfiguration.name
         let stored: LearningPlatform? = try await database.transaction { sql in
             // Taken in the same transaction that keeps the registration: one platform per URL.
@@ -170,13 +171,15 @@ struct DynamicRegistration: Sendable {
             name: String((product.map { "\($0.prefix(40)) at \(host)" } ?? host).prefix(100)))
     }
 
-    /// Registers Rollcall at the platform's registration endpoint; answers the client id and deployment it gave.
-    func registerTool(at platform: PlatformConfiguration, token: String?, logger: Logger) async throws
+    /// Registers Rollcall at the platform's registration endpoint, named in `reader`'s words (the registering
+    /// request's); answers the client id and deployment it gave.
+    func registerTool(at platform: PlatformConfiguration, token: String?, logger: Logger, in reader: Reader)
+        async throws
         -> (clientID: String, deploymentID: String?)
     {
         let base = configuration.publicURL
         let launch = base + LearningPlatformRoutes.launch.description
-        let label = say("Rollcall attendance")
+        let label = reader.say("Rollcall attendance")
         let tool: [String: Any] = [
             "application_type": "web", "response_types": ["id_token"],
             "grant_types": ["implicit", "client_credentials"],

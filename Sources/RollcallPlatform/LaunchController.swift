@@ -127,7 +127,7 @@ struct LaunchController: Sendable {
             return try pages.render(
                 NewWindowPage(
                     href: LearningPlatformRoutes.linkPage.description + "?code=" + code, platform: platform.name,
-                    message: say(
+                    message: context.reader.say(
                         "Rollcall has an account for \(existing.email) already. Open Rollcall to link it to \(platform.name), or to go on with a new one."
                     )
                 ),
@@ -203,7 +203,7 @@ struct LaunchController: Sendable {
         return try pages.render(
             NewWindowPage(
                 href: LearningPlatformRoutes.continuation.description + "?code=" + code, platform: platform.name,
-                message: say(
+                message: context.reader.say(
                     "\(platform.name) shows Rollcall inside its page, where this browser does not let Rollcall keep you signed in. Open it in a window of its own to continue as \(user.name): you stay signed in there."
                 )
             ),

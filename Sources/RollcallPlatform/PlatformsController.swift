@@ -140,17 +140,18 @@ struct PlatformsController: Sendable {
     @Sendable func sync(_ request: Request, context: AppRequestContext) async throws -> SyncEnvelope {
         let (linked, platform) = try await linked(context, needing: .manage, changing: true)
         let report = try await links.sync(linked, platform: platform)
-        return SyncEnvelope(sync: report, message: Self.sentence(report, platform: platform.name))
+        return SyncEnvelope(sync: report, message: Self.sentence(report, platform: platform.name, in: context.reader))
     }
 
     @Sendable func grades(_ request: Request, context: AppRequestContext) async throws -> GradesEnvelope {
         let (linked, platform) = try await linked(context, needing: .manage)
         let queued = try await links.queueGrades(linked, platform: platform)
+        let reader = context.reader
         return GradesEnvelope(
             queued: queued,
             message: queued == 0
-                ? say("No student from \(platform.name) is on the roster: no grade to send.")
-                : say(
+                ? reader.say("No student from \(platform.name) is on the roster: no grade to send.")
+                : reader.say(
                     queued, one: "{0} grade goes to {1} now.", other: "{0} grades go to {1} now.",
                     .text(platform.name)))
     }
@@ -171,14 +172,18 @@ struct PlatformsController: Sendable {
     }
 
     /// What a sync did, in one sentence.
-    static func sentence(_ report: CourseLinks.SyncReport, platform: String) -> String {
+    static func sentence(_ report: CourseLinks.SyncReport, platform: String, in reader: Reader) -> String {
         var parts: [String] = []
-        if report.enrolled > 0 { parts.append(say(report.enrolled, one: "{0} enrolled", other: "{0} enrolled")) }
-        if report.left > 0 { parts.append(say(report.left, one: "{0} marked as left", other: "{0} marked as left")) }
-        if report.updated > 0 { parts.append(say(report.updated, one: "{0} updated", other: "{0} updated")) }
-        if report.staff > 0 { parts.append(say(report.staff, one: "{0} added to staff", other: "{0} added to staff")) }
-        guard !parts.isEmpty else { return say("The roster already matches \(platform).") }
-        return say("From \(platform): \(parts.joined(separator: ", ")).")
+        if report.enrolled > 0 { parts.append(reader.say(report.enrolled, one: "{0} enrolled", other: "{0} enrolled")) }
+        if report.left > 0 {
+            parts.append(reader.say(report.left, one: "{0} marked as left", other: "{0} marked as left"))
+        }
+        if report.updated > 0 { parts.append(reader.say(report.updated, one: "{0} updated", other: "{0} updated")) }
+        if report.staff > 0 {
+            parts.append(reader.say(report.staff, one: "{0} added to staff", other: "{0} added to staff"))
+        }
+        guard !parts.isEmpty else { return reader.say("The roster already matches \(platform).") }
+        return reader.say("From \(platform): \(parts.joined(separator: ", ")).")
     }
 
     static let exists = AppError(

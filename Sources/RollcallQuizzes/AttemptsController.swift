@@ -99,7 +99,9 @@ struct AttemptsController: Sendable {
         let user = try context.requireUser()
         let (run, granted) = try await access.run(in: context, needing: .attend)
         guard granted == .attend else { return RunAnswer(run: .init(run)) }
-        let attempt = try await quizzes.attempts.list(runID: run.id).first { $0.studentId == user.id }
+        let attempt = try await quizzes.attempts.list(runID: run.id, in: context.reader).first {
+            $0.studentId == user.id
+        }
         return RunAnswer(
             run: .init(run), mayStart: try await quizzes.runs.mayTake(run, studentID: user.id), attemptId: attempt?.id)
     }

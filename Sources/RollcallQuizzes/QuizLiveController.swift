@@ -7,6 +7,7 @@ import RollcallModel
 import RollcallParts
 import RollcallStorage
 import RollcallWeb
+import RollcallWords
 import SQLKit
 
 /// The teacher's live quiz dashboard over a WebSocket, built like the live room (`LiveController`): a snapshot,
@@ -37,8 +38,10 @@ struct QuizLiveController: Sendable {
                 let (run, _) = try await access.run(in: context, needing: .manage)
                 return (run.id, run)
             },
-            stream: { run, after, outbound in
-                try await socket.stream(key: run.id, after: after, to: outbound, snapshot: { try await snapshot(run) })
+            stream: { run, reader, after, outbound in
+                try await socket.stream(
+                    key: run.id, after: after, to: outbound, for: reader,
+                    snapshot: { try await snapshot(run, for: reader) })
             })
     }
 
@@ -93,12 +96,12 @@ struct QuizLiveController: Sendable {
         }
     }
 
-    func snapshot(_ run: QuizRun) async throws -> (String, Int64) {
+    func snapshot(_ run: QuizRun, for reader: Reader) async throws -> (String, Int64) {
         let last = try await database.read { sql in try await EventLog.lastID(key: run.id, in: .quizRuns, sql: sql) }
         let current = try await quizzes.runs.run(id: run.id) ?? run
         let message = Snapshot(
             run: .init(current), lastEventId: last, students: try await eligible(run), others: try await others(run),
-            attempts: try await quizzes.attempts.list(runID: run.id).map(QuizAttempts.AttemptEvent.init),
+            attempts: try await quizzes.attempts.list(runID: run.id, in: reader).map(QuizAttempts.AttemptEvent.init),
             flags: try await quizzes.marks.flags(runID: run.id), serverTime: Date())
         return (String(decoding: try SessionChange.encoder.encode(message), as: UTF8.self), last)
     }

@@ -21,11 +21,12 @@ struct QuizPages: Sendable {
 
     @Sendable func course(_ request: Request, context: AppRequestContext) async throws -> Response {
         let course = try await access.course(in: context, needing: .manage).0
+        let reader = context.reader
         let list = try await quizzes.list(courseID: course.id).map { quiz in
             QuizListPage.Row(
                 id: quiz.id, title: quiz.definition.title,
-                questions: say(quiz.definition.questions.count, one: "{0} question", other: "{0} questions"),
-                minutes: QuizText.minutes(quiz.definition.timeLimitSeconds))
+                questions: reader.say(quiz.definition.questions.count, one: "{0} question", other: "{0} questions"),
+                minutes: QuizText.minutes(quiz.definition.timeLimitSeconds, in: reader))
         }
         let page = QuizListPage(courseId: course.id, courseName: course.name, quizzes: list, empty: list.isEmpty)
         return try pages.render(page, title: "Quizzes · \(course.name) · Rollcall", context: context)
@@ -50,7 +51,8 @@ struct QuizPages: Sendable {
             questions: run.definition.questions.count, running: run.stoppedAt == nil)
         // In the course's zone, as the room beside it: one lesson, one clock.
         return try pages.render(
-            page, title: "\(run.definition.title) · live · Rollcall", context: context, zone: try await zone(of: run))
+            page, title: "\(run.definition.title) · live · Rollcall", context: context,
+            zone: try await zone(of: run, in: context.reader))
     }
 
     @Sendable func student(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -59,40 +61,41 @@ struct QuizPages: Sendable {
             return Response(status: .seeOther, headers: [.location: "/quiz-runs/\(run.id)/dashboard"])
         }
         let course = try await access.courses.find(id: run.courseId)
+        let reader = context.reader
         let page = QuizStudentPage(
             runId: run.id, sessionId: run.sessionId, studentId: try context.requireUser().id,
             title: run.definition.title,
             instructions: run.definition.instructions.isEmpty ? nil : run.definition.instructions,
-            introText: say(
+            introText: reader.say(
                 run.definition.questions.count,
                 one:
                     "{0} question · {1}. Every answer is saved as you go, and kept on this phone until the server has it.",
                 other:
                     "{0} questions · {1}. Every answer is saved as you go, and kept on this phone until the server has it.",
-                .text(QuizText.duration(run.definition.timeLimitSeconds))),
-            narrowWidth: IntegrityFlagReport.narrowWidth, contentLang: course?.contentLang)
+                .text(QuizText.duration(run.definition.timeLimitSeconds, in: reader))),
+            narrowWidth: IntegrityFlagReport.narrowWidth, contentLang: course?.contentLang(for: reader))
         return try pages.render(
-            page, title: "\(run.definition.title) · Rollcall", context: context, zone: course?.timeText)
+            page, title: "\(run.definition.title) · Rollcall", context: context, zone: course?.timeText(in: reader))
     }
 
     /// The times of a run's pages: its course's, as on every page of a course.
-    private func zone(of run: QuizRun) async throws -> TimeText? {
-        try await access.courses.find(id: run.courseId)?.timeText
+    private func zone(of run: QuizRun, in reader: Reader) async throws -> TimeText? {
+        try await access.courses.find(id: run.courseId)?.timeText(in: reader)
     }
 }
 
 /// Time limits in words for the pages.
 enum QuizText {
-    static func minutes(_ seconds: Int) -> String {
-        seconds % 60 == 0 ? say("\(seconds / 60) min") : say("\(seconds / 60) min \(seconds % 60) s")
+    static func minutes(_ seconds: Int, in reader: Reader) -> String {
+        seconds % 60 == 0 ? reader.say("\(seconds / 60) min") : reader.say("\(seconds / 60) min \(seconds % 60) s")
     }
 
     /// A time limit inside a sentence: whole words, since an abbreviation's own full stop ("5 Min.") would meet the
     /// sentence's.
-    static func duration(_ seconds: Int) -> String {
+    static func duration(_ seconds: Int, in reader: Reader) -> String {
         seconds % 60 == 0
-            ? say(seconds / 60, one: "{0} minute", other: "{0} minutes")
-            : say(seconds / 60, one: "{0} minute {1} s", other: "{0} minutes {1} s", .number(seconds % 60))
+            ? reader.say(seconds / 60, one: "{0} minute", other: "{0} minutes")
+            : reader.say(seconds / 60, one: "{0} minute {1} s", other: "{0} minutes {1} s", .number(seconds % 60))
     }
 }
 

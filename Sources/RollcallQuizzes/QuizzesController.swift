@@ -260,8 +260,8 @@ struct QuizzesController: Sendable {
     }
 
     /// Every attempt with its marks, and every flag.
-    func results(of run: QuizRun) async throws -> Results {
-        let attempts = try await quizzes.attempts.list(runID: run.id)
+    func results(of run: QuizRun, in reader: Reader) async throws -> Results {
+        let attempts = try await quizzes.attempts.list(runID: run.id, in: reader)
         let answers = try await quizzes.attempts.answers(attemptIDs: attempts.map(\.id))
         let marks = try await quizzes.marks.handMarks(attemptIDs: attempts.map(\.id))
         let flags = try await quizzes.marks.flags(runID: run.id)
@@ -293,12 +293,12 @@ struct QuizzesController: Sendable {
 
     @Sendable func results(_ request: Request, context: AppRequestContext) async throws -> Results {
         let (run, _) = try await access.run(in: context, needing: .manage)
-        return try await results(of: run)
+        return try await results(of: run, in: context.reader)
     }
 
     @Sendable func statistics(_ request: Request, context: AppRequestContext) async throws -> Statistics {
         let (run, _) = try await access.run(in: context, needing: .manage)
-        let results = try await results(of: run)
+        let results = try await results(of: run, in: context.reader)
         return Statistics(
             run: results.run,
             questions: run.definition.questions.map { question in
@@ -318,37 +318,38 @@ struct QuizzesController: Sendable {
         guard let course = try await courses.find(id: run.courseId) else {
             throw AppError.notFound(.courseNotFound, "course")
         }
-        let results = try await results(of: run)
+        let reader = context.reader
+        let results = try await results(of: run, in: reader)
         let roster = Dictionary(
-            try await courses.roster.list(courseID: course.id).map { ($0.id, $0) },
+            try await courses.roster.list(courseID: course.id, in: reader).map { ($0.id, $0) },
             uniquingKeysWith: { first, _ in first })
         var header = [
-            say("Name"), say("Student number"), say("Started at (\(course.zone.identifier))"),
-            say("Ended at (\(course.zone.identifier))"), say("Ending"), say("Ending code"), say("Points"),
-            say("Out of"),
-            say("To mark"),
+            reader.say("Name"), reader.say("Student number"), reader.say("Started at (\(course.zone.identifier))"),
+            reader.say("Ended at (\(course.zone.identifier))"), reader.say("Ending"), reader.say("Ending code"),
+            reader.say("Points"), reader.say("Out of"), reader.say("To mark"),
         ]
         header += run.definition.questions.map { "\($0.id) (\($0.points))" }
-        header += [say("Flags")]
+        header += [reader.say("Flags")]
         var csv = CSV.line(header)
         for result in results.results {
             var row = [
                 result.attempt.name, roster[result.attempt.studentId]?.studentNumber ?? "",
                 CourseTimeZone.timestamp(result.attempt.startedAt, in: course.zone),
                 result.attempt.closedAt.map { CourseTimeZone.timestamp($0, in: course.zone) } ?? "",
-                result.attempt.ending?.pageText ?? "", result.attempt.ending?.rawValue ?? "", result.points.pointsText,
+                result.attempt.ending?.pageText(in: reader) ?? "", result.attempt.ending?.rawValue ?? "",
+                result.points.pointsText,
                 String(results.maxPoints),
                 String(result.pending),
             ]
             row += run.definition.questions.map { question in
                 guard let answer = result.answers[question.id] else { return "" }
-                return answer.mark.pending ? say("to mark") : answer.mark.points.pointsText
+                return answer.mark.pending ? reader.say("to mark") : answer.mark.points.pointsText
             }
             row.append(String(result.flags))
             csv += CSV.line(row)
         }
         return try CSVDownload.response(
-            csv, name: say("\(course.name) \(run.definition.title) quiz"), request: request)
+            csv, name: reader.say("\(course.name) \(run.definition.title) quiz"), request: request)
     }
 
 }

@@ -12,8 +12,6 @@ public struct AppError: Error, HTTPResponseError, Equatable {
     public private(set) var code: String
     /// The sentence, kept as English words and values, so that it is said in the language of whoever is answered.
     public var phrase: Phrase
-    /// The sentence in the language of whoever Rollcall answers now (English outside a request).
-    public var message: String { say(phrase) }
     /// Seconds after which a refused request may be tried again.
     public var retryAfter: Int?
     /// Data for clients beside the sentence, such as the distance of an `out_of_range` refusal.
@@ -76,12 +74,22 @@ public struct AppError: Error, HTTPResponseError, Equatable {
         package var error: Content
     }
 
+    /// The sentence in the language of whoever is answered.
+    package func message(to reader: Reader) -> String { reader.say(phrase) }
+
+    /// The answer where Hummingbird answers the error itself: in the request's language where its context knows it.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
+        try response(to: (context as? any ReaderContext)?.reader ?? .english)
+    }
+
+    /// The JSON answer, its sentence said to `reader`.
+    package func response(to reader: Reader) throws -> Response {
         var details = details
         if let retryAfter {
             details = (details ?? [:]).merging(["retryAfterSeconds": .number(Double(retryAfter))]) { $1 }
         }
-        let data = try JSONEncoder().encode(Body(error: .init(code: code, message: message, details: details)))
+        let data = try JSONEncoder().encode(
+            Body(error: .init(code: code, message: message(to: reader), details: details)))
         var headers = self.headers
         headers[.contentType] = "application/json; charset=utf-8"
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }

@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 import RollcallCore
 
 /// Every language Rollcall speaks: English (the words in the code), the PO files in `Resources/locales`, and the
@@ -9,9 +8,6 @@ package struct Catalogs: Sendable {
     package let byLanguage: [String: Catalog]
     /// The template's messages: every English sentence Rollcall says, with where it is used.
     package let messages: [POFile.Entry]
-    /// The language of whoever Rollcall answers now: set for each request, and for each letter.
-    @TaskLocal package static var reader = Reader(.english)
-
     /// The languages a person can choose, English first, then by tag; the pseudo-locale is left out.
     package var choices: [Catalog] {
         let tags = byLanguage.keys.filter { $0 != PseudoLocale.language && $0 != "en" }.sorted()
@@ -103,81 +99,83 @@ package struct Catalogs: Sendable {
     }
 }
 
-extension Catalogs {
-    /// The language this request is answered in, to keep as the one a person first acted in; never the
-    /// pseudo-locale, which is for tests.
-    package static func keptLanguage() -> String? {
-        let language = Catalogs.reader.catalog.language
-        return language == PseudoLocale.language ? nil : language
-    }
-}
-
-/// The catalog of the request being answered. A box, so that the language found once the person is known (their
-/// setting) is also the one an error says itself in, though the error is answered outside that step.
-package final class Reader: Sendable {
-    private let box: NIOLockedValueBox<Catalog>
+/// Whoever Rollcall speaks to: the catalog of the language they read, and what their browser asked for. A value,
+/// made where the language is known (a request's language middleware, a letter's recipient, a course's platform,
+/// the command line's environment) and handed to whatever says something to them, so that two readers of one
+/// sentence can never be confused by whichever task happens to say it.
+package struct Reader: Sendable {
+    package let catalog: Catalog
     /// What the browser asked for, whose region says how the reader's spreadsheets read numbers.
     package let acceptLanguage: String?
 
     package init(_ catalog: Catalog, acceptLanguage: String? = nil) {
-        box = NIOLockedValueBox(catalog)
+        self.catalog = catalog
         self.acceptLanguage = acceptLanguage
     }
+
+    /// English, the words in the code: for what is said where nobody's language is known.
+    package static let english = Reader(.english)
+
+    /// The language's tag (`fr`), what `lang` on a page says.
+    package var language: String { catalog.language }
+
+    /// How the reader's language writes numbers, dates and names.
+    package var locale: Locale { catalog.locale }
+
+    /// Names in the order the reader's language sorts them.
+    package var collation: Collation { Collation(locale: catalog.locale) }
 
     /// The CSV separator the reader's spreadsheets expect: their region's where the browser names one for the
     /// language they read (`es-MX` differs from `es-ES`), else the language's.
     package var csvSeparator: String {
-        let catalog = self.catalog
-        return SpreadsheetStyle.separator(acceptLanguage: acceptLanguage, language: catalog.language)
-            ?? catalog.csvSeparator
+        SpreadsheetStyle.separator(acceptLanguage: acceptLanguage, language: catalog.language) ?? catalog.csvSeparator
     }
 
-    package var catalog: Catalog {
-        get { box.withLockedValue { $0 } }
-        set { box.withLockedValue { $0 = newValue } }
+    /// The language to keep as the one a person first acted in; never the pseudo-locale, which is for tests.
+    package var keptLanguage: String? {
+        language == PseudoLocale.language ? nil : language
+    }
+
+    /// The phrase in the reader's language.
+    package func say(_ phrase: Phrase) -> String {
+        catalog.say(phrase)
+    }
+
+    /// A counting phrase in the reader's language: `reader.say(3, one: "{0} student", other: "{0} students")`.
+    package func say(_ count: Int, one: String, other: String, _ values: Phrase.Value...) -> String {
+        say(.counting(count, one: one, other: other, values: values))
+    }
+
+    /// Words with two meanings, in the one `context` names (gettext's `msgctxt`), such as "quiz" for "Mark".
+    package func say(context: String, _ phrase: Phrase) -> String {
+        say(phrase.meaning(context))
+    }
+
+    /// A counting phrase in one of its meanings, such as "count" for "present" under a number.
+    package func say(context: String, _ count: Int, one: String, other: String, _ values: Phrase.Value...) -> String {
+        say(Phrase.counting(count, one: one, other: other, values: values).meaning(context))
     }
 }
 
-/// The phrase in the language of whoever Rollcall answers now.
-public func say(_ phrase: Phrase) -> String {
-    Catalogs.reader.catalog.say(phrase)
-}
-
-/// A counting phrase in the reader's language: `say(3, one: "{0} student", other: "{0} students")`.
-public func say(_ count: Int, one: String, other: String, _ values: Phrase.Value...) -> String {
-    say(.counting(count, one: one, other: other, values: values))
-}
-
-/// Words with two meanings, in the one `context` names (gettext's `msgctxt`), such as "quiz" for "Mark".
-public func say(context: String, _ phrase: Phrase) -> String {
-    say(phrase.meaning(context))
-}
-
-/// A counting phrase in one of its meanings, such as "count" for "present" under a number.
-public func say(context: String, _ count: Int, one: String, other: String, _ values: Phrase.Value...) -> String {
-    say(Phrase.counting(count, one: one, other: other, values: values).meaning(context))
-}
-
-extension Collation {
-    /// Names in the order the reader's language sorts them.
-    package static var reader: Collation { Collation(locale: Catalogs.reader.catalog.locale) }
+/// A request context that knows whom it answers, so that an error answered from it is said in their language.
+package protocol ReaderContext {
+    var reader: Reader { get }
 }
 
 /// The command line's language: what its environment names (`LC_ALL`, `LC_MESSAGES`, `LANG`), else English.
-public enum CommandLineLanguage {
-    private static let adopted = NIOLockedValueBox<String?>(nil)
+package struct CommandLineLanguage: Sendable {
+    /// The tag the environment names, to ask servers for (`Accept-Language`), so that their refusals read the same
+    /// way; nil when it names none.
+    package let tag: String?
+    /// Whom the command line's own sentences are for.
+    package let reader: Reader
 
-    /// The tag `adopt` found, to ask servers for; nil before, or when the environment names none.
-    public static var tag: String? { adopted.withLockedValue { $0 } }
-
-    /// Makes what this process says outside any request (the command line's own sentences) follow the environment,
-    /// and answers the tag to ask a server for (`Accept-Language`), so that its refusals read the same way.
-    @discardableResult
-    public static func adopt(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
-        guard let tag = LanguageChoice.tag(environment: environment) else { return nil }
-        adopted.withLockedValue { $0 = tag }
-        let catalogs = Catalogs.shipped
-        Catalogs.reader.catalog = catalogs.choose(setting: nil, acceptLanguage: tag, fallback: "en")
-        return tag
+    package init(_ environment: [String: String] = ProcessInfo.processInfo.environment) {
+        tag = LanguageChoice.tag(environment: environment)
+        reader =
+            tag.map { Reader(Catalogs.shipped.choose(setting: nil, acceptLanguage: $0, fallback: "en")) } ?? .english
     }
+
+    /// English whatever the environment says: the server's own commands on its console.
+    package static let english = CommandLineLanguage([:])
 }

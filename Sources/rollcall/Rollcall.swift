@@ -23,23 +23,39 @@ struct RollcallCommand: AsyncParsableCommand {
 
     /// Runs the command line, ending with one of the documented exit statuses (`ExitStatus`).
     static func main() async {
+        // English until the command is known, as ArgumentParser's own words are.
+        var language = CommandLineLanguage.english
         do {
             var command = try parseAsRoot()
-            // The server's own commands speak the school's language (`ROLLCALL_DEFAULT_LANGUAGE`) to each person;
-            // the client commands speak the language of the shell they run in.
+            // The server's own commands speak the school's language (`ROLLCALL_DEFAULT_LANGUAGE`) to each person,
+            // and English on the console; the client commands speak the language of the shell they run in.
             if !(command is Serve || command is Migrate || command is DemoData || command is CreateAdmin
                 || command is OperatorCommand)
             {
-                CommandLineLanguage.adopt()
+                language = CommandLineLanguage()
             }
-            if var command = command as? any AsyncParsableCommand {
+            if let command = command as? any SpeakingCommand {
+                try await command.run(speaking: language)
+            } else if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {
                 try command.run()
             }
         } catch {
-            ExitStatus.exit(with: error)
+            ExitStatus.exit(with: error, in: language.reader)
         }
+    }
+}
+
+/// A command that says something itself: `main` runs it with the command line's language, made once.
+protocol SpeakingCommand: AsyncParsableCommand {
+    func run(speaking language: CommandLineLanguage) async throws
+}
+
+extension SpeakingCommand {
+    /// Run without `main` (by ArgumentParser itself): in the environment's language.
+    mutating func run() async throws {
+        try await run(speaking: CommandLineLanguage())
     }
 }
 
@@ -58,35 +74,37 @@ struct ServerOptions: ParsableArguments {
     }
 }
 
-struct Serve: AsyncParsableCommand {
+struct Serve: SpeakingCommand {
     static let configuration = CommandConfiguration(abstract: "Run the Rollcall server.")
     @OptionGroup var options: ServerOptions
     @Flag(help: "Fill demo data first (see `rollcall demo`).")
     var demo = false
 
-    func run() async throws {
+    func run(speaking language: CommandLineLanguage) async throws {
+        let reader = language.reader
         let configuration = try options.configuration()
         if demo { print(try await Demo.fill(configuration)) }
         let app = try await buildApplication(configuration)
-        print(say("Rollcall is running at \(configuration.publicURL)"))
+        print(reader.say("Rollcall is running at \(configuration.publicURL)"))
         try await app.runService()
     }
 }
 
-struct Migrate: AsyncParsableCommand {
+struct Migrate: SpeakingCommand {
     static let configuration = CommandConfiguration(abstract: "Bring the database schema up to date.")
     @OptionGroup var options: ServerOptions
     @Flag(help: "List the steps it would take, and change nothing.")
     var dryRun = false
 
-    func run() async throws {
+    func run(speaking language: CommandLineLanguage) async throws {
+        let reader = language.reader
         if dryRun {
             let steps = try await Operations.migrationPlan(try options.configuration())
-            print(steps.isEmpty ? say("The database is up to date.") : steps.joined(separator: "\n"))
+            print(steps.isEmpty ? reader.say("The database is up to date.") : steps.joined(separator: "\n"))
             return
         }
         try await Maintenance.migrate(try options.configuration())
-        print(say("The database is up to date."))
+        print(reader.say("The database is up to date."))
     }
 }
 
@@ -101,7 +119,7 @@ struct DemoData: AsyncParsableCommand {
     }
 }
 
-struct CreateAdmin: AsyncParsableCommand {
+struct CreateAdmin: SpeakingCommand {
     static let configuration = CommandConfiguration(commandName: "create-admin", abstract: "Create an admin account.")
     @OptionGroup var options: ServerOptions
     @Option var name: String
@@ -109,12 +127,13 @@ struct CreateAdmin: AsyncParsableCommand {
     @Option(help: "At least 8 characters; read from ROLLCALL_ADMIN_PASSWORD when omitted.")
     var password: String?
 
-    func run() async throws {
+    func run(speaking language: CommandLineLanguage) async throws {
+        let reader = language.reader
         guard let password = password ?? ProcessInfo.processInfo.environment["ROLLCALL_ADMIN_PASSWORD"] else {
             throw ValidationError("Give --password or set ROLLCALL_ADMIN_PASSWORD.")
         }
         try await Maintenance.createAdmin(try options.configuration(), name: name, email: email, password: password)
-        print(say("Admin \(email) created."))
+        print(reader.say("Admin \(email) created."))
     }
 }
 

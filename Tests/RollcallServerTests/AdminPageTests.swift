@@ -74,15 +74,19 @@ struct AdminPageTests {
 struct PageLinksTests {
     @Test func a_long_list_is_cut_into_pages_with_links_that_keep_the_search() {
         let items = Array(1...120)
-        let (first, links) = PageLinks.page(items, requested: 1, size: 50, path: "/admin", query: nil, anchor: "people")
+        let (first, links) = PageLinks.page(
+            items, requested: 1, size: 50, path: "/admin", query: nil, anchor: "people", in: .english)
         #expect(first == Array(1...50) && links?.text == "Page 1 of 3" && links?.previous == nil)
         #expect(links?.next == "/admin?page=2#people")
-        let (last, lastLinks) = PageLinks.page(items, requested: 9, size: 50, path: "/admin", query: "Ö b", anchor: "p")
+        let (last, lastLinks) = PageLinks.page(
+            items, requested: 9, size: 50, path: "/admin", query: "Ö b", anchor: "p", in: .english)
         #expect(last == Array(101...120), "past the end is the last page")
         #expect(lastLinks?.previous == "/admin?page=2&q=%C3%96%20b#p" && lastLinks?.next == nil)
-        let (few, none) = PageLinks.page([1, 2], requested: 0, size: 50, path: "/admin", query: nil, anchor: "p")
+        let (few, none) = PageLinks.page(
+            [1, 2], requested: 0, size: 50, path: "/admin", query: nil, anchor: "p", in: .english)
         #expect(few == [1, 2] && none == nil, "one page needs no links")
-        let (empty, nothing) = PageLinks.page([Int](), requested: 1, size: 50, path: "/a", query: nil, anchor: "p")
+        let (empty, nothing) = PageLinks.page(
+            [Int](), requested: 1, size: 50, path: "/a", query: nil, anchor: "p", in: .english)
         #expect(empty.isEmpty && nothing == nil)
     }
 }

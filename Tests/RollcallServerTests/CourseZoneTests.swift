@@ -175,11 +175,12 @@ struct CourseZoneTests {
         let bogota = TimeText(zoneIdentifier: "America/Bogota")
         let noon = try #require(Date(isoText: "2027-01-26T17:00:00Z"))
         let note = try #require(
-            ZoneNote.text(page: bogota, reader: TimeZone(identifier: "America/Mexico_City"), at: noon))
+            ZoneNote.text(page: bogota, reader: TimeZone(identifier: "America/Mexico_City"), at: noon, in: .english))
         #expect(
             note.contains("America/Bogota: 12:00 PM there now is 11:00 AM your time (America/Mexico_City)"), "\(note)")
-        #expect(ZoneNote.text(page: bogota, reader: TimeZone(identifier: "America/Lima"), at: noon) == nil)
-        #expect(ZoneNote.text(page: bogota, reader: nil, at: noon) == nil)
+        #expect(
+            ZoneNote.text(page: bogota, reader: TimeZone(identifier: "America/Lima"), at: noon, in: .english) == nil)
+        #expect(ZoneNote.text(page: bogota, reader: nil, at: noon, in: .english) == nil)
     }
 
     /// Each session's start (its opening, once opened), by title.

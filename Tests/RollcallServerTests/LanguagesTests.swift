@@ -111,9 +111,8 @@ struct LanguagesTests {
             _ = try await api.call(
                 .post, "/api/v1/auth/password-reset", json: ["email": ada.email], headers: [.acceptLanguage: "fr"])
             let letters = Letters(school: "Rollcall")
-            let spanish = letters.written(for: "es") {
-                letters.passwordReset(name: "Ada Forgetful", link: "x", minutes: 30, byAdmin: false)
-            }
+            let spanish = letters.written(for: "es").passwordReset(
+                name: "Ada Forgetful", link: "x", minutes: 30, byAdmin: false)
             let mail = try #require(try await api.outbox().first)
             #expect(mail.subject == spanish.subject && spanish.subject != "Set a new password for Rollcall")
 
@@ -121,9 +120,8 @@ struct LanguagesTests {
             let bea = try await api.register("Bea Forgetful")
             _ = try await api.call(
                 .post, "/api/v1/auth/password-reset", json: ["email": bea.email], headers: [.acceptLanguage: "de"])
-            let german = letters.written(for: "de") {
-                letters.passwordReset(name: "Bea Forgetful", link: "x", minutes: 30, byAdmin: false)
-            }
+            let german = letters.written(for: "de").passwordReset(
+                name: "Bea Forgetful", link: "x", minutes: 30, byAdmin: false)
             let beas = try #require(try await api.outbox().first(where: { $0.recipientName == "Bea Forgetful" }))
             #expect(beas.subject == german.subject)
         }

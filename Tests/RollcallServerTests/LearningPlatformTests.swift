@@ -254,6 +254,52 @@ struct LearningPlatformTests {
         }
     }
 
+    /// The explanation beside a score is read in the platform's gradebook by everyone of the course: the course's
+    /// language, else the school's, whoever sends it; never the language of whoever pressed "Send grades now".
+    @Test func a_grades_explanation_is_the_same_from_send_grades_now_in_french_and_from_the_background_round()
+        async throws
+    {
+        try await TestPlatform.run { api, platform, admin in
+            Self.fillCourse(platform, students: 2)
+            let first = try await PlatformLaunch.through(
+                api, platform, subject: "t-1", role: TestPlatform.instructorRole)
+            let courseID = try #require(first.headers[.location]).replacingOccurrences(of: "/courses/", with: "")
+            let opened = try await api.call(
+                .post, "/api/v1/courses/\(courseID)/sessions", as: admin, json: ["title": "Week 1"])
+            let sessionID = try #require(opened.int("session.id"))
+            let student = try #require(
+                try await api.rows(
+                    "SELECT user_id FROM lti_identities WHERE subject = 's-0'"
+                ).first?["user_id"] ?? nil)
+            let marked = try await api.call(
+                .put, "/api/v1/sessions/\(sessionID)/attendance/\(student)", as: admin, json: ["status": "present"])
+            #expect(marked.status == .ok, "\(marked.text)")
+            #expect(try await api.call(.post, "/api/v1/sessions/\(sessionID)/close", as: admin).status == .ok)
+            /// The explanation of each queued score for `s-0`, oldest first.
+            func explanations() async throws -> [String] {
+                try await api.rows("SELECT body FROM outbox WHERE channel = 'lti' ORDER BY id").compactMap { row in
+                    let body = try #require(row["body"] ?? nil)
+                    let letter = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+                    let score = letter?["score"] as? [String: Any]
+                    return score?["userId"] as? String == "s-0" ? score?["comment"] as? String : nil
+                }
+            }
+            #expect(try await Self.eventually { try await explanations().count == 1 }, "the background round")
+
+            // Someone reading French sends the same grades now.
+            #expect(try await api.call(.patch, "/api/v1/me", as: admin, json: ["language": "fr"]).status == .ok)
+            let send = try await api.call(.post, "/api/v1/courses/\(courseID)/lti/grades", as: admin)
+            #expect(send.int("queued") == 2, "\(send.text)")
+            let sent = try await explanations()
+            #expect(sent.count == 2 && sent[0] == sent[1], "one explanation whoever sends it: \(sent)")
+            // The sender reads that explanation in French on Rollcall's own pages; the platform does not.
+            let french = try await api.call(
+                .get, "/api/v1/courses/\(courseID)/students/\(student)/attendance", as: admin)
+            let theirs = try #require(french.string("explanations.courseGrade"))
+            #expect(theirs != sent.last, "the sender's French stays on Rollcall's side: \(theirs)")
+        }
+    }
+
     @Test func deep_linking_places_rollcall_with_a_response_signed_by_rollcalls_key() async throws {
         try await TestPlatform.run { api, platform, _ in
             let launch = try await PlatformLaunch.begin(api, platform)

@@ -38,11 +38,11 @@ struct OperationsMoveTests {
         }
         let old = try await maxima(scratch.configuration())
 
-        let report = try await Operations.copyDatabase(scratch.configuration(), to: postgres.url)
+        let report = try await Operations.copyDatabase(scratch.configuration(), to: postgres.url, in: .english)
         #expect(report.lines.contains { $0.hasPrefix("  attendance ") }, "\(report.lines)")
         #expect(report.lines.last?.contains("equal on both sides") == true, "\(report.lines)")
         let moved = Configuration(databaseURL: postgres.url, logLevel: .error)
-        #expect(try await Operations.check(moved).passed)
+        #expect(try await Operations.check(moved, in: .english).passed)
 
         try await withServer(databaseURL: postgres.url) { api in
             let after = try await Self.answers(api, term)
@@ -73,14 +73,14 @@ struct OperationsMoveTests {
         var back: Operations.Report?
         try await eventually("the servers' connections to PostgreSQL to close") {
             do {
-                back = try await Operations.copyDatabase(moved, to: scratch.path("back/rollcall.sqlite"))
+                back = try await Operations.copyDatabase(moved, to: scratch.path("back/rollcall.sqlite"), in: .english)
                 return true
             } catch let refused as OperationRefused where refused.description.contains("Other connections") {
                 return false
             }
         }
         #expect(back?.lines.last?.contains("equal on both sides") == true, "\(back?.lines ?? [])")
-        #expect(try await Operations.check(scratch.configuration("back")).passed)
+        #expect(try await Operations.check(scratch.configuration("back"), in: .english).passed)
     }
 
     /// The highest session and session-event ids in a database.

@@ -21,7 +21,7 @@ struct OperationsRefusalTests {
             #expect(try await api.mark(room, session: room.sessionID, student: other.id, "excused").status == .ok)
             return room
         }
-        _ = try await Operations.backup(scratch.configuration(), to: backup, force: false)
+        _ = try await Operations.backup(scratch.configuration(), to: backup, force: false, in: .english)
         return (room, backup)
     }
 
@@ -29,7 +29,7 @@ struct OperationsRefusalTests {
         let scratch = Scratch()
         defer { scratch.remove() }
         let (room, _) = try await school(scratch)
-        let sound = try await Operations.check(scratch.configuration())
+        let sound = try await Operations.check(scratch.configuration(), in: .english)
         #expect(sound.passed, "\(sound.problems)")
         #expect(sound.summary.contains { $0.contains("Audit entries replayed to their records: 2.") }, "\(sound)")
 
@@ -43,7 +43,7 @@ struct OperationsRefusalTests {
             INSERT INTO attendance (session_id, student_id, status, recorded_at, source)
             VALUES (9999, \(room.student.id), 'present', 0, 'qr')
             """)
-        let broken = try await Operations.check(scratch.configuration())
+        let broken = try await Operations.check(scratch.configuration(), in: .english)
         #expect(!broken.passed)
         #expect(broken.problems.contains { $0.contains("ends at excused, but the record says absent") }, "\(broken)")
         #expect(broken.problems.contains { $0.contains("refers to a row of sessions that does not exist") })
@@ -58,7 +58,7 @@ struct OperationsRefusalTests {
             let teacher = try await api.signIn(room.teacher.email)
             let before = try await api.snapshot()
             await expectOperationRefused(containing: "stop every server of this data directory") {
-                _ = try await Operations.restore(scratch.configuration(), from: backup)
+                _ = try await Operations.restore(scratch.configuration(), from: backup, in: .english)
             }
             #expect(try await api.snapshot() == before)
             let session = try await api.call(.get, "/api/v1/sessions/\(room.sessionID)", as: teacher)
@@ -77,7 +77,7 @@ struct OperationsRefusalTests {
         try FileManager.default.copyItem(atPath: backup, toPath: newer)
         _ = try await sqliteRows(newer, "INSERT INTO schema_migrations VALUES ('999_from_the_future', 0)")
         await expectOperationRefused(containing: "newer Rollcall") {
-            _ = try await Operations.restore(scratch.configuration(), from: newer)
+            _ = try await Operations.restore(scratch.configuration(), from: newer, in: .english)
         }
 
         let truncated = scratch.path("truncated.sqlite")
@@ -85,12 +85,12 @@ struct OperationsRefusalTests {
         try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: truncated))
         try FileManager.default.copyItem(atPath: backup + ".json", toPath: truncated + ".json")
         await expectOperationRefused(containing: "truncated or altered") {
-            _ = try await Operations.restore(scratch.configuration(), from: truncated)
+            _ = try await Operations.restore(scratch.configuration(), from: truncated, in: .english)
         }
         // Without its description, SQLite's own reading finds the copy is not whole.
         try FileManager.default.removeItem(atPath: truncated + ".json")
         await expectOperationRefused(containing: "so it is not restored") {
-            _ = try await Operations.restore(scratch.configuration(), from: truncated)
+            _ = try await Operations.restore(scratch.configuration(), from: truncated, in: .english)
         }
         #expect(try SQLiteBackup.digest(of: target) == original, "the data directory is untouched")
         let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path("data"))
@@ -104,7 +104,7 @@ struct OperationsRefusalTests {
         try await withServer(dataDirectory: scratch.path("data")) { api in
             _ = try await api.register("After The Backup")
         }
-        let report = try await Operations.restore(scratch.configuration(), from: backup)
+        let report = try await Operations.restore(scratch.configuration(), from: backup, in: .english)
         #expect(report.lines.contains { $0.contains("is kept at") }, "\(report.lines)")
         try await withServer(dataDirectory: scratch.path("data")) { api in
             let teacher = try await api.signIn(room.teacher.email)
@@ -125,21 +125,22 @@ struct OperationsRefusalTests {
         try await withServer(dataDirectory: scratch.path("other")) { api in
             _ = try await api.register("Someone Else")
             await expectOperationRefused(containing: "stop every server") {
-                _ = try await Operations.copyDatabase(scratch.configuration("other"), to: scratch.path("x.sqlite"))
+                _ = try await Operations.copyDatabase(
+                    scratch.configuration("other"), to: scratch.path("x.sqlite"), in: .english)
             }
         }
         #expect(!FileManager.default.fileExists(atPath: scratch.path("x.sqlite")), "no target left behind")
         let before = try await sqliteRows(target, "SELECT COUNT(*) AS n FROM users").first?.column("n")?.integer
         await expectOperationRefused(containing: "copy only into an empty database") {
-            _ = try await Operations.copyDatabase(scratch.configuration(), to: target)
+            _ = try await Operations.copyDatabase(scratch.configuration(), to: target, in: .english)
         }
         let after = try await sqliteRows(target, "SELECT COUNT(*) AS n FROM users").first?.column("n")?.integer
         #expect(before == 1 && after == 1)
 
         let copy = scratch.path("copy/rollcall.sqlite")
-        let report = try await Operations.copyDatabase(scratch.configuration(), to: copy)
+        let report = try await Operations.copyDatabase(scratch.configuration(), to: copy, in: .english)
         #expect(report.lines.last?.contains("equal on both sides") == true, "\(report.lines)")
-        #expect(try await Operations.check(scratch.configuration("copy")).passed)
+        #expect(try await Operations.check(scratch.configuration("copy"), in: .english).passed)
     }
 }
 

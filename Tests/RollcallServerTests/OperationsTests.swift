@@ -40,7 +40,7 @@ struct OperationsTests {
                 }
                 try await eventually("the first check-ins") { acknowledged.withLockedValue { $0.count >= 6 } }
                 before.withLockedValue { $0 = acknowledged.withLockedValue { $0 } }
-                _ = try await Operations.backup(scratch.configuration(), to: backup, force: false)
+                _ = try await Operations.backup(scratch.configuration(), to: backup, force: false, in: .english)
                 try await group.waitForAll()
             }
             // The burst went on after the backup began: the backup was taken while check-ins came in.
@@ -57,10 +57,10 @@ struct OperationsTests {
         let manifest = try #require(try BackupManifest.read(beside: backup))
         #expect(manifest.tables["attendance"] == kept.count)
         #expect(manifest.schemaVersion == Migrations.steps.last?.name)
-        let checked = try await Operations.check(scratch.configuration(), file: backup)
+        let checked = try await Operations.check(scratch.configuration(), file: backup, in: .english)
         #expect(checked.passed, "\(checked.problems)")
 
-        _ = try await Operations.restore(scratch.configuration("restored"), from: backup)
+        _ = try await Operations.restore(scratch.configuration("restored"), from: backup, in: .english)
         try await withServer(dataDirectory: scratch.path("restored")) { api in
             let teacher = try await api.signIn(classroom.teacher.email)
             let session = try await api.call(.get, "/api/v1/sessions/\(classroom.sessionID)", as: teacher)
@@ -76,16 +76,16 @@ struct OperationsTests {
         let backup = scratch.path("copy.sqlite")
         try await withServer(dataDirectory: scratch.path("data")) { api in
             _ = try await Classroom.open(api)
-            _ = try await Operations.backup(scratch.configuration(), to: backup, force: false)
+            _ = try await Operations.backup(scratch.configuration(), to: backup, force: false, in: .english)
             let first = try SQLiteBackup.digest(of: backup)
             _ = try await api.register("Later Student")
 
             await expectOperationRefused(containing: "--force") {
-                _ = try await Operations.backup(scratch.configuration(), to: backup, force: false)
+                _ = try await Operations.backup(scratch.configuration(), to: backup, force: false, in: .english)
             }
             #expect(try SQLiteBackup.digest(of: backup) == first, "the earlier copy is untouched")
 
-            let forced = try await Operations.backup(scratch.configuration(), to: backup, force: true)
+            let forced = try await Operations.backup(scratch.configuration(), to: backup, force: true, in: .english)
             #expect(forced.lines.first?.contains(backup) == true, "\(forced.lines)")
             let manifest = try #require(try BackupManifest.read(beside: backup))
             #expect(manifest.tables["users"] == 3, "the teacher, the student and the later one")
@@ -96,7 +96,7 @@ struct OperationsTests {
     @Test func a_backup_of_postgresql_points_to_pg_dump() async throws {
         let configuration = Configuration(databaseURL: "postgres://rollcall@127.0.0.1:1/none", logLevel: .error)
         await expectOperationRefused(containing: "pg_dump") {
-            _ = try await Operations.backup(configuration, to: "/tmp/never.sqlite", force: false)
+            _ = try await Operations.backup(configuration, to: "/tmp/never.sqlite", force: false, in: .english)
         }
         #expect(!FileManager.default.fileExists(atPath: "/tmp/never.sqlite"))
     }

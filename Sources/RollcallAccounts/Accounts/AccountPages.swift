@@ -56,8 +56,8 @@ struct AccountPages: Sendable {
 
     /// The school sign-in button's words: the name the school gave it, else the default said in the reader's
     /// language (the default is English in the settings, which know no reader).
-    static func schoolSignInName(_ settings: SingleSignOnSettings) -> String {
-        SingleSignOnSettings.buttonWords(settings.name)
+    static func schoolSignInName(_ settings: SingleSignOnSettings, in reader: Reader) -> String {
+        SingleSignOnSettings.buttonWords(settings.name, in: reader)
     }
 
     /// The cookie that carries a signed-out session's school ID token to the signed-out page.
@@ -68,7 +68,7 @@ struct AccountPages: Sendable {
         var page = SignInPage(
             next: next, nextQuery: Self.queryValue(next), passwordSignIn: configuration.passwordSignIn,
             hasSchoolSignIn: configuration.singleSignOn != nil,
-            schoolSignIn: configuration.singleSignOn.map(Self.schoolSignInName) ?? "")
+            schoolSignIn: configuration.singleSignOn.map { Self.schoolSignInName($0, in: context.reader) } ?? "")
         if request.query("signed-out") != nil, let school, let settings = configuration.singleSignOn,
             let endpoint = try? await school.discovery().endSessionEndpoint,
             var link = URLComponents(string: endpoint)
@@ -86,7 +86,7 @@ struct AccountPages: Sendable {
             page.schoolSignOut = link.string ?? ""
             page.signedOut = true
         }
-        page.scan = try await scanNotice(next: next)
+        page.scan = try await scanNotice(next: next, in: context.reader)
         if let (device, user) = try await devices.recognised(request, users: users) {
             page.remembered = true
             page.rememberedName = user.name
@@ -109,30 +109,31 @@ struct AccountPages: Sendable {
             return .redirect(to: AccountRoutes.signIn(next: next), type: .found)
         }
         var page = RegisterPage(next: next, nextQuery: Self.queryValue(next), email: request.query("email") ?? "")
-        page.scan = try await scanNotice(next: next)
+        page.scan = try await scanNotice(next: next, in: context.reader)
         return try pages.render(page, title: "Create your account · Rollcall", context: context)
     }
 
     /// What a person who scanned the projected code before signing in is told: which class the scan is for, and
     /// that it is held for a while, or that it ran out.
-    func scanNotice(next: String, now: Date = Date()) async throws -> String? {
+    func scanNotice(next: String, in reader: Reader, now: Date = Date()) async throws -> String? {
         let prefix = CheckInRoutes.checkInPage(ticket: "")
         guard next.hasPrefix(prefix), let ticket = try await tickets.read(String(next.dropFirst(prefix.count))),
             let session = try await sessions.find(id: ticket.sessionId)
         else { return nil }
         let held = Int(ScanTickets.lifetime / 60)
+        let title = session.title(in: reader)
         guard ticket.expiresAt > now else {
-            return say(
-                "Your scan for \(session.courseName) — \(session.title) has run out. Sign in, then scan the code on the screen again."
+            return reader.say(
+                "Your scan for \(session.courseName) — \(title) has run out. Sign in, then scan the code on the screen again."
             )
         }
-        return say(
+        return reader.say(
             held,
             one:
                 "Sign in to check in to {1} — {2}. Your scan is held for {0} minute from when you scanned: sign in or create your account now, and you are checked in.",
             other:
                 "Sign in to check in to {1} — {2}. Your scan is held for {0} minutes from when you scanned: sign in or create your account now, and you are checked in.",
-            .text(session.courseName), .text(session.title))
+            .text(session.courseName), .text(title))
     }
 
     @Sendable func verifyEmail(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -143,14 +144,15 @@ struct AccountPages: Sendable {
 
     @Sendable func profile(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
+        let reader = context.reader
         var page = ProfilePage(
             id: user.id, name: user.name, email: user.email, phone: user.phone ?? "", about: user.about,
             phoneConfirmed: user.phone != nil && user.phoneConfirmedAt != nil,
-            role: user.role.pageText, studentNumber: user.studentNumber ?? "",
+            role: user.role.pageText(in: reader), studentNumber: user.studentNumber ?? "",
             hasPicture: user.pictureId != nil,
             verified: user.emailVerifiedAt != nil,
-            reports: try await exposure.list(about: user.id).map { user.timeText.moment($0.createdAt) },
-            refusal: try await personal.refusalOfSelfDeletion(user))
+            reports: try await exposure.list(about: user.id).map { user.timeText(in: reader).moment($0.createdAt) },
+            refusal: try await personal.refusalOfSelfDeletion(user), in: reader)
         let zone = user.timeZone ?? CourseTimeZone.serverDefault
         page.timeZones = CourseTimeZone.choices(selected: zone).map {
             TimeZoneChoice(id: $0, selected: $0 == zone)
@@ -249,7 +251,7 @@ struct ProfilePage: PageModel {
     init(
         id: Int64, name: String, email: String, phone: String, about: String, phoneConfirmed: Bool, role: String,
         studentNumber: String,
-        hasPicture: Bool, verified: Bool, reports: [String], refusal: DeletionRefusal?
+        hasPicture: Bool, verified: Bool, reports: [String], refusal: DeletionRefusal?, in reader: Reader
     ) {
         self.id = id
         self.name = name
@@ -267,8 +269,8 @@ struct ProfilePage: PageModel {
         mayDelete = refusal == nil
         deleteRule =
             switch refusal {
-            case .recordsMustBeKept(let message): say(message)
-            case .alreadyDeleted: say("This account has been deleted.")
+            case .recordsMustBeKept(let message): reader.say(message)
+            case .alreadyDeleted: reader.say("This account has been deleted.")
             case nil: ""
             }
     }

@@ -108,10 +108,10 @@ struct AccountsController: Sendable {
             NewUser(
                 name: name, email: email, passwordHash: try await passwords.hash(password), role: role,
                 studentNumber: number, approved: role != .teacher || !configuration.teacherApproval,
-                firstLanguage: Catalogs.keptLanguage()
+                firstLanguage: context.reader.keptLanguage
             )
         )
-        try await sendVerification(to: user)
+        try await sendVerification(to: user, in: context.reader)
         return try UserEnvelope(user: UserView(user)).response(from: request, context: context, status: .created)
     }
 
@@ -121,18 +121,17 @@ struct AccountsController: Sendable {
     ) async throws {
         guard count > 0 else { return }
         let letters = Letters(school: configuration.schoolName, language: configuration.defaultLanguage)
-        let letter = letters.written(for: user.letterLanguage) {
-            letters.linksEnded(
-                name: user.name, count: count, profile: configuration.publicURL + AccountRoutes.profilePage.description)
-        }
+        let letter = letters.written(for: user.letterLanguage).linksEnded(
+            name: user.name, count: count, profile: configuration.publicURL + AccountRoutes.profilePage.description)
         try await mail.send(letter.email(to: user.email, name: user.name))
     }
 
-    func sendVerification(to user: User) async throws {
+    /// In the language of the person asking, who is the one it is for.
+    func sendVerification(to user: User, in reader: Reader) async throws {
         let token = try await tokens.issueVerification(userID: user.id)
         let link = "\(configuration.publicURL)/verify-email?token=\(token)"
         try await mail.send(
-            Letters(school: configuration.schoolName).emailConfirmation(name: user.name, link: link)
+            Letters(school: configuration.schoolName, reader: reader).emailConfirmation(name: user.name, link: link)
                 .email(to: user.email, name: user.name))
     }
 
@@ -160,7 +159,7 @@ struct AccountsController: Sendable {
         guard user.emailVerifiedAt == nil else {
             throw AppError.conflict(.alreadyVerified, "Your email address is already confirmed.")
         }
-        try await sendVerification(to: user)
+        try await sendVerification(to: user, in: context.reader)
         return Response(status: .accepted)
     }
 

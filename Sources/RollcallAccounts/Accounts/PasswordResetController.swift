@@ -51,7 +51,7 @@ struct PasswordResetController: Sendable {
             do {
                 try await counters.admit(
                     .passwordResetEmail, key: email, under: Self.perEmail, refusal: "too many links for \(email)")
-                try await sendLink(to: user, by: nil)
+                try await sendLink(to: user, by: nil, asking: context.reader)
             } catch is TooManyAttempts {
                 // The same answer: the links already sent are in the person's inbox.
             }
@@ -59,18 +59,17 @@ struct PasswordResetController: Sendable {
         return Response(status: .accepted)
     }
 
-    func sendLink(to user: User, by admin: User?) async throws {
+    /// `asking`: the reader of the request that asks for the link.
+    func sendLink(to user: User, by admin: User?, asking: Reader) async throws {
         let token = try await resets.issue(userID: user.id, requestedBy: admin?.id)
         let link = "\(configuration.publicURL)/reset-password?token=\(token)"
         // Asked for by the person: in their language now; sent by an admin: in the one they chose or first acted
         // in, else the school's.
-        let letters = Letters(school: configuration.schoolName, language: configuration.defaultLanguage)
-        let write = {
-            letters.passwordReset(
-                name: user.name, link: link, minutes: Int(PasswordResets.lifetime / 60), byAdmin: admin != nil)
-        }
-        let letter =
-            admin == nil && user.language == nil ? write() : letters.written(for: user.letterLanguage, write)
+        var letters = Letters(school: configuration.schoolName, language: configuration.defaultLanguage)
+            .written(for: user.letterLanguage)
+        if admin == nil && user.language == nil { letters.reader = asking }
+        let letter = letters.passwordReset(
+            name: user.name, link: link, minutes: Int(PasswordResets.lifetime / 60), byAdmin: admin != nil)
         try await mail.send(letter.email(to: user.email, name: user.name))
     }
 
@@ -103,7 +102,7 @@ struct PasswordResetController: Sendable {
         else {
             throw AppError.notFound(.userNotFound, "user")
         }
-        try await sendLink(to: user, by: admin)
+        try await sendLink(to: user, by: admin, asking: context.reader)
         try await resets.audit(userID: user.id, .passwordResetLinkSent, actor: admin)
         return Response(status: .accepted)
     }

@@ -90,26 +90,26 @@ struct PhoneController: Sendable {
             refusal: "This number was sent five codes in the last hour. Try again later, or sign in another way.")
     }
 
-    func sent(_ phone: String) -> CodeSent {
+    func sent(_ phone: String, to reader: Reader) -> CodeSent {
         CodeSent(
             phone: phone, nextCodeIn: Int(configuration.phoneCodeInterval.rounded(.up)),
-            message: say(
+            message: reader.say(
                 "If this number belongs to an account, a 6-digit code is on its way by text message. It works for 5 minutes."
             )
         )
     }
 
-    func text(_ code: String, to phone: String, purpose: PhoneCodePurpose) async throws {
-        let school = Letters(school: configuration.schoolName).signature
+    func text(_ code: String, to phone: String, purpose: PhoneCodePurpose, in reader: Reader) async throws {
+        let school = Letters(school: configuration.schoolName, reader: reader).signature
         try await texts.send(
             OutgoingMessage(
                 channel: .sms, recipient: phone, recipientName: nil,
-                subject: purpose == .signIn ? say("Sign-in code") : say("Phone confirmation code"),
+                subject: purpose == .signIn ? reader.say("Sign-in code") : reader.say("Phone confirmation code"),
                 text: purpose == .signIn
-                    ? say(
+                    ? reader.say(
                         "\(code) is your \(school) sign-in code. It works for 5 minutes. Nobody from school will ask you for it."
                     )
-                    : say(
+                    : reader.say(
                         "\(code) is your \(school) code to confirm this number. It works for 5 minutes. Nobody from school will ask you for it."
                     ),
                 html: nil))
@@ -123,9 +123,9 @@ struct PhoneController: Sendable {
             try await signIns.signsIn(user)
         {
             let code = try await codes.issue(.signIn, phone: phone, userID: user.id)
-            try await text(code, to: phone, purpose: .signIn)
+            try await text(code, to: phone, purpose: .signIn, in: context.reader)
         }
-        return try sent(phone).response(from: request, context: context, status: .accepted)
+        return try sent(phone, to: context.reader).response(from: request, context: context, status: .accepted)
     }
 
     /// The person whose code this is, and what they asked, or the same refusal for a wrong, used, expired or unknown
@@ -176,9 +176,10 @@ struct PhoneController: Sendable {
         // and so its code, learns at confirmation that another account confirmed it (`confirm`).
         try await admitCode(to: phone, for: .confirm, from: context.clientAddress, requester: user.id)
         let code = try await codes.issue(.confirm, phone: phone, userID: user.id)
-        try await text(code, to: phone, purpose: .confirm)
-        var answer = sent(phone)
-        answer.message = say("A 6-digit code is on its way to \(phone) by text message. It works for 5 minutes.")
+        try await text(code, to: phone, purpose: .confirm, in: context.reader)
+        var answer = sent(phone, to: context.reader)
+        answer.message = context.reader.say(
+            "A 6-digit code is on its way to \(phone) by text message. It works for 5 minutes.")
         return try answer.response(from: request, context: context, status: .accepted)
     }
 

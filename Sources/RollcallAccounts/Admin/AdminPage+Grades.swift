@@ -7,15 +7,15 @@ import RollcallWords
 extension AdminPage {
     /// The grades on their way to learning platforms, and those given up, newest first: the list an admin reads when
     /// a platform's gradebook lags behind Rollcall's.
-    func grades(time: TimeText) async throws -> [AdminPageModel.Grade] {
+    func grades(time: TimeText, in reader: Reader) async throws -> [AdminPageModel.Grade] {
         try await jobs.list(kind: ScoreJob.name, statuses: [.pending, .running, .failed], limit: Self.gradesShown)
-            .map { Self.grade($0, time: time) }
+            .map { Self.grade($0, time: time, in: reader) }
     }
 
     /// Grades on the page at most: a platform down for a while leaves one waiting per student, not more.
     static let gradesShown = 50
 
-    static func grade(_ listing: JobListing, time: TimeText) -> AdminPageModel.Grade {
+    static func grade(_ listing: JobListing, time: TimeText, in reader: Reader) -> AdminPageModel.Grade {
         let job = listing.job
         // The badges are the outbox's, so that a grade waiting looks like a message waiting.
         let badge =
@@ -24,18 +24,18 @@ extension AdminPage {
             case .running: "sending"
             default: "failed"
             }
-        let tries = say(job.attempts, one: "{0} attempt", other: "{0} attempts")
-        let when = job.nextAttemptAt.map(time.moment) ?? say("soon")
+        let tries = reader.say(job.attempts, one: "{0} attempt", other: "{0} attempts")
+        let when = job.nextAttemptAt.map(time.moment) ?? reader.say("soon")
         let next: String =
             switch job.status {
-            case .pending where job.attempts == 0: say("waiting to be sent")
-            case .pending: say("next attempt \(when)")
-            case .running: say("being sent (\(tries))")
-            default: say("given up")
+            case .pending where job.attempts == 0: reader.say("waiting to be sent")
+            case .pending: reader.say("next attempt \(when)")
+            case .running: reader.say("being sent (\(tries))")
+            default: reader.say("given up")
             }
         return AdminPageModel.Grade(
             course: listing.courseName ?? "—", person: listing.personName ?? "—", attempts: job.attempts,
-            status: badge, statusText: statusText(badge), next: next, lastError: job.lastError ?? "")
+            status: badge, statusText: statusText(badge, in: reader), next: next, lastError: job.lastError ?? "")
     }
 }
 

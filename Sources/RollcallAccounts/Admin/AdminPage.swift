@@ -20,7 +20,8 @@ struct AdminPage: Sendable {
     }
 
     @Sendable func admin(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let time = try AccessRule.admin(context).timeText
+        let reader = context.reader
+        let time = try AccessRule.admin(context).timeText(in: reader)
         let query = try check { () throws(RuleViolation) in try TextRules.search(request.query("q")) }
         // Teachers waiting for approval first, then everyone else, in pages a screen can hold.
         let everyone = try await self.users.directory.list(query: query, role: nil)
@@ -28,19 +29,20 @@ struct AdminPage: Sendable {
         let listed = waiting + everyone.filter { !($0.role == .teacher && !$0.approved) }
         let (users, peoplePages) = PageLinks.page(
             listed, requested: Int(request.query("page") ?? "") ?? 1, size: Self.peoplePage, path: "/admin",
-            query: query, anchor: "people")
+            query: query, anchor: "people", in: reader)
         let outboxPage = try await outbox.page(limit: 30, before: try OutboxPage.cursor(request))
         let messages = outboxPage.messages.map { message in
             AdminPageModel.Message(
                 recipient: message.recipient, subject: message.subject, body: message.body,
                 when: time.moment(message.createdAt), channel: message.channel, status: message.status,
-                statusText: Self.statusText(message.status), delivery: Self.delivery(message, time: time))
+                statusText: Self.statusText(message.status, in: reader),
+                delivery: Self.delivery(message, time: time, in: reader))
         }
         let viewer = context.user?.id
         var secondAdminGrants = false
         if let viewer { secondAdminGrants = try await self.users.directory.hasOtherAdmin(than: viewer) }
         var page = AdminPageModel(
-            users: users.map { Self.person($0, viewer: viewer, secondAdminGrants: secondAdminGrants) },
+            users: users.map { Self.person($0, viewer: viewer, secondAdminGrants: secondAdminGrants, in: reader) },
             q: query ?? "", messages: messages, noMessages: messages.isEmpty,
             olderMessages: outboxPage.nextCursor.map { Self.olderLink(query: query, before: $0) },
             newestMessages: request.query("before") == nil ? nil : Self.olderLink(query: query, before: nil),
@@ -50,7 +52,7 @@ struct AdminPage: Sendable {
                     window: "\(time.day(entry.windowFrom)) – \(time.day(entry.windowUntil))",
                     when: time.moment(entry.createdAt))
             },
-            accountChanges: try await accountChanges(time: time))
+            accountChanges: try await accountChanges(time: time, in: reader))
         page.platforms = try await platforms.list().map { platform in
             AdminPageModel.Platform(
                 id: platform.id, name: platform.name, issuer: platform.issuer, clientId: platform.clientId,
@@ -63,56 +65,60 @@ struct AdminPage: Sendable {
         page.peopleCount = listed.count
         page.waitingCount = waiting.count
         page.peoplePages = peoplePages
-        page.grades = try await grades(time: time)
+        page.grades = try await grades(time: time, in: reader)
         page.noGrades = page.grades.isEmpty
         return try pages.render(page, title: "Admin · Rollcall", context: context)
     }
 
     /// One row of the people list. The page offers only what the API takes: an admin is made a health officer by
     /// another admin where there is one (`ExposureController`).
-    static func person(_ user: User, viewer: Int64?, secondAdminGrants: Bool) -> AdminPageModel.Person {
+    static func person(_ user: User, viewer: Int64?, secondAdminGrants: Bool, in reader: Reader)
+        -> AdminPageModel.Person
+    {
         let isSelf = user.id == viewer
         return AdminPageModel.Person(
-            id: user.id, name: user.name, email: user.email, role: user.role.pageText,
+            id: user.id, name: user.name, email: user.email, role: user.role.pageText(in: reader),
             pending: user.role == .teacher && !user.approved, disabled: user.disabled,
             isSelf: isSelf, healthOfficer: user.healthOfficer,
             mayBecomeOfficer: !user.healthOfficer && !(isSelf && secondAdminGrants),
             deleted: user.deletedAt != nil,
-            roleSource: Self.roleSource(user.roleSource), showsRoleSource: user.role != .admin,
+            roleSource: Self.roleSource(user.roleSource, in: reader), showsRoleSource: user.role != .admin,
             mayTeach: user.role == .student, mayStudy: user.role == .teacher)
     }
 
     /// The latest changes to people's accounts by others, in words.
-    func accountChanges(time: TimeText) async throws -> [String] {
-        try await AccountAudit.entries(in: users.database).map { "\($0.sentence) · \(time.moment($0.at))" }
+    func accountChanges(time: TimeText, in reader: Reader) async throws -> [String] {
+        try await AccountAudit.entries(in: users.database).map {
+            "\($0.sentence(in: reader)) · \(time.moment($0.at))"
+        }
     }
 
     /// People on one page of the admin's list.
     static let peoplePage = 50
 
     /// Where a message's delivery stands, in words.
-    static func delivery(_ message: OutboxMessage, time: TimeText) -> String {
-        let tries = say(message.attempts, one: "{0} attempt", other: "{0} attempts")
+    static func delivery(_ message: OutboxMessage, time: TimeText, in reader: Reader) -> String {
+        let tries = reader.say(message.attempts, one: "{0} attempt", other: "{0} attempts")
         switch message.status {
-        case "stored": return say("kept in the outbox: no provider is configured for \(message.channel)")
-        case "sent": return say("sent \(message.sentAt.map(time.moment) ?? "") after \(tries)")
-        case "failed": return say("failed after \(tries): \(message.lastError ?? "")")
-        case "sending": return say("being sent (\(tries))")
+        case "stored": return reader.say("kept in the outbox: no provider is configured for \(message.channel)")
+        case "sent": return reader.say("sent \(message.sentAt.map(time.moment) ?? "") after \(tries)")
+        case "failed": return reader.say("failed after \(tries): \(message.lastError ?? "")")
+        case "sending": return reader.say("being sent (\(tries))")
         default:
-            guard message.attempts > 0 else { return say("waiting to be sent") }
-            let next = message.nextAttemptAt.map(time.moment) ?? say("soon")
-            return say("waiting: \(tries) failed, next \(next): \(message.lastError ?? "")")
+            guard message.attempts > 0 else { return reader.say("waiting to be sent") }
+            let next = message.nextAttemptAt.map(time.moment) ?? reader.say("soon")
+            return reader.say("waiting: \(tries) failed, next \(next): \(message.lastError ?? "")")
         }
     }
 
     /// A message's status in words, for its badge: the badge's class stays `status`.
-    static func statusText(_ status: String) -> String {
+    static func statusText(_ status: String, in reader: Reader) -> String {
         switch status {
-        case "stored": say("stored")
-        case "queued": say("queued")
-        case "sending": say("sending")
-        case "sent": say("sent")
-        case "failed": say("failed")
+        case "stored": reader.say("stored")
+        case "queued": reader.say("queued")
+        case "sending": reader.say("sending")
+        case "sent": reader.say("sent")
+        case "failed": reader.say("failed")
         default: status
         }
     }
@@ -131,11 +137,11 @@ struct AdminPage: Sendable {
 
 /// What the admin page shows: people found by the search, and the latest messages of the outbox.
 extension AdminPage {
-    static func roleSource(_ source: RoleSource) -> String {
+    static func roleSource(_ source: RoleSource, in reader: Reader) -> String {
         switch source {
-        case .registration: say("chosen at registration")
-        case .school: say("from the school's sign-in")
-        case .admin: say("set by an admin")
+        case .registration: reader.say("chosen at registration")
+        case .school: reader.say("from the school's sign-in")
+        case .admin: reader.say("set by an admin")
         }
     }
 }

@@ -18,25 +18,29 @@ struct DevicesPage: Sendable {
 
     @Sendable func devices(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let time = user.timeText
+        let reader = context.reader
+        let time = user.timeText(in: reader)
         let passkeys = try await self.passkeys.list(userID: user.id)
         let rows = passkeys.map { passkey in
             DevicesPageModel.Row(
-                id: passkey.id, name: passkey.name, kind: passkey.kindText, created: time.moment(passkey.createdAt),
-                lastUsed: passkey.lastUsedAt.map { say("last used \(time.moment($0))") } ?? say("not used yet"))
+                id: passkey.id, name: passkey.name, kind: passkey.kindText(in: reader),
+                created: time.moment(passkey.createdAt),
+                lastUsed: passkey.lastUsedAt.map { reader.say("last used \(time.moment($0))") }
+                    ?? reader.say("not used yet"))
         }
         let here = try await remembered.current(request)
         let browsers = try await remembered.list(userID: user.id).map { device in
             DevicesPageModel.Browser(
                 id: device.id, name: device.name, phone: PhoneNumber.masked(device.phone),
                 remembered: time.moment(device.createdAt), until: time.moment(device.expiresAt),
-                lastUsed: device.lastUsedAt.map { say("signed in without a code \(time.moment($0))") }
-                    ?? say("not used since"),
+                lastUsed: device.lastUsedAt.map { reader.say("signed in without a code \(time.moment($0))") }
+                    ?? reader.say("not used since"),
                 current: device.id == here)
         }
         let page = DevicesPageModel(
             passkeys: rows, empty: rows.isEmpty, count: rows.count,
-            suggestedName: rows.isEmpty ? say("My phone") : say("Passkey \(rows.count + 1)"), browsers: browsers,
+            suggestedName: rows.isEmpty ? reader.say("My phone") : reader.say("Passkey \(rows.count + 1)"),
+            browsers: browsers,
             hasBrowsers: !browsers.isEmpty)
         return try pages.render(page, title: "Devices · Rollcall", context: context)
     }

@@ -67,22 +67,23 @@ struct ExposureController: Sendable {
         let window = try Self.window(until: until, days: days, days: evidenceDays, now: now)
         let entry = try await exposure.audit(
             requestedBy: officer.id, personID: person.id, reason: reason, window: window, now: now)
-        return try ReportEnvelope(report: try await reports.report(entry, now: now))
+        return try ReportEnvelope(report: try await reports.report(entry, now: now, in: context.reader))
             .response(from: request, context: context, status: .created)
     }
 
     /// A report again, for the health officer who ran it, over the same window.
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> ReportEnvelope {
         let entry = try await reports.own(context)
-        return ReportEnvelope(report: try await reports.report(entry, now: now()))
+        return ReportEnvelope(report: try await reports.report(entry, now: now(), in: context.reader))
     }
 
     @Sendable func csv(_ request: Request, context: AppRequestContext) async throws -> Response {
         let entry = try await reports.own(context)
-        let report = try await reports.report(entry, now: now())
-        let zone = try context.requireUser().timeText.zone
+        let reader = context.reader
+        let report = try await reports.report(entry, now: now(), in: reader)
+        let zone = try context.requireUser().timeText(in: reader).zone
         return try CSVDownload.response(
-            report.csv(zone: zone), name: say("exposure report \(entry.id)"), request: request)
+            report.csv(zone: zone, in: reader), name: reader.say("exposure report \(entry.id)"), request: request)
     }
 
     @Sendable func audit(_ request: Request, context: AppRequestContext) async throws -> AuditList {

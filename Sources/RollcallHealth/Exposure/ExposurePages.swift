@@ -20,7 +20,8 @@ struct ExposurePages: Sendable {
 
     @Sendable func form(_ request: Request, context: AppRequestContext) async throws -> Response {
         let officer = try AccessRule.officer(context)
-        let time = officer.timeText
+        let reader = context.reader
+        let time = officer.timeText(in: reader)
         let earlier = try await exposure.list(by: officer.id, limit: 20).map { entry in
             ExposurePage.Earlier(
                 id: entry.id, personName: entry.personName, when: time.moment(entry.createdAt),
@@ -28,7 +29,7 @@ struct ExposurePages: Sendable {
         }
         let page = ExposurePage(
             defaultDays: min(Exposure.defaultDays, configuration.evidenceDays), maxDays: configuration.evidenceDays,
-            keptText: say(
+            keptText: reader.say(
                 configuration.evidenceDays,
                 one: "Rollcall keeps what a report needs for {0} day; a window cannot reach further back.",
                 other: "Rollcall keeps what a report needs for {0} days; a window cannot reach further back."),
@@ -38,9 +39,10 @@ struct ExposurePages: Sendable {
 
     @Sendable func report(_ request: Request, context: AppRequestContext) async throws -> Response {
         let entry = try await reports.own(context)
-        let report = try await reports.report(entry, now: configuration.clock())
+        let reader = context.reader
+        let report = try await reports.report(entry, now: configuration.clock(), in: reader)
         return try pages.render(
-            ExposureReportPage(report, time: try context.requireUser().timeText),
+            ExposureReportPage(report, time: try context.requireUser().timeText(in: reader), in: reader),
             title: "Exposure report: \(report.person.name) · Rollcall", context: context)
     }
 }
@@ -121,7 +123,7 @@ struct ExposureReportPage: PageModel {
     static let closeMinutes = 15
 
     /// `time`: the officer's zone; a report spans courses, each of which may have its own.
-    init(_ report: ExposureReport, time: TimeText) {
+    init(_ report: ExposureReport, time: TimeText, in reader: Reader) {
         id = report.id
         personName = report.person.name
         requestedByName = report.requestedBy.name
@@ -134,7 +136,8 @@ struct ExposureReportPage: PageModel {
                 rank: index + 1, personId: contact.personId, name: contact.name, totalMinutes: contact.totalMinutes,
                 sessions: contact.sessions, proximityMinutes: contact.proximityMinutes,
                 evidence: ExposureReport.both(
-                    contact.evidence.map { $0 == .attendance ? say("attendance") : say("phones") }))
+                    contact.evidence.map { $0 == .attendance ? reader.say("attendance") : reader.say("phones") },
+                    in: reader))
         }
         phones = report.phones.map { phone in
             PhoneContact(
@@ -146,23 +149,24 @@ struct ExposureReportPage: PageModel {
         noPhones = phones.isEmpty
         phoneRequest = report.phoneRequest.map { request in
             if let answered = request.answeredAt {
-                return say(
+                return reader.say(
                     "Asked \(time.moment(request.requestedAt)); \(report.person.name) uploaded \(time.moment(answered))."
                 )
             }
-            return say(
+            return reader.say(
                 "Asked \(time.moment(request.requestedAt)); not uploaded yet. The report includes it once they do.")
         }
         noContacts = contacts.isEmpty
         let close = contacts.count { max($0.totalMinutes, $0.proximityMinutes) >= Self.closeMinutes }
-        contactTotal = say(
+        contactTotal = reader.say(
             contacts.count, one: "{0} contact, {1} of them for {2} minutes or more",
             other: "{0} contacts, {1} of them for {2} minutes or more", .number(close), .number(Self.closeMinutes))
         sessions = report.sessions.map { session in
             SessionRow(
                 sessionId: session.sessionId, course: session.course, title: session.title, room: session.room ?? "—",
                 when: "\(time.moment(session.openedAt)) – \(time.time(session.endedAt))",
-                arrived: session.checkedInAt.map { say("checked in \(time.time($0))") } ?? say("marked by hand"),
+                arrived: session.checkedInAt.map { reader.say("checked in \(time.time($0))") }
+                    ?? reader.say("marked by hand"),
                 contacts: session.contacts.map {
                     SessionContact(personId: $0.personId, name: $0.name, minutes: $0.minutes)
                 },

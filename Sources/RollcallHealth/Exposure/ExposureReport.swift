@@ -69,15 +69,16 @@ struct ExposureReport: Codable, ResponseEncodable, Sendable {
     var phoneRequest: PhoneRequest?
 
     /// How every report is computed, shown with it, in the reader's language.
-    static var method: String {
-        say(
+    static func method(in reader: Reader) -> String {
+        reader.say(
             "Made from attendance records only: a session counts when the person checked in (QR code, typed code, check-in spot or app) or a teacher marked them present or late, and it opened within the window. Everyone else recorded the same way in that session is a contact. Shared minutes run from the later of the two check-ins (the session's opening for a mark by hand) to the session's end (its closing, or when it stopped taking check-ins), rounded down. People who did not check in and were not marked present or late are not in this report, even if they were in the room; absences and excused records are not used. Phones with the Rollcall app and proximity on add their own evidence: the rotating pseudo-IDs each phone heard nearby, as uploaded by the phone's owner. A phone contact's minutes are those in which either phone heard the other (each sighting counts at least one minute), within the window. Contacts are ranked by the larger of the two kinds of minutes; each names the evidence it rests on."
         )
     }
 
     init(
         entry: ExposureAuditEntry, facts: [ExposureSessionFacts],
-        phones: (sightings: [Proximity.Sighting], names: [Int64: String]), request: ProximityRequest?
+        phones: (sightings: [Proximity.Sighting], names: [Int64: String]), request: ProximityRequest?,
+        in reader: Reader
     ) {
         let byID = Dictionary(facts.map { ($0.session.id, $0) }, uniquingKeysWith: { $1 })
         let encounters = Exposure.encounters(of: entry.personId, in: facts.map(\.session))
@@ -88,7 +89,7 @@ struct ExposureReport: Codable, ResponseEncodable, Sendable {
         from = entry.windowFrom
         until = entry.windowUntil
         createdAt = entry.createdAt
-        method = Self.method
+        method = Self.method(in: reader)
         sessions = encounters.compactMap { encounter in
             guard let fact = byID[encounter.sessionID] else { return nil }
             return SessionEntry(
@@ -100,7 +101,7 @@ struct ExposureReport: Codable, ResponseEncodable, Sendable {
                 })
         }
         let nearby = Proximity.contacts(of: entry.personId, in: phones.sightings)
-        let name = { (id: Int64) in phones.names[id] ?? say("Person \(id)") }
+        let name = { (id: Int64) in phones.names[id] ?? reader.say("Person \(id)") }
         self.phones = nearby.map {
             PhoneEntry(
                 personId: $0.personID, name: name($0.personID), minutes: $0.minutes, firstSeen: $0.firstSeen,
@@ -117,20 +118,24 @@ struct ExposureReport: Codable, ResponseEncodable, Sendable {
     /// One line per contact in each session, after a line per ranked contact. Times are local to `zone` (the health
     /// officer's, as on the report's page), without an offset, so that a spreadsheet reads them as times; the header
     /// names the zone.
-    func csv(zone: TimeZone) -> String {
+    func csv(zone: TimeZone, in reader: Reader) -> String {
         var text = CSV.line([
-            say("Contact"), say("Total shared minutes"), say("Sessions"), say("Minutes near by phone"), say("Evidence"),
+            reader.say("Contact"), reader.say("Total shared minutes"), reader.say("Sessions"),
+            reader.say("Minutes near by phone"), reader.say("Evidence"),
         ])
         for contact in contacts {
             text += CSV.line([
                 contact.name, String(contact.totalMinutes), String(contact.sessions), String(contact.proximityMinutes),
-                Self.both(contact.evidence.map { $0 == .attendance ? say("attendance") : say("proximity") }),
+                Self.both(
+                    contact.evidence.map { $0 == .attendance ? reader.say("attendance") : reader.say("proximity") },
+                    in: reader),
             ])
         }
         text += "\r\n"
         text += CSV.line([
-            say("Course"), say("Session"), say("Room"), say("Opened at (\(zone.identifier))"),
-            say("Ended at (\(zone.identifier))"), say("Contact"), say("Shared minutes"),
+            reader.say("Course"), reader.say("Session"), reader.say("Room"),
+            reader.say("Opened at (\(zone.identifier))"),
+            reader.say("Ended at (\(zone.identifier))"), reader.say("Contact"), reader.say("Shared minutes"),
         ])
         for session in sessions {
             for contact in session.contacts {
@@ -145,7 +150,7 @@ struct ExposureReport: Codable, ResponseEncodable, Sendable {
     }
 
     /// Kinds of evidence in a list: “attendance and proximity”.
-    static func both(_ words: [String]) -> String {
-        words.count == 2 ? say("\(words[0]) and \(words[1])") : words.joined(separator: ", ")
+    static func both(_ words: [String], in reader: Reader) -> String {
+        words.count == 2 ? reader.say("\(words[0]) and \(words[1])") : words.joined(separator: ", ")
     }
 }

@@ -26,7 +26,7 @@ struct ExposureReports: Sendable {
     }
 
     /// The report of an audit entry, refused once its window reaches past what is still kept.
-    func report(_ entry: ExposureAuditEntry, now: Date) async throws -> ExposureReport {
+    func report(_ entry: ExposureAuditEntry, now: Date, in reader: Reader) async throws -> ExposureReport {
         // A second's leeway: the stored window is rounded (SQLite keeps microseconds of a float).
         guard entry.windowFrom.addingTimeInterval(1) >= Retention.cutoff(now: now, days: retentionDays)
         else {
@@ -38,6 +38,7 @@ struct ExposureReports: Sendable {
         let phones = try await proximity.sightings(
             of: entry.personId, from: entry.windowFrom, until: entry.windowUntil)
         return ExposureReport(
-            entry: entry, facts: facts, phones: phones, request: try await proximity.request(reportID: entry.id))
+            entry: entry, facts: facts, phones: phones, request: try await proximity.request(reportID: entry.id),
+            in: reader)
     }
 }

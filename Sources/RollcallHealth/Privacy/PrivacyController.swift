@@ -24,7 +24,8 @@ struct PrivacyController: Sendable {
 
     @Sendable func myData(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        var response = try DataEnvelope(data: try await personal.export(user)).response(from: request, context: context)
+        var response = try DataEnvelope(data: try await personal.export(user, in: context.reader)).response(
+            from: request, context: context)
         response.headers[.contentDisposition] = "attachment; filename=\"rollcall-my-data.json\""
         response.headers[.cacheControl] = "no-store"
         return response

@@ -16,16 +16,17 @@ struct PrivacyPage: Sendable {
 
     @Sendable func privacy(_ request: Request, context: AppRequestContext) async throws -> Response {
         let days = evidenceDays
+        let reader = context.reader
         let page = PrivacyPageModel(
             signedIn: context.user != nil,
-            keptText: say(days, one: "{0} day, then deleted", other: "{0} days, then deleted"),
-            pseudonymKeptText: say(
+            keptText: reader.say(days, one: "{0} day, then deleted", other: "{0} days, then deleted"),
+            pseudonymKeptText: reader.say(
                 days, one: "{0} day after their 5 minutes, or until you turn proximity off",
                 other: "{0} days after their 5 minutes, or until you turn proximity off"),
-            heardKeptText: say(
+            heardKeptText: reader.say(
                 days, one: "{0} day after it was heard, or until you turn proximity off",
                 other: "{0} days after it was heard, or until you turn proximity off"),
-            reportWindow: say(
+            reportWindow: reader.say(
                 min(Exposure.defaultDays, days), one: "{0} day (at most {1})", other: "{0} days (at most {1})",
                 .number(days)))
         return try pages.render(page, title: "Privacy · Rollcall", context: context)

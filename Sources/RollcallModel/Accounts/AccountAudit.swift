@@ -17,17 +17,17 @@ package enum AccountChange: String, Codable, Sendable, CaseIterable {
     case enabled
 
     /// The change in words, for the admin page: `actor` changed `person`'s account.
-    package func sentence(actor: String, person: String) -> String {
+    package func sentence(actor: String, person: String, in reader: Reader) -> String {
         switch self {
-        case .passwordReset: say("\(person) set a new password from an emailed link")
-        case .passwordResetLinkSent: say("\(actor) sent \(person) a link to set a new password")
-        case .healthOfficerGranted: say("\(actor) made \(person) a health officer")
-        case .healthOfficerRevoked: say("\(actor) removed \(person) as health officer")
-        case .madeTeacher: say("\(actor) made \(person) a teacher")
-        case .madeStudent: say("\(actor) made \(person) a student")
-        case .approved: say("\(actor) approved \(person) as a teacher")
-        case .disabled: say("\(actor) disabled \(person)'s account")
-        case .enabled: say("\(actor) enabled \(person)'s account again")
+        case .passwordReset: reader.say("\(person) set a new password from an emailed link")
+        case .passwordResetLinkSent: reader.say("\(actor) sent \(person) a link to set a new password")
+        case .healthOfficerGranted: reader.say("\(actor) made \(person) a health officer")
+        case .healthOfficerRevoked: reader.say("\(actor) removed \(person) as health officer")
+        case .madeTeacher: reader.say("\(actor) made \(person) a teacher")
+        case .madeStudent: reader.say("\(actor) made \(person) a student")
+        case .approved: reader.say("\(actor) approved \(person) as a teacher")
+        case .disabled: reader.say("\(actor) disabled \(person)'s account")
+        case .enabled: reader.say("\(actor) enabled \(person)'s account again")
         }
     }
 }
@@ -66,8 +66,9 @@ package enum AccountAudit {
             self.at = at
         }
 
-        package var sentence: String {
-            AccountChange(rawValue: action)?.sentence(actor: actorName, person: userName) ?? "\(actorName): \(action)"
+        package func sentence(in reader: Reader) -> String {
+            AccountChange(rawValue: action)?.sentence(actor: actorName, person: userName, in: reader)
+                ?? "\(actorName): \(action)"
         }
     }
 

@@ -39,8 +39,8 @@ package struct User: Codable, Sendable, Equatable {
     package var letterLanguage: String? { language ?? firstLanguage }
 
     /// How the person's pages write moments where no course is involved: their zone, else the server's.
-    package var timeText: TimeText {
-        TimeText(zoneIdentifier: timeZone ?? CourseTimeZone.serverDefault, locale: Catalogs.reader.catalog.locale)
+    package func timeText(in reader: Reader) -> TimeText {
+        TimeText(zoneIdentifier: timeZone ?? CourseTimeZone.serverDefault, locale: reader.locale)
     }
 
     /// Whether the person holds `role`, as their own or granted.
@@ -139,12 +139,12 @@ package struct ProfileChange: Sendable {
 
 extension Role {
     /// The role in words, on a page: “health officer”. The API sends `rawValue`.
-    package var pageText: String {
+    package func pageText(in reader: Reader) -> String {
         switch self {
-        case .student: say("student")
-        case .teacher: say("teacher")
-        case .admin: say("admin")
-        case .healthOfficer: say("health officer")
+        case .student: reader.say("student")
+        case .teacher: reader.say("teacher")
+        case .admin: reader.say("admin")
+        case .healthOfficer: reader.say("health officer")
         }
     }
 }

@@ -184,7 +184,7 @@ package struct Flag: Codable, Sendable, Equatable {
     /// The second student the flag names, if any.
     package var otherStudentId: Int64?
     package var kind: FlagKind
-    /// The details, said in the reader's language: `detail` in JSON.
+    /// The details, said in the reader's language (`said(to:)`): `detail` in JSON.
     package var words: Phrase
     package var createdAt: Date
 
@@ -204,7 +204,14 @@ package struct Flag: Codable, Sendable, Equatable {
         createdAt = try row.decode(Date.self, forKey: .createdAt)
     }
 
-    /// Writes the flag with its details said in the language of whoever Rollcall answers.
+    /// The flag with its details said to `reader`, as it is written for them.
+    package func said(to reader: Reader) -> Flag {
+        var said = self
+        said.words = .verbatim(reader.say(words))
+        return said
+    }
+
+    /// Writes the flag with its details as `said(to:)` left them; a flag nobody said reads in English.
     package func encode(to encoder: any Encoder) throws {
         var fields = encoder.container(keyedBy: CodingKeys.self)
         try fields.encode(id, forKey: .id)
@@ -212,7 +219,7 @@ package struct Flag: Codable, Sendable, Equatable {
         try fields.encodeIfPresent(studentId, forKey: .studentId)
         try fields.encodeIfPresent(otherStudentId, forKey: .otherStudentId)
         try fields.encode(kind, forKey: .kind)
-        try fields.encode(say(words), forKey: .detail)
+        try fields.encode(words.description, forKey: .detail)
         try fields.encode(createdAt, forKey: .createdAt)
     }
 }

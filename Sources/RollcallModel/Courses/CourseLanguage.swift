@@ -21,16 +21,16 @@ package enum CourseLanguage {
 
     /// A new course's language: the one its teacher chose on the form, else the one they read Rollcall in (their
     /// profile's, else their browser's, else the school's).
-    package static func forNewCourse(chosen: String?) throws -> String {
+    package static func forNewCourse(chosen: String?, reader: Reader) throws -> String {
         if let chosen { return try validated(chosen) }
-        let reading = Catalogs.reader.catalog.language
+        let reading = reader.language
         return reading == PseudoLocale.language ? "en" : reading
     }
 
     /// What a page sets as `lang` on the course's content: its language where the reader's page is in another, else
     /// nothing (the content is in the page's language, or the course was made before Rollcall kept it).
-    package static func marked(_ language: String?) -> String? {
-        guard let language, language != Catalogs.reader.catalog.language else { return nil }
+    package static func marked(_ language: String?, for reader: Reader) -> String? {
+        guard let language, language != reader.language else { return nil }
         return language
     }
 
@@ -49,5 +49,5 @@ package enum CourseLanguage {
 
 extension Course {
     /// `lang` for the course's content on a page in the reader's language, where it differs.
-    package var contentLang: String? { CourseLanguage.marked(language) }
+    package func contentLang(for reader: Reader) -> String? { CourseLanguage.marked(language, for: reader) }
 }

@@ -164,7 +164,7 @@ package struct CourseStore: Sendable {
     }
 
     /// The course's co-teachers and assistants, by name.
-    package func staff(courseID: Int64) async throws -> [StaffMember] {
+    package func staff(courseID: Int64, in reader: Reader) async throws -> [StaffMember] {
         try await database.read { sql in
             let staff = try await sql.raw(
                 """
@@ -173,7 +173,7 @@ package struct CourseStore: Sendable {
                 WHERE course_staff.course_id = \(bind: courseID)
                 """
             ).all(decoding: StaffMember.self, with: .rollcall)
-            return Collation.reader.sorted(staff, name: \.name, id: \.id)
+            return reader.collation.sorted(staff, name: \.name, id: \.id)
         }
     }
 

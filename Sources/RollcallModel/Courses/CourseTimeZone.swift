@@ -68,5 +68,5 @@ package enum CourseTimeZone {
 
 extension Course {
     /// How the course's pages, letters and exports write moments: in the course's zone.
-    package var timeText: TimeText { TimeText(zone: zone, locale: Catalogs.reader.catalog.locale) }
+    package func timeText(in reader: Reader) -> TimeText { TimeText(zone: zone, locale: reader.locale) }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import RollcallCore
 import RollcallStorage
+import RollcallWords
 import SQLKit
 
 /// A session's room as its teacher sees it live: every enrolled student with their status, the counts, the flags,
@@ -89,9 +90,9 @@ package struct RoomStore: Sendable {
 
     /// The room now; flags written after its last event are left to the events that follow.
     /// `proximity`: the session counts classmates' phones, and each student says by how many.
-    package func room(sessionID: Int64, courseID: Int64, proximity: Bool = false, now: Date = Date()) async throws
-        -> Room
-    {
+    package func room(
+        sessionID: Int64, courseID: Int64, proximity: Bool = false, in reader: Reader, now: Date = Date()
+    ) async throws -> Room {
         let rows = try await rows(sessionID: sessionID, courseID: courseID, now: now)
         let listed = rows.compactMap { row -> Room.Student? in
             guard let id = row.id, let name = row.name else { return nil }
@@ -102,7 +103,7 @@ package struct RoomStore: Sendable {
                 note: row.note.flatMap { $0.isEmpty ? nil : $0 }, heardBy: proximity ? row.heardBy ?? 0 : nil
             )
         }
-        let students = Collation.reader.sorted(listed, name: \.name, id: \.id)
+        let students = reader.collation.sorted(listed, name: \.name, id: \.id)
         let lastFlagId = rows.first?.lastFlagId ?? 0
         let flags = try await database.read { sql in
             try await sql.select().column("*").from("flags").where("session_id", .equal, sessionID)

@@ -57,17 +57,17 @@ package enum SessionEvents {
 
     /// An event as a live view sends it, with the phrases it stores (a flag's details, an undo's reason) said in the
     /// language of whoever the view is for.
-    package static func said(_ event: LoggedEvent) throws -> String {
+    package static func said(_ event: LoggedEvent, to reader: Reader) throws -> String {
         var said = event
         switch SessionEventKind(rawValue: event.kind) {
         case .flagged:
             var flagged = try JSONCoding.decoder.decode(SessionChange.Flagged.self, from: Data(event.payload.utf8))
-            flagged.detail = say(FlagWords.reading(flagged.detail))
+            flagged.detail = reader.say(FlagWords.reading(flagged.detail))
             said.payload = try SessionChange.flagged(flagged).payload()
         case .statusChanged where event.payload.contains(#"\u0001"#):
             var changed = try JSONCoding.decoder.decode(
                 SessionChange.StatusChanged.self, from: Data(event.payload.utf8))
-            changed.reason = changed.reason.map { say(Phrase.stored($0)) }
+            changed.reason = changed.reason.map { reader.say(Phrase.stored($0)) }
             said.payload = try SessionChange.statusChanged(changed).payload()
         default: break
         }

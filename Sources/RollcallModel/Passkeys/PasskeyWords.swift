@@ -4,9 +4,10 @@ import RollcallWords
 
 extension Passkey {
     /// Synced passkeys live on every device of the person's account; device-bound ones on one device only.
-    package var kindText: String {
+    package func kindText(in reader: Reader) -> String {
         backedUp
-            ? say("Synced passkey") : backupEligible ? say("Passkey (not synced yet)") : say("Device-bound passkey")
+            ? reader.say("Synced passkey")
+            : backupEligible ? reader.say("Passkey (not synced yet)") : reader.say("Device-bound passkey")
     }
 }
 
@@ -19,16 +20,16 @@ extension CourseVerification {
     }
 
     /// The reuse windows the course page offers.
-    package static func reuseChoices(selected: Int) -> [ReuseChoice] {
+    package static func reuseChoices(selected: Int, in reader: Reader) -> [ReuseChoice] {
         var choices = [0, 60, 300, 600, 900, 1800, 3600]
         if !choices.contains(selected) { choices.append(selected) }
         return choices.sorted().map { seconds in
             let label =
                 seconds == 0
-                ? say("no later check-ins (ask every time)")
+                ? reader.say("no later check-ins (ask every time)")
                 : seconds % 60 == 0
-                    ? say(seconds / 60, one: "{0} minute", other: "{0} minutes")
-                    : say(seconds, one: "{0} second", other: "{0} seconds")
+                    ? reader.say(seconds / 60, one: "{0} minute", other: "{0} minutes")
+                    : reader.say(seconds, one: "{0} second", other: "{0} seconds")
             return ReuseChoice(seconds: seconds, label: label, selected: seconds == selected)
         }
     }
@@ -45,10 +46,12 @@ extension CheckInVerificationRecord {
         package var when: String
     }
 
-    package func pageRow(_ time: TimeText) -> PageRow {
+    package func pageRow(_ time: TimeText, in reader: Reader) -> PageRow {
         PageRow(
-            student: studentName, passkey: passkeyName ?? say("removed passkey"),
-            kind: backedUp ? say("synced") : backupEligible ? say("syncable, not synced") : say("device-bound"),
+            student: studentName, passkey: passkeyName ?? reader.say("removed passkey"),
+            kind: backedUp
+                ? reader.say("synced")
+                : backupEligible ? reader.say("syncable, not synced") : reader.say("device-bound"),
             kindClass: backedUp ? "evidence-synced" : "evidence-bound", reused: reused, when: time.moment(createdAt))
     }
 }

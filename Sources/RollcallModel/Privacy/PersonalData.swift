@@ -64,14 +64,21 @@ package struct PersonalDataExport: Codable, Sendable {
         package var reason: String
         package var changedAt: Date
 
-        /// Reads a row; a reason Rollcall wrote itself (an undo's) is said in the person's language.
+        /// Reads a row as stored; `said(to:)` says a reason Rollcall wrote itself (an undo's) in the person's
+        /// language.
         package init(from decoder: any Decoder) throws {
             let row = try decoder.container(keyedBy: CodingKeys.self)
             sessionId = try row.decode(Int64.self, forKey: .sessionId)
             oldStatus = try row.decodeIfPresent(String.self, forKey: .oldStatus)
             newStatus = try row.decode(String.self, forKey: .newStatus)
-            reason = say(Phrase.stored(try row.decode(String.self, forKey: .reason)))
+            reason = try row.decode(String.self, forKey: .reason)
             changedAt = try row.decode(Date.self, forKey: .changedAt)
+        }
+
+        func said(to reader: Reader) -> ChangeEntry {
+            var said = self
+            said.reason = reader.say(Phrase.stored(reason))
+            return said
         }
     }
     package struct ReportNotice: Codable, Sendable {
@@ -144,7 +151,7 @@ package struct PersonalData: Sendable {
         self.retentionDays = retentionDays
     }
 
-    package func export(_ user: User, now: Date = Date()) async throws -> PersonalDataExport {
+    package func export(_ user: User, in reader: Reader, now: Date = Date()) async throws -> PersonalDataExport {
         try await database.read { sql in
             let id = user.id
             let courses = try await sql.raw(
@@ -177,7 +184,7 @@ package struct PersonalData: Sendable {
                 SELECT session_id, old_status, new_status, reason, changed_at FROM attendance_audit
                 WHERE student_id = \(bind: id) ORDER BY id
                 """
-            ).all(decoding: PersonalDataExport.ChangeEntry.self, with: .rollcall)
+            ).all(decoding: PersonalDataExport.ChangeEntry.self, with: .rollcall).map { $0.said(to: reader) }
             let reports = try await sql.raw(
                 "SELECT created_at FROM exposure_reports WHERE person_id = \(bind: id) ORDER BY id"
             ).all(decoding: PersonalDataExport.ReportNotice.self, with: .rollcall)

@@ -1,6 +1,7 @@
 import Foundation
 import RollcallCore
 import RollcallStorage
+import RollcallWords
 import SQLKit
 
 /// The students' attempts at a run: starting, saving answers, closing on time, adding time.
@@ -62,7 +63,8 @@ package struct QuizAttempts: Sendable {
             WHERE \(condition)
             """
         ).all().map { try AttemptRow($0).attempt }
-        return Collation.reader.sorted(attempts, name: \.studentName, id: \.id)
+        // Never in the database's order; a reader's own order is `list(runID:in:)`'s.
+        return Collation.english.sorted(attempts, name: \.studentName, id: \.id)
     }
 
     package static func selectOpen(_ sql: any SQLDatabase, where condition: SQLQueryString) async throws
@@ -84,8 +86,12 @@ package struct QuizAttempts: Sendable {
         return try await read()
     }
 
-    /// The run's attempts, those past their deadline closed first.
-    package func list(runID: Int64, now: Date = Date()) async throws -> [QuizAttempt] {
+    /// The run's attempts, those past their deadline closed first, as the reader's language sorts names.
+    package func list(runID: Int64, in reader: Reader, now: Date = Date()) async throws -> [QuizAttempt] {
+        reader.collation.sorted(try await list(runID: runID, now: now), name: \.studentName, id: \.id)
+    }
+
+    private func list(runID: Int64, now: Date) async throws -> [QuizAttempt] {
         let read = { @Sendable in
             try await database.read { sql in
                 try await Self.select(sql, where: "quiz_attempts.run_id = \(bind: runID)")

@@ -21,6 +21,13 @@ package struct AuditEntry: Codable, Sendable, Equatable {
     package var reason: String
     /// The bulk change it was part of, if any.
     package var batchId: Int64?
+
+    /// The entry with the reason said to `reader`: typed by a teacher, or words Rollcall stored as a phrase.
+    func said(to reader: Reader) -> AuditEntry {
+        var said = self
+        said.reason = reader.say(Phrase.stored(reason))
+        return said
+    }
 }
 
 extension AuditEntry {
@@ -42,8 +49,8 @@ extension AuditEntry {
         changedAt = try row.decode(Date.self, forKey: .changedAt)
         oldStatus = try row.decodeIfPresent(String.self, forKey: .oldStatus).flatMap(AttendanceStatus.init(rawValue:))
         newStatus = try row.decodeIfPresent(String.self, forKey: .newStatus).flatMap(AttendanceStatus.init(rawValue:))
-        // Typed by a teacher, or words Rollcall stored as a phrase (an undo's), said in the reader's language.
-        reason = say(Phrase.stored(try row.decode(String.self, forKey: .reason)))
+        // Typed by a teacher, or words Rollcall stored as a phrase (an undo's): said to the reader by the store.
+        reason = try row.decode(String.self, forKey: .reason)
         batchId = try row.decodeIfPresent(Int64.self, forKey: .batchId)
     }
 }
@@ -175,7 +182,7 @@ package struct RecordStore: Sendable {
     /// Sets a student's status in a session by hand, with the audit entry written in the same transaction.
     package func setStatus(
         session: ClassSession, studentID: Int64, status: AttendanceStatus, reason: String, note: String = "",
-        by teacher: User, now: Date = Date()
+        by teacher: User, in reader: Reader, now: Date = Date()
     ) async throws -> StatusChange {
         try await database.transaction { sql in
             try await SessionStore.lock(id: session.id, in: sql)
@@ -186,7 +193,7 @@ package struct RecordStore: Sendable {
             let entry = try await Self.audit(sql).where(
                 SQLColumn("id", table: "attendance_audit"), .equal, SQLBind(auditID)
             ).first(decoding: AuditEntry.self, with: .rollcall)
-            return StatusChange(record: record, audit: entry)
+            return StatusChange(record: record, audit: entry?.said(to: reader))
         }
     }
 
@@ -332,7 +339,7 @@ package struct RecordStore: Sendable {
     }
 
     /// A session's audit log, newest first.
-    package func audit(sessionID: Int64) async throws -> [AuditEntry] {
+    package func audit(sessionID: Int64, in reader: Reader) async throws -> [AuditEntry] {
         try await database.read { sql in
             try await Self.audit(sql).where(
                 SQLColumn("session_id", table: "attendance_audit"), .equal, SQLBind(sessionID)
@@ -340,12 +347,12 @@ package struct RecordStore: Sendable {
             .orderBy(
                 SQLOrderBy(expression: SQLColumn("id", table: "attendance_audit"), direction: SQLDirection.descending)
             )
-            .all(decoding: AuditEntry.self, with: .rollcall)
+            .all(decoding: AuditEntry.self, with: .rollcall).map { $0.said(to: reader) }
         }
     }
 
     /// A student's audit log within one course, newest first.
-    package func audit(courseID: Int64, studentID: Int64) async throws -> [AuditEntry] {
+    package func audit(courseID: Int64, studentID: Int64, in reader: Reader) async throws -> [AuditEntry] {
         try await database.read { sql in
             try await Self.audit(sql).where(SQLColumn("course_id", table: "sessions"), .equal, SQLBind(courseID))
                 .where(SQLColumn("student_id", table: "attendance_audit"), .equal, SQLBind(studentID))
@@ -353,7 +360,7 @@ package struct RecordStore: Sendable {
                     SQLOrderBy(
                         expression: SQLColumn("id", table: "attendance_audit"), direction: SQLDirection.descending)
                 )
-                .all(decoding: AuditEntry.self, with: .rollcall)
+                .all(decoding: AuditEntry.self, with: .rollcall).map { $0.said(to: reader) }
         }
     }
 
@@ -375,9 +382,9 @@ package struct RecordStore: Sendable {
     }
 
     /// A course's sessions, students and records, for the student pages, the reports and the absentee list.
-    package func courseRecords(_ course: Course, sessions allSessions: [ClassSession], now: Date = Date()) async throws
-        -> CourseRecords
-    {
+    package func courseRecords(
+        _ course: Course, sessions allSessions: [ClassSession], in reader: Reader, now: Date = Date()
+    ) async throws -> CourseRecords {
         let sessions = allSessions.filter { $0.openedAt != nil }.sorted {
             ($0.openedAt!, $0.id) < ($1.openedAt!, $1.id)
         }
@@ -405,7 +412,7 @@ package struct RecordStore: Sendable {
             // The grid, the records and the exports list students as the language sorts names.
             return CourseRecords(
                 course: course, sessions: sessions,
-                students: Collation.reader.sorted(students, name: \.name, id: \.id),
+                students: reader.collation.sorted(students, name: \.name, id: \.id),
                 records: records, now: now)
         }
     }

@@ -18,7 +18,7 @@ package enum RecordWords {
 
 extension AttendanceStatus {
     /// The status in words, on a page, in a letter or in a spreadsheet cell: “present”. The API sends `rawValue`.
-    package var pageText: String { say(pagePhrase) }
+    package func pageText(in reader: Reader) -> String { reader.say(pagePhrase) }
 
     /// The same as a phrase, for a sentence that names a status and is stored to be said when read.
     package var pagePhrase: Phrase {
@@ -31,12 +31,12 @@ extension AttendanceStatus {
     }
 
     /// The status as the label of a choice: “Present”.
-    package var pageLabel: String {
+    package func pageLabel(in reader: Reader) -> String {
         switch self {
-        case .present: say("Present")
-        case .late: say("Late")
-        case .excused: say("Excused")
-        case .absent: say("Absent")
+        case .present: reader.say("Present")
+        case .late: reader.say("Late")
+        case .excused: reader.say("Excused")
+        case .absent: reader.say("Absent")
         }
     }
 }

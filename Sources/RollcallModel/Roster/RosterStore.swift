@@ -124,7 +124,7 @@ package struct RosterStore: Sendable {
     }
 
     /// The roster by name, filtered by name, email or student number when `query` is given.
-    package func list(courseID: Int64, query: String? = nil) async throws -> [RosterEntry] {
+    package func list(courseID: Int64, query: String? = nil, in reader: Reader) async throws -> [RosterEntry] {
         try await database.read { sql in
             var select = sql.select()
                 .columns(
@@ -146,7 +146,7 @@ package struct RosterStore: Sendable {
                 }
             }
             let entries = try await select.all(decoding: RosterEntry.self, with: .rollcall)
-            return Collation.reader.sorted(entries, name: \.name, id: \.id)
+            return reader.collation.sorted(entries, name: \.name, id: \.id)
         }
     }
 

@@ -19,7 +19,7 @@ package struct SessionContents: Sendable, Equatable {
     }
 
     /// “2 attendance records and 1 quiz attempt”, in the reader's language.
-    package var text: String { say(phrase) }
+    package func text(in reader: Reader) -> String { reader.say(phrase) }
 
     /// The same as a phrase, which the course's audit log stores to say it in each reader's language.
     package var phrase: Phrase {

@@ -25,15 +25,15 @@ package struct ClassSession: Sendable, Equatable {
 
     /// The title in the reader's language: a default one ("Session of 26 Jan 2027 at 9:00 AM") is said anew for each
     /// reader, in the course's zone; a typed one stays as typed.
-    package var title: String {
+    package func title(in reader: Reader) -> String {
         guard let defaultTitle else { return storedTitle }
-        let time = TimeText(zoneIdentifier: defaultTitle.zone, locale: Catalogs.reader.catalog.locale)
-        return Self.defaultTitle(for: defaultTitle.moment, time: time)
+        let time = TimeText(zoneIdentifier: defaultTitle.zone, locale: reader.locale)
+        return Self.defaultTitle(for: defaultTitle.moment, time: time, in: reader)
     }
 
     /// "Session of 26 Jan 2027 at 9:00 AM" in the reader's language, in the course's zone (`time`).
-    package static func defaultTitle(for date: Date, time: TimeText) -> String {
-        say("Session of \(time.moment(date))")
+    package static func defaultTitle(for date: Date, time: TimeText, in reader: Reader) -> String {
+        reader.say("Session of \(time.moment(date))")
     }
 
     /// `title_key` of a session titled by `defaultTitle`.

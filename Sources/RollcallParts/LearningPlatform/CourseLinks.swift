@@ -19,6 +19,8 @@ package struct CourseLinks: Sendable {
     package let records: RecordStore
     package let jobs: JobQueue
     package let logger: Logger
+    /// The school's language (`ROLLCALL_DEFAULT_LANGUAGE`), for a course that names none.
+    package let language: String
 
     /// What a roster sync changed.
     package struct SyncReport: Codable, Sendable, Equatable {
@@ -89,6 +91,7 @@ package struct CourseLinks: Sendable {
     /// Rollcall made before, or a new one.
     package func lineItem(_ linked: LinkedCourse, platform: LearningPlatform) async throws -> String {
         if let url = linked.lineItemUrl { return url }
+        let reader = Self.platformReader(for: try await courses.find(id: linked.courseId), school: language)
         guard let items = linked.lineItemsUrl else {
             throw AppError(
                 .conflict, .ltiNotLinked,
@@ -97,7 +100,8 @@ package struct CourseLinks: Sendable {
         }
         let url: String
         do {
-            url = try await services.lineItem(platform, linked: linked, lineItemsURL: items, label: say("Attendance"))
+            url = try await services.lineItem(
+                platform, linked: linked, lineItemsURL: items, label: reader.say("Attendance"))
         } catch {
             logger.warning("the line item at \(platform.name) could not be found or made: \(error)")
             throw Self.unavailable(platform)
@@ -114,8 +118,10 @@ package struct CourseLinks: Sendable {
     {
         let lineItem = try await lineItem(linked, platform: platform)
         guard let course = try await courses.find(id: linked.courseId) else { return 0 }
+        // The same words whoever asks: a teacher's "Send grades now" or the background round.
+        let reader = Self.platformReader(for: course, school: language)
         let courseRecords = try await records.courseRecords(
-            course, sessions: try await sessions.list(courseID: course.id), now: now)
+            course, sessions: try await sessions.list(courseID: course.id), in: reader, now: now)
         let gradebook = try await records.gradebook(courseRecords)
         let students = courseRecords.students.filter(\.enrolled)
         let subjects = try await linkedCourses.subjects(platformID: platform.id, userIDs: students.map(\.id))
@@ -124,7 +130,8 @@ package struct CourseLinks: Sendable {
             guard let subject = subjects[student.id] else { continue }
             let figures = gradebook.figures(studentID: student.id)
             let score = LTI.score(
-                userID: subject, grade: figures.courseGrade, explanation: say(figures.courseGradeExplanation), at: now)
+                userID: subject, grade: figures.courseGrade, explanation: reader.say(figures.courseGradeExplanation),
+                at: now)
             scores.append(
                 try NewJob(
                     ScoreJob.self,
@@ -154,6 +161,12 @@ package struct CourseLinks: Sendable {
                 logger.warning("the scores for course \(linked.courseId) were not queued: \(error)")
             }
         }
+    }
+
+    /// Whom Rollcall speaks to at a course's platform: its gradebook, which every reader of the course shares. The
+    /// course's language, as a letter about the course would be, else the school's; never that of whoever sends.
+    package static func platformReader(for course: Course?, school: String) -> Reader {
+        Reader(Catalogs.shipped[course?.language ?? school])
     }
 
     package static func unavailable(_ platform: LearningPlatform) -> AppError {

@@ -18,19 +18,18 @@ package struct LiveSocket: Sendable {
     package let feed: LiveFeed
     /// The refusal of an `after` this feed never had; `{0}` is the event asked for.
     package let unknownEvent: Phrase
+    /// An event as the socket sends it: by default as stored; a feed with stored phrases says them to the reader.
+    package var message: @Sendable (LoggedEvent, Reader) throws -> String = { event, _ in event.message }
 
     package init(
         database: Database, feed: LiveFeed, unknownEvent: Phrase,
-        message: @escaping @Sendable (LoggedEvent) throws -> String = { $0.message }
+        message: @escaping @Sendable (LoggedEvent, Reader) throws -> String = { event, _ in event.message }
     ) {
         self.message = message
         self.database = database
         self.feed = feed
         self.unknownEvent = unknownEvent
     }
-    /// An event as the socket sends it: by default as stored; a feed with stored phrases says them in the reader's
-    /// language.
-    package var message: @Sendable (LoggedEvent) throws -> String = { $0.message }
 
     /// How long a view waits for a wake-up before reading anyway: a safety net should a wake-up (or, across
     /// processes, a PostgreSQL notification) ever go missing.
@@ -41,11 +40,12 @@ package struct LiveSocket: Sendable {
     package static let summaryInterval = Duration.milliseconds(250)
 
     /// Adds the socket at `path`: only from Rollcall's own pages, only for those `authorize` admits, and only with a
-    /// resume point that is one of the key's events; then `stream` runs until the client goes.
+    /// resume point that is one of the key's events; then `stream` runs until the client goes, for the reader the
+    /// upgrade was answered for.
     package func addRoute<Subject: Sendable>(
         to router: AppRouter, path: RouterPath, pageOrigin: PageOrigin, crossSiteRefusal: Phrase,
         authorize: @escaping @Sendable (AppRequestContext) async throws -> (key: Int64, subject: Subject),
-        stream: @escaping @Sendable (Subject, _ after: Int64?, WebSocketOutboundWriter) async throws -> Void
+        stream: @escaping @Sendable (Subject, Reader, _ after: Int64?, WebSocketOutboundWriter) async throws -> Void
     ) {
         router.ws(
             path,
@@ -58,18 +58,16 @@ package struct LiveSocket: Sendable {
             },
             onUpgrade: { inbound, outbound, context in
                 // In the language the upgrade request was answered in: the socket's messages come after it.
-                let reader = context.requestContext.reader ?? Catalogs.reader
-                try await Catalogs.$reader.withValue(reader) {
-                    try await Self.closingOnOutage(of: database, outbound) {
-                        let (key, subject) = try await authorize(context.requestContext)
-                        let after = try await resumePoint(context.request, key: key)
-                        try await withThrowingTaskGroup(of: Void.self) { group in
-                            // The client closing ends the inbound stream, and with it the view.
-                            group.addTask { for try await _ in inbound {} }
-                            group.addTask { try await stream(subject, after, outbound) }
-                            try await group.next()
-                            group.cancelAll()
-                        }
+                let reader = context.requestContext.reader
+                try await Self.closingOnOutage(of: database, outbound) {
+                    let (key, subject) = try await authorize(context.requestContext)
+                    let after = try await resumePoint(context.request, key: key)
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        // The client closing ends the inbound stream, and with it the view.
+                        group.addTask { for try await _ in inbound {} }
+                        group.addTask { try await stream(subject, reader, after, outbound) }
+                        try await group.next()
+                        group.cancelAll()
                     }
                 }
             }
@@ -121,7 +119,7 @@ package struct LiveSocket: Sendable {
     ///   - summary: a message sent after each run of events, such as the room's counts; at most every
     ///     `summaryInterval` while more events wait.
     package func stream(
-        key: Int64, after: Int64?, to outbound: WebSocketOutboundWriter,
+        key: Int64, after: Int64?, to outbound: WebSocketOutboundWriter, for reader: Reader,
         snapshot: () async throws -> (message: String, lastEventID: Int64),
         summary: (() async throws -> String)? = nil
     ) async throws {
@@ -145,7 +143,7 @@ package struct LiveSocket: Sendable {
                         try await EventLog.after(last, key: key, in: feed, limit: Self.pageSize, sql: sql)
                     }
                     for event in events where event.id > last {
-                        try await outbound.write(.text(try message(event)))
+                        try await outbound.write(.text(try message(event, reader)))
                         last = event.id
                     }
                     summaryDue = summaryDue || !events.isEmpty

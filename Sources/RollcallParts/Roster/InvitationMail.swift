@@ -78,12 +78,12 @@ package struct InvitationMail: Sendable {
                 let chosen =
                     try row.decodeNil(column: "language") ? nil : try row.decode(column: "language", as: String.self)
                 let course = try row.decode(column: "course_name", as: String.self)
+                let letter = letters.written(for: chosen)
                 messages.append(
-                    letters.written(for: chosen) {
-                        letters.invitation(
-                            name: name, teacher: teacher, course: course, link: link,
-                            schoolSignIn: schoolSignIn.map(SingleSignOnSettings.buttonWords))
-                    }.email(to: email, name: name))
+                    letter.invitation(
+                        name: name, teacher: teacher, course: course, link: link,
+                        schoolSignIn: schoolSignIn.map { SingleSignOnSettings.buttonWords($0, in: letter.reader) }
+                    ).email(to: email, name: name))
             }
             return messages
         }

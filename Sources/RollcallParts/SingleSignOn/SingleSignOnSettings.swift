@@ -39,8 +39,8 @@ public struct SingleSignOnSettings: Sendable, Equatable {
 
     /// The sign-in button's words for a name as the settings keep it: the default said in the reader's language, a
     /// name the school gave as it gave it.
-    package static func buttonWords(_ name: String) -> String {
-        name == defaultName ? say("Sign in with your school account") : name
+    package static func buttonWords(_ name: String, in reader: Reader) -> String {
+        name == defaultName ? reader.say("Sign in with your school account") : name
     }
 
     public init(

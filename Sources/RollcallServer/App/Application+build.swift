@@ -37,7 +37,8 @@ public func buildApplication(
     let stores = Stores(
         database: database,
         outbox: Outbox(database: database, logger: logger, delivered: Set(couriers.keys), bell: bell),
-        jobs: JobQueue(database: database, bell: jobBell), retentionDays: configuration.evidenceDays)
+        jobs: JobQueue(database: database, bell: jobBell), retentionDays: configuration.evidenceDays,
+        language: configuration.defaultLanguage)
     let router = try await buildRouter(
         stores: stores, configuration: configuration, passwordCost: passwordCost ?? UInt8(configuration.bcryptCost))
     let schema = SchemaReady()

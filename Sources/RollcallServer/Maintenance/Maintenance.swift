@@ -17,7 +17,10 @@ public enum Maintenance {
         let database = try openDatabase(configuration, logger: logger)
         do {
             try await Migrations.apply(to: database)
-            let result = try await body(Stores(database: database, retentionDays: configuration.evidenceDays))
+            let result = try await body(
+                Stores(
+                    database: database, retentionDays: configuration.evidenceDays,
+                    language: configuration.defaultLanguage))
             try await database.shutdown()
             return result
         } catch {

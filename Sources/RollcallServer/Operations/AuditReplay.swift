@@ -34,7 +34,7 @@ enum AuditReplay {
 
     /// The problems found, at most `DatabaseCheck.listed` of them and a count of the rest, and how many entries were
     /// replayed.
-    static func check(_ sql: any SQLDatabase) async throws -> ([String], Int) {
+    static func check(_ sql: any SQLDatabase, in reader: Reader) async throws -> ([String], Int) {
         let entries = try await sql.raw(
             """
             SELECT id, session_id, student_id, old_status, new_status FROM attendance_audit
@@ -59,13 +59,13 @@ enum AuditReplay {
             {
                 let was = entry.oldStatus ?? "-"
                 problems.append(
-                    say(
+                    reader.say(
                         "Audit entry \(entry.id) says student \(entry.studentId) was \(was) in session \(entry.sessionId), but the entry before it set \(previous.newStatus)."
                     ))
             }
             let next = index + 1 < entries.count ? entries[index + 1] : nil
             if next?.sessionId != entry.sessionId || next?.studentId != entry.studentId,
-                let problem = ending(entry, record: recorded[seat])
+                let problem = ending(entry, record: recorded[seat], in: reader)
             {
                 problems.append(problem)
             }
@@ -74,26 +74,26 @@ enum AuditReplay {
         if problems.count > DatabaseCheck.listed {
             let more = problems.count - DatabaseCheck.listed
             problems = Array(problems.prefix(DatabaseCheck.listed))
-            problems.append(say("Further audit entries that do not replay to their records: \(more)."))
+            problems.append(reader.say("Further audit entries that do not replay to their records: \(more)."))
         }
         return (problems, entries.count)
     }
 
     /// Whether the last entry of a seat's trail agrees with its record.
-    private static func ending(_ last: Entry, record: Record?) -> String? {
+    private static func ending(_ last: Entry, record: Record?, in reader: Reader) -> String? {
         if last.newStatus.isEmpty {
             guard let record, record.source == RecordSource.manual.rawValue else { return nil }
-            return say(
+            return reader.say(
                 "The audit trail of student \(last.studentId) in session \(last.sessionId) ends with the record removed, but a teacher's record \(record.status) is there."
             )
         }
         guard let record else {
-            return say(
+            return reader.say(
                 "The audit trail of student \(last.studentId) in session \(last.sessionId) ends at \(last.newStatus), but there is no record."
             )
         }
         guard record.status == last.newStatus else {
-            return say(
+            return reader.say(
                 "The audit trail of student \(last.studentId) in session \(last.sessionId) ends at \(last.newStatus), but the record says \(record.status)."
             )
         }

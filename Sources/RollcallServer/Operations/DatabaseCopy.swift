@@ -10,8 +10,8 @@ import SQLKit
 /// read in one snapshot. The target is written in one transaction, so a copy that fails or does not compare equal
 /// leaves it as empty as it was.
 enum DatabaseCopy {
-    static func run(from source: OperatedStores.Place, to target: OperatedStores.Place) async throws
-        -> Operations.Report
+    static func run(from source: OperatedStores.Place, to target: OperatedStores.Place, in reader: Reader)
+        async throws -> Operations.Report
     {
         let (source, target) = (source.resolved, target.resolved)
         if case .sqliteFile(let from) = source, case .sqliteFile(let to) = target,
@@ -19,16 +19,16 @@ enum DatabaseCopy {
         {
             throw OperationRefused(message: "The source and the target are the same file.")
         }
-        let reader = try await CopySource.open(source)
+        let opened = try await CopySource.open(source)
         // A target file the command made is removed again when the copy fails, as if it had never been asked for.
         var made: String?
         if case .sqliteFile(let path) = target, !FileManager.default.fileExists(atPath: path) { made = path }
         do {
-            let report = try await copy(from: reader, to: target)
-            try await reader.close()
+            let report = try await copy(from: opened, to: target, in: reader)
+            try await opened.close()
             return report
         } catch {
-            try? await reader.close()
+            try? await opened.close()
             for side in ["", "-wal", "-shm"] {
                 if let made { try? FileManager.default.removeItem(atPath: made + side) }
             }
@@ -36,8 +36,8 @@ enum DatabaseCopy {
         }
     }
 
-    private static func copy(from source: CopySource, to place: OperatedStores.Place) async throws
-        -> Operations.Report
+    private static func copy(from source: CopySource, to place: OperatedStores.Place, in reader: Reader)
+        async throws -> Operations.Report
     {
         let version = try await source.read { sql in try await SchemaVersion.read(sql) }
         try version.refuseNewer()
@@ -61,7 +61,7 @@ enum DatabaseCopy {
                     try await TableCopy.all(targetTables, from: from, into: into, sourceTables: tables)
                 }
             }
-            return report(compared, from: source.name, to: target.name, took: ContinuousClock.now - started)
+            return report(compared, from: source.name, to: target.name, took: ContinuousClock.now - started, in: reader)
         }
     }
 
@@ -81,19 +81,21 @@ enum DatabaseCopy {
         }
     }
 
-    private static func report(_ tables: [TableCopy.Compared], from: String, to: String, took: Duration)
+    private static func report(
+        _ tables: [TableCopy.Compared], from: String, to: String, took: Duration, in reader: Reader
+    )
         -> Operations.Report
     {
         let rows = tables.map(\.rows).reduce(0, +)
         let seconds = String(
             format: "%.2f", Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18)
-        var lines = [say("Copied \(from) to \(to): \(rows) rows in \(tables.count) tables, in \(seconds) s.")]
+        var lines = [reader.say("Copied \(from) to \(to): \(rows) rows in \(tables.count) tables, in \(seconds) s.")]
         let width = tables.map(\.name.count).max() ?? 0
         for table in tables {
             let name = table.name.padding(toLength: width, withPad: " ", startingAt: 0)
             lines.append("  \(name)  \(table.rows) = \(table.rows)  \(table.source) = \(table.target)")
         }
-        lines.append(say("Row counts and checksums are equal on both sides."))
+        lines.append(reader.say("Row counts and checksums are equal on both sides."))
         return Operations.Report(lines: lines)
     }
 }

@@ -11,28 +11,34 @@ import RollcallWords
 public enum Operations {
     /// Takes a consistent copy of the configured database at `path` while the server runs, and writes what it holds
     /// beside it (`path.json`); refuses to replace an earlier copy unless `force`.
-    public static func backup(_ configuration: Configuration, to path: String, force: Bool) async throws -> Report {
+    package static func backup(_ configuration: Configuration, to path: String, force: Bool, in reader: Reader)
+        async throws -> Report
+    {
         guard configuration.databaseURL == nil else {
             throw OperationRefused(
                 message:
                     "On PostgreSQL, take backups with pg_dump or a base backup, as docs/operations.md shows; rollcall backup copies the embedded SQLite database only."
             )
         }
-        return try await SQLiteBackup.take(from: configuration.sqlitePath, to: path, force: force).report
+        return try await SQLiteBackup.take(from: configuration.sqlitePath, to: path, force: force).report(in: reader)
     }
 
     /// Checks the configured database, or the SQLite file at `file` (such as a backup): its integrity and Rollcall's
     /// own invariants.
-    public static func check(_ configuration: Configuration, file: String? = nil) async throws -> CheckReport {
+    package static func check(_ configuration: Configuration, file: String? = nil, in reader: Reader) async throws
+        -> CheckReport
+    {
         let place = file.map { OperatedStores.Place.sqliteFile($0) } ?? .configured(configuration)
         let store = try await OperatedStores.open(place)
-        return try await store.closing { try await DatabaseCheck.run(on: $0) }
+        return try await store.closing { try await DatabaseCheck.run(on: $0, in: reader) }
     }
 
     /// Puts the backup at `path` in place of the configured database: into a stopped server's data directory, or an
     /// empty PostgreSQL database. The copy is checked first and migrated forward.
-    public static func restore(_ configuration: Configuration, from path: String) async throws -> Report {
-        try await Restore.run(configuration, from: path)
+    package static func restore(_ configuration: Configuration, from path: String, in reader: Reader) async throws
+        -> Report
+    {
+        try await Restore.run(configuration, from: path, in: reader)
     }
 
     /// The migrations starting the server would apply now, in order; nothing is changed.
@@ -50,8 +56,10 @@ public enum Operations {
 
     /// Copies every table of the configured database (the server stopped) into the empty database at `target`, a
     /// `postgres://` URL or an SQLite file's path, and compares the two table by table.
-    public static func copyDatabase(_ configuration: Configuration, to target: String) async throws -> Report {
-        try await DatabaseCopy.run(from: .configured(configuration), to: OperatedStores.place(of: target))
+    package static func copyDatabase(_ configuration: Configuration, to target: String, in reader: Reader)
+        async throws -> Report
+    {
+        try await DatabaseCopy.run(from: .configured(configuration), to: OperatedStores.place(of: target), in: reader)
     }
 
     /// What a command did, line by line, in the language of whoever runs it.
@@ -68,7 +76,8 @@ public struct OperationRefused: Error, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String { say(message) }
+    /// The sentence in English, for a log; the command line says `message` in its own language.
+    public var description: String { Reader.english.say(message) }
 }
 
 extension Operations {

@@ -12,19 +12,21 @@ import SQLKit
 /// target replaced, while the command holds the old file alone (`SQLiteExclusive`), so no server can be using it.
 /// The file replaced is kept beside it. On PostgreSQL, the prepared copy goes into an empty database.
 enum Restore {
-    static func run(_ configuration: Configuration, from backup: String) async throws -> Operations.Report {
+    static func run(_ configuration: Configuration, from backup: String, in reader: Reader) async throws
+        -> Operations.Report
+    {
         try await verify(backup)
         switch OperatedStores.Place.configured(configuration).resolved {
         case .sqliteFile(let target):
-            return try await intoSQLite(configuration, from: backup, target: target)
+            return try await intoSQLite(configuration, from: backup, target: target, in: reader)
         case .postgres(let url):
             let prepared = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "rollcall-restore-\(UUID().uuidString).sqlite"
             ).path
             defer { removeFile(prepared) }
-            try await prepare(backup, at: prepared, evidenceDays: configuration.evidenceDays)
-            var report = try await DatabaseCopy.run(from: .sqliteFile(prepared), to: .postgres(url))
-            report.lines.insert(say("Restored \(backup) into \(OperatedStores.shown(url))."), at: 0)
+            try await prepare(backup, at: prepared, evidenceDays: configuration.evidenceDays, in: reader)
+            var report = try await DatabaseCopy.run(from: .sqliteFile(prepared), to: .postgres(url), in: reader)
+            report.lines.insert(reader.say("Restored \(backup) into \(OperatedStores.shown(url))."), at: 0)
             return report
         case .configured:
             preconditionFailure("a resolved place is never the configuration")
@@ -32,7 +34,7 @@ enum Restore {
     }
 
     private static func intoSQLite(
-        _ configuration: Configuration, from backup: String, target: String
+        _ configuration: Configuration, from backup: String, target: String, in reader: Reader
     ) async throws -> Operations.Report {
         let held = FileManager.default.fileExists(atPath: target) ? try SQLiteExclusive(path: target) : nil
         let directory = URL(fileURLWithPath: target).deletingLastPathComponent().path
@@ -41,7 +43,7 @@ enum Restore {
         let prepared = target + ".restoring"
         removeFile(prepared)
         do {
-            try await prepare(backup, at: prepared, evidenceDays: configuration.evidenceDays)
+            try await prepare(backup, at: prepared, evidenceDays: configuration.evidenceDays, in: reader)
         } catch {
             removeFile(prepared)
             throw error
@@ -52,12 +54,12 @@ enum Restore {
             let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
             let kept = "\(target).before-restore-\(stamp)"
             try FileManager.default.moveItem(atPath: target, toPath: kept)
-            lines.append(say("The database it replaces is kept at \(kept)."))
+            lines.append(reader.say("The database it replaces is kept at \(kept)."))
         }
         for side in ["-wal", "-shm", "-journal"] { removeFile(target + side) }
         try FileManager.default.moveItem(atPath: prepared, toPath: target)
         let version = try await OperatedStore(file: target).closing { try await SchemaVersion.read($0) }
-        lines.insert(say("Restored \(backup) into \(target): schema \(version.latest)."), at: 0)
+        lines.insert(reader.say("Restored \(backup) into \(target): schema \(version.latest)."), at: 0)
         return Operations.Report(lines: lines)
     }
 
@@ -101,7 +103,7 @@ enum Restore {
 
     /// Makes the database at `path` from the backup: copied, migrated, aged-out evidence deleted, checked, and left
     /// in rollback-journal mode with nothing beside it.
-    static func prepare(_ backup: String, at path: String, evidenceDays: Int) async throws {
+    static func prepare(_ backup: String, at path: String, evidenceDays: Int, in reader: Reader) async throws {
         try await OperatedStore(file: backup).closing { store in
             try await store.using { sql in try await sql.raw("VACUUM INTO \(bind: path)").run() }
         }
@@ -112,7 +114,7 @@ enum Restore {
         }
         let report = try await OperatedStore(file: path).closing { store in
             try await store.using { sql in try await sql.raw("PRAGMA journal_mode = DELETE").run() }
-            return try await DatabaseCheck.run(on: store)
+            return try await DatabaseCheck.run(on: store, in: reader)
         }
         guard report.passed else {
             throw OperationRefused(

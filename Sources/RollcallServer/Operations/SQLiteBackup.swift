@@ -48,14 +48,14 @@ enum SQLiteBackup {
         var seconds: Double
         var path: String
 
-        var report: Operations.Report {
+        func report(in reader: Reader) -> Operations.Report {
             let rows = manifest.tables.values.reduce(0, +)
             let time = String(format: "%.2f", seconds)
             return Operations.Report(lines: [
-                say(
+                reader.say(
                     "Backup written to \(path): \(manifest.bytes) bytes, schema \(manifest.schemaVersion), \(rows) rows in \(manifest.tables.count) tables, in \(time) s."
                 ),
-                say("What it holds is described in \(BackupManifest.path(beside: path))."),
+                reader.say("What it holds is described in \(BackupManifest.path(beside: path))."),
             ])
         }
     }

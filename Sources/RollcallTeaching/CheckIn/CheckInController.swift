@@ -40,7 +40,8 @@ struct CheckInController: Sendable {
             attempt, student: student, clientAddress: context.clientAddress, now: Date())
         return CheckInAnswer(
             status: receipt.status, checkedInAt: receipt.at, sessionId: receipt.session.id,
-            sessionTitle: receipt.session.title, courseName: receipt.session.courseName, new: receipt.new
+            sessionTitle: receipt.session.title(in: context.reader), courseName: receipt.session.courseName,
+            new: receipt.new
         ).response(status: receipt.new ? .created : .ok)
     }
 }

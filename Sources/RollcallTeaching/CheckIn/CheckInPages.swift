@@ -56,7 +56,8 @@ struct CheckInPages: Sendable {
         } catch let refusal as CheckInRefusal {
             let error = AppError(domain: refusal)!
             return try pages.render(
-                CheckInRefusedPage(message: error.message, code: error.code), title: "Check-in · Rollcall",
+                CheckInRefusedPage(message: error.message(to: context.reader), code: error.code),
+                title: "Check-in · Rollcall",
                 context: context, status: error.status, framing: .launch)
         }
     }
@@ -65,7 +66,8 @@ struct CheckInPages: Sendable {
         let scan = try await desk.scan(code: code, studentID: context.user?.id, now: Date())
         return ScanAnswer(
             ticket: scan.ticket, expiresAt: scan.expiresAt,
-            session: .init(id: scan.session.id, title: scan.session.title, courseName: scan.session.courseName)
+            session: .init(
+                id: scan.session.id, title: scan.session.title(in: context.reader), courseName: scan.session.courseName)
         ).response(status: .ok)
     }
 
@@ -79,26 +81,27 @@ struct CheckInPages: Sendable {
         else {
             let refusal = CheckInRefusal(.invalidCode)
             return try pages.render(
-                CheckInRefusedPage(message: say(refusal.message), code: refusal.code.rawValue),
+                CheckInRefusedPage(message: context.reader.say(refusal.message), code: refusal.code.rawValue),
                 title: "Check-in · Rollcall",
                 context: context, status: .notFound, framing: .launch)
         }
         let verification = try await passkeys.policy(courseID: session.courseId)
         let page = CheckInPage(
-            ticket: token, sessionTitle: session.title, courseName: session.courseName,
+            ticket: token, sessionTitle: session.title(in: context.reader), courseName: session.courseName,
             needsLocation: session.settings.geofence != nil, needsPasskey: verification.required,
             isStudent: user.role == .student, expiresAt: ISO8601DateFormatter().string(from: ticket.expiresAt))
         // The deadline and the answer's time on the course's clock, as the course's other pages write them.
-        let zone = try await access.courses.find(id: session.courseId)?.timeText
+        let zone = try await access.courses.find(id: session.courseId)?.timeText(in: context.reader)
         return try pages.render(page, title: "Check in · Rollcall", context: context, zone: zone, framing: .launch)
     }
 
     @Sendable func projector(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, course, _) = try await access.session(in: context, needing: .manage)
+        let title = session.title(in: context.reader)
         let page = ProjectorPage(
-            id: session.id, title: session.title, courseName: course.name, courseId: course.id,
+            id: session.id, title: title, courseName: course.name, courseId: course.id,
             joinCode: course.joinFromScan ? course.joinCode : nil, typedOnly: session.settings.mode == .typed)
-        return try pages.render(page, title: "\(session.title) · Projector", context: context, layout: "bare")
+        return try pages.render(page, title: "\(title) · Projector", context: context, layout: "bare")
     }
 }
 

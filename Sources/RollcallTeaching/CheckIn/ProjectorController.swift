@@ -53,11 +53,12 @@ struct ProjectorController: Sendable {
             },
             onUpgrade: { inbound, outbound, context in
                 let id = try context.requestContext.id("sessionID", .sessionNotFound, "session")
+                let reader = context.requestContext.reader
                 try await LiveSocket.closingOnOutage(of: sessions.database, outbound) {
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         // The client closing ends the inbound stream, and with it the feed.
                         group.addTask { for try await _ in inbound {} }
-                        group.addTask { try await feed(sessionID: id, to: outbound) }
+                        group.addTask { try await feed(sessionID: id, to: outbound, for: reader) }
                         try await group.next()
                         group.cancelAll()
                     }
@@ -72,16 +73,16 @@ struct ProjectorController: Sendable {
 
     @Sendable func current(_ request: Request, context: AppRequestContext) async throws -> ProjectorFrame {
         let session = try await managedSession(context)
-        return try await frame(for: session, at: Date())
+        return try await frame(for: session, at: Date(), in: context.reader)
     }
 
-    func feed(sessionID: Int64, to outbound: WebSocketOutboundWriter) async throws {
+    func feed(sessionID: Int64, to outbound: WebSocketOutboundWriter, for reader: Reader) async throws {
         let encoder = JSONCoding.encoder
         try await live.subscribe(sessionID) { changes in
             while !Task.isCancelled {
                 guard let session = try await sessions.find(id: sessionID) else { return }
                 let now = Date()
-                let frame = try await frame(for: session, at: now)
+                let frame = try await frame(for: session, at: now, in: reader)
                 try await outbound.write(.text(String(decoding: try encoder.encode(frame), as: UTF8.self)))
                 // Wake at the next code, or as soon as a check-in (or anything else in the session) commits.
                 let wait = Double(min(frame.nextChangeIn ?? 10_000, frame.typedNextChangeIn ?? 10_000)) / 1000
@@ -90,10 +91,10 @@ struct ProjectorController: Sendable {
         }
     }
 
-    func frame(for session: ClassSession, at now: Date) async throws -> ProjectorFrame {
+    func frame(for session: ClassSession, at now: Date, in reader: Reader) async throws -> ProjectorFrame {
         let phase = session.phase(at: now)
         var frame = ProjectorFrame(
-            phase: phase, title: session.title,
+            phase: phase, title: session.title(in: reader),
             checkedIn: try await checkIns.checkedInCount(sessionID: session.id),
             enrolled: try await courses.roster.studentCount(courseID: session.courseId)
         )

@@ -28,12 +28,13 @@ struct CoursePages: Sendable {
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
+        let reader = context.reader
         let all = try await courses.list(for: user)
         let card = { (summary: CourseSummary) in
             CourseListPage.Card(
                 id: summary.course.id, name: summary.course.name, teacher: summary.teacherName,
-                students: say(summary.studentCount, one: "{0} student", other: "{0} students"),
-                description: summary.course.description, cardLang: summary.course.contentLang)
+                students: reader.say(summary.studentCount, one: "{0} student", other: "{0} students"),
+                description: summary.course.description, cardLang: summary.course.contentLang(for: reader))
         }
         // Archived courses go below, folded: last term's are kept, not in the way.
         let cards = all.filter { $0.course.archivedAt == nil }.map(card)
@@ -49,35 +50,38 @@ struct CoursePages: Sendable {
                 TimeZoneChoice(id: $0, selected: $0 == (zone ?? schoolTimeZone))
             },
             zoneFromBrowser: zone == nil,
-            languages: CourseLanguage.choices(selected: try CourseLanguage.forNewCourse(chosen: nil)))
+            languages: CourseLanguage.choices(selected: try CourseLanguage.forNewCourse(chosen: nil, reader: reader)))
         return try pages.render(page, title: "Courses · Rollcall", context: context, framing: .launch)
     }
 
     @Sendable func course(_ request: Request, context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let (course, access) = try await self.access.course(in: context)
+        let reader = context.reader
+        let time = course.timeText(in: reader)
         let sessions = try await self.sessions.list(courseID: course.id)
-        let records = try await self.records.courseRecords(course, sessions: sessions)
+        let records = try await self.records.courseRecords(course, sessions: sessions, in: reader)
         let verification = try await passkeys.policy(courseID: course.id)
-        var page = CoursePage(course: course)
+        var page = CoursePage(course: course, reader: reader)
         let rows = try await sessionRows(
-            sessions, records: records, student: access == .attend ? user.id : nil, verification: verification)
-        page.fold(rows)
+            sessions, records: records, student: access == .attend ? user.id : nil, verification: verification,
+            in: reader)
+        page.fold(rows, in: reader)
         page.assisting = access == .assist
         page.noSessions = sessions.isEmpty
         if access == .manage {
             page.teacher = try await teacherPart(
                 course, records: records,
                 query: try check { () throws(RuleViolation) in try TextRules.search(request.query("q")) },
-                page: max(1, Int(request.query("page") ?? "") ?? 1), verification: verification)
+                page: max(1, Int(request.query("page") ?? "") ?? 1), verification: verification, in: reader)
             page.teacher?.mayReachPeople = user.mayReachPeople
             if let linked = try await linkedCourses.linkedCourse(courseID: course.id),
                 let platform = try await platforms.find(id: linked.platformId)
             {
                 page.teacher?.platformLink = PlatformLink(
                     platform: platform.name, title: linked.title,
-                    synced: linked.syncedAt.map { course.timeText.moment($0) },
-                    graded: linked.gradedThrough.map { course.timeText.moment($0) })
+                    synced: linked.syncedAt.map { time.moment($0) },
+                    graded: linked.gradedThrough.map { time.moment($0) })
             }
         } else if access == .attend {
             let figures = try await self.records.gradebook(records, studentID: user.id).figures(studentID: user.id)
@@ -86,19 +90,21 @@ struct CoursePages: Sendable {
                 course.absenceNoticesSince != nil
                 ? try await courses.receivesAbsenceNotices(courseID: course.id, studentID: user.id) : false
             page.myAttendance = CoursePage.MyAttendance(
-                summary: SummaryView(figures, points: course.points), studentId: user.id, courseId: course.id,
-                noticesOn: course.absenceNoticesSince != nil,
+                summary: SummaryView(figures, points: course.points, in: reader), studentId: user.id,
+                courseId: course.id, noticesOn: course.absenceNoticesSince != nil,
                 receivesNotices: receives,
                 threshold: course.absenteeThreshold)
         }
         return try pages.render(
-            page, title: "\(course.name) · Rollcall", context: context, zone: course.timeText, framing: .launch)
+            page, title: "\(course.name) · Rollcall", context: context, zone: time, framing: .launch)
     }
 
     /// The course's sessions, newest first; for a student, with their own status and the ways to check in.
     private func sessionRows(
-        _ sessions: [ClassSession], records: CourseRecords, student: Int64?, verification: CourseVerification
+        _ sessions: [ClassSession], records: CourseRecords, student: Int64?, verification: CourseVerification,
+        in reader: Reader
     ) async throws -> [CoursePage.SessionRow] {
+        let time = records.course.timeText(in: reader)
         let tallies = try await self.sessions.tallies(courseID: records.course.id)
         let now = Date()
         return sessions.map { session in
@@ -108,12 +114,13 @@ struct CoursePages: Sendable {
             // Already in: no "scan the code" nor a code box for a student who has checked in.
             let waiting = open && mine != .present && mine != .late
             return CoursePage.SessionRow(
-                id: session.id, title: session.title,
-                titleLang: session.defaultTitle == nil ? records.course.contentLang : nil,
+                id: session.id, title: session.title(in: reader),
+                titleLang: session.defaultTitle == nil ? records.course.contentLang(for: reader) : nil,
                 phase: session.badge(at: now),
-                phaseText: session.badgeText(at: now), myStatus: mine?.rawValue, myStatusText: mine?.pageText,
-                when: records.course.timeText.moment(session.openedAt ?? session.scheduledAt ?? session.createdAt),
-                presentText: say(
+                phaseText: session.badgeText(at: now, in: reader), myStatus: mine?.rawValue,
+                myStatusText: mine?.pageText(in: reader),
+                when: time.moment(session.openedAt ?? session.scheduledAt ?? session.createdAt),
+                presentText: reader.say(
                     (count[.present] ?? 0) + (count[.late] ?? 0), one: "{0} checked in", other: "{0} checked in"),
                 studentView: student != nil, open: open,
                 spot: waiting && session.settings.mode == .spot, typed: waiting && session.settings.allowTyping,
@@ -127,48 +134,48 @@ struct CoursePages: Sendable {
     /// the settings.
     private func teacherPart(
         _ course: Course, records: CourseRecords, query: String?, page requested: Int,
-        verification: CourseVerification
+        verification: CourseVerification, in reader: Reader
     ) async throws -> CoursePage.TeacherPart {
-        let everyone = try await courses.roster.list(courseID: course.id, query: query)
+        let everyone = try await courses.roster.list(courseID: course.id, query: query, in: reader)
         // A lecture hall's roster in pages, so that the rest of the page stays within reach.
         let (roster, rosterPages) = PageLinks.page(
             everyone, requested: requested, size: Self.rosterPage, path: "/courses/\(course.id)", query: query,
-            anchor: "roster")
-        let absentees = Self.absentees(records, below: course.absenteeThreshold)
+            anchor: "roster", in: reader)
+        let absentees = Self.absentees(records, below: course.absenteeThreshold, in: reader)
         let invitations = try await courses.roster.invitations(courseID: course.id)
-        let staff = try await courses.staff(courseID: course.id).map { member in
+        let staff = try await courses.staff(courseID: course.id, in: reader).map { member in
             CoursePage.Staff(
                 id: member.id, name: member.name, email: member.email,
-                roleText: member.role == .teacher ? say("co-teacher") : say("teaching assistant"))
+                roleText: member.role == .teacher ? reader.say("co-teacher") : reader.say("teaching assistant"))
         }
-        let slots = try await slotRows(course)
+        let slots = try await slotRows(course, in: reader)
         let defaults = try course.defaults()
         return CoursePage.TeacherPart(
-            openSettings: SettingsForm(defaults),
-            timetableSettings: SettingsForm(defaults, withOpenMinutes: false),
-            defaultSettings: SettingsForm(defaults, prefix: "sessionDefaults"),
+            openSettings: SettingsForm(defaults, in: reader),
+            timetableSettings: SettingsForm(defaults, withOpenMinutes: false, in: reader),
+            defaultSettings: SettingsForm(defaults, prefix: "sessionDefaults", in: reader),
             joinCode: course.joinCode, q: query ?? "",
             roster: roster.map { entry in
                 CoursePage.RosterRow(
                     id: entry.id, name: entry.name, email: entry.email, studentNumber: entry.studentNumber ?? "",
-                    joined: course.timeText.moment(entry.joinedAt))
+                    joined: course.timeText(in: reader).moment(entry.joinedAt))
             },
             rosterEmpty: everyone.isEmpty, rosterCount: everyone.count,
             rosterPages: rosterPages,
             absenteesShown: Array(absentees.prefix(Self.absenteesShown)),
             absenteesMore: Array(absentees.dropFirst(Self.absenteesShown)),
-            absenteesMoreText: say(
+            absenteesMoreText: reader.say(
                 max(0, absentees.count - Self.absenteesShown), one: "Show all ({0} more)", other: "Show all ({0} more)"),
             hasMoreAbsentees: absentees.count > Self.absenteesShown,
             verificationRequired: verification.required,
-            reuseChoices: CourseVerification.reuseChoices(selected: verification.reuseSeconds),
+            reuseChoices: CourseVerification.reuseChoices(selected: verification.reuseSeconds, in: reader),
             absentees: absentees, noAbsentees: absentees.isEmpty, absenteeThreshold: course.absenteeThreshold,
             points: CoursePage.Points(
                 present: course.pointsPresent, late: course.pointsLate, excused: course.pointsExcused,
                 absent: course.pointsAbsent),
             markAbsentOnClose: course.markAbsentOnClose, joinFromScan: course.joinFromScan,
             absenceNotices: course.absenceNoticesSince != nil,
-            absenceNoticesLast: try await absenceNoticesText(course),
+            absenceNoticesLast: try await absenceNoticesText(course, in: reader),
             gradeWeights: course.gradeWeights,
             timeZones: CourseTimeZone.choices(selected: course.timeZone).map {
                 TimeZoneChoice(id: $0, selected: $0 == course.timeZone)
@@ -178,7 +185,8 @@ struct CoursePages: Sendable {
                 CoursePage.Invitation(name: $0.name, email: $0.email, waiting: $0.mailedAt == nil)
             },
             hasInvitations: !invitations.isEmpty,
-            waitingText: Self.waitingText(invitations.count { $0.mailedAt == nil }, perDay: invitationsPerDay),
+            waitingText: Self.waitingText(
+                invitations.count { $0.mailedAt == nil }, perDay: invitationsPerDay, in: reader),
             slots: slots, hasSlots: !slots.isEmpty, staff: staff,
             hasStaff: !staff.isEmpty)
     }
@@ -186,11 +194,11 @@ struct CoursePages: Sendable {
 
 extension CoursePages {
     /// The students under the course's threshold, with their share and absences in words.
-    static func absentees(_ records: CourseRecords, below threshold: Int) -> [CoursePage.Absentee] {
+    static func absentees(_ records: CourseRecords, below threshold: Int, in reader: Reader) -> [CoursePage.Absentee] {
         records.absentees(below: Double(threshold)).map { student, summary in
             CoursePage.Absentee(
                 id: student.id, name: student.name, percentText: "\(Int((summary.percentage ?? 0).rounded()))%",
-                absentText: say(
+                absentText: reader.say(
                     summary.sessions, one: "{1} absent of {0} session", other: "{1} absent of {0} sessions",
                     .number(summary.counts[.absent] ?? 0)))
         }
@@ -199,23 +207,23 @@ extension CoursePages {
 
 extension CoursePages {
     /// The course's weekly classes in words, their times named with the course's zone, which they are in.
-    private func slotRows(_ course: Course) async throws -> [CoursePage.Slot] {
+    private func slotRows(_ course: Course, in reader: Reader) async throws -> [CoursePage.Slot] {
         try await timetable.list(courseID: course.id).map { slot in
             CoursePage.Slot(
                 id: slot.id, title: slot.title,
-                when: say(
+                when: reader.say(
                     slot.minutes, one: "{1} at {2} ({3}), {0} minute", other: "{1} at {2} ({3}), {0} minutes",
-                    .text(Self.weekly(slot.weekday)), .text(slot.time), .text(course.timeZone)),
-                term: say(
+                    .text(Self.weekly(slot.weekday, in: reader)), .text(slot.time), .text(course.timeZone)),
+                term: reader.say(
                     "\(CourseTimeZone.day(slot.startsOn, in: course.zone)) to \(CourseTimeZone.day(slot.endsOn, in: course.zone))"
                 )
             )
         }
     }
 
-    static func waitingText(_ waiting: Int, perDay: Int) -> String? {
+    static func waitingText(_ waiting: Int, perDay: Int, in reader: Reader) -> String? {
         guard waiting > 0 else { return nil }
-        return say(
+        return reader.say(
             waiting,
             one:
                 "{0} invitation waits to be mailed: at most {1} go out for you in a day, and the rest follow as the day’s allowance frees up.",
@@ -225,15 +233,15 @@ extension CoursePages {
     }
 
     /// A weekday of the timetable (ISO: 1 is Monday) as a weekly habit: “Mondays”.
-    static func weekly(_ weekday: Int) -> String {
+    static func weekly(_ weekday: Int, in reader: Reader) -> String {
         switch (weekday - 1) % 7 {
-        case 0: say("Mondays")
-        case 1: say("Tuesdays")
-        case 2: say("Wednesdays")
-        case 3: say("Thursdays")
-        case 4: say("Fridays")
-        case 5: say("Saturdays")
-        default: say("Sundays")
+        case 0: reader.say("Mondays")
+        case 1: reader.say("Tuesdays")
+        case 2: reader.say("Wednesdays")
+        case 3: reader.say("Thursdays")
+        case 4: reader.say("Fridays")
+        case 5: reader.say("Saturdays")
+        default: reader.say("Sundays")
         }
     }
     /// Students on one page of the roster.
@@ -241,13 +249,13 @@ extension CoursePages {
     /// Absentees listed before "Show all".
     static let absenteesShown = 10
 
-    private func absenceNoticesText(_ course: Course) async throws -> String {
+    private func absenceNoticesText(_ course: Course, in reader: Reader) async throws -> String {
         guard course.absenceNoticesSince != nil else { return "" }
         guard let last = try await courses.latestAbsenceNotices(courseID: course.id) else {
-            return say("The first go out next Monday at 8:00.")
+            return reader.say("The first go out next Monday at 8:00.")
         }
-        let students = say(last.students, one: "{0} student", other: "{0} students")
-        return say("Last sent \(course.timeText.momentWithZone(last.dueAt)), to \(students).")
+        let students = reader.say(last.students, one: "{0} student", other: "{0} students")
+        return reader.say("Last sent \(course.timeText(in: reader).momentWithZone(last.dueAt)), to \(students).")
     }
 }
 
@@ -414,7 +422,7 @@ struct CoursePage: PageModel {
     static let latestShown = 10
 
     /// Sorts the course's sessions (newest first) into what is shown and what is folded.
-    mutating func fold(_ rows: [SessionRow]) {
+    mutating func fold(_ rows: [SessionRow], in reader: Reader) {
         let open = rows.filter(\.open)
         let upcoming = rows.filter(\.upcoming).reversed()
         let held = rows.filter { !$0.open && !$0.upcoming }
@@ -425,8 +433,8 @@ struct CoursePage: PageModel {
         onlyCurrent = hasCurrent && upcoming.isEmpty && held.isEmpty
         laterSessions = Array(upcoming.dropFirst(Self.nextShown))
         earlierSessions = Array(held.dropFirst(Self.latestShown))
-        laterText = say(laterSessions.count, one: "{0} more to come", other: "{0} more to come")
-        earlierText = say(earlierSessions.count, one: "{0} earlier", other: "{0} earlier")
+        laterText = reader.say(laterSessions.count, one: "{0} more to come", other: "{0} more to come")
+        earlierText = reader.say(earlierSessions.count, one: "{0} earlier", other: "{0} earlier")
         hasLater = !laterSessions.isEmpty
         hasEarlier = !earlierSessions.isEmpty
     }
@@ -449,14 +457,14 @@ struct CoursePage: PageModel {
     /// The languages the course may be taught in, its own selected, for the course's details form.
     var languages: [CourseLanguage.Choice] = []
 
-    init(course: Course) {
+    init(course: Course, reader: Reader) {
         id = course.id
         courseId = course.id
         name = course.name
         description = course.description
-        contentLang = course.contentLang
+        contentLang = course.contentLang(for: reader)
         // A course made before Rollcall kept its language offers the reader's, which saving the form then keeps.
-        languages = CourseLanguage.choices(selected: course.language ?? Catalogs.reader.catalog.language)
+        languages = CourseLanguage.choices(selected: course.language ?? reader.language)
         hasPoster = course.posterId != nil
         plannedSessions = course.plannedSessions.map(String.init) ?? ""
         archived = course.archivedAt != nil
@@ -464,11 +472,11 @@ struct CoursePage: PageModel {
 }
 
 extension CheckInMode {
-    var pageText: String {
+    func pageText(in reader: Reader) -> String {
         switch self {
-        case .qr: say("QR code on the projector")
-        case .spot: say("Check-in spot (location only)")
-        case .typed: say("Typed code")
+        case .qr: reader.say("QR code on the projector")
+        case .spot: reader.say("Check-in spot (location only)")
+        case .typed: reader.say("Typed code")
         }
     }
 }

@@ -110,7 +110,7 @@ struct CoursesController: Sendable {
 
     @Sendable func staff(_ request: Request, context: AppRequestContext) async throws -> StaffList {
         let course = try await access.course(in: context, needing: .assist).0
-        return StaffList(staff: try await courses.staff(courseID: course.id))
+        return StaffList(staff: try await courses.staff(courseID: course.id, in: context.reader))
     }
 
     /// Adds a co-teacher (a teacher's account) or a teaching assistant (anyone's), by email address.
@@ -136,7 +136,8 @@ struct CoursesController: Sendable {
                 "\(person.name) has no approved teacher account: add them as an assistant instead.")
         }
         let changed = try await courses.setStaff(courseID: course.id, userID: person.id, role: role)
-        guard let member = try await courses.staff(courseID: course.id).first(where: { $0.id == person.id }) else {
+        let staff = try await courses.staff(courseID: course.id, in: context.reader)
+        guard let member = staff.first(where: { $0.id == person.id }) else {
             throw NotStored(.staffNotFound, what: "staff member")
         }
         return try StaffEnvelope(member: member, changed: changed).response(
@@ -210,7 +211,7 @@ struct CoursesController: Sendable {
         let planned = try Self.plannedSessions(input.plannedSessions)
         let timeZone = try CourseTimeZone.forNewCourse(
             chosen: input.timeZone, teacher: user, school: schoolTimeZone)
-        let language = try CourseLanguage.forNewCourse(chosen: input.language)
+        let language = try CourseLanguage.forNewCourse(chosen: input.language, reader: context.reader)
         let course = try await courses.create(
             teacherID: user.id, name: name, description: description, plannedSessions: planned, timeZone: timeZone,
             language: language)
@@ -337,7 +338,8 @@ struct CoursesController: Sendable {
         return Roster(
             students: try await courses.roster.list(
                 courseID: course.id,
-                query: try check { () throws(RuleViolation) in try TextRules.search(request.query("q")) }))
+                query: try check { () throws(RuleViolation) in try TextRules.search(request.query("q")) },
+                in: context.reader))
     }
 
     @Sendable func addStudent(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -362,7 +364,9 @@ struct CoursesController: Sendable {
             )
         }
         let added = try await courses.roster.enroll(courseID: course.id, studentID: student.id)
-        let entry = try await courses.roster.list(courseID: course.id).first { $0.id == student.id }!
+        let entry = try await courses.roster.list(courseID: course.id, in: context.reader).first {
+            $0.id == student.id
+        }!
         return try StudentEnvelope(student: entry, added: added).response(
             from: request, context: context, status: added ? .created : .ok
         )

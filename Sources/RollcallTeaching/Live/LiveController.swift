@@ -7,6 +7,7 @@ import RollcallModel
 import RollcallParts
 import RollcallStorage
 import RollcallWeb
+import RollcallWords
 
 /// The teacher's live view of a session over a WebSocket: the room as it is, then every change as it commits.
 ///
@@ -35,14 +36,14 @@ struct LiveController: Sendable {
                 let session = try await access.session(in: context, needing: .assist).session
                 return (session.id, session)
             },
-            stream: { session, after, outbound in
+            stream: { session, reader, after, outbound in
                 try await socket.stream(
-                    key: session.id, after: after, to: outbound,
+                    key: session.id, after: after, to: outbound, for: reader,
                     snapshot: {
                         let room = try await rooms.room(
                             sessionID: session.id, courseID: session.courseId,
-                            proximity: session.settings.countsProximity)
-                        return (try LiveMessage.snapshot(room, session: session), room.lastEventId)
+                            proximity: session.settings.countsProximity, in: reader)
+                        return (try LiveMessage.snapshot(room, session: session, for: reader), room.lastEventId)
                     },
                     summary: {
                         let (counts, lastEventId) = try await rooms.counts(
@@ -78,12 +79,13 @@ enum LiveMessage {
         var counts: RoomCounts
     }
 
-    static func snapshot(_ room: Room, session: ClassSession, now: Date = Date()) throws -> String {
+    static func snapshot(_ room: Room, session: ClassSession, for reader: Reader, now: Date = Date()) throws -> String {
         let message = Snapshot(
             session: SessionInfo(
-                id: session.id, title: session.title, phase: session.phase(at: now), closesAt: session.closesAt,
-                closedAt: session.closedAt),
-            lastEventId: room.lastEventId, counts: room.counts, students: room.students, flags: room.flags
+                id: session.id, title: session.title(in: reader), phase: session.phase(at: now),
+                closesAt: session.closesAt, closedAt: session.closedAt),
+            lastEventId: room.lastEventId, counts: room.counts, students: room.students,
+            flags: room.flags.map { $0.said(to: reader) }
         )
         return String(decoding: try SessionChange.encoder.encode(message), as: UTF8.self)
     }

@@ -41,10 +41,10 @@ struct RoomView: Sendable {
         var late: String
         var excused: String
 
-        init(_ counts: Counts) {
-            present = say(context: "count", counts.present, one: "present", other: "present")
-            late = say(context: "count", counts.late, one: "late", other: "late")
-            excused = say(context: "count", counts.excused, one: "excused", other: "excused")
+        init(_ counts: Counts, in reader: Reader) {
+            present = reader.say(context: "count", counts.present, one: "present", other: "present")
+            late = reader.say(context: "count", counts.late, one: "late", other: "late")
+            excused = reader.say(context: "count", counts.excused, one: "excused", other: "excused")
         }
     }
 
@@ -60,46 +60,47 @@ struct RoomView: Sendable {
     var countsPhones: Bool
 
     /// `time`: the course's, which `live.js` follows too (the page's `time-zone`).
-    init(_ room: Room, phase: SessionPhase, time: TimeText, countsProximity counting: Bool = false) {
+    init(_ room: Room, phase: SessionPhase, time: TimeText, countsProximity counting: Bool = false, in reader: Reader) {
         students = room.students.map { student in
             Row(
                 id: String(student.id), name: student.name, studentNumber: student.studentNumber,
-                status: student.status?.rawValue ?? "none", label: Self.label(student.status, phase: phase),
+                status: student.status?.rawValue ?? "none", label: Self.label(student.status, phase: phase, in: reader),
                 at: student.at?.millisecondText ?? "",
                 time: student.at.map(time.time) ?? "", via: student.via?.rawValue ?? "",
-                note: student.note, heard: student.heardBy.map(Self.heardText), heardBy: student.heardBy ?? 0
+                note: student.note, heard: student.heardBy.map { Self.heardText($0, in: reader) },
+                heardBy: student.heardBy ?? 0
             )
         }
         empty = students.isEmpty
         counts = Counts(
             checkedIn: room.counts.checkedIn, enrolled: room.counts.enrolled, present: room.counts.present,
             late: room.counts.late, excused: room.counts.excused)
-        captions = Captions(counts)
+        captions = Captions(counts, in: reader)
         away = room.counts.absent + room.counts.notYet
-        awayLabel = Self.awayCaption(away, closed: phase == .closed)
+        awayLabel = Self.awayCaption(away, closed: phase == .closed, in: reader)
         blankRow = Row(
-            id: "", name: "", studentNumber: nil, status: "none", label: Self.label(nil, phase: phase), at: "",
-            time: "", via: "", note: nil, heard: counting ? Self.heardText(0) : nil, heardBy: 0)
+            id: "", name: "", studentNumber: nil, status: "none", label: Self.label(nil, phase: phase, in: reader),
+            at: "", time: "", via: "", note: nil, heard: counting ? Self.heardText(0, in: reader) : nil, heardBy: 0)
         countsPhones = counting
     }
 
     /// How many classmates' phones heard a student's; `live.js` says the same.
-    static func heardText(_ count: Int) -> String {
-        say(count, one: "heard by {0} phone", other: "heard by {0} phones")
+    static func heardText(_ count: Int, in reader: Reader) -> String {
+        reader.say(count, one: "heard by {0} phone", other: "heard by {0} phones")
     }
 
     /// The words beside a student's name; `live.js` uses the same.
     /// The red count's caption: nobody is absent before the session closes, only not in the room yet.
-    static func awayCaption(_ away: Int, closed: Bool) -> String {
+    static func awayCaption(_ away: Int, closed: Bool, in reader: Reader) -> String {
         closed
-            ? say(context: "count", away, one: "absent", other: "absent")
-            : say(context: "count", away, one: "absent or not yet", other: "absent or not yet")
+            ? reader.say(context: "count", away, one: "absent", other: "absent")
+            : reader.say(context: "count", away, one: "absent or not yet", other: "absent or not yet")
     }
 
-    static func label(_ status: AttendanceStatus?, phase: SessionPhase) -> String {
+    static func label(_ status: AttendanceStatus?, phase: SessionPhase, in reader: Reader) -> String {
         switch status {
-        case let known?: known.pageText
-        case nil: phase == .closed ? say("absent") : say("not yet")
+        case let known?: known.pageText(in: reader)
+        case nil: phase == .closed ? reader.say("absent") : reader.say("not yet")
         }
     }
 }

@@ -89,29 +89,28 @@ package struct AbsenceNotices: Sendable {
 
     /// Queues the course's notices for the week due at `due`, unless another process queued them first.
     func send(_ course: Course, due: Date, now: Date) async throws -> Week? {
+        // Nobody asks: the course's own language sorts the names of its letters.
         let sheet = try await records.courseRecords(
-            course, sessions: try await sessions.list(courseID: course.id), now: now)
+            course, sessions: try await sessions.list(courseID: course.id),
+            in: Reader(Catalogs.shipped[course.language ?? letters.language]), now: now)
         let below = sheet.absentees(below: Double(course.absenteeThreshold))
         let (silent, languages, teachers) = try await recipients(course)
         var messages = below.filter { !silent.contains($0.student.id) }.map { student, summary in
-            letters.written(for: languages[student.id]) {
-                letters.absenceNotice(
-                    name: student.name, course: course.name, teacher: teachers.first?.name ?? say("your teacher"),
-                    summary: summary, threshold: course.absenteeThreshold,
-                    link: "\(publicURL)/courses/\(course.id)#my-attendance"
-                ).email(to: student.email, name: student.name)
-            }
+            let letters = letters.written(for: languages[student.id])
+            return letters.absenceNotice(
+                name: student.name, course: course.name,
+                teacher: teachers.first?.name ?? letters.reader.say("your teacher"), summary: summary,
+                threshold: course.absenteeThreshold, link: "\(publicURL)/courses/\(course.id)#my-attendance"
+            ).email(to: student.email, name: student.name)
         }
         let students = messages.count
         if !below.isEmpty {
             let students = below.map { (name: $0.student.name, summary: $0.summary) }
             messages += teachers.map { teacher in
-                letters.written(for: teacher.language) {
-                    letters.absenceList(
-                        name: teacher.name, course: course.name, threshold: course.absenteeThreshold,
-                        students: students, link: "\(publicURL)/courses/\(course.id)#absentees"
-                    ).email(to: teacher.email, name: teacher.name)
-                }
+                letters.written(for: teacher.language).absenceList(
+                    name: teacher.name, course: course.name, threshold: course.absenteeThreshold,
+                    students: students, link: "\(publicURL)/courses/\(course.id)#absentees"
+                ).email(to: teacher.email, name: teacher.name)
             }
         }
         let claimed = try await outbox.send(messages) { sql in

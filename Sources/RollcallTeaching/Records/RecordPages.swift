@@ -21,12 +21,14 @@ struct RecordPages: Sendable {
     /// The course's students × sessions: every status as a colour, each student's figures at the end of the row.
     @Sendable func grid(_ request: Request, context: AppRequestContext) async throws -> Response {
         let course = try await access.course(in: context, needing: .manage).0
+        let reader = context.reader
         let records = try await self.records.courseRecords(
-            course, sessions: try await sessions.list(courseID: course.id))
+            course, sessions: try await sessions.list(courseID: course.id), in: reader)
         let gradebook = try await self.records.gradebook(records)
         let columns = records.sessions.map { session in
-            GridPage.Column(
-                id: session.id, title: session.title, short: GridPage.short(session.title),
+            let title = session.title(in: reader)
+            return GridPage.Column(
+                id: session.id, title: title, short: GridPage.short(title),
                 day: session.openedAt.map { CourseTimeZone.day($0, in: course.zone) } ?? "")
         }
         let percent = { (value: Double?) in value.map { "\(Int($0.rounded()))%" } ?? "—" }
@@ -36,7 +38,8 @@ struct RecordPages: Sendable {
                 id: student.id, name: student.name, studentNumber: student.studentNumber ?? "",
                 cells: records.sessions.map { session in
                     let status = records.countedStatus(session: session, studentID: student.id)
-                    return GridPage.Cell(status: status?.rawValue ?? "none", letter: status.map(Self.letter) ?? "")
+                    return GridPage.Cell(
+                        status: status?.rawValue ?? "none", letter: status.map { Self.letter($0, in: reader) } ?? "")
                 },
                 attendance: percent(figures.attendance.percentage), grade: percent(figures.attendance.grade),
                 quizzes: percent(figures.quizzes.percentage), courseGrade: percent(figures.courseGrade))
@@ -44,28 +47,28 @@ struct RecordPages: Sendable {
         let points = course.points
         let page = GridPage(
             courseId: course.id, courseName: course.name, columns: columns, rows: rows, empty: rows.isEmpty,
-            sizeText: say(rows.count, one: "{0} student", other: "{0} students") + " × "
-                + say(columns.count, one: "{0} session", other: "{0} sessions"),
-            attendanceRule: say(
+            sizeText: reader.say(rows.count, one: "{0} student", other: "{0} students") + " × "
+                + reader.say(columns.count, one: "{0} session", other: "{0} sessions"),
+            attendanceRule: reader.say(
                 "Attendance: sessions present or late, out of those that count and are not excused. A session counts once it has closed, or once the student has a record in it."
             ),
-            gradeRule: say(
+            gradeRule: reader.say(
                 "Grade: points earned out of a perfect record's (present \(points.present), late \(points.late), excused \(points.excused), absent \(points.absent))."
             ),
-            courseRule: say(
+            courseRule: reader.say(
                 "Course grade: \(course.gradeWeights.attendance)% attendance grade + \(course.gradeWeights.quizzes)% quizzes; a part with nothing counted yet gives its weight to the other."
             )
         )
         return try pages.render(
-            page, title: "Grid · \(course.name) · Rollcall", context: context, zone: course.timeText)
+            page, title: "Grid · \(course.name) · Rollcall", context: context, zone: course.timeText(in: reader))
     }
 
-    static func letter(_ status: AttendanceStatus) -> String {
+    static func letter(_ status: AttendanceStatus, in reader: Reader) -> String {
         switch status {
-        case .present: say("P")
-        case .late: say("L")
-        case .excused: say("E")
-        case .absent: say("A")
+        case .present: reader.say("P")
+        case .late: reader.say("L")
+        case .excused: reader.say("E")
+        case .absent: reader.say("A")
         }
     }
 
@@ -74,8 +77,10 @@ struct RecordPages: Sendable {
         let studentID = try context.id("studentID", .studentNotFound, "student")
         let (course, access) = try await self.access.studentRecords(
             courseID: try context.id("courseID", .courseNotFound, "course"), studentID: studentID, for: user)
+        let reader = context.reader
+        let time = course.timeText(in: reader)
         let records = try await self.records.courseRecords(
-            course, sessions: try await sessions.list(courseID: course.id))
+            course, sessions: try await sessions.list(courseID: course.id), in: reader)
         guard let student = records.students.first(where: { $0.id == studentID }) else {
             throw AppError(.notFound, .studentNotFound, "That student is not on this course's roster.")
         }
@@ -83,23 +88,25 @@ struct RecordPages: Sendable {
         let rows = records.sessions.reversed().map { session in
             let status = records.countedStatus(session: session, studentID: studentID)
             return StudentPage.SessionRow(
-                sessionId: session.id, studentId: studentID, title: session.title,
-                when: session.openedAt.map(course.timeText.moment) ?? "", manage: manage,
+                sessionId: session.id, studentId: studentID, title: session.title(in: reader),
+                when: session.openedAt.map(time.moment) ?? "", manage: manage,
                 statusClass: status?.rawValue ?? "pending",
-                statusText: status?.pageText ?? say("not yet"),
+                statusText: status?.pageText(in: reader) ?? reader.say("not yet"),
                 choices: AttendanceStatus.allCases.map { choice in
-                    StudentPage.Choice(value: choice.rawValue, label: choice.pageLabel, selected: choice == status)
+                    StudentPage.Choice(
+                        value: choice.rawValue, label: choice.pageLabel(in: reader), selected: choice == status)
                 })
         }
         let figures = try await self.records.gradebook(records, studentID: studentID).figures(studentID: studentID)
         let page = StudentPage(
             courseId: course.id, courseName: course.name, name: student.name, email: student.email,
             studentNumber: student.studentNumber, enrolled: student.enrolled, sessions: rows, noSessions: rows.isEmpty,
-            summary: SummaryView(figures, points: course.points),
+            summary: SummaryView(figures, points: course.points, in: reader),
             auditLog: AuditLogView(
-                try await self.records.audit(courseID: course.id, studentID: studentID), time: course.timeText))
+                try await self.records.audit(courseID: course.id, studentID: studentID, in: reader), time: time,
+                in: reader))
         return try pages.render(
-            page, title: "\(student.name) · \(course.name) · Rollcall", context: context, zone: course.timeText)
+            page, title: "\(student.name) · \(course.name) · Rollcall", context: context, zone: time)
     }
 }
 
@@ -206,15 +213,15 @@ struct SummaryView: Sendable {
     var quizExplanation: String
     var courseGradeExplanation: String
 
-    init(_ figures: Gradebook.Figures, points: StatusPoints) {
+    init(_ figures: Gradebook.Figures, points: StatusPoints, in reader: Reader) {
         let summary = figures.attendance
         showsQuizzes = figures.weights.quizzes > 0 || figures.quizzes.quizzes > 0
         quizText = figures.quizzes.percentage.map { "\(Int($0.rounded()))%" } ?? "—"
         courseGradeText = figures.courseGrade.map { "\(Int($0.rounded()))%" } ?? "—"
-        attendanceExplanation = say(figures.attendanceExplanation)
-        gradeExplanation = say(figures.gradeExplanation(points: points))
-        quizExplanation = say(figures.quizzes.explanation)
-        courseGradeExplanation = say(figures.courseGradeExplanation)
+        attendanceExplanation = reader.say(figures.attendanceExplanation)
+        gradeExplanation = reader.say(figures.gradeExplanation(points: points))
+        quizExplanation = reader.say(figures.quizzes.explanation)
+        courseGradeExplanation = reader.say(figures.courseGradeExplanation)
         let percentage = summary.percentage
         percentValue = String(format: "%.1f", percentage ?? 0)
         hasPercentage = percentage != nil
@@ -225,7 +232,7 @@ struct SummaryView: Sendable {
         excused = summary.counts[.excused] ?? 0
         absent = summary.counts[.absent] ?? 0
         gradeText = summary.grade.map { "\(Int($0.rounded()))%" } ?? "—"
-        pointsText = say(
+        pointsText = reader.say(
             summary.sessions, one: "{1} of {2} points over {0} session", other: "{1} of {2} points over {0} sessions",
             .number(summary.points), .number(summary.maxPoints))
         counts = summary.sessions > 0
@@ -248,12 +255,12 @@ struct AuditLogView: Sendable {
     var audit: [Entry]
     var noAudit: Bool
 
-    init(_ entries: [AuditEntry], time: TimeText) {
+    init(_ entries: [AuditEntry], time: TimeText, in reader: Reader) {
         audit = entries.map { entry in
             Entry(
                 studentName: entry.studentName, sessionTitle: entry.sessionTitle,
-                oldText: entry.oldStatus?.pageText ?? say("no record"),
-                newStatus: entry.newStatus?.pageText ?? say("not yet"),
+                oldText: entry.oldStatus?.pageText(in: reader) ?? reader.say("no record"),
+                newStatus: entry.newStatus?.pageText(in: reader) ?? reader.say("not yet"),
                 reason: entry.reason.isEmpty ? nil : entry.reason, changedByName: entry.changedByName,
                 when: time.moment(entry.changedAt))
         }

@@ -138,12 +138,13 @@ struct RecordsController: Sendable {
         let input = try await request.decodeJSON(as: StatusInput.self, context: context)
         let (status, reason, note) = try Self.mark(
             status: input.status, reason: input.reason, note: input.note, in: session)
-        let records = try await self.records.courseRecords(course, sessions: [session])
+        let records = try await self.records.courseRecords(course, sessions: [session], in: context.reader)
         guard records.students.contains(where: { $0.id == studentID }) else {
             throw AppError(.notFound, .studentNotFound, "That student is not on this course's roster.")
         }
         let change = try await self.records.setStatus(
-            session: session, studentID: studentID, status: status, reason: reason, note: note, by: user)
+            session: session, studentID: studentID, status: status, reason: reason, note: note, by: user,
+            in: context.reader)
         return StatusAnswer(
             studentId: studentID, status: change.record.status, recordedAt: change.record.recordedAt,
             source: change.record.source, changed: change.audit != nil, audit: change.audit
@@ -198,7 +199,7 @@ struct RecordsController: Sendable {
         let input = try await request.decodeJSON(as: BulkInput.self, context: context)
         let (status, reason, note) = try Self.mark(
             status: input.status, reason: input.reason, note: input.note, in: session)
-        let records = try await self.records.courseRecords(course, sessions: [session])
+        let records = try await self.records.courseRecords(course, sessions: [session], in: context.reader)
         let roster = Set(records.students.filter(\.enrolled).map(\.id))
         let students: [Int64]
         switch (input.studentIds, input.filter) {
@@ -240,7 +241,8 @@ struct RecordsController: Sendable {
         }
         let course = try await access.session(batch.sessionId, for: user, needing: .assist, changing: true).course
         do {
-            return BatchEnvelope(batch: try await records.undo(batchID: batch.id, by: user, time: course.timeText))
+            return BatchEnvelope(
+                batch: try await records.undo(batchID: batch.id, by: user, time: course.timeText(in: context.reader)))
         } catch let refusal as RecordStore.UndoRefusal {
             switch refusal {
             case .alreadyUndone:
@@ -264,7 +266,7 @@ struct RecordsController: Sendable {
 
     @Sendable func sessionAudit(_ request: Request, context: AppRequestContext) async throws -> AuditLog {
         let (session, _) = try await managedSession(context)
-        return AuditLog(entries: try await self.records.audit(sessionID: session.id))
+        return AuditLog(entries: try await self.records.audit(sessionID: session.id, in: context.reader))
     }
 
     @Sendable func studentAttendance(_ request: Request, context: AppRequestContext) async throws
@@ -274,7 +276,8 @@ struct RecordsController: Sendable {
         let studentID = try context.id("studentID", .studentNotFound, "student")
         let (course, _) = try await access.studentRecords(
             courseID: try context.id("courseID", .courseNotFound, "course"), studentID: studentID, for: user)
-        let records = try await courseRecords(course)
+        let reader = context.reader
+        let records = try await courseRecords(course, in: reader)
         guard let student = records.students.first(where: { $0.id == studentID }) else {
             throw AppError(.notFound, .studentNotFound, "That student is not on this course's roster.")
         }
@@ -284,29 +287,30 @@ struct RecordsController: Sendable {
             quizzes: QuizScoreView(figures.quizzes),
             courseGrade: CourseGradeView(value: figures.courseGrade, weights: figures.weights),
             explanations: Explanations(
-                attendance: say(figures.attendanceExplanation),
-                grade: say(figures.gradeExplanation(points: course.points)),
-                quizzes: say(figures.quizzes.explanation), courseGrade: say(figures.courseGradeExplanation)),
+                attendance: reader.say(figures.attendanceExplanation),
+                grade: reader.say(figures.gradeExplanation(points: course.points)),
+                quizzes: reader.say(figures.quizzes.explanation),
+                courseGrade: reader.say(figures.courseGradeExplanation)),
             sessions: records.sessions.reversed().map { session in
                 let record = records.records[session.id]?[studentID]
                 return SessionRecord(
-                    sessionId: session.id, title: session.title, openedAt: session.openedAt,
+                    sessionId: session.id, title: session.title(in: reader), openedAt: session.openedAt,
                     status: records.countedStatus(session: session, studentID: studentID),
                     recordedAt: record?.recordedAt, source: record?.source
                 )
             },
-            audit: try await self.records.audit(courseID: course.id, studentID: studentID)
+            audit: try await self.records.audit(courseID: course.id, studentID: studentID, in: reader)
         )
     }
 
-    func courseRecords(_ course: Course) async throws -> CourseRecords {
-        try await records.courseRecords(course, sessions: try await sessions.list(courseID: course.id))
+    func courseRecords(_ course: Course, in reader: Reader) async throws -> CourseRecords {
+        try await records.courseRecords(course, sessions: try await sessions.list(courseID: course.id), in: reader)
     }
 
     @Sendable func absentees(_ request: Request, context: AppRequestContext) async throws -> Absentees {
         let course = try await access.course(in: context, needing: .manage).0
         let threshold = try Self.threshold(request.query("below")) ?? Double(course.absenteeThreshold)
-        let records = try await courseRecords(course)
+        let records = try await courseRecords(course, in: context.reader)
         return Absentees(
             threshold: threshold,
             students: records.absentees(below: threshold).map {
@@ -325,16 +329,19 @@ struct RecordsController: Sendable {
 
     @Sendable func sessionReport(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, course) = try await managedSession(context)
-        let records = try await self.records.courseRecords(course, sessions: [session])
+        let reader = context.reader
+        let records = try await self.records.courseRecords(course, sessions: [session], in: reader)
         // Times are local to the course and the header says in which zone; a source is said in the reader's words,
         // with its code beside it for formulas and scripts.
         var csv = CSV.line([
-            say("Name"), say("Email"), say("Student number"), say("Status"),
-            say("Recorded at (\(course.zone.identifier))"), say("Source"), say("Source code"), say("Reason"),
+            reader.say("Name"), reader.say("Email"), reader.say("Student number"), reader.say("Status"),
+            reader.say("Recorded at (\(course.zone.identifier))"), reader.say("Source"), reader.say("Source code"),
+            reader.say("Reason"),
         ])
         // The reason of each student's latest change by hand: what the student was told.
         var reasons: [Int64: String] = [:]
-        for entry in try await self.records.audit(sessionID: session.id) where reasons[entry.studentId] == nil {
+        for entry in try await self.records.audit(sessionID: session.id, in: reader)
+        where reasons[entry.studentId] == nil {
             reasons[entry.studentId] = entry.reason
         }
         for student in records.students {
@@ -342,25 +349,30 @@ struct RecordsController: Sendable {
             guard student.enrolled || record != nil else { continue }
             let status = records.countedStatus(session: session, studentID: student.id)
             csv += CSV.line([
-                student.name, student.email, student.studentNumber ?? "", status?.pageText ?? say("not yet"),
+                student.name, student.email, student.studentNumber ?? "",
+                status?.pageText(in: reader) ?? reader.say("not yet"),
                 record.map { CourseTimeZone.timestamp($0.recordedAt, in: course.zone) } ?? "",
-                record?.source.pageText ?? "", record?.source.rawValue ?? "",
+                record?.source.pageText(in: reader) ?? "", record?.source.rawValue ?? "",
                 record == nil ? "" : reasons[student.id] ?? "",
             ])
         }
         return try CSVDownload.response(
-            csv, name: say("\(course.name) \(session.title) attendance"), request: request)
+            csv, name: reader.say("\(course.name) \(session.title(in: reader)) attendance"), request: request)
     }
 
     @Sendable func courseReport(_ request: Request, context: AppRequestContext) async throws -> Response {
         let course = try await access.course(in: context, needing: .manage).0
-        let records = try await courseRecords(course)
-        var header = [say("Name"), say("Email"), say("Student number")]
+        let reader = context.reader
+        let records = try await courseRecords(course, in: reader)
+        var header = [reader.say("Name"), reader.say("Email"), reader.say("Student number")]
         header += records.sessions.map { session in
-            "\(session.title) (\(session.openedAt.map { CourseTimeZone.day($0, in: course.zone) } ?? ""))"
+            "\(session.title(in: reader)) (\(session.openedAt.map { CourseTimeZone.day($0, in: course.zone) } ?? ""))"
         }
-        header += AttendanceStatus.allCases.map(\.pageLabel) + [say("Attendance %"), say("Grade %")]
-        header += [say("Quiz points"), say("Quiz out of"), say("Quiz %"), say("Course grade %")]
+        header += AttendanceStatus.allCases.map { $0.pageLabel(in: reader) }
+        header += [reader.say("Attendance %"), reader.say("Grade %")]
+        header += [
+            reader.say("Quiz points"), reader.say("Quiz out of"), reader.say("Quiz %"), reader.say("Course grade %"),
+        ]
         var csv = CSV.line(header)
         let gradebook = try await self.records.gradebook(records)
         for student in records.students {
@@ -368,7 +380,7 @@ struct RecordsController: Sendable {
             let summary = figures.attendance
             var row = [student.name, student.email, student.studentNumber ?? ""]
             row += records.sessions.map {
-                records.countedStatus(session: $0, studentID: student.id)?.pageText ?? ""
+                records.countedStatus(session: $0, studentID: student.id)?.pageText(in: reader) ?? ""
             }
             row += AttendanceStatus.allCases.map { String(summary.counts[$0] ?? 0) }
             row += [Self.percent(summary.percentage), Self.percent(summary.grade)]
@@ -378,7 +390,7 @@ struct RecordsController: Sendable {
             ]
             csv += CSV.line(row)
         }
-        return try CSVDownload.response(csv, name: say("\(course.name) attendance"), request: request)
+        return try CSVDownload.response(csv, name: reader.say("\(course.name) attendance"), request: request)
     }
 
     static func percent(_ value: Double?) -> String {

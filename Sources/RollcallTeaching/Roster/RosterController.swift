@@ -86,22 +86,22 @@ struct RosterController: Sendable {
                 separator: separator, encoding: encoding
             ).response(from: request, context: context, status: .ok)
         } catch let errors as RosterImport.RowErrors {
-            return try Self.refusal(errors)
+            return try Self.refusal(errors, to: context.reader)
         }
     }
 
     static let importLimit = 1024 * 1024
 
     /// 422 with every bad row, so that the teacher can mend the file in one go.
-    static func refusal(_ errors: RosterImport.RowErrors) throws -> Response {
+    static func refusal(_ errors: RosterImport.RowErrors, to reader: Reader) throws -> Response {
         let count = errors.rows.count
         let body = ImportRefusal(
             error: .init(
                 code: ErrorCode.invalidRows.rawValue,
-                message: say(
+                message: reader.say(
                     count, one: "Nothing was imported: one row needs mending. Fix it and import the file again.",
                     other: "Nothing was imported: {0} rows need mending. Fix them and import the file again."),
-                rows: errors.rows.map { .init(line: $0.line, code: $0.code, message: say($0.message)) }
+                rows: errors.rows.map { .init(line: $0.line, code: $0.code, message: reader.say($0.message)) }
             )
         )
         return Response(

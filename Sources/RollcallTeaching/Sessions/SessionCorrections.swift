@@ -17,7 +17,7 @@ struct CourseAuditEntry: Codable, Sendable, Equatable {
     var id: Int64
     var courseId: Int64
     var action: String
-    /// What went, said in the reader's language: `detail` in JSON.
+    /// What went, said in the reader's language (`said(to:)`): `detail` in JSON.
     var words: Phrase
     /// Absent once the account that did it is deleted; the name stays.
     var actorId: Int64?
@@ -39,13 +39,20 @@ struct CourseAuditEntry: Codable, Sendable, Equatable {
         at = try row.decode(Date.self, forKey: .at)
     }
 
-    /// Writes the line with its details said in the language of whoever Rollcall answers.
+    /// The line with its details said to `reader`, as it is written for them.
+    func said(to reader: Reader) -> CourseAuditEntry {
+        var said = self
+        said.words = .verbatim(reader.say(words))
+        return said
+    }
+
+    /// Writes the line with its details as `said(to:)` left them.
     func encode(to encoder: any Encoder) throws {
         var fields = encoder.container(keyedBy: CodingKeys.self)
         try fields.encode(id, forKey: .id)
         try fields.encode(courseId, forKey: .courseId)
         try fields.encode(action, forKey: .action)
-        try fields.encode(say(words), forKey: .detail)
+        try fields.encode(words.description, forKey: .detail)
         try fields.encodeIfPresent(actorId, forKey: .actorId)
         try fields.encode(actorName, forKey: .actorName)
         try fields.encode(at, forKey: .at)
@@ -180,14 +187,14 @@ extension SessionStore {
     }
 
     /// The course's audit log of sessions deleted or cancelled, newest first.
-    func courseAudit(courseID: Int64) async throws -> [CourseAuditEntry] {
+    func courseAudit(courseID: Int64, in reader: Reader) async throws -> [CourseAuditEntry] {
         try await database.read { sql in
             try await sql.raw(
                 """
                 SELECT id, course_id, action, detail, actor_id, actor_name, at FROM course_audit
                 WHERE course_id = \(bind: courseID) ORDER BY id DESC
                 """
-            ).all(decoding: CourseAuditEntry.self, with: .rollcall)
+            ).all(decoding: CourseAuditEntry.self, with: .rollcall).map { $0.said(to: reader) }
         }
     }
 

@@ -24,73 +24,83 @@ struct SessionPage: Sendable {
     @Sendable func session(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (session, course, access) = try await self.access.session(in: context)
         let phase = session.phase(at: Date())
-        let time = course.timeText
+        let reader = context.reader
+        let time = course.timeText(in: reader)
         var page = SessionPageModel(
-            id: session.id, title: session.title, courseId: course.id, courseName: course.name,
-            phase: session.badge(at: Date()), phaseText: session.badgeText(at: Date()), isOpen: phase == .open,
-            isScheduled: phase == .scheduled,
-            timing: Self.timing(session, phase: phase, time: time),
-            facts: Self.facts(session.settings, forTeacher: access == .manage))
-        page.courseLang = course.contentLang
-        page.titleLang = session.defaultTitle == nil ? course.contentLang : nil
+            id: session.id, title: session.title(in: reader), courseId: course.id, courseName: course.name,
+            phase: session.badge(at: Date()), phaseText: session.badgeText(at: Date(), in: reader),
+            isOpen: phase == .open, isScheduled: phase == .scheduled,
+            timing: Self.timing(session, phase: phase, time: time, in: reader),
+            facts: Self.facts(session.settings, forTeacher: access == .manage, in: reader))
+        page.courseLang = course.contentLang(for: reader)
+        page.titleLang = session.defaultTitle == nil ? course.contentLang(for: reader) : nil
         if access == .attend, let user = context.user, user.role == .student {
-            page.mine = try await mine(session, course: course, studentID: user.id, phase: phase, time: time)
+            page.mine = try await mine(
+                session, course: course, studentID: user.id, phase: phase, time: time, in: reader)
         }
         if access != .attend {
             let stored = try await checkIns.flags(sessionID: session.id)
             let flags = stored.map { flag in
-                SessionPageModel.FlagRow(detail: say(flag.words), when: time.moment(flag.createdAt))
+                SessionPageModel.FlagRow(detail: reader.say(flag.words), when: time.moment(flag.createdAt))
             }
-            page.refusedSummary = Self.refusedSummary(stored)
-            let verifications = try await passkeys.verifications(sessionID: session.id).map { $0.pageRow(time) }
+            page.refusedSummary = Self.refusedSummary(stored, in: reader)
+            let verifications = try await passkeys.verifications(sessionID: session.id).map {
+                $0.pageRow(time, in: reader)
+            }
             page.manage = true
             page.projector = phase == .open && session.settings.mode != .spot
             page.flags = flags
             page.hasFlags = !flags.isEmpty
             page.verifications = verifications
             page.hasVerifications = !verifications.isEmpty
-            page.auditLog = AuditLogView(try await records.audit(sessionID: session.id), time: time)
+            page.auditLog = AuditLogView(
+                try await records.audit(sessionID: session.id, in: reader), time: time, in: reader)
             page.room = RoomView(
                 try await rooms.room(
-                    sessionID: session.id, courseID: course.id, proximity: session.settings.countsProximity),
-                phase: phase, time: time, countsProximity: session.settings.countsProximity)
-            page.batches = Self.batchRows(try await records.batches(sessionID: session.id), time: time)
+                    sessionID: session.id, courseID: course.id, proximity: session.settings.countsProximity,
+                    in: reader),
+                phase: phase, time: time, countsProximity: session.settings.countsProximity, in: reader)
+            page.batches = Self.batchRows(try await records.batches(sessionID: session.id), time: time, in: reader)
             page.hasBatches = !page.batches.isEmpty
             // An assistant marks attendance in the room; correcting the session is the teachers'.
-            if access == .manage { page.corrections = try await corrections(session, phase: phase) }
+            if access == .manage { page.corrections = try await corrections(session, phase: phase, in: reader) }
             page.missed = access == .manage && session.missed(at: Date())
             page.assistant = access == .assist
         }
         return try pages.render(
-            page, title: "\(session.title) · Rollcall", context: context, zone: time, framing: .launch)
+            page, title: "\(session.title(in: reader)) · Rollcall", context: context, zone: time, framing: .launch)
     }
 
     /// What the teacher may correct now, and what deleting would take with it.
-    private func corrections(_ session: ClassSession, phase: SessionPhase) async throws
+    private func corrections(_ session: ClassSession, phase: SessionPhase, in reader: Reader) async throws
         -> SessionPageModel.Corrections
     {
+        let title = session.title(in: reader)
         let contents = try await sessions.contents(id: session.id)
         let other =
             phase == .open ? try await sessions.openSessions(courseID: session.courseId, except: session.id).first : nil
         let deleteQuestion =
             contents.records == 0 && contents.attempts == 0
-            ? say("Delete “\(session.title)”? Nothing was recorded in it.")
-            : say(
-                "Delete “\(session.title)” and its \(contents.text)? The course's audit log keeps a line of it; they cannot be brought back."
+            ? reader.say("Delete “\(title)”? Nothing was recorded in it.")
+            : reader.say(
+                "Delete “\(title)” and its \(contents.phrase)? The course's audit log keeps a line of it; they cannot be brought back."
             )
         return SessionPageModel.Corrections(
-            id: session.id, title: session.title, isClosed: phase == .closed,
-            scheduledSettings: phase == .scheduled ? SettingsForm(SettingsForm.draft(session.settings)) : nil,
+            id: session.id, title: title, isClosed: phase == .closed,
+            scheduledSettings: phase == .scheduled
+                ? SettingsForm(SettingsForm.draft(session.settings), in: reader) : nil,
             records: contents.records, attempts: contents.attempts,
             recordsText: contents.records == 0 && contents.attempts == 0
-                ? say("Nothing recorded goes with it.")
-                : say(
+                ? reader.say("Nothing recorded goes with it.")
+                : reader.say(
                     contents.records + contents.attempts, one: "{1} goes with it.", other: "{1} go with it.",
-                    .text(contents.text)),
+                    .phrase(contents.phrase)),
             deleteQuestion: deleteQuestion,
-            deleteLabel: phase == .scheduled ? say("Cancel this session") : say("Delete this session"),
+            deleteLabel: phase == .scheduled ? reader.say("Cancel this session") : reader.say("Delete this session"),
             otherOpen: other.map {
-                say("“\($0.title)” is still open in this course too: students may check in to the wrong session.")
+                reader.say(
+                    "“\($0.title(in: reader))” is still open in this course too: students may check in to the wrong session."
+                )
             },
             otherOpenId: other?.id)
     }
@@ -98,98 +108,102 @@ struct SessionPage: Sendable {
     /// The student's own standing in the session: the status it counts with, how it came to be, and the changes
     /// a teacher made to it.
     private func mine(
-        _ session: ClassSession, course: Course, studentID: Int64, phase: SessionPhase, time: TimeText
+        _ session: ClassSession, course: Course, studentID: Int64, phase: SessionPhase, time: TimeText,
+        in reader: Reader
     ) async throws -> SessionPageModel.Mine {
-        let courseRecords = try await records.courseRecords(course, sessions: [session])
+        let courseRecords = try await records.courseRecords(course, sessions: [session], in: reader)
         let record = courseRecords.records[session.id]?[studentID]
         let status = courseRecords.countedStatus(session: session, studentID: studentID)
-        let changes = try await records.audit(courseID: course.id, studentID: studentID).filter {
+        let changes = try await records.audit(courseID: course.id, studentID: studentID, in: reader).filter {
             $0.sessionId == session.id
         }
         return SessionPageModel.Mine(
-            status: status?.rawValue ?? "pending", statusText: status?.pageText ?? say("not checked in"),
-            how: Self.how(record, status: status, phase: phase, time: time), changes: AuditLogView(changes, time: time),
+            status: status?.rawValue ?? "pending",
+            statusText: status?.pageText(in: reader) ?? reader.say("not checked in"),
+            how: Self.how(record, status: status, phase: phase, time: time, in: reader),
+            changes: AuditLogView(changes, time: time, in: reader),
             sessionId: session.id, sessionOpen: phase == .open)
     }
 
     /// The latest changes to many students, each undoable from the page, after a reload too; only the newest not
     /// undone offers Undo, as only it can be.
-    static func batchRows(_ batches: [(batch: AttendanceBatch, by: String)], time: TimeText)
+    static func batchRows(_ batches: [(batch: AttendanceBatch, by: String)], time: TimeText, in reader: Reader)
         -> [SessionPageModel.BatchRow]
     {
         let undoable = batches.first { $0.batch.undoneAt == nil }?.batch.id
         return batches.map { batch, by in
-            let marked = say(
+            let marked = reader.say(
                 batch.changed, one: "{0} student marked {1}", other: "{0} students marked {1}",
-                .text(batch.status.pageText))
+                .phrase(batch.status.pagePhrase))
             return SessionPageModel.BatchRow(
                 id: batch.id,
-                text: batch.reason.isEmpty ? marked : say("\(marked) — “\(batch.reason)”"),
+                text: batch.reason.isEmpty ? marked : reader.say("\(marked) — “\(batch.reason)”"),
                 when: "\(by), \(time.moment(batch.createdAt))",
-                undone: batch.undoneAt.map { say("undone \(time.moment($0))") }, undoable: batch.id == undoable)
+                undone: batch.undoneAt.map { reader.say("undone \(time.moment($0))") }, undoable: batch.id == undoable)
         }
     }
 
     /// The refused check-ins in one line, as `live.js` writes it too: "2 tried from too far · …".
-    static func refusedSummary(_ flags: [Flag]) -> String? {
+    static func refusedSummary(_ flags: [Flag], in reader: Reader) -> String? {
         func students(_ kind: FlagKind) -> Int {
             Set(flags.filter { $0.kind == kind }.compactMap(\.studentId)).count
         }
         let far = students(.triedOutOfRange)
         let imprecise = students(.triedImpreciseLocation)
         let parts = [
-            far == 0 ? nil : say(far, one: "{0} tried from too far", other: "{0} tried from too far"),
+            far == 0 ? nil : reader.say(far, one: "{0} tried from too far", other: "{0} tried from too far"),
             imprecise == 0
                 ? nil
-                : say(imprecise, one: "{0} had a location too imprecise", other: "{0} had a location too imprecise"),
+                : reader.say(
+                    imprecise, one: "{0} had a location too imprecise", other: "{0} had a location too imprecise"),
         ]
         .compactMap { $0 }
         return parts.isEmpty
-            ? nil : say("\(parts.joined(separator: " · ")): mark them by hand if they are in the room.")
+            ? nil : reader.say("\(parts.joined(separator: " · ")): mark them by hand if they are in the room.")
     }
 
     /// How a student's status came to be, in one sentence.
-    static func how(_ record: AttendanceRecord?, status: AttendanceStatus?, phase: SessionPhase, time: TimeText)
-        -> String
-    {
+    static func how(
+        _ record: AttendanceRecord?, status: AttendanceStatus?, phase: SessionPhase, time: TimeText, in reader: Reader
+    ) -> String {
         guard let record else {
             switch (phase, status) {
-            case (.scheduled, _): return say("The session has not opened yet.")
-            case (.open, _): return say("You have not checked in yet.")
-            case (_, .some): return say("You did not check in before the session closed.")
-            case (_, .none): return say("This session does not count for you.")
+            case (.scheduled, _): return reader.say("The session has not opened yet.")
+            case (.open, _): return reader.say("You have not checked in yet.")
+            case (_, .some): return reader.say("You did not check in before the session closed.")
+            case (_, .none): return reader.say("This session does not count for you.")
             }
         }
         let when = time.momentWithZone(record.recordedAt)
         return switch record.source {
-        case .qr: say("You checked in by scanning the code on the screen, \(when).")
-        case .typed: say("You checked in by typing the code on the screen, \(when).")
-        case .spot: say("You checked in at the check-in spot, \(when).")
-        case .api: say("You checked in from the app, \(when).")
-        case .manual: say("Your teacher set this by hand, \(when).")
-        case .closed: say("You had not checked in when the session closed, \(when).")
-        case .demo: say("Recorded for the demonstration, \(when).")
+        case .qr: reader.say("You checked in by scanning the code on the screen, \(when).")
+        case .typed: reader.say("You checked in by typing the code on the screen, \(when).")
+        case .spot: reader.say("You checked in at the check-in spot, \(when).")
+        case .api: reader.say("You checked in from the app, \(when).")
+        case .manual: reader.say("Your teacher set this by hand, \(when).")
+        case .closed: reader.say("You had not checked in when the session closed, \(when).")
+        case .demo: reader.say("Recorded for the demonstration, \(when).")
         }
     }
 
     /// When the session opened and closes (or closed), as its phase has it, in the course's zone, named once at the
     /// end: a student abroad reads the course's clock, not their phone's.
-    static func timing(_ session: ClassSession, phase: SessionPhase, time: TimeText) -> String {
+    static func timing(_ session: ClassSession, phase: SessionPhase, time: TimeText, in reader: Reader) -> String {
         let zone = time.zoneName(at: session.openedAt ?? session.scheduledAt ?? session.createdAt)
         let words: String
         switch phase {
         case .scheduled:
             if session.missed(at: Date()), let scheduledAt = session.scheduledAt {
-                return say("scheduled for \(time.moment(scheduledAt)) \(zone), and never opened")
+                return reader.say("scheduled for \(time.moment(scheduledAt)) \(zone), and never opened")
             }
-            guard let scheduledAt = session.scheduledAt else { return say("not opened yet") }
-            words = say("scheduled for \(time.moment(scheduledAt))")
+            guard let scheduledAt = session.scheduledAt else { return reader.say("not opened yet") }
+            words = reader.say("scheduled for \(time.moment(scheduledAt))")
         case .open:
-            let opened = session.openedAt.map { say("opened \(time.moment($0))") } ?? say("open")
-            words = opened + (session.closesAt.map { " · " + say("closes \(time.moment($0))") } ?? "")
+            let opened = session.openedAt.map { reader.say("opened \(time.moment($0))") } ?? reader.say("open")
+            words = opened + (session.closesAt.map { " · " + reader.say("closes \(time.moment($0))") } ?? "")
         case .closed:
-            let opened = session.openedAt.map { say("opened \(time.moment($0))") }
-            let closed = (session.closedAt ?? session.closesAt).map { say("closed \(time.moment($0))") }
+            let opened = session.openedAt.map { reader.say("opened \(time.moment($0))") }
+            let closed = (session.closedAt ?? session.closesAt).map { reader.say("closed \(time.moment($0))") }
             words = [opened, closed].compactMap { $0 }.joined(separator: " · ")
         }
         return "\(words) \(zone)"
@@ -197,18 +211,22 @@ struct SessionPage: Sendable {
 
     /// The session's settings in words. A student learns what to do, not where the fence's centre is, how far it
     /// reaches, or how much grace a code has.
-    static func facts(_ settings: SessionSettings, forTeacher: Bool) -> [SessionPageModel.Fact] {
+    static func facts(_ settings: SessionSettings, forTeacher: Bool, in reader: Reader) -> [SessionPageModel.Fact] {
         var facts: [SessionPageModel.Fact] = [
-            .init(label: say("Check-in"), value: settings.mode.pageText),
-            .init(label: say("Open for"), value: say(settings.openMinutes, one: "{0} minute", other: "{0} minutes")),
+            .init(label: reader.say("Check-in"), value: settings.mode.pageText(in: reader)),
             .init(
-                label: say("Late after"),
-                value: settings.lateAfterMinutes.map { say($0, one: "{0} minute", other: "{0} minutes") }
-                    ?? say("never")),
+                label: reader.say("Open for"),
+                value: reader.say(settings.openMinutes, one: "{0} minute", other: "{0} minutes")),
+            .init(
+                label: reader.say("Late after"),
+                value: settings.lateAfterMinutes.map { reader.say($0, one: "{0} minute", other: "{0} minutes") }
+                    ?? reader.say("never")),
         ]
         if settings.mode != .spot, forTeacher {
             facts.append(
-                .init(label: say("Code changes every"), value: say("\(settings.period) s (grace \(settings.grace))")))
+                .init(
+                    label: reader.say("Code changes every"),
+                    value: reader.say("\(settings.period) s (grace \(settings.grace))")))
         }
         if let fence = settings.geofence {
             let radius = String(format: "%.0f", fence.radius)
@@ -216,16 +234,16 @@ struct SessionPage: Sendable {
             let longitude = String(format: "%.5f", fence.center.longitude)
             let place =
                 forTeacher
-                ? say("within \(radius) m of \(latitude), \(longitude)")
-                : say("your phone's location must be in the classroom")
-            facts.append(.init(label: say("Location"), value: place))
+                ? reader.say("within \(radius) m of \(latitude), \(longitude)")
+                : reader.say("your phone's location must be in the classroom")
+            facts.append(.init(label: reader.say("Location"), value: place))
         }
         if !settings.allowedNetworks.isEmpty {
             let networks =
                 forTeacher
                 ? settings.allowedNetworks.map(\.description).joined(separator: ", ")
-                : say("only from the school's network")
-            facts.append(.init(label: say("Networks"), value: networks))
+                : reader.say("only from the school's network")
+            facts.append(.init(label: reader.say("Networks"), value: networks))
         }
         return facts
     }
@@ -323,12 +341,12 @@ struct SessionPageModel: PageModel {
 
 extension ClassSession {
     /// The badge in words: missed, scheduled, open or closed (`badge(at:)` in the reader's language).
-    func badgeText(at now: Date) -> String {
-        if missed(at: now) { return say("missed") }
+    func badgeText(at now: Date, in reader: Reader) -> String {
+        if missed(at: now) { return reader.say("missed") }
         switch phase(at: now) {
-        case .scheduled: return say("scheduled")
-        case .open: return say("open")
-        case .closed: return say("closed")
+        case .scheduled: return reader.say("scheduled")
+        case .open: return reader.say("open")
+        case .closed: return reader.say("closed")
         }
     }
 }

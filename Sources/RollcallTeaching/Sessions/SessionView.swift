@@ -2,6 +2,7 @@ import Foundation
 import RollcallCore
 import RollcallModel
 import RollcallWeb
+import RollcallWords
 
 /// A session as the API shows it; its secret never leaves the server, and its settings go to the course's teacher
 /// only: where the fence's centre is, how far it reaches and how much grace a code has would help whoever fakes a
@@ -38,11 +39,11 @@ struct SessionView: Codable, Sendable, Equatable {
     var checkIn: CheckInNeeds
     var counts: Counts
 
-    init(_ session: ClassSession, tally: SessionTally, access: CourseAccess, now: Date = Date()) {
+    init(_ session: ClassSession, tally: SessionTally, access: CourseAccess, in reader: Reader, now: Date = Date()) {
         let counts = tally.counted
         id = session.id
         courseId = session.courseId
-        title = session.title
+        title = session.title(in: reader)
         phase = session.phase(at: now)
         scheduledAt = session.scheduledAt
         openedAt = session.openedAt

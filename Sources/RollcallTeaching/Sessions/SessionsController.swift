@@ -151,7 +151,9 @@ struct SessionsController: Sendable {
         let list = try await sessions.list(courseID: course.id)
         let page = list.dropFirst(offset ?? 0).prefix(limit ?? Self.pageSizes.upperBound)
         return SessionList(
-            sessions: page.map { SessionView($0, tally: tallies[$0.id] ?? .init(), access: access) }, total: list.count)
+            sessions: page.map {
+                SessionView($0, tally: tallies[$0.id] ?? .init(), access: access, in: context.reader)
+            }, total: list.count)
     }
 
     /// A whole number from the query within `range`, or `nil` when absent.
@@ -187,7 +189,8 @@ struct SessionsController: Sendable {
             now: now, titleKey: typed == nil ? ClassSession.defaultTitleKey : nil
         )
         return try SessionEnvelope(
-            session: SessionView(session, tally: .init(), access: .manage), warning: try await warning(for: session)
+            session: SessionView(session, tally: .init(), access: .manage, in: context.reader),
+            warning: try await warning(for: session, in: context.reader)
         ).response(from: request, context: context, status: .created)
     }
 
@@ -208,12 +211,12 @@ struct SessionsController: Sendable {
     }
 
     /// A sentence when the session is open beside another of its course's.
-    func warning(for session: ClassSession) async throws -> String? {
+    func warning(for session: ClassSession, in reader: Reader) async throws -> String? {
         guard session.phase(at: Date()) == .open,
             let other = try await sessions.openSessions(courseID: session.courseId, except: session.id).first
         else { return nil }
-        return say(
-            "“\(other.title)” is still open in this course too: students may check in to the wrong session. Close it if it is over."
+        return reader.say(
+            "“\(other.title(in: reader))” is still open in this course too: students may check in to the wrong session. Close it if it is over."
         )
     }
 
@@ -231,7 +234,8 @@ struct SessionsController: Sendable {
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
         let (session, access, _) = try await session(context)
-        return SessionEnvelope(session: SessionView(session, tally: try await tally(session), access: access))
+        return SessionEnvelope(
+            session: SessionView(session, tally: try await tally(session), access: access, in: context.reader))
     }
 
     @Sendable func open(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
@@ -239,8 +243,8 @@ struct SessionsController: Sendable {
         guard access == .manage else { throw AppError.forbidden("Only the course's teacher can open a session.") }
         let opened = try await sessions.open(id: session.id)
         return SessionEnvelope(
-            session: SessionView(opened, tally: try await tally(opened), access: access),
-            warning: try await warning(for: opened))
+            session: SessionView(opened, tally: try await tally(opened), access: access, in: context.reader),
+            warning: try await warning(for: opened, in: context.reader))
     }
 
     @Sendable func close(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
@@ -248,7 +252,8 @@ struct SessionsController: Sendable {
         guard access == .manage else { throw AppError.forbidden("Only the course's teacher can close a session.") }
         let closed = try await sessions.close(
             id: session.id, markAbsentBy: course.markAbsentOnClose ? try context.requireUser().id : nil)
-        return SessionEnvelope(session: SessionView(closed, tally: try await tally(closed), access: access))
+        return SessionEnvelope(
+            session: SessionView(closed, tally: try await tally(closed), access: access, in: context.reader))
     }
 
     /// The session named by the path, for the course's teacher.
@@ -271,7 +276,8 @@ struct SessionsController: Sendable {
                 try check { () throws(RuleViolation) in try draft.validated() }
             })
         let edited = try await sessions.edit(id: session.id, changes)
-        return SessionEnvelope(session: SessionView(edited, tally: try await tally(edited), access: .manage))
+        return SessionEnvelope(
+            session: SessionView(edited, tally: try await tally(edited), access: .manage, in: context.reader))
     }
 
     static func minutes(_ value: Int?, field: String) throws -> Int? {
@@ -289,7 +295,8 @@ struct SessionsController: Sendable {
         let input = try await request.decodeJSON(as: Extension.self, context: context)
         let extended = try await sessions.extend(
             id: session.id, minutes: try Self.minutes(input.minutes, field: "minutes") ?? 0)
-        return SessionEnvelope(session: SessionView(extended, tally: try await tally(extended), access: .manage))
+        return SessionEnvelope(
+            session: SessionView(extended, tally: try await tally(extended), access: .manage, in: context.reader))
     }
 
     @Sendable func reopen(_ request: Request, context: AppRequestContext) async throws -> SessionEnvelope {
@@ -298,8 +305,8 @@ struct SessionsController: Sendable {
         let reopened = try await sessions.reopen(
             id: session.id, minutes: try Self.minutes(input.minutes, field: "minutes") ?? 15, late: input.late ?? true)
         return SessionEnvelope(
-            session: SessionView(reopened, tally: try await tally(reopened), access: .manage),
-            warning: try await warning(for: reopened))
+            session: SessionView(reopened, tally: try await tally(reopened), access: .manage, in: context.reader),
+            warning: try await warning(for: reopened, in: context.reader))
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -319,12 +326,13 @@ struct SessionsController: Sendable {
                 "attempts", .invalidAttempts,
                 refusal: "“attempts” must be the number of quiz attempts the session holds, as a whole number."))
         try await sessions.delete(
-            id: session.id, confirmed: confirmed, by: try context.requireUser(), time: course.timeText)
+            id: session.id, confirmed: confirmed, by: try context.requireUser(),
+            time: course.timeText(in: context.reader))
         return Response(status: .noContent)
     }
 
     @Sendable func courseAudit(_ request: Request, context: AppRequestContext) async throws -> CourseAudit {
         let course = try await access.course(in: context, needing: .manage).0
-        return CourseAudit(entries: try await sessions.courseAudit(courseID: course.id))
+        return CourseAudit(entries: try await sessions.courseAudit(courseID: course.id, in: context.reader))
     }
 }

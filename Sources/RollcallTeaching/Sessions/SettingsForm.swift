@@ -15,13 +15,13 @@ struct SettingsForm: Sendable {
     }
 
     /// A classroom size as the form's list says it.
-    static func label(_ size: ClassroomSize) -> String {
+    static func label(_ size: ClassroomSize, in reader: Reader) -> String {
         let radius = Int(size.radius)
         return switch size {
-        case .small: say("small (\(radius) m)")
-        case .medium: say("medium (\(radius) m)")
-        case .large: say("large (\(radius) m)")
-        case .hall: say("lecture hall (\(radius) m)")
+        case .small: reader.say("small (\(radius) m)")
+        case .medium: reader.say("medium (\(radius) m)")
+        case .large: reader.say("large (\(radius) m)")
+        case .hall: reader.say("lecture hall (\(radius) m)")
         }
     }
 
@@ -46,7 +46,9 @@ struct SettingsForm: Sendable {
     /// A location or network is set: the folded part opens.
     var placed: Bool
 
-    init(_ draft: SessionSettingsDraft, prefix: String = "settings", withOpenMinutes: Bool = true) {
+    init(
+        _ draft: SessionSettingsDraft, prefix: String = "settings", withOpenMinutes: Bool = true, in reader: Reader
+    ) {
         let standard = SessionSettings.standard
         let mode = draft.mode ?? standard.mode
         self.prefix = prefix
@@ -64,7 +66,9 @@ struct SettingsForm: Sendable {
         longitude = draft.longitude.map { String($0) } ?? ""
         radius = draft.classroomSize == nil ? draft.radius.map { String(Int($0)) } ?? "" : ""
         sizes = ClassroomSize.allCases.map {
-            Size(value: $0.rawValue, radius: Int($0.radius), selected: $0 == draft.classroomSize, label: Self.label($0))
+            Size(
+                value: $0.rawValue, radius: Int($0.radius), selected: $0 == draft.classroomSize,
+                label: Self.label($0, in: reader))
         }
         networks = (draft.allowedNetworks ?? []).joined(separator: ", ")
         allowTyping = draft.allowTyping ?? (mode == .typed)

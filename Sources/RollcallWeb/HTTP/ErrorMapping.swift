@@ -77,8 +77,8 @@ extension AppError {
             AppError(
                 .conflict, .confirmDelete,
                 contents.attempts > 0
-                    ? "Deleting this session also deletes its \(contents.text). Send records=\(contents.records)&attempts=\(contents.attempts) to confirm."
-                    : "Deleting this session also deletes its \(contents.text). Send records=\(contents.records) to confirm.",
+                    ? "Deleting this session also deletes its \(contents.phrase). Send records=\(contents.records)&attempts=\(contents.attempts) to confirm."
+                    : "Deleting this session also deletes its \(contents.phrase). Send records=\(contents.records) to confirm.",
                 details: ["records": .number(Double(contents.records)), "attempts": .number(Double(contents.attempts))])
         }
     }

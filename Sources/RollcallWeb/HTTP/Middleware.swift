@@ -102,6 +102,10 @@ package struct ErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
+            let bound = error as? ReaderBoundError
+            let error = bound?.error ?? error
+            var context = context
+            if let bound { context.reader = bound.reader }
             var appError = Self.appError(for: error)
             if appError.code == ErrorCode.internalError.rawValue, let database,
                 await !database.answers(within: Self.databaseProbe)
@@ -118,7 +122,7 @@ package struct ErrorMiddleware: RouterMiddleware {
                 }
                 return try pages.errorPage(appError, context: context, path: request.uri.path)
             }
-            return try appError.response(from: request, context: context)
+            return try appError.response(to: context.reader)
         }
     }
 
@@ -131,6 +135,7 @@ package struct ErrorMiddleware: RouterMiddleware {
     package static func appError(for error: any Error) -> AppError {
         switch error {
         case let error as AppError: return error
+        case let bound as ReaderBoundError: return appError(for: bound.error)
         case let error as DecodingError: return AppError.from(error)
         case is NIOTooManyBytesError: return AppError.bodyTooLarge(limit: 64 * 1024)
         case let error as HTTPError:

@@ -9,9 +9,10 @@ package struct PageLinks: Sendable {
     package var next: String?
 
     /// The items of page `requested` (1 on, past the last is the last) of `size` each, and the links, `nil` when
-    /// everything fits on one page. `path` and `query` (a search, kept across pages) and `anchor` make the links.
+    /// everything fits on one page. `path` and `query` (a search, kept across pages) and `anchor` make the links;
+    /// `reader` reads the links' words.
     package static func page<Item>(
-        _ items: [Item], requested: Int, size: Int, path: String, query: String?, anchor: String
+        _ items: [Item], requested: Int, size: Int, path: String, query: String?, anchor: String, in reader: Reader
     ) -> (items: [Item], links: PageLinks?) {
         let count = max(1, (items.count + size - 1) / size)
         let current = min(max(1, requested), count)
@@ -25,7 +26,7 @@ package struct PageLinks: Sendable {
         return (
             shown,
             PageLinks(
-                text: say("Page \(current) of \(count)"), previous: current > 1 ? link(current - 1) : nil,
+                text: reader.say("Page \(current) of \(count)"), previous: current > 1 ? link(current - 1) : nil,
                 next: current < count ? link(current + 1) : nil)
         )
     }

@@ -66,8 +66,8 @@ package struct PageRenderer: Sendable {
     }
 
     /// The templates in the reader's language.
-    private var library: MustacheLibrary {
-        libraries[Catalogs.reader.catalog.language] ?? libraries["en"]!
+    private func library(for reader: Reader) -> MustacheLibrary {
+        libraries[reader.language] ?? libraries["en"]!
     }
 
     /// The static files (styles, scripts, icons), served under `/assets`.
@@ -84,18 +84,21 @@ package struct PageRenderer: Sendable {
         layout: String = "layout", zone: TimeText? = nil, framing pageFraming: PageFraming = .none
     ) throws -> Response {
         let template = type(of: model).template
+        let reader = context.reader
+        let library = library(for: reader)
         guard let body = library.render(model, withTemplate: template) else {
             throw AppError(.internalServerError, .internalError, "The page \(template) is missing.")
         }
-        let language = Catalogs.reader.catalog.language
+        let language = reader.language
         let frame = Frame(
-            title: say(title), body: body, language: language, words: scriptWords[language] ?? "{}",
-            csvSeparator: Catalogs.reader.csvSeparator, publicOrigin: publicOrigin, csrf: context.identity?.csrf ?? "",
-            timeZone: (zone ?? context.user?.timeText ?? TimeText(zoneIdentifier: CourseTimeZone.serverDefault)).zone
-                .identifier,
+            title: reader.say(title), body: body, language: language, words: scriptWords[language] ?? "{}",
+            csvSeparator: reader.csvSeparator, publicOrigin: publicOrigin, csrf: context.identity?.csrf ?? "",
+            timeZone: (zone ?? context.user?.timeText(in: reader)
+                ?? TimeText(zoneIdentifier: CourseTimeZone.serverDefault)).zone.identifier,
             zoneUnset: context.user.map { $0.timeZone == nil } ?? false,
             zoneNote: zone.flatMap {
-                ZoneNote.text(page: $0, reader: context.user?.timeZone.flatMap { TimeZone(identifier: $0) })
+                ZoneNote.text(
+                    page: $0, reader: context.user?.timeZone.flatMap { TimeZone(identifier: $0) }, in: reader)
             },
             user: context.user.map {
                 Frame.Person(
@@ -122,7 +125,8 @@ package struct PageRenderer: Sendable {
     /// page would have.
     package func errorPage(_ error: AppError, context: AppRequestContext, path: String = "") throws -> Response {
         var response = try render(
-            ErrorPage(status: error.status.code, message: error.message, code: error.code), title: "Rollcall",
+            ErrorPage(status: error.status.code, message: error.message(to: context.reader), code: error.code),
+            title: "Rollcall",
             context: context, status: error.status, framing: PageFraming.of(path: path))
         for field in error.headers { response.headers[field.name] = field.value }
         if let retryAfter = error.retryAfter { response.headers[.retryAfter] = String(retryAfter) }

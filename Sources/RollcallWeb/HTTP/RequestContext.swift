@@ -9,7 +9,7 @@ import RollcallStorage
 import RollcallWords
 
 /// The request context of every Rollcall route.
-public struct AppRequestContext: RequestContext, WebSocketRequestContext {
+public struct AppRequestContext: RequestContext, WebSocketRequestContext, ReaderContext {
     public var coreContext: CoreRequestContextStorage
     public let webSocket: WebSocketHandlerReference<AppRequestContext>
     package var identity: Identity?
@@ -20,9 +20,10 @@ public struct AppRequestContext: RequestContext, WebSocketRequestContext {
     package var clientAddress: String?
     /// The connection, where a refused WebSocket upgrade leaves its answer (`RefusedUpgradeAnswer`).
     package let channel: any Channel
-    /// The language the request is answered in, kept for a WebSocket, whose messages are written after the request
-    /// was answered: `PersonLanguageMiddleware` sets it.
-    package var reader: Reader?
+    /// Whom the request is answered for: `LanguageMiddleware` sets it from the browser and the school's default,
+    /// `PersonLanguageMiddleware` from the person's own setting once they are known; a WebSocket keeps it for the
+    /// messages it writes after the upgrade was answered.
+    package var reader = Reader.english
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -6,11 +6,12 @@ import RollcallWords
 /// course's (a Bogotá course taught from Mexico City reads "08:15" as Bogotá's), and the reader is told so with
 /// both clocks, now, so that the hour between them is plain without arithmetic.
 package enum ZoneNote {
-    /// `nil` when the page's zone and the reader's show the same time now, or the reader's zone is not known.
-    package static func text(page: TimeText, reader: TimeZone?, at now: Date = Date()) -> String? {
+    /// `nil` when the page's zone and the reader's show the same time now, or the reader's zone is not known;
+    /// `language`: whom the sentence is for.
+    package static func text(page: TimeText, reader: TimeZone?, at now: Date = Date(), in language: Reader) -> String? {
         guard let reader, reader.secondsFromGMT(for: now) != page.zone.secondsFromGMT(for: now) else { return nil }
         let theirs = TimeText(zone: reader, locale: page.locale)
-        return say(
+        return language.say(
             "Times on this page are the course's, in \(page.zone.identifier): \(page.time(now)) there now is \(theirs.time(now)) your time (\(reader.identifier))."
         )
     }

@@ -13,7 +13,7 @@ import RollcallWords
 #endif
 
 /// `rollcall login URL`: signs in with a password and keeps the token for the other commands.
-struct Login: AsyncParsableCommand {
+struct Login: SpeakingCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign in to a Rollcall server; the other commands then use that sign-in.",
         discussion: """
@@ -53,25 +53,26 @@ struct Login: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    func run(speaking language: CommandLineLanguage) async throws {
+        let reader = language.reader
         let server = serverURL!
         let signedIn: Rollcall
         let user: User
         if let phone {
-            let client = Rollcall(serverURL: server, language: CommandLineLanguage.tag)
+            let client = Rollcall(serverURL: server, language: language.tag)
             try await client.sendSignInCode(phone: phone)
             (signedIn, user) = try await client.signIn(
-                phone: phone, code: try readLine(prompt: say("Code texted to \(phone): ")))
+                phone: phone, code: try readLine(prompt: reader.say("Code texted to \(phone): ")))
         } else {
-            (signedIn, user) = try await Rollcall(serverURL: server, language: CommandLineLanguage.tag).signIn(
-                email: email ?? "", password: try readPassword())
+            (signedIn, user) = try await Rollcall(serverURL: server, language: language.tag).signIn(
+                email: email ?? "", password: try readPassword(in: reader))
         }
         try SavedLogin(server: server.absoluteString, token: signedIn.token ?? "", email: user.email, name: user.name)
             .save()
         if json {
             try Terminal.printJSON(user)
         } else {
-            print(say("Signed in to \(server.absoluteString) as \(user.name) (\(user.role.rawValue))."))
+            print(reader.say("Signed in to \(server.absoluteString) as \(user.name) (\(user.role.rawValue))."))
         }
     }
 
@@ -84,14 +85,14 @@ struct Login: AsyncParsableCommand {
         return line
     }
 
-    func readPassword() throws -> String {
+    func readPassword(in reader: Reader) throws -> String {
         if passwordStdin || !Terminal.inputIsTerminal {
             guard let line = Swift.readLine(strippingNewline: true), !line.isEmpty else {
                 throw CommandFailure(status: .usage, message: "No password on standard input.")
             }
             return line
         }
-        guard let typed = getpass(say("Password for \(email ?? ""): ")) else {
+        guard let typed = getpass(reader.say("Password for \(email ?? ""): ")) else {
             throw CommandFailure(status: .usage, message: "No password was typed.")
         }
         return String(cString: typed)
@@ -99,18 +100,19 @@ struct Login: AsyncParsableCommand {
 }
 
 /// `rollcall logout`: revokes the saved token on the server and forgets it.
-struct Logout: AsyncParsableCommand {
+struct Logout: SpeakingCommand {
     static let configuration = CommandConfiguration(abstract: "Sign out: revoke the saved token and forget it.")
     @Flag(help: "Forget the token even when the server cannot be reached to revoke it.")
     var forget = false
 
-    func run() async throws {
+    func run(speaking language: CommandLineLanguage) async throws {
+        let reader = language.reader
         guard let login = try SavedLogin.load(), let url = URL(string: login.server) else {
-            print(say("You were not signed in."))
+            print(reader.say("You were not signed in."))
             return
         }
         do {
-            try await Rollcall(serverURL: url, token: login.token, language: CommandLineLanguage.tag).signOut()
+            try await Rollcall(serverURL: url, token: login.token, language: language.tag).signOut()
         } catch let error as RollcallError where [.invalidToken, .notSignedIn].contains(error.errorCode) {
             // Already revoked or expired: only the local copy is left to forget.
         } catch let error as RollcallError where error.isNetworkFailure && !forget {
@@ -118,22 +120,26 @@ struct Logout: AsyncParsableCommand {
                 status: .network,
                 message: "\(error.message) The token was kept; use --forget to drop it without revoking it.")
         } catch let error as RollcallError where error.isNetworkFailure {
-            Terminal.standardError(say("rollcall: \(error.message) The token was forgotten here but not revoked."))
+            Terminal.standardError(
+                reader.say("rollcall: \(error.message) The token was forgotten here but not revoked."))
         }
         try SavedLogin.remove()
-        print(say("Signed out of \(login.server)."))
+        print(reader.say("Signed out of \(login.server)."))
     }
 }
 
 /// `rollcall courses`: the courses one teaches (or has joined).
-struct Courses: AsyncParsableCommand {
+struct Courses: SpeakingCommand {
     static let configuration = CommandConfiguration(abstract: "List your courses.")
     @OptionGroup var options: ClientOptions
 
-    func run() async throws {
-        let courses = try await options.rollcall().courses()
+    func run(speaking language: CommandLineLanguage) async throws {
+        let reader = language.reader
+        let courses = try await options.rollcall(speaking: language).courses()
         if options.json { return try Terminal.printJSON(courses) }
-        if courses.isEmpty { return print(say("No courses yet: create one with `rollcall course create NAME`.")) }
+        if courses.isEmpty {
+            return print(reader.say("No courses yet: create one with `rollcall course create NAME`."))
+        }
         print(
             Table.render(
                 ["ID", "NAME", "STUDENTS", "JOIN CODE", "TEACHER"],
@@ -151,7 +157,7 @@ struct CourseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "course", abstract: "Create courses.", subcommands: [Create.self])
 
-    struct Create: AsyncParsableCommand {
+    struct Create: SpeakingCommand {
         static let configuration = CommandConfiguration(abstract: "Create a course you teach.")
         @Argument(help: "The course's name.")
         var name: String
@@ -163,12 +169,13 @@ struct CourseCommand: AsyncParsableCommand {
         var timeZone: String?
         @OptionGroup var options: ClientOptions
 
-        func run() async throws {
-            let course = try await options.rollcall().createCourse(
+        func run(speaking language: CommandLineLanguage) async throws {
+            let reader = language.reader
+            let course = try await options.rollcall(speaking: language).createCourse(
                 name: name, description: description, plannedSessions: plannedSessions, timeZone: timeZone)
             if options.json { return try Terminal.printJSON(course) }
             print(
-                say(
+                reader.say(
                     "Created course \(course.id), “\(course.name)”; students join with the code \(course.joinCode ?? "-")."
                 ))
         }

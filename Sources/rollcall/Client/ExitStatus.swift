@@ -30,9 +30,9 @@ enum ExitStatus: Int32 {
         4 not signed in (run `rollcall login URL`).
         """
 
-    /// Prints what went wrong in one sentence on standard error and exits with its status.
-    static func exit(with error: any Error) -> Never {
-        let (status, message) = describe(error)
+    /// Prints what went wrong in one sentence on standard error, said to `reader`, and exits with its status.
+    static func exit(with error: any Error, in reader: Reader) -> Never {
+        let (status, message) = describe(error, in: reader)
         if status == .ok {
             print(message)
         } else if !message.isEmpty {
@@ -41,14 +41,14 @@ enum ExitStatus: Int32 {
         Foundation.exit(status.rawValue)
     }
 
-    static func describe(_ error: any Error) -> (ExitStatus, String) {
+    static func describe(_ error: any Error, in reader: Reader) -> (ExitStatus, String) {
         switch error {
         case let error as CommandFailure:
-            return (error.status, say(error.message))
+            return (error.status, reader.say(error.message))
         case let error as RollcallError where error.isNetworkFailure:
             return (.network, error.message)
         case let error as RollcallError where [.notSignedIn, .invalidToken].contains(error.errorCode):
-            return (.notSignedIn, say("\(error.message) Sign in again with `rollcall login URL`."))
+            return (.notSignedIn, reader.say("\(error.message) Sign in again with `rollcall login URL`."))
         case let error as RollcallError:
             return (.refused, error.message)
         default:

@@ -9,7 +9,7 @@ import RollcallWeb
 import RollcallWords
 
 /// `rollcall watch SESSION`: the room live in the terminal.
-struct Watch: AsyncParsableCommand {
+struct Watch: SpeakingCommand {
     static let configuration = CommandConfiguration(
         abstract: "Watch a session's room live: the counts and the latest check-ins.",
         discussion: """
@@ -24,10 +24,10 @@ struct Watch: AsyncParsableCommand {
     var latest = 10
     @OptionGroup var options: ClientOptions
 
-    func run() async throws {
-        let rollcall = try options.rollcall()
+    func run(speaking language: CommandLineLanguage) async throws {
+        let rollcall = try options.rollcall(speaking: language)
         let course = try await rollcall.course(try await rollcall.session(session).courseId)
-        var room = RoomPicture(zone: Dates.zone(of: course))
+        var room = RoomPicture(zone: Dates.zone(of: course), reader: language.reader)
         let redraw = Terminal.outputIsTerminal && !options.json
         for try await message in rollcall.room(sessionID: session) {
             let lines = room.apply(message)
@@ -50,6 +50,8 @@ struct Watch: AsyncParsableCommand {
 struct RoomPicture {
     /// The course's zone, which the times are written in.
     var zone: TimeZone
+    /// Whom the lines are for.
+    var reader: Reader
     var title = ""
     var phase = ""
     var names: [Int64: String] = [:]
@@ -73,22 +75,22 @@ struct RoomPicture {
             }
             return ["\(title) (\(phase))", countsLine]
         case .event(let event):
-            let who = event.studentID.map { names[$0] ?? say("student \($0)") } ?? ""
+            let who = event.studentID.map { names[$0] ?? reader.say("student \($0)") } ?? ""
             let at = Dates.clock(event.createdAt, in: zone)
             switch event.eventKind {
             case .checkedIn:
                 let line = "\(at)  \(who)  \(event.status ?? "present")"
                 checkIns.append(line)
-                return [say("\(at) checked in: \(who), \(event.status ?? "present")")]
+                return [reader.say("\(at) checked in: \(who), \(event.status ?? "present")")]
             case .statusChanged:
                 let previous = event.data["previous"]?.string ?? "none"
                 checkIns.append("\(at)  \(who)  \(event.status ?? "")")
-                return [say("\(at) changed by hand: \(who), \(previous) → \(event.status ?? "")")]
+                return [reader.say("\(at) changed by hand: \(who), \(previous) → \(event.status ?? "")")]
             case .flagged:
-                return [say("\(at) flagged: \(who), \(event.data["kind"]?.string ?? "")")]
+                return [reader.say("\(at) flagged: \(who), \(event.data["kind"]?.string ?? "")")]
             case .sessionOpened, .sessionClosed:
                 phase = event.data["phase"]?.string ?? (event.eventKind == .sessionClosed ? "closed" : "open")
-                return [say("\(at) the session is now \(phase)")]
+                return [reader.say("\(at) the session is now \(phase)")]
             default:
                 return []
             }
@@ -100,20 +102,20 @@ struct RoomPicture {
 
     var countsLine: String {
         guard let counts else { return "" }
-        return say(
+        return reader.say(
             "\(counts.checkedIn) of \(counts.enrolled) checked in: present \(counts.present), late \(counts.late), excused \(counts.excused), absent \(counts.absent), not yet \(counts.notYet)"
         )
     }
 
     func screen(latest: Int) -> String {
-        var lines = ["\(title) (\(phase))", countsLine, "", say("Latest check-ins:")]
+        var lines = ["\(title) (\(phase))", countsLine, "", reader.say("Latest check-ins:")]
         lines += checkIns.suffix(max(0, latest)).reversed().map { "  " + $0 }
         return lines.joined(separator: "\n") + "\n"
     }
 }
 
 /// `rollcall projector SESSION`: the rotating QR code drawn in the terminal.
-struct Projector: AsyncParsableCommand {
+struct Projector: SpeakingCommand {
     static let configuration = CommandConfiguration(
         abstract: "Project a session's rotating QR code in the terminal, for a quick session without a browser.",
         discussion: """
@@ -125,8 +127,8 @@ struct Projector: AsyncParsableCommand {
     var session: Int64
     @OptionGroup var options: ClientOptions
 
-    func run() async throws {
-        let rollcall = try options.rollcall()
+    func run(speaking language: CommandLineLanguage) async throws {
+        let rollcall = try options.rollcall(speaking: language)
         let terminal = Terminal.outputIsTerminal && !options.json
         var shownStep: Int64?
         for try await frame in rollcall.projector(sessionID: session) {
@@ -135,11 +137,12 @@ struct Projector: AsyncParsableCommand {
                 frame.svg = nil
                 try Terminal.printJSON(frame, pretty: false)
             } else if terminal {
-                print(Terminal.clearScreen + (try Self.render(frame, colours: true)), terminator: "")
+                print(
+                    Terminal.clearScreen + (try Self.render(frame, colours: true, in: language.reader)), terminator: "")
                 Terminal.flush()
             } else if frame.step != shownStep || frame.phase == .closed {
                 shownStep = frame.step
-                print(try Self.render(frame, colours: false))
+                print(try Self.render(frame, colours: false, in: language.reader))
                 Terminal.flush()
             }
             if frame.phase == .closed { break }
@@ -147,16 +150,16 @@ struct Projector: AsyncParsableCommand {
     }
 
     /// The frame as text: the QR code of its link, then the count and the code to type.
-    static func render(_ frame: ProjectorFrame, colours: Bool) throws -> String {
+    static func render(_ frame: ProjectorFrame, colours: Bool, in reader: Reader) throws -> String {
         var lines = [frame.title]
         if let url = frame.url {
             lines += QRBlocks.lines(try QRCode(encoding: url, errorCorrection: .medium), colours: colours)
             lines.append(url)
         } else if frame.phase != .open {
-            lines.append(say("The session is \(frame.phase.rawValue)."))
+            lines.append(reader.say("The session is \(frame.phase.rawValue)."))
         }
-        if let typed = frame.typedCode { lines.append(say("Or type the code: \(typed)")) }
-        lines.append(say("\(frame.checkedIn) of \(frame.enrolled) checked in"))
+        if let typed = frame.typedCode { lines.append(reader.say("Or type the code: \(typed)")) }
+        lines.append(reader.say("\(frame.checkedIn) of \(frame.enrolled) checked in"))
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -11,7 +11,7 @@ struct ProximityCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proximity", abstract: "The phones' own proximity evidence.", subcommands: [Simulate.self])
 
-    struct Simulate: AsyncParsableCommand {
+    struct Simulate: SpeakingCommand {
         static let configuration = CommandConfiguration(
             abstract: "Drive a server's API as phones with the Rollcall app would, for demonstrations and tests.",
             discussion: """
@@ -61,35 +61,37 @@ struct ProximityCommand: AsyncParsableCommand {
             var unknown: Int
         }
 
-        func run() async throws {
+        func run(speaking language: CommandLineLanguage) async throws {
+            let reader = language.reader
             let url: URL
             if let server, let given = URL(string: server) {
                 url = given
             } else {
-                url = try ClientOptions().rollcall().serverURL
+                url = try ClientOptions().rollcall(speaking: language).serverURL
             }
             let summary = try await Self.simulate(
-                server: url, phones: phones, group: group, minutes: minutes, uploads: uploads ?? phones / 2)
+                server: url, phones: phones, group: group, minutes: minutes, uploads: uploads ?? phones / 2,
+                language: language.tag)
             if json { return try Terminal.printJSON(summary) }
             print(
-                say(
+                reader.say(
                     "\(summary.phones) phones in \(summary.rooms) rooms for \(summary.minutes) minutes: \(summary.pseudoIDs) pseudo-IDs issued, \(summary.encountersKept) encounters kept on the phones (\(summary.pairsHeard) pairs of phones heard each other)."
                 ))
             print(
-                say(
+                reader.say(
                     "\(summary.uploads) phones uploaded \(summary.sent) encounters: the server kept \(summary.kept), \(summary.unknown) were not its pseudo-IDs."
                 ))
         }
 
         @MainActor
-        static func simulate(server: URL, phones count: Int, group: Int, minutes: Int, uploads: Int) async throws
-            -> Summary
-        {
+        static func simulate(
+            server: URL, phones count: Int, group: Int, minutes: Int, uploads: Int, language: String?
+        ) async throws -> Summary {
             let run = String(UUID().uuidString.prefix(8)).lowercased()
             let simulation = ProximitySimulation(start: Date())
             for number in 1...count {
                 let password = UUID().uuidString + UUID().uuidString
-                let (phone, _) = try await Rollcall(serverURL: server, language: CommandLineLanguage.tag).register(
+                let (phone, _) = try await Rollcall(serverURL: server, language: language).register(
                     name: "Phone \(number) of simulation \(run)", email: "phone-\(number)-\(run)@example.com",
                     password: password)
                 simulation.addPhone(name: "Phone \(number)", rollcall: phone)

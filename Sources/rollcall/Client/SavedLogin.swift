@@ -73,11 +73,11 @@ struct ClientOptions: ParsableArguments {
     @Flag(help: "Print JSON for scripts instead of text for people.")
     var json = false
 
-    /// A client of the saved server with the saved token.
-    func rollcall() throws -> Rollcall {
+    /// A client of the saved server with the saved token, asking for the command line's language.
+    func rollcall(speaking language: CommandLineLanguage) throws -> Rollcall {
         guard let login = try SavedLogin.load(), let url = URL(string: login.server) else {
             throw CommandFailure.notSignedIn
         }
-        return Rollcall(serverURL: url, token: login.token, language: CommandLineLanguage.tag)
+        return Rollcall(serverURL: url, token: login.token, language: language.tag)
     }
 }

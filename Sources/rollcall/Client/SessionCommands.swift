@@ -10,7 +10,7 @@ struct RosterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "roster", abstract: "Import a course's students.", subcommands: [Import.self])
 
-    struct Import: AsyncParsableCommand {
+    struct Import: SpeakingCommand {
         static let configuration = CommandConfiguration(
             commandName: "import",
             abstract: "Import a roster from CSV: name, email and an optional student number per row.",
@@ -25,26 +25,29 @@ struct RosterCommand: AsyncParsableCommand {
         var file: String
         @OptionGroup var options: ClientOptions
 
-        func run() async throws {
+        func run(speaking language: CommandLineLanguage) async throws {
+            let reader = language.reader
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw CommandFailure(status: .refused, message: "Cannot read \(file).")
             }
-            let progress = UploadProgress(data)
-            Terminal.standardError(say("Importing \(file): \(String(progress.rows)) lines…"))
+            let progress = UploadProgress(data, reader: reader)
+            Terminal.standardError(reader.say("Importing \(file): \(String(progress.rows)) lines…"))
             let result: RosterImportResult
             do {
-                result = try await options.rollcall().importRoster(
+                result = try await options.rollcall(speaking: language).importRoster(
                     courseID: course, csv: data, chunkSize: 2048, progress: { sent, _ in progress.sent(sent) })
             } catch let error as RollcallError where !error.rows.isEmpty {
                 progress.finish()
-                for row in error.rows { Terminal.standardError(say("line \(row.line): \(row.message) (\(row.code))")) }
+                for row in error.rows {
+                    Terminal.standardError(reader.say("line \(row.line): \(row.message) (\(row.code))"))
+                }
                 throw CommandFailure(
                     status: .refused, message: "\(error.message) Nothing was imported; fix the lines above.")
             }
             progress.finish()
             if options.json { return try Terminal.printJSON(result) }
             print(
-                say(
+                reader.say(
                     "Enrolled \(result.enrolled), already enrolled \(result.alreadyEnrolled), invited by email \(result.invited.count)."
                 ))
         }
@@ -59,8 +62,10 @@ final class UploadProgress: @unchecked Sendable {
     private let lock = NSLock()
     private var shownTenth = -1
     private let terminal = Terminal.errorIsTerminal
+    private let reader: Reader
 
-    init(_ data: Data) {
+    init(_ data: Data, reader: Reader) {
+        self.reader = reader
         var ends: [Int] = []
         for (offset, byte) in data.enumerated() where byte == UInt8(ascii: "\n") { ends.append(offset + 1) }
         if let last = data.last, last != UInt8(ascii: "\n") { ends.append(data.count) }
@@ -80,7 +85,7 @@ final class UploadProgress: @unchecked Sendable {
 
     func finish() {
         if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
-        Terminal.standardError(say("Sent; waiting for the server to check every row…"))
+        Terminal.standardError(reader.say("Sent; waiting for the server to check every row…"))
     }
 
     private func show(rowsSent: Int) {
@@ -96,7 +101,7 @@ final class UploadProgress: @unchecked Sendable {
                 guard tenth > shownTenth else { return }
                 shownTenth = tenth
                 // Progress figures stay plain digits, for scripts that read them.
-                Terminal.standardError(say("Sent \(String(rowsSent))/\(String(rows)) lines (\(tenth * 10)%)"))
+                Terminal.standardError(reader.say("Sent \(String(rowsSent))/\(String(rows)) lines (\(tenth * 10)%)"))
             }
         }
     }
@@ -110,7 +115,7 @@ struct SessionCommand: AsyncParsableCommand {
         commandName: "session", abstract: "Open, close and list sessions.",
         subcommands: [Open.self, Close.self, List.self])
 
-    struct Open: AsyncParsableCommand {
+    struct Open: SpeakingCommand {
         static let configuration = CommandConfiguration(abstract: "Open a session of a course now.")
         @Argument(help: "The course's id.")
         var course: Int64
@@ -136,58 +141,61 @@ struct SessionCommand: AsyncParsableCommand {
         var room: String?
         @OptionGroup var options: ClientOptions
 
-        func run() async throws {
+        func run(speaking language: CommandLineLanguage) async throws {
+            let reader = language.reader
             let settings = SessionSettings(
                 mode: mode, period: period, latitude: latitude, longitude: longitude, radius: radius,
                 openMinutes: openMinutes, lateAfterMinutes: lateAfterMinutes, allowTyping: allowTyping ? true : nil,
                 room: room)
-            let rollcall = try options.rollcall()
+            let rollcall = try options.rollcall(speaking: language)
             let session = try await rollcall.openSession(courseID: course, title: title, settings: settings)
             if options.json { return try Terminal.printJSON(session) }
             let zone = Dates.zone(of: try await rollcall.course(course))
             if let closesAt = session.closesAt {
                 let until = "\(Dates.clock(closesAt, in: zone)) \(zone.identifier)"
                 print(
-                    say(
+                    reader.say(
                         "Opened session \(session.id), “\(session.title)”, open until \(until). Project it: rollcall projector \(session.id)"
                     ))
             } else {
                 print(
-                    say(
+                    reader.say(
                         "Opened session \(session.id), “\(session.title)”. Project it: rollcall projector \(session.id)"
                     ))
             }
         }
     }
 
-    struct Close: AsyncParsableCommand {
+    struct Close: SpeakingCommand {
         static let configuration = CommandConfiguration(abstract: "Close a session: it takes no more check-ins.")
         @Argument(help: "The session's id.")
         var session: Int64
         @OptionGroup var options: ClientOptions
 
-        func run() async throws {
-            let closed = try await options.rollcall().closeSession(session)
+        func run(speaking language: CommandLineLanguage) async throws {
+            let reader = language.reader
+            let closed = try await options.rollcall(speaking: language).closeSession(session)
             if options.json { return try Terminal.printJSON(closed) }
             let counts = closed.counts
             print(
-                say(
+                reader.say(
                     "Closed session \(closed.id), “\(closed.title)”: present \(counts.present), late \(counts.late), excused \(counts.excused), absent \(counts.absent)."
                 ))
         }
     }
 
-    struct List: AsyncParsableCommand {
+    struct List: SpeakingCommand {
         static let configuration = CommandConfiguration(abstract: "List a course's sessions, newest first.")
         @Argument(help: "The course's id.")
         var course: Int64
         @OptionGroup var options: ClientOptions
 
-        func run() async throws {
-            let sessions = try await options.rollcall().sessions(courseID: course)
+        func run(speaking language: CommandLineLanguage) async throws {
+            let reader = language.reader
+            let sessions = try await options.rollcall(speaking: language).sessions(courseID: course)
             if options.json { return try Terminal.printJSON(sessions) }
             if sessions.isEmpty {
-                return print(say("No sessions yet: open one with `rollcall session open \(course)`."))
+                return print(reader.say("No sessions yet: open one with `rollcall session open \(course)`."))
             }
             print(
                 Table.render(
@@ -203,7 +211,7 @@ struct SessionCommand: AsyncParsableCommand {
 }
 
 /// `rollcall export COURSE --out FILE.csv`.
-struct Export: AsyncParsableCommand {
+struct Export: SpeakingCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write a course's attendance as CSV: a row per student, a column per session, then the totals.")
     @Argument(help: "The course's id.")
@@ -212,8 +220,9 @@ struct Export: AsyncParsableCommand {
     var out: String
     @OptionGroup var options: ClientOptions
 
-    func run() async throws {
-        let csv = try await options.rollcall().courseReport(courseID: course)
+    func run(speaking language: CommandLineLanguage) async throws {
+        let reader = language.reader
+        let csv = try await options.rollcall(speaking: language).courseReport(courseID: course)
         if out == "-" {
             FileHandle.standardOutput.write(csv)
             return
@@ -227,6 +236,6 @@ struct Export: AsyncParsableCommand {
             var students: Int
         }
         if options.json { return try Terminal.printJSON(Written(file: out, students: rows)) }
-        print(say("Wrote \(rows) students to \(out)."))
+        print(reader.say("Wrote \(rows) students to \(out)."))
     }
 }
