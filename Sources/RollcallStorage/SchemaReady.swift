@@ -8,6 +8,7 @@ package final class SchemaReady: Sendable {
         package var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
         package var nextWaiter = 0
     }
+
     private let state = NIOLockedValueBox(State())
 
     package init() {}

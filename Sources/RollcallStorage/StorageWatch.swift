@@ -25,6 +25,7 @@ package final class StorageWatch: Sendable {
         package var full = false
         package var goneReported = false
     }
+
     private let state = NIOLockedValueBox(State())
 
     /// Makes sure `path` (the database file, created when missing) can be written, and notes which file it is.

@@ -71,6 +71,7 @@ public struct AppError: Error, HTTPResponseError, Equatable {
             package var message: String
             package var details: [String: Detail]?
         }
+
         package var error: Content
     }
 

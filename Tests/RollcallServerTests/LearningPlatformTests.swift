@@ -275,28 +275,32 @@ struct LearningPlatformTests {
                 .put, "/api/v1/sessions/\(sessionID)/attendance/\(student)", as: admin, json: ["status": "present"])
             #expect(marked.status == .ok, "\(marked.text)")
             #expect(try await api.call(.post, "/api/v1/sessions/\(sessionID)/close", as: admin).status == .ok)
-            /// The explanation of each queued score for `s-0`, oldest first.
-            func explanations() async throws -> [String] {
-                try await api.rows("SELECT body FROM outbox WHERE channel = 'lti' ORDER BY id").compactMap { row in
-                    let body = try #require(row["body"] ?? nil)
-                    let letter = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
-                    let score = letter?["score"] as? [String: Any]
-                    return score?["userId"] as? String == "s-0" ? score?["comment"] as? String : nil
-                }
+            /// The explanations of the score jobs for `s-0`: a newer job of a key may replace a waiting one in place,
+            /// so what counts is which explanations there are.
+            func explanations() async throws -> Set<String> {
+                let payloads = try await api.rows("SELECT payload FROM jobs WHERE kind = 'lti_score'")
+                return Set(
+                    try payloads.compactMap { row in
+                        let payload = try #require(row["payload"] ?? nil)
+                        let job = try JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any]
+                        let score = job?["score"] as? [String: Any]
+                        return score?["userId"] as? String == "s-0" ? score?["comment"] as? String : nil
+                    })
             }
             #expect(try await Self.eventually { try await explanations().count == 1 }, "the background round")
+            let background = try await explanations()
 
             // Someone reading French sends the same grades now.
             #expect(try await api.call(.patch, "/api/v1/me", as: admin, json: ["language": "fr"]).status == .ok)
             let send = try await api.call(.post, "/api/v1/courses/\(courseID)/lti/grades", as: admin)
             #expect(send.int("queued") == 2, "\(send.text)")
             let sent = try await explanations()
-            #expect(sent.count == 2 && sent[0] == sent[1], "one explanation whoever sends it: \(sent)")
+            #expect(sent == background, "one explanation whoever sends it: \(sent)")
             // The sender reads that explanation in French on Rollcall's own pages; the platform does not.
             let french = try await api.call(
                 .get, "/api/v1/courses/\(courseID)/students/\(student)/attendance", as: admin)
             let theirs = try #require(french.string("explanations.courseGrade"))
-            #expect(theirs != sent.last, "the sender's French stays on Rollcall's side: \(theirs)")
+            #expect(!sent.contains(theirs), "the sender's French stays on Rollcall's side: \(theirs)")
         }
     }
 

@@ -34,6 +34,7 @@ struct ExposureController: Sendable {
     struct AuditList: Codable, ResponseEncodable {
         var reports: [ExposureAuditEntry]
     }
+
     /// What a person sees of a report about them: that it was made, and when; not who asked, why, or what it found.
     struct Notice: Codable, Sendable {
         var createdAt: Date

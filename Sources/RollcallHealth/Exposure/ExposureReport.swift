@@ -40,6 +40,7 @@ struct ExposureReport: Codable, ResponseEncodable, Sendable {
         /// What the contact rests on: `attendance`, `proximity`, or both.
         var evidence: [Exposure.Evidence]
     }
+
     /// A contact from the phones: when first and last heard, and for how many minutes.
     struct PhoneEntry: Codable, Sendable {
         var personId: Int64
@@ -48,6 +49,7 @@ struct ExposureReport: Codable, ResponseEncodable, Sendable {
         var firstSeen: Date
         var lastSeen: Date
     }
+
     /// The health officer's request that the person upload their phone's encounters, and whether they have.
     struct PhoneRequest: Codable, Sendable {
         var requestedAt: Date

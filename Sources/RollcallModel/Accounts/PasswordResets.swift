@@ -10,6 +10,7 @@ package struct PasswordResets: Sendable {
     package init(database: Database) {
         self.database = database
     }
+
     package static let lifetime: TimeInterval = 30 * 60
 
     /// A new link token for `userID`, asked by `requestedBy` (an admin) or by the person (`nil`).

@@ -20,6 +20,7 @@ package struct PhoneCodes: Sendable {
         self.database = database
         self.keys = keys
     }
+
     package static let lifetime: TimeInterval = 5 * 60
     package static let allowedFailures = 5
 

@@ -93,6 +93,7 @@ package struct PasskeyStore: Sendable {
     package init(database: Database) {
         self.database = database
     }
+
     /// Course settings are read on every check-in; they change rarely, so they are kept for a few seconds.
     package var policies: PasskeyPolicies { database.caches.passkeyPolicies }
 

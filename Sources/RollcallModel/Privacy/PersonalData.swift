@@ -13,6 +13,7 @@ package struct PersonalDataExport: Codable, Sendable {
         package var relation: String
         package var joinedAt: Date?
     }
+
     package struct AttendanceEntry: Codable, Sendable {
         package var sessionId: Int64
         package var courseName: String
@@ -21,6 +22,7 @@ package struct PersonalDataExport: Codable, Sendable {
         package var recordedAt: Date
         package var source: String
     }
+
     package struct EvidenceEntry: Codable, Sendable {
         package var sessionId: Int64
         package var latitude: Double?
@@ -32,17 +34,20 @@ package struct PersonalDataExport: Codable, Sendable {
         package var via: String
         package var createdAt: Date
     }
+
     package struct DeviceEntry: Codable, Sendable {
         package var sessionId: Int64
         package var deviceId: String
         package var createdAt: Date
     }
+
     package struct PasskeyEntry: Codable, Sendable {
         package var id: Int64
         package var name: String
         package var createdAt: Date
         package var lastUsedAt: Date?
     }
+
     /// A browser remembered after a texted-code sign-in.
     package struct RememberedBrowserEntry: Codable, Sendable {
         package var name: String
@@ -51,12 +56,14 @@ package struct PersonalDataExport: Codable, Sendable {
         package var lastUsedAt: Date?
         package var expiresAt: Date
     }
+
     package struct VerificationEntry: Codable, Sendable {
         package var sessionId: Int64?
         package var deviceId: String?
         package var reused: Bool
         package var createdAt: Date
     }
+
     package struct ChangeEntry: Codable, Sendable {
         package var sessionId: Int64
         package var oldStatus: String?
@@ -81,9 +88,11 @@ package struct PersonalDataExport: Codable, Sendable {
             return said
         }
     }
+
     package struct ReportNotice: Codable, Sendable {
         package var createdAt: Date
     }
+
     package struct QuizAnswerEntry: Codable, Sendable {
         package var attemptId: Int64
         package var runId: Int64
@@ -92,6 +101,7 @@ package struct PersonalDataExport: Codable, Sendable {
         package var answer: String
         package var savedAt: Date
     }
+
     package struct QuizFlagEntry: Codable, Sendable {
         package var attemptId: Int64
         package var kind: String
@@ -107,6 +117,7 @@ package struct PersonalDataExport: Codable, Sendable {
         package var encounters: [EncounterEntry]
         package var uploads: [ProximityUpload]
     }
+
     package struct EncounterEntry: Codable, Sendable {
         package var firstSeen: Date
         package var lastSeen: Date

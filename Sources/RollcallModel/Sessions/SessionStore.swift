@@ -78,6 +78,7 @@ package struct SessionStore: Sendable {
     package init(database: Database) {
         self.database = database
     }
+
     /// Every scan and check-in needs a session's secret and settings; they change only when a teacher edits the
     /// session, which tells every process (`ChangeNotice.session`), so they are read once. Its times and course name
     /// change more often, and are read afresh each time.
@@ -302,6 +303,7 @@ package struct SessionTally: Sendable, Equatable {
     package init(statuses: [AttendanceStatus: Int] = [:]) {
         self.statuses = statuses
     }
+
     package var unrecordedOnRoster = 0
 
     /// The counts as the records count them: a student on the roster with no record is absent once the session

@@ -19,6 +19,7 @@ package struct SignIns: Sendable {
         package var user: UserView
         package var csrfToken: String
     }
+
     package struct APIToken: Codable, ResponseEncodable {
         package var token: String
         package var user: UserView

@@ -39,6 +39,7 @@ package struct CredentialInput: Decodable, Sendable {
             self.userHandle = userHandle
         }
     }
+
     package var id: String
     package var type: String?
     package var response: Response

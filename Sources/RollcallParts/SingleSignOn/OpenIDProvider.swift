@@ -235,6 +235,7 @@ package actor OpenIDProvider {
     package static func formEncoded(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: formSafe) ?? text
     }
+
     package static let formSafe = CharacterSet(
         charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._*")
 }

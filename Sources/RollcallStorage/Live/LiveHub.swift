@@ -12,6 +12,7 @@ package final class LiveHub: Sendable {
     private struct State {
         package var subscribers: [Int64: [ObjectIdentifier: LiveSubscription]] = [:]
     }
+
     private let state = NIOLockedValueBox(State())
 
     package init() {}
@@ -64,6 +65,7 @@ package final class LiveSubscription: Sendable {
         package var pending = false
         package var waiter: CheckedContinuation<Void, Never>?
     }
+
     private let state = NIOLockedValueBox(State())
 
     package func wake() {

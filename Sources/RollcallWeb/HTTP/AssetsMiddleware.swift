@@ -5,6 +5,7 @@ package struct AssetsMiddleware: RouterMiddleware {
 
     package init() {
     }
+
     package typealias Context = AppRequestContext
     package let files = FileMiddleware<AppRequestContext, LocalFileSystem>(
         PageRenderer.assetsDirectory, urlBasePath: "/assets",

@@ -155,6 +155,7 @@ package struct Frame: Sendable {
             self.isHealthOfficer = isHealthOfficer
         }
     }
+
     package var title: String
     package var body: String
     /// The page's language, for `lang` on `<html>`.

@@ -161,6 +161,7 @@ package final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHand
             package var next: UInt64 = 0
             package var waiting: [(id: UInt64, channel: any Channel)] = []
         }
+
         private let state = NIOLockedValueBox(State())
 
         package init(limit: Int) {
