@@ -287,6 +287,26 @@ def check_try(path: str, text: str) -> list[Breach]:
     return breaches
 
 
+# A feature holds the values of the settings it reads, not the whole `Configuration`: they are taken out of it where
+# its controllers are made, in `…Routes+Controllers.swift`, or in a settings struct of its own.
+FEATURE_LAYER = 8
+SETTINGS_MADE_IN = re.compile(r"(\+Controllers|Settings)\.swift$")
+WHOLE_CONFIGURATION = re.compile(r"(?<![.\w])Configuration\b")
+
+
+def check_settings(root: pathlib.Path, sources: pathlib.Path) -> list[Breach]:
+    breaches = []
+    for path in sorted(sources.rglob("*.swift")):
+        target = target_of(path, sources)
+        if LAYERS.get(target) != FEATURE_LAYER or SETTINGS_MADE_IN.search(path.name):
+            continue
+        for number, line in enumerate(code_only(path.read_text()).split("\n"), start=1):
+            if WHOLE_CONFIGURATION.search(line):
+                breaches.append(Breach(str(path.relative_to(root)), number,
+                                       "a feature holds Configuration: give it the values it reads instead", line))
+    return breaches
+
+
 def check_layers(root: pathlib.Path, sources: pathlib.Path) -> list[Breach]:
     breaches = []
     targets = sorted(p.name for p in sources.iterdir() if p.is_dir())
@@ -335,6 +355,7 @@ def check(root: pathlib.Path) -> list[Breach]:
             where = ", ".join(sorted({p for p, _, _ in parts}))
             breaches.append(Breach(path, line, f"type {name} is {total} lines in {where} (at most {TYPE_LINES})"))
     breaches += check_layers(root, sources)
+    breaches += check_settings(root, sources)
     used = {entry for entry in entries for breach in breaches if breach.allowed_by(entry)}
     for entry in entries:
         if entry not in used:

@@ -21,7 +21,8 @@ struct DynamicRegistration: Sendable {
     let pages: PageRenderer
     let framing: FrameAncestors
     let counters: AttemptCounters
-    let configuration: Configuration
+    /// Where Rollcall answers, which the platform is given as the tool's address.
+    let publicURL: String
     /// Follows no redirect: a registration talks to the platform's own origin only.
     var http: HTTPClient = Self.client
 
@@ -57,7 +58,7 @@ struct DynamicRegistration: Sendable {
             try await sql.insert(into: "lti_registration_links").columns("secret_hash", "created_by", "expires_at")
                 .values(SQLBind(OpaqueToken.digest(secret)), SQLBind(admin.id), SQLBind(expires)).run()
         }
-        let url = configuration.publicURL + LearningPlatformRoutes.register.description + "?secret=" + secret
+        let url = publicURL + LearningPlatformRoutes.register.description + "?secret=" + secret
         return try LinkEnvelope(
             url: url, expiresAt: expires,
             message: context.reader.say(
@@ -177,7 +178,7 @@ struct DynamicRegistration: Sendable {
         async throws
         -> (clientID: String, deploymentID: String?)
     {
-        let base = configuration.publicURL
+        let base = publicURL
         let launch = base + LearningPlatformRoutes.launch.description
         let label = reader.say("Rollcall attendance")
         let tool: [String: Any] = [

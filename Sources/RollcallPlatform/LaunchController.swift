@@ -24,13 +24,14 @@ struct LaunchController: Sendable {
     let signIns: SignIns
     let counters: AttemptCounters
     let pages: PageRenderer
-    let configuration: Configuration
+    /// Where Rollcall answers: launches lead only to its own pages.
+    let publicURL: String
 
     /// The cookie that ties a launch to the browser that began its login; it reaches Rollcall inside a platform's
     /// frame only where the browser allows third-party cookies.
     static let browserCookie = "rollcall_lti"
 
-    var launchURL: String { configuration.publicURL + LearningPlatformRoutes.launch.description }
+    var launchURL: String { publicURL + LearningPlatformRoutes.launch.description }
 
     func addRoutes(to router: AppRouter) {
         router.get(LearningPlatformRoutes.login, use: login)
@@ -68,7 +69,7 @@ struct LaunchController: Sendable {
                 "Rollcall is not registered for this deployment (\(deployment.prefix(60))) of \(platform.name). Ask the school's Rollcall admin to add it.",
                 status: .badRequest)
         }
-        guard target.hasPrefix(configuration.publicURL + "/") || target == configuration.publicURL else {
+        guard target.hasPrefix(publicURL + "/") || target == publicURL else {
             throw Self.refused(
                 "The learning platform asked to launch another site (\(target.prefix(200))), not Rollcall.",
                 status: .badRequest)

@@ -17,7 +17,7 @@ extension LearningPlatformRoutes {
                 keys: stores.toolKeys, linkedCourses: stores.platformCourses, pages: parts.pages,
                 launchURL: parts.configuration.publicURL + LearningPlatformRoutes.launch.description),
             platformKeys: PublishedKeys(timeout: .seconds(10)), tokens: stores.tokens, signIns: parts.signIns,
-            counters: stores.counters, pages: parts.pages, configuration: parts.configuration
+            counters: stores.counters, pages: parts.pages, publicURL: parts.configuration.publicURL
         ).addRoutes(to: router)
         WaitingLaunchController(
             platforms: stores.platforms, launches: stores.launchStates, people: stores.platformPeople,
@@ -27,11 +27,11 @@ extension LearningPlatformRoutes {
         PlatformsController(
             platforms: stores.platforms, linkedCourses: stores.platformCourses, links: links, keys: stores.toolKeys,
             access: parts.access,
-            framing: parts.pages.framing, configuration: parts.configuration
+            framing: parts.pages.framing, publicURL: parts.configuration.publicURL
         ).addRoutes(to: router)
         DynamicRegistration(
             database: stores.database, platforms: stores.platforms, pages: parts.pages, framing: parts.pages.framing,
-            counters: stores.counters, configuration: parts.configuration
+            counters: stores.counters, publicURL: parts.configuration.publicURL
         ).addRoutes(to: router)
     }
 }

@@ -15,7 +15,8 @@ struct PlatformsController: Sendable {
     let keys: ToolKeys
     let access: AccessRule
     let framing: FrameAncestors
-    let configuration: Configuration
+    /// Where Rollcall answers, for the addresses a platform's admin copies.
+    let publicURL: String
 
     /// The fields of a registration; on a change, those left out keep their value.
     struct Input: Decodable {
@@ -76,7 +77,7 @@ struct PlatformsController: Sendable {
     }
 
     var tool: ToolURLs {
-        let base = configuration.publicURL
+        let base = publicURL
         return ToolURLs(
             loginUrl: base + LearningPlatformRoutes.login.description,
             launchUrl: base + LearningPlatformRoutes.launch.description,

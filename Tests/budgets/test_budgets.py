@@ -71,8 +71,13 @@ def test_a_tree_within_its_budgets_passes(tmp_path):
          "try? outside the listed idioms"),
         ("Sources/RollcallCore/Upward.swift", "import RollcallServer\n", "imports go down the layers only"),
         ("Sources/RollcallNew/New.swift", "enum New {}\n", "a target with no layer"),
+        ("Sources/RollcallQuizzes/Wide.swift", "struct Wide {\n    let configuration: Configuration\n}\n",
+         "a feature holds Configuration"),
     ],
-    ids=["function", "type", "type with its extensions", "server file", "try?", "upward import", "unlayered target"],
+    ids=[
+        "function", "type", "type with its extensions", "server file", "try?", "upward import", "unlayered target",
+        "whole configuration in a feature",
+    ],
 )
 def test_each_budget_broken_once_fails(tmp_path, path, text, breach):
     result = budgets(tree(tmp_path, {**CLEAN, path: text}))

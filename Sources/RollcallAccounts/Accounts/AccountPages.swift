@@ -16,7 +16,7 @@ struct AccountPages: Sendable {
     let devices: RememberedDevices
     let users: UserStore
     /// For the sign-in page: the school's sign-in, and whether passwords are offered.
-    let configuration: Configuration
+    let site: SiteSettings
     /// The school's provider, whose sign-out the page offers after signing out of Rollcall.
     let school: OpenIDProvider?
     /// For a sign-in on the way to a check-in: the scan's class, and how long it is held.
@@ -66,10 +66,10 @@ struct AccountPages: Sendable {
     @Sendable func signIn(_ request: Request, context: AppRequestContext) async throws -> Response {
         let next = Self.next(request)
         var page = SignInPage(
-            next: next, nextQuery: Self.queryValue(next), passwordSignIn: configuration.passwordSignIn,
-            hasSchoolSignIn: configuration.singleSignOn != nil,
-            schoolSignIn: configuration.singleSignOn.map { Self.schoolSignInName($0, in: context.reader) } ?? "")
-        if request.query("signed-out") != nil, let school, let settings = configuration.singleSignOn,
+            next: next, nextQuery: Self.queryValue(next), passwordSignIn: site.passwordSignIn,
+            hasSchoolSignIn: site.singleSignOn != nil,
+            schoolSignIn: site.singleSignOn.map { Self.schoolSignInName($0, in: context.reader) } ?? "")
+        if request.query("signed-out") != nil, let school, let settings = site.singleSignOn,
             let endpoint = try? await school.discovery().endSessionEndpoint,
             var link = URLComponents(string: endpoint)
         {
@@ -77,7 +77,7 @@ struct AccountPages: Sendable {
             link.queryItems =
                 (link.queryItems ?? []) + [
                     URLQueryItem(name: "client_id", value: settings.clientID),
-                    URLQueryItem(name: "post_logout_redirect_uri", value: configuration.publicURL + "/sign-in"),
+                    URLQueryItem(name: "post_logout_redirect_uri", value: site.publicURL + "/sign-in"),
                 ]
                 + (request.cookies[Self.signOutHintCookie].map {
                     [URLQueryItem(name: "id_token_hint", value: $0.value)]
@@ -97,7 +97,7 @@ struct AccountPages: Sendable {
             response.setCookie(
                 Cookie(
                     name: Self.signOutHintCookie, value: "", maxAge: 0, path: "/sign-in",
-                    secure: configuration.secureCookies, httpOnly: true, sameSite: .lax))
+                    secure: site.secureCookies, httpOnly: true, sameSite: .lax))
         }
         return response
     }
@@ -105,7 +105,7 @@ struct AccountPages: Sendable {
     @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> Response {
         let next = Self.next(request)
         // Where the school signs people in itself, there is nothing to register: its button is on the sign-in page.
-        guard configuration.passwordSignIn else {
+        guard site.passwordSignIn else {
             return .redirect(to: AccountRoutes.signIn(next: next), type: .found)
         }
         var page = RegisterPage(next: next, nextQuery: Self.queryValue(next), email: request.query("email") ?? "")

@@ -16,7 +16,7 @@ struct AccountsController: Sendable {
     /// Where a confirmed student's course invitations are accepted.
     let courses: CourseStore
     let signIns: SignIns
-    let configuration: Configuration
+    let site: SiteSettings
     let passwords: PasswordHasher
     let mail: any MessageSender
     let counters: AttemptCounters
@@ -74,7 +74,7 @@ struct AccountsController: Sendable {
     var passwordSignInOff: AppError {
         AppError(
             .forbidden, .passwordSignInOff,
-            "This school signs people in through its own sign-in: choose “\(configuration.singleSignOn?.name ?? "your school account")” on the sign-in page."
+            "This school signs people in through its own sign-in: choose “\(site.singleSignOn?.name ?? "your school account")” on the sign-in page."
         )
     }
 
@@ -84,12 +84,12 @@ struct AccountsController: Sendable {
     var passwordsOff: AppError {
         AppError(
             .forbidden, .passwordSignInOff,
-            "This school signs people in through its own sign-in: choose “\(configuration.singleSignOn?.name ?? "your school account")” on the sign-in page. Only an admin's password is taken here."
+            "This school signs people in through its own sign-in: choose “\(site.singleSignOn?.name ?? "your school account")” on the sign-in page. Only an admin's password is taken here."
         )
     }
 
     @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard configuration.passwordSignIn else { throw passwordSignInOff }
+        guard site.passwordSignIn else { throw passwordSignInOff }
         let input = try await request.decodeJSON(as: Registration.self, context: context)
         let role = input.role ?? .student
         guard Role.selfRegistrable.contains(role) else {
@@ -107,7 +107,7 @@ struct AccountsController: Sendable {
         let user = try await users.create(
             NewUser(
                 name: name, email: email, passwordHash: try await passwords.hash(password), role: role,
-                studentNumber: number, approved: role != .teacher || !configuration.teacherApproval,
+                studentNumber: number, approved: role != .teacher || !site.teacherApproval,
                 firstLanguage: context.reader.keptLanguage
             )
         )
@@ -117,21 +117,21 @@ struct AccountsController: Sendable {
 
     /// Writes to a person whose proof of their address just ended sign-in links made before it.
     static func tellLinksEnded(
-        _ count: Int, to user: User, mail: any MessageSender, configuration: Configuration
+        _ count: Int, to user: User, mail: any MessageSender, site: SiteSettings
     ) async throws {
         guard count > 0 else { return }
-        let letters = Letters(school: configuration.schoolName, language: configuration.defaultLanguage)
+        let letters = Letters(school: site.schoolName, language: site.defaultLanguage)
         let letter = letters.written(for: user.letterLanguage).linksEnded(
-            name: user.name, count: count, profile: configuration.publicURL + AccountRoutes.profilePage.description)
+            name: user.name, count: count, profile: site.publicURL + AccountRoutes.profilePage.description)
         try await mail.send(letter.email(to: user.email, name: user.name))
     }
 
     /// In the language of the person asking, who is the one it is for.
     func sendVerification(to user: User, in reader: Reader) async throws {
         let token = try await tokens.issueVerification(userID: user.id)
-        let link = "\(configuration.publicURL)/verify-email?token=\(token)"
+        let link = "\(site.publicURL)/verify-email?token=\(token)"
         try await mail.send(
-            Letters(school: configuration.schoolName, reader: reader).emailConfirmation(name: user.name, link: link)
+            Letters(school: site.schoolName, reader: reader).emailConfirmation(name: user.name, link: link)
                 .email(to: user.email, name: user.name))
     }
 
@@ -145,7 +145,7 @@ struct AccountsController: Sendable {
         }
         let ended = try await users.markEmailVerified(id: userID)
         guard var user = try await users.find(id: userID) else { throw AppError.notFound(.userNotFound, "user") }
-        try await Self.tellLinksEnded(ended, to: user, mail: mail, configuration: configuration)
+        try await Self.tellLinksEnded(ended, to: user, mail: mail, site: site)
         // Only a confirmed address may take the places (and the student number) a roster import kept for it.
         if user.role == .student {
             try await courses.roster.acceptInvitations(studentID: user.id, email: user.email)
@@ -192,7 +192,7 @@ struct AccountsController: Sendable {
         // Where the school signs people in itself, only an admin's right password is answered apart: anyone else's
         // password, right or wrong, or an unknown address, gets one refusal and keeps its failure, so that old
         // passwords cannot be guessed through the answer nor through the throttle.
-        guard configuration.passwordSignIn || (matches && user?.role == .admin) else { throw passwordsOff }
+        guard site.passwordSignIn || (matches && user?.role == .admin) else { throw passwordsOff }
         guard let user, matches else {
             throw AppError(.unauthorized, .invalidCredentials, "The email address or password is wrong.")
         }
@@ -239,7 +239,7 @@ struct AccountsController: Sendable {
             response.setCookie(
                 Cookie(
                     name: AccountPages.signOutHintCookie, value: idToken, maxAge: 300, path: "/sign-in",
-                    secure: configuration.secureCookies, httpOnly: true, sameSite: .lax))
+                    secure: site.secureCookies, httpOnly: true, sameSite: .lax))
         }
         return response
     }
@@ -271,7 +271,7 @@ struct AccountsController: Sendable {
             change.phone = .some(
                 try phone.nonBlankOrNil.map { raw in
                     try check { () throws(RuleViolation) in
-                        try PhoneNumber.normalized(raw, defaultRegion: configuration.defaultRegion)
+                        try PhoneNumber.normalized(raw, defaultRegion: site.defaultRegion)
                     }
                 }
             )

@@ -16,7 +16,7 @@ struct PasswordResetController: Sendable {
     let passwords: PasswordHasher
     let mail: any MessageSender
     let counters: AttemptCounters
-    let configuration: Configuration
+    let site: SiteSettings
 
     /// Requests from one client address per hour: a class that forgot together fits, a scan of addresses does not.
     static let perAddress = RateLimit(limit: 30, window: 3600)
@@ -46,7 +46,7 @@ struct PasswordResetController: Sendable {
             refusal: "Too many requests for new passwords from this network. Try again in an hour.")
         // Where the school signs people in itself, only admins have passwords to forget; the answer is the same.
         if let user = try await users.find(email: email), user.deletedAt == nil, !user.disabled,
-            configuration.passwordSignIn || user.role == .admin
+            site.passwordSignIn || user.role == .admin
         {
             do {
                 try await counters.admit(
@@ -62,10 +62,10 @@ struct PasswordResetController: Sendable {
     /// `asking`: the reader of the request that asks for the link.
     func sendLink(to user: User, by admin: User?, asking: Reader) async throws {
         let token = try await resets.issue(userID: user.id, requestedBy: admin?.id)
-        let link = "\(configuration.publicURL)/reset-password?token=\(token)"
+        let link = "\(site.publicURL)/reset-password?token=\(token)"
         // Asked for by the person: in their language now; sent by an admin: in the one they chose or first acted
         // in, else the school's.
-        var letters = Letters(school: configuration.schoolName, language: configuration.defaultLanguage)
+        var letters = Letters(school: site.schoolName, language: site.defaultLanguage)
             .written(for: user.letterLanguage)
         if admin == nil && user.language == nil { letters.reader = asking }
         let letter = letters.passwordReset(
@@ -90,7 +90,7 @@ struct PasswordResetController: Sendable {
         try await tokens.revokeAll(userID: user.id, except: nil)
         // The link arrived at the address: it is confirmed.
         let ended = try await users.markEmailVerified(id: user.id)
-        try await AccountsController.tellLinksEnded(ended, to: user, mail: mail, configuration: configuration)
+        try await AccountsController.tellLinksEnded(ended, to: user, mail: mail, site: site)
         try await resets.audit(userID: user.id, .passwordReset, actor: user)
         return Response(status: .noContent)
     }

@@ -16,7 +16,7 @@ struct PhoneController: Sendable {
     let devices: RememberedDevices
     let texts: any MessageSender
     let counters: AttemptCounters
-    let configuration: Configuration
+    let site: SiteSettings
 
     /// Codes to one number per hour.
     static let perNumber = RateLimit(limit: 5, window: 3600)
@@ -53,7 +53,7 @@ struct PhoneController: Sendable {
 
     func phone(_ raw: String) throws -> String {
         try check { () throws(RuleViolation) in
-            try PhoneNumber.normalized(raw, defaultRegion: configuration.defaultRegion)
+            try PhoneNumber.normalized(raw, defaultRegion: site.defaultRegion)
         }
     }
 
@@ -72,8 +72,8 @@ struct PhoneController: Sendable {
         // The wait is per purpose: confirming a number on the profile does not hold up signing in with it.
         let wait: TimeInterval? = try await counters.update(.phoneCodeInterval, key: "\(purpose.rawValue) \(number)") {
             current in
-            if let current, now.timeIntervalSince(current.last) < configuration.phoneCodeInterval {
-                return (current, configuration.phoneCodeInterval - now.timeIntervalSince(current.last))
+            if let current, now.timeIntervalSince(current.last) < site.phoneCodeInterval {
+                return (current, site.phoneCodeInterval - now.timeIntervalSince(current.last))
             }
             return (AttemptCounters.Counter(count: 1, since: now, last: now), TimeInterval?.none)
         }
@@ -92,7 +92,7 @@ struct PhoneController: Sendable {
 
     func sent(_ phone: String, to reader: Reader) -> CodeSent {
         CodeSent(
-            phone: phone, nextCodeIn: Int(configuration.phoneCodeInterval.rounded(.up)),
+            phone: phone, nextCodeIn: Int(site.phoneCodeInterval.rounded(.up)),
             message: reader.say(
                 "If this number belongs to an account, a 6-digit code is on its way by text message. It works for 5 minutes."
             )
@@ -100,7 +100,7 @@ struct PhoneController: Sendable {
     }
 
     func text(_ code: String, to phone: String, purpose: PhoneCodePurpose, in reader: Reader) async throws {
-        let school = Letters(school: configuration.schoolName, reader: reader).signature
+        let school = Letters(school: site.schoolName, reader: reader).signature
         try await texts.send(
             OutgoingMessage(
                 channel: .sms, recipient: phone, recipientName: nil,

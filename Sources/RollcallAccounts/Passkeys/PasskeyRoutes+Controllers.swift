@@ -8,7 +8,7 @@ extension PasskeyRoutes {
         let stores = parts.stores
         PasskeysController(
             passkeys: stores.passkeys, users: stores.users, ceremony: parts.ceremony, signIns: parts.signIns,
-            access: parts.access, counters: stores.counters, configuration: parts.configuration
+            access: parts.access, counters: stores.counters, relyingParty: parts.configuration.relyingParty
         ).addRoutes(to: router)
         DevicesPage(passkeys: stores.passkeys, remembered: stores.devices, pages: parts.pages).addRoutes(to: router)
     }

@@ -16,7 +16,8 @@ struct PasskeysController: Sendable {
     let signIns: SignIns
     let access: AccessRule
     let counters: AttemptCounters
-    let configuration: Configuration
+    /// Who the passkeys are for: the site's name and host.
+    let relyingParty: RelyingParty
 
     /// Anonymous sign-in challenges per client address a minute: a lecture hall signing in at once fits.
     static let signInOptionsLimit = RateLimit(limit: 600, window: 60)
@@ -82,7 +83,7 @@ struct PasskeysController: Sendable {
 
     /// Options for `navigator.credentials.create`: a discoverable passkey with user verification, attestation none.
     func creationOptions(for user: User) async throws -> [String: Any] {
-        let party = configuration.relyingParty
+        let party = relyingParty
         let challenge = try await passkeys.issueChallenge(.registration, userID: user.id)
         let existing = try await passkeys.list(userID: user.id)
         return [
@@ -122,7 +123,7 @@ struct PasskeysController: Sendable {
             let challenge = try await ceremony.redeemableChallenge(clientData, purpose: .registration, userID: user.id)
             registered = try WebAuthn.verifyRegistration(
                 clientDataJSON: clientData, attestationObject: object, challenge: challenge.bytes,
-                relyingParty: configuration.relyingParty, requireUserVerification: true
+                relyingParty: relyingParty, requireUserVerification: true
             )
             guard Base64URL.encode(registered.credentialID) == input.credential.id else {
                 throw PasskeyFailure(.malformed)
@@ -149,7 +150,7 @@ struct PasskeysController: Sendable {
         let challenge = try await passkeys.issueChallenge(.signIn, userID: nil)
         let options: [String: Any] = [
             "publicKey": [
-                "challenge": Base64URL.encode(challenge), "rpId": configuration.relyingParty.id,
+                "challenge": Base64URL.encode(challenge), "rpId": relyingParty.id,
                 "timeout": PasskeyCeremony.timeoutMilliseconds, "userVerification": "required",
                 "allowCredentials": [Any](),
             ] as [String: Any]

@@ -18,14 +18,14 @@ struct SingleSignOnController: Sendable {
     let signIns: SignIns
     let courses: CourseStore
     let counters: AttemptCounters
-    let configuration: Configuration
+    let site: SiteSettings
 
     static let start: RouterPath = "/auth/oidc/start"
     static let callback: RouterPath = "/auth/oidc/callback"
     /// The cookie that binds a sign-in under way to the browser that started it.
     static let browserCookie = "rollcall_sso"
 
-    var redirectURI: String { configuration.publicURL + Self.callback.description }
+    var redirectURI: String { site.publicURL + Self.callback.description }
 
     func addRoutes(to router: AppRouter) {
         router.get(Self.start, use: begin)
@@ -67,7 +67,7 @@ struct SingleSignOnController: Sendable {
         response.setCookie(
             Cookie(
                 name: Self.browserCookie, value: browser, maxAge: Int(SingleSignOnStore.lifetime),
-                path: Self.callback.description, secure: configuration.secureCookies, httpOnly: true, sameSite: .lax))
+                path: Self.callback.description, secure: site.secureCookies, httpOnly: true, sameSite: .lax))
         return response
     }
 
@@ -109,7 +109,7 @@ struct SingleSignOnController: Sendable {
             response.setCookie(
                 Cookie(
                     name: Self.browserCookie, value: "", maxAge: 0, path: Self.callback.description,
-                    secure: configuration.secureCookies, httpOnly: true, sameSite: .lax))
+                    secure: site.secureCookies, httpOnly: true, sameSite: .lax))
             return response
         case .addressTaken(let address):
             throw AppError(

@@ -10,7 +10,10 @@ import RollcallWords
 struct ExposurePages: Sendable {
     let reports: ExposureReports
     let exposure: ExposureStore
-    let configuration: Configuration
+    /// How long evidence is kept: a report reaches no further back.
+    let evidenceDays: Int
+    /// The clock reports are made by (a test's may stand still).
+    let clock: @Sendable () -> Date
     let pages: PageRenderer
 
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -28,19 +31,19 @@ struct ExposurePages: Sendable {
                 window: "\(time.day(entry.windowFrom)) – \(time.day(entry.windowUntil))")
         }
         let page = ExposurePage(
-            defaultDays: min(Exposure.defaultDays, configuration.evidenceDays), maxDays: configuration.evidenceDays,
+            defaultDays: min(Exposure.defaultDays, evidenceDays), maxDays: evidenceDays,
             keptText: reader.say(
-                configuration.evidenceDays,
+                evidenceDays,
                 one: "Rollcall keeps what a report needs for {0} day; a window cannot reach further back.",
                 other: "Rollcall keeps what a report needs for {0} days; a window cannot reach further back."),
-            today: time.isoDay(configuration.clock()), earlier: earlier, noEarlier: earlier.isEmpty)
+            today: time.isoDay(clock()), earlier: earlier, noEarlier: earlier.isEmpty)
         return try pages.render(page, title: "Exposure report · Rollcall", context: context)
     }
 
     @Sendable func report(_ request: Request, context: AppRequestContext) async throws -> Response {
         let entry = try await reports.own(context)
         let reader = context.reader
-        let report = try await reports.report(entry, now: configuration.clock(), in: reader)
+        let report = try await reports.report(entry, now: clock(), in: reader)
         return try pages.render(
             ExposureReportPage(report, time: try context.requireUser().timeText(in: reader), in: reader),
             title: "Exposure report: \(report.person.name) · Rollcall", context: context)

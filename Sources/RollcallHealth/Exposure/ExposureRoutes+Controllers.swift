@@ -14,7 +14,8 @@ extension ExposureRoutes {
             now: parts.configuration.clock
         ).addRoutes(to: router)
         ExposurePages(
-            reports: reports, exposure: stores.exposure, configuration: parts.configuration, pages: parts.pages
+            reports: reports, exposure: stores.exposure, evidenceDays: parts.configuration.evidenceDays,
+            clock: parts.configuration.clock, pages: parts.pages
         ).addRoutes(to: router)
     }
 }
