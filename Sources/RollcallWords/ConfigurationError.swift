@@ -1,8 +1,3 @@
-import Foundation
-import Logging
-import NIOCore
-import RollcallCore
-
 /// A setting that cannot be used, naming the variable so the person starting Rollcall can fix it.
 public struct ConfigurationError: Error, CustomStringConvertible {
     public var variable: String

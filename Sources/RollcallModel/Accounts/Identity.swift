@@ -1,10 +1,3 @@
-import Foundation
-import Hummingbird
-import HummingbirdWebSocket
-import NIOCore
-import RollcallCore
-import RollcallProtocol
-
 /// Who is making the request, as the access token or session cookie says.
 package struct Identity: Sendable {
     package var user: User

@@ -1,8 +1,5 @@
 import Foundation
-import Hummingbird
-import Mustache
 import NIOConcurrencyHelpers
-import RollcallCore
 
 /// The origins allowed to frame the pages a launch leads to (`frame-ancestors`): `'none'` until a learning platform
 /// is registered, then each platform's, so that a launch inside a course of Canvas or Moodle shows, and nobody else

@@ -1,7 +1,4 @@
-import Foundation
-import Hummingbird
 import RollcallCore
-import RollcallProtocol
 
 /// An assertion that verified, with nothing stored yet: `PasskeyCeremony.redeem` uses it.
 package struct CheckedAssertion: Sendable {

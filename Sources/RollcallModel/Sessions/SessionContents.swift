@@ -1,7 +1,5 @@
-import Foundation
 import RollcallCore
 import RollcallWords
-import SQLKit
 
 /// What a session holds that deleting it takes along: attendance records and quiz attempts (graded work).
 package struct SessionContents: Sendable, Equatable {
