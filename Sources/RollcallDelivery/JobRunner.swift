@@ -36,26 +36,11 @@ package struct JobRunner: Service {
     }
 
     package func run() async throws {
-        await cancelWhenGracefulShutdown {
-            await ready.wait()
-            let kinds = couriers.map(\.kindName)
-            while !Task.isCancelled {
-                do {
-                    while !Task.isCancelled, let job = try await queue.claim(kinds: kinds, lease: lease) {
-                        await perform(job)
-                    }
-                    let due = try await queue.nextDue(kinds: kinds)
-                    let wait = due.map { max(0.01, min($0.timeIntervalSinceNow, Double(poll.components.seconds) + 1)) }
-                    await bell.wait(upTo: wait.map { .milliseconds(Int($0 * 1000)) } ?? poll)
-                } catch is CancellationError {
-                    break
-                } catch {
-                    logger.error("reading the jobs failed: \(error)", metadata: ["service": "jobs"])
-                    Counter(label: Periodically.failures, dimensions: [("service", "jobs")]).increment()
-                    await bell.wait(upTo: poll)
-                }
-            }
-        }
+        let kinds = couriers.map(\.kindName)
+        await SenderLoop.run(
+            service: "jobs", queue: "the jobs", ready: ready, bell: bell, poll: poll, logger: logger,
+            claim: { try await queue.claim(kinds: kinds, lease: lease) },
+            nextDue: { try await queue.nextDue(kinds: kinds) }, work: perform)
     }
 
     /// One attempt at one claimed job.

@@ -64,26 +64,11 @@ package struct OutboxDelivery: Service {
     }
 
     package func run() async throws {
-        await cancelWhenGracefulShutdown {
-            await ready.wait()
-            let channels = Array(couriers.keys)
-            while !Task.isCancelled {
-                do {
-                    while !Task.isCancelled, let message = try await queue.claim(channels: channels, lease: lease) {
-                        await deliver(message)
-                    }
-                    let due = try await queue.nextDue(channels: channels)
-                    let wait = due.map { max(0.01, min($0.timeIntervalSinceNow, Double(poll.components.seconds) + 1)) }
-                    await bell.wait(upTo: wait.map { .milliseconds(Int($0 * 1000)) } ?? poll)
-                } catch is CancellationError {
-                    break
-                } catch {
-                    logger.error("reading the outbox failed: \(error)", metadata: ["service": "outbox-delivery"])
-                    Counter(label: Periodically.failures, dimensions: [("service", "outbox-delivery")]).increment()
-                    await bell.wait(upTo: poll)
-                }
-            }
-        }
+        let channels = Array(couriers.keys)
+        await SenderLoop.run(
+            service: "outbox-delivery", queue: "the outbox", ready: ready, bell: bell, poll: poll, logger: logger,
+            claim: { try await queue.claim(channels: channels, lease: lease) },
+            nextDue: { try await queue.nextDue(channels: channels) }, work: deliver)
     }
 
     /// One attempt at one claimed message.
