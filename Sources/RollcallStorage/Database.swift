@@ -1,4 +1,3 @@
-@preconcurrency import AsyncKit
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
@@ -26,9 +25,9 @@ public final class Database: Service, Sendable {
     private let pool: Pool
     private let logger: Logger
 
-    private enum Pool: @unchecked Sendable {
+    private enum Pool: Sendable {
         case sqlite(reader: SQLiteConnections, writer: SQLiteConnections)
-        case postgres(EventLoopGroupConnectionPool<PostgresConnectionSource>)
+        case postgres(PostgresPrimary)
     }
 
     /// Opens (creating if needed) an SQLite file in WAL mode.
@@ -57,39 +56,27 @@ public final class Database: Service, Sendable {
             engine: .sqlite, pool: .sqlite(reader: reader, writer: writer), logger: logger, storage: storage)
     }
 
-    /// Connects to PostgreSQL at a `postgres://user:password@host:port/database` URL.
+    /// Connects to PostgreSQL at a `postgres://user:password@host:port/database` URL, or at the first of a list of
+    /// hosts that takes writes (`postgres://user@h1:5432,h2:5432/database?target_session_attrs=read-write`).
     public static func postgres(url: String, logger: Logger) throws -> Database {
-        let configuration = try SQLPostgresConfiguration(url: url)
-        let pool = EventLoopGroupConnectionPool(
-            source: PostgresConnectionSource(sqlConfiguration: configuration),
-            maxConnectionsPerEventLoop: 4,
-            requestTimeout: .seconds(30),
-            pruneInterval: .seconds(60),
-            logger: logger,
-            on: MultiThreadedEventLoopGroup.singleton
-        )
-        return Database(
-            engine: .postgres, pool: .postgres(pool), logger: logger,
-            postgresConfiguration: configuration.coreConfiguration
-        )
+        let primary = PostgresPrimary(
+            hosts: try PostgresHosts(url: url), connections: Self.postgresConnections, logger: logger)
+        return Database(engine: .postgres, pool: .postgres(primary), logger: logger)
     }
 
-    private init(
-        engine: Engine, pool: Pool, logger: Logger, postgresConfiguration: PostgresConnection.Configuration? = nil,
-        storage: StorageWatch? = nil
-    ) {
+    /// Connections per process: enough to keep both cores busy while some wait on the network, few enough that
+    /// several processes stay far under PostgreSQL's default limit of 100.
+    static let postgresConnections = 8
+
+    private init(engine: Engine, pool: Pool, logger: Logger, storage: StorageWatch? = nil) {
         self.storage = storage
         self.engine = engine
         self.pool = pool
         self.logger = logger
-        self.postgresConfiguration = postgresConfiguration
     }
 
     /// The SQLite file's watch: deleted or replaced under the server, or on a full disk, writes are refused.
     private let storage: StorageWatch?
-
-    /// How to reach PostgreSQL, for the connection that listens for other processes' live notifications.
-    private let postgresConfiguration: PostgresConnection.Configuration?
 
     /// The one `T` of this database, made by `make` on first use: the layers above keep their per-database parts
     /// (the model's caches) here without the database knowing them.
@@ -102,12 +89,12 @@ public final class Database: Service, Sendable {
         }
     }
 
-    /// The services that run beside the pool: on PostgreSQL, the listener for other processes' changes.
+    /// The services that run beside the pool: on PostgreSQL, the listener for other processes' changes, on the
+    /// server in use whichever that is when it connects.
     public var liveServices: [any Service] {
-        guard let postgresConfiguration else { return [] }
+        guard case .postgres(let primary) = pool else { return [] }
         return [
-            LiveNotifications(
-                configuration: postgresConfiguration, hubs: hubs, notices: notices, logger: logger)
+            LiveNotifications(server: { try await primary.server() }, hubs: hubs, notices: notices, logger: logger)
         ]
     }
 
@@ -117,7 +104,7 @@ public final class Database: Service, Sendable {
     ) async throws -> Result {
         switch pool {
         case .sqlite(let reader, _): try await reader.with { try await body($0) }
-        case .postgres(let pool): try await Self.using(pool, logger: logger) { try await body($0.sql()) }
+        case .postgres(let primary): try await primary.leasing(logger: logger) { try await body($0) }
         }
     }
 
@@ -128,18 +115,20 @@ public final class Database: Service, Sendable {
         switch pool {
         case .sqlite(_, let writer):
             try await storage!.writing { try await writer.with { try await body($0) } }
-        case .postgres(let pool): try await Self.using(pool, logger: logger) { try await body($0.sql()) }
+        case .postgres(let primary): try await primary.leasing(logger: logger) { try await body($0) }
         }
     }
 
-    private static func using<Source: ConnectionPoolSource, Result: Sendable>(
-        _ pool: EventLoopGroupConnectionPool<Source>, logger: Logger,
-        _ body: (Source.Connection) async throws -> Result
-    ) async throws -> Result {
-        let connection = try await pool.requestConnection(logger: logger).get()
-        defer { pool.releaseConnection(connection, logger: logger) }
-        return try await body(connection)
+    /// Runs `body` with each PostgreSQL statement allowed up to `limit`, for work that may rewrite whole tables:
+    /// migrations and the operator's commands. Other statements have `PostgresPrimary.statementDeadline`.
+    package static func allowing<Result>(
+        statementsOf limit: Duration, _ body: () async throws -> Result
+    ) async rethrows -> Result {
+        try await PostgresPrimary.$statementDeadline.withValue(limit) { try await body() }
     }
+
+    /// How long a migration's or an operator's command's statement may run.
+    package static let longStatements = Duration.seconds(3_600)
 
     /// Runs `body` in a transaction that commits when it returns and rolls back when it throws. Once it has
     /// committed, the live views of every key whose event log it wrote are woken.
@@ -229,7 +218,7 @@ public final class Database: Service, Sendable {
         case .sqlite(let reader, let writer):
             reader.shutdown()
             writer.shutdown()
-        case .postgres(let pool): try await pool.shutdownAsync()
+        case .postgres(let primary): await primary.close()
         }
     }
 }

@@ -58,6 +58,12 @@ package enum Migrations {
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes. Tests of
     /// a step stop `before` it, to lay down the rows it will find.
     package static func apply(to database: Database, before stop: String? = nil) async throws {
+        try await Database.allowing(statementsOf: Database.longStatements) {
+            try await applying(to: database, before: stop)
+        }
+    }
+
+    private static func applying(to database: Database, before stop: String?) async throws {
         try await database.transaction { sql in
             try await holdMigrationLock(sql)
             try await sql.raw(

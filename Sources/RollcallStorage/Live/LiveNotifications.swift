@@ -16,7 +16,8 @@ package struct LiveNotifications: Service {
     package static let channel = "rollcall_session_events"
     package static let changes = "rollcall_changes"
 
-    package let configuration: PostgresConnection.Configuration
+    /// The server in use when the listener (re)connects: after a failover, the new primary.
+    package let server: @Sendable () async throws -> PostgresConnection.Configuration
     package let hubs: LiveHubs
     package let notices: ChangeNotices
     package let logger: Logger
@@ -38,7 +39,7 @@ package struct LiveNotifications: Service {
 
     private func listen() async throws {
         let connection = try await PostgresConnection.connect(
-            configuration: configuration, id: 1, logger: logger)
+            configuration: try await server(), id: 1, logger: logger)
         do {
             try await connection.listen(on: Self.channel) { notifications in
                 try await connection.listen(on: Self.changes) { changes in

@@ -1,0 +1,230 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import PostgresKit
+import SQLKit
+
+/// The PostgreSQL server Rollcall writes to, chosen from the URL's hosts as libpq chooses, and the pool of
+/// connections to it (PostgresNIO's `PostgresClient`).
+///
+/// With one host and no `target_session_attrs`, the pool is made once and reconnects on its own, as behind a proxy
+/// or a virtual IP. Otherwise a lost connection or a read-only answer sends Rollcall through the list again: the first
+/// host that takes writes gets a new pool, and the old pool closes with whatever statements it had prepared.
+final class PostgresPrimary: Sendable {
+    let hosts: PostgresHosts
+    private let logger: Logger
+    private let connections: Int
+    /// The pools' shared names for statements (a pool's connections prepare them as they meet them).
+    let statements = PreparedStatements()
+
+    private struct State {
+        var pool: Pool?
+        var election: Task<Void, Never>?
+        /// When the last election found no host to use: until a moment later, requests are refused at once.
+        var failedAt: ContinuousClock.Instant?
+        var closed = false
+    }
+
+    /// A pool and the task that runs it.
+    struct Pool: Sendable {
+        var client: PostgresClient
+        var host: Int
+        var running: Task<Void, Never>
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    init(hosts: PostgresHosts, connections: Int, logger: Logger) {
+        self.hosts = hosts
+        self.connections = connections
+        self.logger = logger
+        if !hosts.elects { state.withLockedValue { $0.pool = Self.start(hosts, host: 0, connections, logger) } }
+    }
+
+    /// A pool runs outside any service group: a graceful shutdown of the server must not close it while requests
+    /// still drain. `close` ends it.
+    private static func start(_ hosts: PostgresHosts, host: Int, _ connections: Int, _ logger: Logger) -> Pool {
+        let client = PostgresClient(configuration: hosts.pool(host, connections: connections), backgroundLogger: logger)
+        return Pool(client: client, host: host, running: Task.detached { await client.run() })
+    }
+
+    /// The pool of the server in use, after choosing one if none is chosen yet.
+    func pool() async throws -> Pool {
+        let (pool, waiting) = state.withLockedValue { state -> (Pool?, Task<Void, Never>?) in
+            if state.closed || state.pool != nil { return (state.pool, nil) }
+            if let failedAt = state.failedAt, failedAt.duration(to: .now) < Self.retryAfterFailure { return (nil, nil) }
+            return (nil, electing(&state))
+        }
+        if let pool { return pool }
+        await waiting?.value
+        guard let pool = state.withLockedValue({ $0.pool }) else { throw DatabaseUnavailable() }
+        return pool
+    }
+
+    /// How long after finding no host requests are refused without trying again.
+    static let retryAfterFailure = Duration.seconds(1)
+
+    /// The connection settings of the server in use, for the listener of notifications.
+    func server() async throws -> PostgresConnection.Configuration {
+        hosts.servers[try await pool().host]
+    }
+
+    /// Says that the server in use failed in a way a failover explains: the hosts are tried again, once at a time.
+    func suspect() {
+        guard hosts.elects else { return }
+        state.withLockedValue { state in _ = electing(&state) }
+    }
+
+    private func electing(_ state: inout State) -> Task<Void, Never> {
+        if let election = state.election { return election }
+        let election = Task.detached { await self.elect() }
+        state.election = election
+        return election
+    }
+
+    /// Tries each host in order and keeps the first that answers (and takes writes, when asked); with none, the pool
+    /// in use is closed, so that requests are refused until a host answers.
+    private func elect() async {
+        var chosen: Int?
+        for host in hosts.servers.indices {
+            if await usable(host) {
+                chosen = host
+                break
+            }
+        }
+        let retired = state.withLockedValue { state -> Pool? in
+            defer { state.election = nil }
+            guard !state.closed else { return nil }
+            state.failedAt = chosen == nil ? .now : nil
+            if let pool = state.pool, pool.host == chosen { return nil }
+            let retired = state.pool
+            state.pool = chosen.map { Self.start(hosts, host: $0, connections, logger) }
+            return retired
+        }
+        if let retired {
+            logger.warning("PostgreSQL: leaving host \(retired.host + 1) of the list")
+            retired.running.cancel()
+        }
+        if let chosen { logger.notice("PostgreSQL: using host \(chosen + 1) of the list") }
+    }
+
+    /// Whether host `index` answers within the connect deadline and, when the URL asks, takes writes.
+    private func usable(_ index: Int) async -> Bool {
+        var server = hosts.servers[index]
+        server.options.connectTimeout = .init(PostgresHosts.connectDeadline)
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration: server, id: 0, logger: logger)
+        } catch {
+            logger.info("PostgreSQL: host \(index + 1) of the list does not answer: \(String(reflecting: error))")
+            return false
+        }
+        var usable = !hosts.needsWrites
+        if !usable {
+            do {
+                let rows = try await connection.query("SHOW transaction_read_only", logger: logger)
+                for try await readOnly in rows.decode(String.self) { usable = readOnly == "off" }
+            } catch {
+                logger.info("PostgreSQL: host \(index + 1) of the list did not say whether it takes writes: \(error)")
+            }
+        }
+        // PostgresNIO requires a connection closed before it is released.
+        try? await connection.close()
+        return usable
+    }
+
+    /// Ends every pool; requests after this are refused.
+    func close() async {
+        let pool = state.withLockedValue { state -> Pool? in
+            state.closed = true
+            defer { state.pool = nil }
+            return state.pool
+        }
+        pool?.running.cancel()
+        await pool?.running.value
+    }
+}
+
+extension TimeAmount {
+    /// NIO's form of a Swift duration.
+    init(_ duration: Duration) {
+        self = .nanoseconds(Int64(duration.nanoseconds))
+    }
+}
+
+extension PostgresPrimary {
+    /// How long a statement may run before its connection is closed under it. Migrations and the operator's
+    /// commands, which may rewrite whole tables, run with a longer one.
+    @TaskLocal static var statementDeadline = Duration.seconds(15)
+    /// How long a COMMIT or ROLLBACK may take: a connection whose server is gone never answers one.
+    static let transactionEndDeadline = Duration.seconds(5)
+    /// How long a request waits for a connection before the database counts as out of reach.
+    static let leaseDeadline = Duration.seconds(5)
+
+    /// Runs `body` on a connection of the server in use. A failure a lost server explains (no connection within the
+    /// deadline, a connection closed or refused, a server shutting down or read-only) becomes `DatabaseUnavailable`,
+    /// and sends Rollcall through the hosts again.
+    func leasing<Result: Sendable>(
+        logger: Logger, _ body: @Sendable (any SQLDatabase) async throws -> Result
+    ) async throws -> Result {
+        let leased = NIOLockedValueBox(false)
+        do {
+            // The group ends its tasks before it returns, so `body` does not outlive this call.
+            return try await withoutActuallyEscaping(body) { body in
+                try await withThrowingTaskGroup(of: Result?.self) { group in
+                    group.addTask { try await self.lent(leased, body) }
+                    // Only the wait for a connection is cut short: statements have deadlines of their own.
+                    group.addTask {
+                        try await Task.sleep(for: Self.leaseDeadline)
+                        guard leased.withLockedValue({ $0 }) else { throw DatabaseUnavailable() }
+                        return nil
+                    }
+                    while let next = try await group.next() {
+                        guard let result = next else { continue }
+                        group.cancelAll()
+                        return result
+                    }
+                    throw DatabaseUnavailable()
+                }
+            }
+        } catch {
+            // A failure before a connection was lent is the pool's: none came within the deadline, or none can be made.
+            guard !Task.isCancelled, !leased.withLockedValue({ $0 }) || Self.isOutage(error) else { throw error }
+            suspect()
+            throw DatabaseUnavailable()
+        }
+    }
+
+    private func lent<Result: Sendable>(
+        _ leased: NIOLockedValueBox<Bool>, _ body: @Sendable (any SQLDatabase) async throws -> Result
+    ) async throws -> Result {
+        let pool = try await pool()
+        let statements = statements
+        let deadline = Self.statementDeadline
+        return try await pool.client.withConnection { connection in
+            leased.withLockedValue { $0 = true }
+            return try await body(PostgresSession(connection: connection, statements: statements, deadline: deadline))
+        }
+    }
+
+    /// Whether `error` says the server is gone, going, or no longer the primary, rather than that a statement failed.
+    static func isOutage(_ error: any Error) -> Bool {
+        switch error {
+        case is DatabaseUnavailable, is ChannelError, is IOError: return true
+        case let error as PSQLError:
+            switch error.code {
+            case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown, .poolClosed:
+                return true
+            case .server:
+                // Connection exceptions, a server shutting down or starting, and a read-only transaction (a standby,
+                // or a primary since demoted).
+                let state = error.serverInfo?[.sqlState] ?? ""
+                return state.hasPrefix("08") || state.hasPrefix("57P") || state == "25006"
+            default: return false
+            }
+        default: return false
+        }
+    }
+}

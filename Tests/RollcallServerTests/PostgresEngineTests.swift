@@ -1,0 +1,121 @@
+import Foundation
+import Logging
+import RollcallStorage
+import RollcallWords
+import SQLKit
+import ServerTestSupport
+import Testing
+
+@testable import RollcallServer
+
+/// The PostgreSQL engine under SQLKit: statements prepared once per connection and bound with the types they were
+/// prepared for, a deadline on every statement, and libpq's list of hosts.
+@Suite("PostgreSQL engine", .timeLimit(.minutes(3)))
+struct PostgresEngineTests {
+    @Test func a_statement_sent_again_is_executed_by_name_and_nulls_and_values_bind_alike() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await Database.postgres(url: postgres.url, logger: Logger(label: "test")).closing { database in
+            try await database.write { sql in
+                try await sql.raw("CREATE TABLE seats (id BIGSERIAL PRIMARY KEY, row_number INTEGER, note TEXT)").run()
+            }
+            // One connection, so that its prepared statements are the ones `pg_prepared_statements` lists.
+            let prepared = try await database.write { sql in
+                for number in [nil, 3, nil, 4, 5] as [Int?] {
+                    // An INTEGER column bound with a 64-bit value, after a null: each is prepared for its own types.
+                    try await sql.insert(into: "seats").columns("row_number", "note")
+                        .values(SQLBind(number), SQLBind("row \(number ?? 0)")).run()
+                }
+                for _ in 0..<3 {
+                    _ = try await sql.select().column("note").from("seats").where("row_number", .equal, 4).all()
+                }
+                return try await sql.raw("SELECT name, statement FROM pg_prepared_statements").all()
+            }
+            let statements = try prepared.map { try $0.decode(column: "statement", as: String.self) }
+            #expect(statements.contains { $0.hasPrefix("SELECT") && $0.contains("\"seats\"") }, "\(statements)")
+            #expect(statements.filter { $0.hasPrefix("INSERT") }.count == 2, "\(statements)")
+            #expect(try prepared.allSatisfy { try $0.decode(column: "name", as: String.self).hasPrefix("rollcall_") })
+            let stored = try await database.read { sql in
+                try await sql.select().column("row_number").from("seats").orderBy("id").all()
+                    .map { try $0.decode(column: "row_number", as: Int?.self) }
+            }
+            #expect(stored == [nil, 3, nil, 4, 5])
+        }
+    }
+
+    @Test func a_statement_past_its_deadline_is_refused_as_unavailable_and_its_connection_is_dropped() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await Database.postgres(url: postgres.url, logger: Logger(label: "test")).closing { database in
+            let started = ContinuousClock.now
+            await #expect(throws: DatabaseUnavailable.self) {
+                try await Database.allowing(statementsOf: .seconds(1)) {
+                    try await database.read { sql in try await sql.raw("SELECT pg_sleep(30)").run() }
+                }
+            }
+            let waited = ContinuousClock.now - started
+            #expect(waited < .seconds(20), "the statement held its caller for \(waited)")
+            // The pool lends a working connection afterwards.
+            let one = try await database.read { sql in
+                try await sql.raw("SELECT 1 AS one").first()?.decode(column: "one", as: Int.self)
+            }
+            #expect(one == 1)
+        }
+    }
+
+    @Test func a_list_of_hosts_uses_the_first_that_answers_and_takes_writes() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        // Nothing listens on the first port: Rollcall goes on to the second, as libpq does.
+        let unused = try Self.unusedPort()
+        let url =
+            "postgres://rollcall@127.0.0.1:\(unused),127.0.0.1:\(postgres.port)/postgres?sslmode=disable"
+            + "&target_session_attrs=read-write"
+        try await Database.postgres(url: url, logger: Logger(label: "test")).closing { database in
+            try await database.write { sql in try await sql.raw("CREATE TABLE marks (id INTEGER)").run() }
+            let port = try await database.read { sql in
+                try await sql.raw("SELECT current_setting('port') AS port").first()?.decode(
+                    column: "port", as: String.self)
+            }
+            #expect(port == String(postgres.port))
+        }
+    }
+
+    @Test func a_database_address_rollcall_cannot_use_is_refused_with_a_sentence() async throws {
+        for url in [
+            "mysql://rollcall@db/rollcall",
+            "postgres://rollcall@db1,,db2/rollcall",
+            "postgres://rollcall@db1,db2/rollcall?target_session_attrs=read-only",
+            "postgres://rollcall@db:notaport/rollcall",
+        ] {
+            #expect(throws: ConfigurationError.self, "\(url)") {
+                try Database.postgres(url: url, logger: Logger(label: "test"))
+            }
+        }
+        for url in [
+            "postgres://rollcall:secret@db.school.test:5433/rollcall?sslmode=disable",
+            "postgresql://rollcall@db1:5432,db2:5432/rollcall?target_session_attrs=read-write&sslmode=disable",
+            "postgres://rollcall@db1,db2/rollcall?target_session_attrs=any",
+        ] {
+            let database = try Database.postgres(url: url, logger: Logger(label: "test"))
+            try await database.shutdown()
+        }
+    }
+
+    /// A loopback port nothing listens on: the kernel's pick for a socket closed at once.
+    static func unusedPort() throws -> Int {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(socket, address, length) == 0 && getsockname(socket, address, &length) == 0
+            }
+        }
+        try #require(bound, "no loopback port is free")
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
