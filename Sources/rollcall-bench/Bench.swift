@@ -7,7 +7,6 @@ import RollcallParts
 import RollcallServer
 import RollcallWeb
 
-@testable import RollcallTeaching
 
 /// `rollcall-bench` (`run`): a room of students checking in, measured against the same server's `/healthz`.
 ///

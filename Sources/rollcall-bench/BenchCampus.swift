@@ -9,7 +9,6 @@ import RollcallParts
 import RollcallServer
 import RollcallWeb
 
-@testable import RollcallTeaching
 
 /// `rollcall-bench --campus`: a campus morning on one server. Every room's students arrive over the same minutes and
 /// check in with the code their room's projector shows, one in ten registering on the way; every projector and
