@@ -7,7 +7,6 @@ import RollcallParts
 import RollcallServer
 import RollcallWeb
 
-
 /// `rollcall-bench` (`run`): a room of students checking in, measured against the same server's `/healthz`.
 ///
 /// The measured server is a separate process on a fresh SQLite file, so that its CPU time can be read apart from the

@@ -9,7 +9,6 @@ import RollcallParts
 import RollcallServer
 import RollcallWeb
 
-
 /// `rollcall-bench --campus`: a campus morning on one server. Every room's students arrive over the same minutes and
 /// check in with the code their room's projector shows, one in ten registering on the way; every projector and
 /// every teacher's live room is open; some rooms run a quiz that their students start once checked in and save

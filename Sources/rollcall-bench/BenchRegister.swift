@@ -8,7 +8,6 @@ import RollcallParts
 import RollcallServer
 import RollcallWeb
 
-
 /// The first lecture of term: students who have no account yet register, sign in, join by code and check in, while
 /// students who already have one check in at a steady pace and are timed.
 extension Bench {

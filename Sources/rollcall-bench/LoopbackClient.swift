@@ -3,7 +3,6 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-
 /// One HTTP answer, as much of it as the benchmark reads.
 struct LoopbackAnswer {
     var status: HTTPResponseStatus
