@@ -365,10 +365,13 @@ struct Measurement {
     var latencies: [Duration]
     /// Operation `i`'s latency at index `i`.
     var byIndex: [Duration] = []
+    /// Operations that failed, by what went wrong, in a run that counts them rather than stopping.
+    var failures: [String: Int] = [:]
 
     /// The same measurement restricted to the operations `indices`.
     func only(_ indices: Range<Int>) -> Measurement {
-        Measurement(total: total, latencies: byIndex[indices].sorted(), byIndex: Array(byIndex[indices]))
+        Measurement(
+            total: total, latencies: byIndex[indices].sorted(), byIndex: Array(byIndex[indices]), failures: failures)
     }
 
     var perSecond: Double { Double(latencies.count) / total.seconds }

@@ -19,25 +19,34 @@ extension Bench {
             "rollcall-bench-campus-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = Configuration(
-            hostname: "127.0.0.1", port: port, dataDirectory: directory.path, logLevel: .error)
+            hostname: "127.0.0.1", port: port, dataDirectory: directory.path, databaseURL: databaseURL,
+            logLevel: .error)
         let newcomers = roomSize / 10
-        print("Preparing \(rooms) rooms of \(roomSize - newcomers) students with accounts on a fresh SQLite file…")
+        print("Preparing \(rooms) rooms of \(roomSize - newcomers) students with accounts on \(campusStore)…")
         let started = ContinuousClock.now
         let fixture = try await CampusFixture.make(
             configuration, rooms: rooms, enrolled: roomSize - newcomers, quizRooms: quizRooms)
         print("Prepared in \(Int((ContinuousClock.now - started).seconds)) s.")
-        let server = try MeasuredServer.start(
-            dataDirectory: directory.path, port: port,
-            environment: ["ROLLCALL_TRUSTED_PROXIES": "127.0.0.1/32", "ROLLCALL_BCRYPT_COST": String(bcryptCost)])
-        defer { server.stop() }
+        var environment = ["ROLLCALL_TRUSTED_PROXIES": "127.0.0.1/32", "ROLLCALL_BCRYPT_COST": String(bcryptCost)]
+        if let databaseURL { environment["ROLLCALL_DATABASE_URL"] = databaseURL }
+        let servers = try (0..<(databaseURL == nil ? 1 : processes)).map { index in
+            try MeasuredServer.start(dataDirectory: directory.path, port: port + index, environment: environment)
+        }
+        defer { for server in servers { server.stop() } }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
-            try await measureCampus(server, fixture, newcomers: newcomers, on: group.next())
+            try await measureCampus(servers, fixture, newcomers: newcomers, on: group.next())
             try await group.shutdownGracefully()
         } catch {
             try? await group.shutdownGracefully()
             throw error
         }
+    }
+
+    /// Where the morning's data lives, as the report says it.
+    var campusStore: String {
+        databaseURL == nil
+            ? "a fresh SQLite file" : "PostgreSQL with \(processes) server processes, students spread over them"
     }
 
     /// One student's way in: where they sit, whether they register first, and when they arrive.
@@ -49,44 +58,69 @@ extension Bench {
     }
 
     func measureCampus(
-        _ server: MeasuredServer, _ fixture: CampusFixture, newcomers: Int, on loop: any EventLoop
+        _ servers: [MeasuredServer], _ fixture: CampusFixture, newcomers: Int, on loop: any EventLoop
     ) async throws {
         let loadBefore = Self.loadAverage()
-        try await server.waitUntilUp(on: loop)
+        for server in servers { try await server.waitUntilUp(on: loop) }
+        // Connections taken in turn from each process, so that consecutive students go to different processes.
         var connected: [LoopbackConnection] = []
-        for _ in 0..<connections { connected.append(try await LoopbackConnection.open(to: port, on: loop).get()) }
+        for index in 0..<connections {
+            connected.append(try await LoopbackConnection.open(to: servers[index % servers.count].port, on: loop).get())
+        }
         var saving: [LoopbackConnection] = []
-        for _ in 0..<connections { saving.append(try await LoopbackConnection.open(to: port, on: loop).get()) }
+        for index in 0..<connections {
+            saving.append(try await LoopbackConnection.open(to: servers[index % servers.count].port, on: loop).get())
+        }
         let pool = connected
-        let savePool = saving
-        defer { loop.execute { for connection in pool + savePool { connection.close() } } }
+        defer { loop.execute { for connection in pool + saving { connection.close() } } }
 
         let arrivals = campusArrivals(fixture, newcomers: newcomers)
         let campus = Campus(rooms: fixture.rooms.count, expectedEvents: arrivals.count)
+        let ports = servers.map(\.port)
         let sockets = try await withThrowingTaskGroup(of: Void.self) { tasks in
             for (index, room) in fixture.rooms.enumerated() {
-                tasks.addTask { try await projector(room, index: index, campus: campus) }
-                tasks.addTask { try await teacherRoom(room, index: index, campus: campus) }
+                // A room's projector and its teacher on different processes, when there are several.
+                let port = ports[index % ports.count]
+                let teacherPort = ports[(index + 1) % ports.count]
+                tasks.addTask { try await projector(room, index: index, campus: campus, port: port) }
+                tasks.addTask { try await teacherRoom(room, index: index, campus: campus, port: teacherPort) }
             }
             try await campus.waitUntilOpen(sockets: 2 * fixture.rooms.count, timeout: .seconds(120))
-            let serverBefore = server.cpuSeconds()
+            let serverBefore = servers.map { $0.cpuSeconds() }
+            // PostgreSQL's own processes, when it runs on this machine and the morning is on it.
+            let postgresBefore = databaseURL == nil ? nil : MeasuredServer.postgresCPUSeconds()
             let start = NIODeadline.now() + .milliseconds(50)
-            let orderedSaves = campusSaves(arrivals, fixture)
-            async let savesDone = runSaves(
-                orderedSaves, arrivals: arrivals, campus: campus, start: start, on: loop, over: savePool)
+            let saves = CampusSaves(
+                on: loop, over: saving, first: 3, every: saveEvery,
+                end: start + .nanoseconds(Int64(duration) * 1_000_000_000))
             let morning = try await runMorning(
-                arrivals, fixture: fixture, campus: campus, start: start, on: loop, over: pool)
-            let saved = try await savesDone
-            let serverCPU = server.cpuSeconds() - serverBefore
+                arrivals, fixture: fixture, campus: campus, saves: saves, start: start, on: loop, over: pool)
+            try await saves.whenAllAnswered()
+            let serverCPU = zip(servers, serverBefore).map { $0.cpuSeconds() - $1 }.reduce(0, +)
+            let postgresCPU = MeasuredServer.postgresCPUSeconds().flatMap { after in postgresBefore.map { after - $0 } }
             try await campus.waitForEvents(timeout: .seconds(60))
             tasks.cancelAll()
-            return (morning, saved, serverCPU, orderedSaves.count)
+            return (morning, saves, serverCPU, postgresCPU)
         }
         print(
             campusReport(
-                campus, morning: sockets.0, saves: sockets.1, saveCount: sockets.3, serverCPU: sockets.2,
-                arrivals: arrivals.count, newcomers: newcomers, memory: server.residentMegabytes(),
-                loadBefore: loadBefore))
+                campus,
+                CampusOutcome(
+                    morning: sockets.0, saves: sockets.1, serverCPU: sockets.2, postgresCPU: sockets.3,
+                    arrivals: arrivals.count, newcomers: newcomers,
+                    memory: servers.map { $0.residentMegabytes() }, loadBefore: loadBefore)))
+    }
+
+    /// What the campus morning measured, for its report.
+    struct CampusOutcome {
+        var morning: Measurement
+        var saves: CampusSaves
+        var serverCPU: Double
+        var postgresCPU: Double?
+        var arrivals: Int
+        var newcomers: Int
+        var memory: [(now: Double, peak: Double)]
+        var loadBefore: String
     }
 
     /// Students in a fixed random order, evenly spread over the arrival window.
@@ -102,55 +136,14 @@ extension Bench {
         }
     }
 
-    /// The quiz saves: every student of a quiz room, from a few seconds after arriving, every few seconds.
-    func campusSaves(_ arrivals: [Arrival], _ fixture: CampusFixture) -> [(at: Double, arrival: Int, sequence: Int)] {
-        let window = Double(duration)
-        var saves: [(at: Double, arrival: Int, sequence: Int)] = []
-        for (index, arrival) in arrivals.enumerated() where fixture.rooms[arrival.room].quizRunID != nil {
-            var at = arrival.at + 3
-            var sequence = 1
-            while at < window {
-                saves.append((at, index, sequence))
-                at += saveEvery
-                sequence += 1
-            }
-        }
-        return saves.sorted { $0.at < $1.at }
-    }
-
-    func runSaves(
-        _ orderedSaves: [(at: Double, arrival: Int, sequence: Int)], arrivals: [Arrival], campus: Campus,
-        start: NIODeadline, on loop: any EventLoop, over savePool: [LoopbackConnection]
-    ) async throws -> Measurement? {
-        guard !orderedSaves.isEmpty else { return nil }
-        return try await LoopbackRun(
-            on: loop, count: orderedSaves.count, start: start,
-            offset: { .nanoseconds(Int64(orderedSaves[$0].at * 1e9)) }
-        ) { connection, index, done in
-            let save = orderedSaves[index]
-            let arrival = arrivals[save.arrival]
-            guard let (token, attempt) = campus.attempt(of: save.arrival) else {
-                return done(.failure(LoopbackError("a student had no attempt 3 s after arriving")))
-            }
-            let began = NIODeadline.now()
-            connection.send(
-                .PUT, "/api/v1/quiz-attempts/\(attempt)/answers/\(CampusFixture.questionID)", token: token,
-                json:
-                    #"{"sequence":\#(save.sequence),"answer":{"text":"Draft \#(save.sequence) of \#(arrival.seat)"}}"#
-            ) { result in
-                campus.saved(took: NIODeadline.now() - began)
-                done(Self.expect(result, .ok, "a save"))
-            }
-        }.run(over: savePool)
-    }
-
     /// Every student's arrival: a newcomer registers, joins and checks in, the others check in; then the quiz.
     func runMorning(
-        _ arrivals: [Arrival], fixture: CampusFixture, campus: Campus, start: NIODeadline, on loop: any EventLoop,
-        over pool: [LoopbackConnection]
+        _ arrivals: [Arrival], fixture: CampusFixture, campus: Campus, saves: CampusSaves, start: NIODeadline,
+        on loop: any EventLoop, over pool: [LoopbackConnection]
     ) async throws -> Measurement {
         try await LoopbackRun(
-            on: loop, count: arrivals.count, start: start, offset: { .nanoseconds(Int64(arrivals[$0].at * 1e9)) }
+            on: loop, count: arrivals.count, start: start, offset: { .nanoseconds(Int64(arrivals[$0].at * 1e9)) },
+            countingFailures: true
         ) { connection, index, done in
             let arrival = arrivals[index]
             let room = fixture.rooms[arrival.room]
@@ -166,6 +159,11 @@ extension Bench {
                         let started = try? answer.json(StartedAttempt.self)
                     else { return done(Self.expect(result, .created, "starting an attempt")) }
                     campus.started(index, token: token, attempt: started.attempt.id)
+                    saves.attemptStarted { connection, sequence, saved in
+                        save(
+                            connection, attempt: started.attempt.id, sequence: sequence, token: token,
+                            seat: arrival.seat, saved)
+                    }
                     done(.success(()))
                 }
             }
@@ -190,6 +188,19 @@ extension Bench {
         }.run(over: pool)
     }
 
+    /// One quiz save: the next draft of the student's answer.
+    func save(
+        _ connection: LoopbackConnection, attempt: Int64, sequence: Int, token: String, seat: Int,
+        _ done: @escaping (Result<Void, any Error>) -> Void
+    ) {
+        connection.send(
+            .PUT, "/api/v1/quiz-attempts/\(attempt)/answers/\(CampusFixture.questionID)", token: token,
+            json: #"{"sequence":\#(sequence),"answer":{"text":"Draft \#(sequence) of \#(seat)"}}"#
+        ) { result in
+            done(Self.expect(result, .ok, "a save"))
+        }
+    }
+
     /// A started attempt's answer, as much as the bench reads.
     struct StartedAttempt: Decodable {
         struct Attempt: Decodable { var id: Int64 }
@@ -197,7 +208,7 @@ extension Bench {
     }
 
     /// A room's projector on its WebSocket: keeps the code it shows, as the phones in the room scan it.
-    func projector(_ room: CampusFixture.Room, index: Int, campus: Campus) async throws {
+    func projector(_ room: CampusFixture.Room, index: Int, campus: Campus, port: Int) async throws {
         var configuration = WebSocketClientConfiguration()
         configuration.additionalHeaders[.authorization] = "Bearer \(room.teacherToken)"
         configuration.maxFrameSize = 1 << 24
@@ -220,16 +231,13 @@ extension Bench {
     }
 
     /// A teacher's live room: notes how long after its commit each check-in arrives.
-    func teacherRoom(_ room: CampusFixture.Room, index: Int, campus: Campus) async throws {
+    func teacherRoom(_ room: CampusFixture.Room, index: Int, campus: Campus, port: Int) async throws {
         try await BenchLive.watchRoom(
             port: port, token: room.teacherToken, session: room.sessionID, opened: { campus.socketOpened() },
             arrived: { campus.eventArrived(after: $0) })
     }
 
-    func campusReport(
-        _ campus: Campus, morning: Measurement, saves: Measurement?, saveCount: Int, serverCPU: Double,
-        arrivals: Int, newcomers: Int, memory: (now: Double, peak: Double), loadBefore: String
-    ) -> String {
+    func campusReport(_ campus: Campus, _ outcome: CampusOutcome) -> String {
         let state = campus.results
         func percentile(_ values: [Double], _ p: Double) -> String {
             guard !values.isEmpty else { return "-" }
@@ -241,43 +249,54 @@ extension Bench {
             "\(percentile(values, 50)) / \(percentile(values, 95)) / \(percentile(values, 99)) / "
                 + "\(percentile(values, 100)) ms"
         }
+        let saves = outcome.saves
         let everyCheckIn = state.checkIns.count + state.newcomerCheckIns.count
-        let requests = arrivals * 2 + state.newcomerCheckIns.count * 3 + state.attempts.count + saveCount
-        let newcomerWhole = campus.newcomerArrivals(morning)
+        let requests =
+            outcome.arrivals * 2 + state.newcomerCheckIns.count * 3 + state.attempts.count + saves.latencies.count
+        let newcomerWhole = campus.newcomerArrivals(outcome.morning)
         let wholeArrival = "p50 \(percentile(newcomerWhole, 50)) / p99 \(percentile(newcomerWhole, 99)) ms"
-        let scheduledSaves = saves.map { ", scheduled → answer p99 \($0.percentile(99)) ms" } ?? ""
-        let cpuTotal = String(format: "%.0f", serverCPU)
         // Registering and signing in hash the password twice, which is most of what a newcomer costs.
         let hash = Self.hashTimes(bcryptCost...bcryptCost).first?.milliseconds ?? .nan
         let hashes = state.newcomerCheckIns.count * 2
         let hashing = String(
             format: "about %.0f s of it %d password hashes at %.0f ms", Double(hashes) * hash / 1000, hashes, hash)
-        let cpuEach = String(format: "%.0f", serverCPU / Double(max(requests, 1)) * 1e6)
-        let rss = String(format: "%.0f MB at the end, %.0f MB at the peak", memory.now, memory.peak)
-        let every = String(format: "%g", saveEvery)
-        let checkIns = spread(state.checkIns)
-        let newcomerCheckIns = spread(state.newcomerCheckIns)
-        let events = spread(state.events)
-        let saveTimes = spread(state.saves)
+        let cpuEach = String(format: "%.0f", outcome.serverCPU / Double(max(requests, 1)) * 1e6)
+        let postgres =
+            outcome.postgresCPU.map {
+                String(
+                    format: "\n  PostgreSQL CPU               %.0f s, %.0f µs a request", $0,
+                    $0 / Double(max(requests, 1)) * 1e6)
+            } ?? ""
+        let rss = outcome.memory.map { String(format: "%.0f MB at the end, %.0f MB at the peak", $0.now, $0.peak) }
         return """
 
-            Campus morning: \(rooms) rooms of \(roomSize) students arriving over \(duration) s on one server (fresh
-            SQLite file, WAL; ROLLCALL_BCRYPT_COST=\(bcryptCost)); every room's projector and teacher's live room open
-            (\(2 * rooms) WebSockets); one student in ten (\(newcomers) a room) registering, signing in and joining on
-            the way; \(quizRooms) rooms running a quiz that each student starts once checked in and saves every
-            \(every) s. Load generator: this process, one event loop, 2 × \(connections) keep-alive connections. The
-            machine's load average before the run: \(loadBefore).
+            Campus morning: \(rooms) rooms of \(roomSize) students arriving over \(duration) s on \(campusStore)
+            (ROLLCALL_BCRYPT_COST=\(bcryptCost)); every room's projector and teacher's live room open (\(2 * rooms)
+            WebSockets); one student in ten (\(outcome.newcomers) a room) registering, signing in and joining on the
+            way; \(quizRooms) rooms running a quiz that each student starts once checked in and saves every
+            \(String(format: "%g", saveEvery)) s from then. Load generator: this process, one event loop, 2 × \(connections)
+            keep-alive connections. The machine's load average before the run: \(outcome.loadBefore).
 
-              check-ins                    \(everyCheckIn) of \(arrivals)
-              check-in p50/p95/p99/max     \(checkIns) (arrival → checked in, \(state.checkIns.count) with accounts)
-              newcomers' check-in          \(newcomerCheckIns) (scan → checked in, after registering)
+              check-ins                    \(everyCheckIn) of \(outcome.arrivals)
+              check-in p50/p95/p99/max     \(spread(state.checkIns)) (arrival → checked in, \(state.checkIns.count) with accounts)
+              newcomers' check-in          \(spread(state.newcomerCheckIns)) (scan → checked in, after registering)
               newcomers' whole arrival     \(wholeArrival) (register, sign in, join, check in)
-              live event p50/p95/p99/max   \(events) (commit → the teacher's socket, \(state.events.count) events)
-              quiz saves                   \(saveCount), request → answer \(saveTimes)\(scheduledSaves)
-              server CPU                   \(cpuTotal) s over the morning (\(hashing)), \(cpuEach) µs a request \
-            (\(requests) requests)
-              server RSS                   \(rss)
+              live event p50/p95/p99/max   \(spread(state.events)) (commit → the teacher's socket, \(state.events.count) events)
+              quiz saves                   \(saves.latencies.count), due → answer \(spread(saves.latencies))
+              arrivals that failed         \(Self.failureList(outcome.morning.failures))
+              saves that failed            \(Self.failureList(saves.failures))
+              server CPU                   \(String(format: "%.0f", outcome.serverCPU)) s over the morning (\(hashing)), \(cpuEach) µs a request \
+            (\(requests) requests)\(postgres)
+              server RSS                   \(rss.joined(separator: "; "))
             """
+    }
+
+    /// Failures counted by what went wrong, the most frequent first.
+    static func failureList(_ failures: [String: Int]) -> String {
+        guard !failures.isEmpty else { return "none" }
+        let total = failures.values.reduce(0, +)
+        let kinds = failures.sorted { $0.value > $1.value }.prefix(3).map { "\($0.value) × \($0.key.prefix(100))" }
+        return "\(total): " + kinds.joined(separator: "; ")
     }
 }
 
@@ -292,7 +311,6 @@ final class Campus: Sendable {
         var checkIns: [Double] = []
         var newcomerCheckIns: [Double] = []
         var events: [Double] = []
-        var saves: [Double] = []
     }
     private let state: NIOLockedValueBox<Results>
     let expectedEvents: Int
@@ -317,7 +335,6 @@ final class Campus: Sendable {
     func started(_ arrival: Int, token: String, attempt: Int64) {
         state.withLockedValue { $0.attempts[arrival] = (token, attempt) }
     }
-    func attempt(of arrival: Int) -> (String, Int64)? { state.withLockedValue { $0.attempts[arrival] } }
     func checkedIn(newcomer: Bool, took: TimeAmount) {
         let seconds = Double(took.nanoseconds) / 1e9
         state.withLockedValue {
@@ -325,7 +342,6 @@ final class Campus: Sendable {
         }
     }
     func eventArrived(after delay: Double) { state.withLockedValue { $0.events.append(delay) } }
-    func saved(took: TimeAmount) { state.withLockedValue { $0.saves.append(Double(took.nanoseconds) / 1e9) } }
 
     /// The whole arrivals of those who registered on the way.
     func newcomerArrivals(_ morning: Measurement) -> [Double] {

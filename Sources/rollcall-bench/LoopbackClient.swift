@@ -140,14 +140,18 @@ final class LoopbackRun: @unchecked Sendable {
     private var byIndex: [Int64]
     private var firstError: (any Error)?
     private var failed = false
+    /// Whether a failed operation is counted and the run goes on, rather than ending it.
+    private let counting: Bool
+    private var failures: [String: Int] = [:]
     private var end = NIODeadline.now()
     private let promise: EventLoopPromise<Measurement>
 
     /// `offset(i)` is when operation `i` may start, counted from `start`.
     init(
         on loop: any EventLoop, count: Int, start: NIODeadline, offset: @escaping (Int) -> TimeAmount,
-        operation: @escaping Operation
+        countingFailures: Bool = false, operation: @escaping Operation
     ) {
+        self.counting = countingFailures
         self.loop = loop
         self.count = count
         self.start = start
@@ -173,7 +177,13 @@ final class LoopbackRun: @unchecked Sendable {
         let go: @Sendable () -> Void = {
             self.operation(connection, index) { result in
                 let now = NIODeadline.now()
-                if case .failure(let error) = result, self.firstError == nil { self.firstError = error }
+                if case .failure(let error) = result {
+                    if self.counting {
+                        self.failures["\(error)", default: 0] += 1
+                    } else if self.firstError == nil {
+                        self.firstError = error
+                    }
+                }
                 self.latencies.append((now - scheduled).nanoseconds)
                 self.byIndex[index] = (now - scheduled).nanoseconds
                 self.finished += 1
@@ -186,7 +196,8 @@ final class LoopbackRun: @unchecked Sendable {
                         Measurement(
                             total: .nanoseconds((self.end - self.start).nanoseconds),
                             latencies: self.latencies.sorted().map { .nanoseconds($0) },
-                            byIndex: self.byIndex.map { .nanoseconds($0) }
+                            byIndex: self.byIndex.map { .nanoseconds($0) },
+                            failures: self.failures
                         )
                     )
                 } else {
