@@ -3,7 +3,8 @@ import NIOCore
 import NIOPosix
 
 /// One loopback address in front of a server on another port, as HAProxy or a virtual IP is in front of a database:
-/// `move` sends new connections to another port and drops the open ones, which lead to the old server.
+/// `move` sends new connections to another port and drops the open ones, which lead to the old server; `cut` makes
+/// it a virtual IP whose machine is lost.
 public final class TCPProxy: Sendable {
     public let port: Int
     private let listener: any Channel
@@ -13,6 +14,7 @@ public final class TCPProxy: Sendable {
         var target: Int
         /// Counts moves, so that a connection made to the old target while moving is not kept.
         var moves = 0
+        var cut = false
         var open: [ObjectIdentifier: any Channel] = [:]
     }
 
@@ -39,10 +41,17 @@ public final class TCPProxy: Sendable {
         let dropped = state.withLockedValue { state in
             state.target = target
             state.moves += 1
+            state.cut = false
             defer { state.open = [:] }
             return Array(state.open.values)
         }
         for channel in dropped { channel.close(promise: nil) }
+    }
+
+    /// Relays nothing more and closes nothing, as when the machine behind a virtual IP is lost: no reset comes, what
+    /// was sent is never answered, and new connections are taken and go nowhere, until `move`.
+    public func cut() {
+        state.withLockedValue { $0.cut = true }
     }
 
     public func stop() async {
@@ -51,11 +60,17 @@ public final class TCPProxy: Sendable {
     }
 
     private static func relay(_ inbound: any Channel, state: NIOLockedValueBox<State>) -> EventLoopFuture<Void> {
-        let (target, moves) = state.withLockedValue { ($0.target, $0.moves) }
+        let (target, moves, cut) = state.withLockedValue { ($0.target, $0.moves, $0.cut) }
+        guard !cut else {
+            state.withLockedValue { $0.open[ObjectIdentifier(inbound)] = inbound }
+            return inbound.eventLoop.makeCompletedFuture {
+                try inbound.pipeline.syncOperations.addHandler(Relay(to: nil, state: state))
+            }
+        }
         return ClientBootstrap(group: inbound.eventLoop)
             .channelInitializer { outbound in
                 outbound.eventLoop.makeCompletedFuture {
-                    try outbound.pipeline.syncOperations.addHandler(Relay(to: inbound))
+                    try outbound.pipeline.syncOperations.addHandler(Relay(to: inbound, state: state))
                 }
             }
             .connect(host: "127.0.0.1", port: target)
@@ -75,25 +90,30 @@ public final class TCPProxy: Sendable {
                         _ = state.withLockedValue { $0.open.removeValue(forKey: ObjectIdentifier(channel)) }
                     }
                 }
-                try inbound.pipeline.syncOperations.addHandler(Relay(to: outbound))
+                try inbound.pipeline.syncOperations.addHandler(Relay(to: outbound, state: state))
             }
     }
 
-    /// Writes what one side reads to the other, and closes the other when one side closes.
+    /// Writes what one side reads to the other unless the proxy is cut, and closes the other when one side closes.
     private final class Relay: ChannelInboundHandler {
         typealias InboundIn = ByteBuffer
-        let partner: any Channel
+        let partner: (any Channel)?
+        let state: NIOLockedValueBox<State>
 
-        init(to partner: any Channel) {
+        init(to partner: (any Channel)?, state: NIOLockedValueBox<State>) {
             self.partner = partner
+            self.state = state
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            partner.writeAndFlush(unwrapInboundIn(data), promise: nil)
+            guard !state.withLockedValue({ $0.cut }) else { return }
+            partner?.writeAndFlush(unwrapInboundIn(data), promise: nil)
         }
 
         func channelInactive(context: ChannelHandlerContext) {
-            partner.close(promise: nil)
+            // While cut, a lost machine would not say that its side closed either.
+            guard !state.withLockedValue({ $0.cut }) else { return }
+            partner?.close(promise: nil)
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
