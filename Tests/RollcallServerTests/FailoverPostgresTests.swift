@@ -235,7 +235,7 @@ private struct Failover {
     }
 
     /// The operator's part: crashes the primary mid-stream, promotes the standby once both servers have said the
-    /// database is unavailable, and measures how soon each server takes a check-in after that.
+    /// database is unavailable for a while, and measures how soon each server takes a check-in after that.
     private func failOver(
         _ tally: Tally, probes: [Account], servers: [API], room: Classroom, atCrash: @escaping @Sendable () -> Void,
         afterPromotion: @escaping @Sendable () -> Void
@@ -245,9 +245,9 @@ private struct Failover {
                 tally.figures.acknowledged.count >= Self.crashAfter
             }
             let crashed = ContinuousClock.now
+            tally.crashed()
             atCrash()
             try await offThread { try primary.crash() }
-            tally.crashed()
             // An operator takes seconds to promote: the outage lasts until both servers have answered it and for
             // the check-ins of several students, and at most 30 s, to report how it was answered whatever it was.
             let deadline = crashed + .seconds(30)
