@@ -35,36 +35,38 @@ struct RollingUpgradePostgresTests {
         defer { postgres.stop() }
         let old = try await RunningServer.start("old", migrations: Migrations.steps, on: postgres)
         var running = [old]
+        var flow: CheckInFlow?
+        var flowing: Task<Void, Never>?
         do {
             let room = try await Classroom.open(old.api)
             var students = [room.student]
             for index in 1..<40 { students.append(try await room.enrol(old.api, "Roller \(index)")) }
-            let flow = CheckInFlow(room: room, students: students, serving: [old])
-            let flowing = Task { await flow.run() }
-            try await flow.waitForRounds(2, "check-ins on the old build alone")
+            let checkIns = CheckInFlow(room: room, students: students, serving: [old])
+            (flow, flowing) = (checkIns, Task { await checkIns.run() })
+            try await checkIns.waitForRounds(2, "check-ins on the old build alone")
 
             // The new build migrates at its start while the old one serves, then both take check-ins.
-            let before = flow.tally.acknowledged.count
+            let before = checkIns.tally.acknowledged.count
             let new = try await RunningServer.start(
                 "new", migrations: Migrations.steps + [Self.tolerated], on: postgres)
             running.append(new)
-            let duringMigration = flow.tally.acknowledged.count - before
+            let duringMigration = checkIns.tally.acknowledged.count - before
             #expect(duringMigration > 0, "no check-in was acknowledged while the new build started and migrated")
             #expect(try await Self.applied(Self.tolerated.name, on: postgres))
-            try await flow.serve([old, new], rounds: 3, "check-ins on the old and the new build")
+            try await checkIns.serve([old, new], rounds: 3, "check-ins on the old and the new build")
 
             // The old build restarts on the newer schema, as a process of the old release does when it crashes or
             // its machine reboots before its turn to be upgraded; the new one serves alone meanwhile.
-            try await flow.serve([new], rounds: 1, "check-ins on the new build alone")
+            try await checkIns.serve([new], rounds: 1, "check-ins on the new build alone")
             running.removeFirst()
             try await old.stop()
             let restarted = try await RunningServer.start("restarted old", migrations: Migrations.steps, on: postgres)
             running.append(restarted)
-            try await flow.serve([restarted, new], rounds: 3, "check-ins on the restarted old and the new")
-            flow.finish()
-            await flowing.value
+            try await checkIns.serve([restarted, new], rounds: 3, "check-ins on the restarted old and the new")
+            checkIns.finish()
+            await flowing?.value
 
-            let tally = flow.tally
+            let tally = checkIns.tally
             #expect(tally.failures.isEmpty, "answers other than success: \(tally.failures)")
             #expect(tally.acknowledged.count == tally.sent, "check-ins sent \(tally.sent)")
             for process in ["old", "new", "restarted old"] {
@@ -72,6 +74,8 @@ struct RollingUpgradePostgresTests {
             }
             try await Self.expectKept(tally, room: room, students: students, reading: new.api)
         } catch {
+            flow?.finish()
+            await flowing?.value
             for server in running.reversed() { try? await server.stop() }
             throw error
         }
