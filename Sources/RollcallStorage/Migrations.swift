@@ -8,6 +8,11 @@ package enum Migrations {
     package struct Step {
         package let name: String
         package let statements: [String]
+
+        package init(name: String, statements: [String]) {
+            self.name = name
+            self.statements = statements
+        }
     }
 
     package static let steps: [Step] = [
@@ -56,14 +61,18 @@ package enum Migrations {
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes. Tests of
-    /// a step stop `before` it, to lay down the rows it will find.
-    package static func apply(to database: Database, before stop: String? = nil) async throws {
+    /// a step stop `before` it, to lay down the rows it will find. A step already applied that is not among `steps`
+    /// (a newer build's, during a rolling upgrade) is left as it is. `steps` is this build's schema; a test of a rolling
+    /// upgrade passes a later build's.
+    package static func apply(
+        to database: Database, steps: [Step] = Migrations.steps, before stop: String? = nil
+    ) async throws {
         try await Database.allowing(statementsOf: Database.longStatements) {
-            try await applying(to: database, before: stop)
+            try await applying(steps, to: database, before: stop)
         }
     }
 
-    private static func applying(to database: Database, before stop: String?) async throws {
+    private static func applying(_ steps: [Step], to database: Database, before stop: String?) async throws {
         try await database.transaction { sql in
             try await holdMigrationLock(sql)
             try await sql.raw(

@@ -19,6 +19,17 @@ public func withServer(
     setup: TestingSetup = .router, configure: (inout Configuration) -> Void = { _ in },
     _ body: @Sendable (API) async throws -> Void
 ) async throws {
+    try await withServer(
+        migrations: Migrations.steps, teacherApproval: teacherApproval, databaseURL: databaseURL,
+        dataDirectory: dataDirectory, setup: setup, configure: configure, body)
+}
+
+/// `withServer` on a build whose schema is `migrations`, as another release of Rollcall would have.
+package func withServer(
+    migrations: [Migrations.Step], teacherApproval: Bool = false, databaseURL: String? = nil,
+    dataDirectory: String? = nil, setup: TestingSetup = .router, configure: (inout Configuration) -> Void = { _ in },
+    _ body: @Sendable (API) async throws -> Void
+) async throws {
     let directory =
         dataDirectory
         ?? FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-test-\(UUID().uuidString)").path
@@ -28,7 +39,7 @@ public func withServer(
     )
     configure(&configured)
     let configuration = configured
-    let app = try await buildApplication(configuration, passwordCost: 4)
+    let app = try await buildApplication(configuration, passwordCost: 4, migrations: migrations)
     try await app.test(setup) { client in
         try await body(
             API(client: client, databasePath: configuration.sqlitePath, databaseURL: configuration.databaseURL))

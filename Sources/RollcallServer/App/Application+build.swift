@@ -25,6 +25,14 @@ import ServiceLifecycle
 public func buildApplication(
     _ configuration: Configuration, passwordCost: UInt8? = nil
 ) async throws -> some ApplicationProtocol {
+    try await buildApplication(configuration, passwordCost: passwordCost, migrations: Migrations.steps)
+}
+
+/// The application of a build whose schema is `migrations`: a test of a rolling upgrade starts today's server with
+/// one step more, as the next release would have, beside one without it.
+package func buildApplication(
+    _ configuration: Configuration, passwordCost: UInt8?, migrations: [Migrations.Step]
+) async throws -> some ApplicationProtocol {
     let logger = {
         var logger = Logger(label: "rollcall")
         logger.logLevel = configuration.logLevel
@@ -75,7 +83,7 @@ public func buildApplication(
         logger: logger
     )
     app.beforeServerStarts {
-        try await Migrations.apply(to: database)
+        try await Migrations.apply(to: database, steps: migrations)
         schema.open()
         logger.info("database ready", metadata: ["engine": "\(database.engine.rawValue)"])
     }
