@@ -45,4 +45,38 @@ struct CachesTests {
                 "the changed account's tokens are looked up again")
         }
     }
+
+    @Test func forgetting_a_person_forgets_their_tokens_only_whatever_else_is_cached() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-identities-\(UUID()).sqlite")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try await Database.sqlite(path: path, logger: Logger(label: "test")).closing { database in
+            try await Migrations.apply(to: database)
+            let cache = IdentityCache(lifetime: 3600)
+            let users = UserStore(database: database)
+            let tokens = AccessTokenStore(database: database, identities: cache)
+            var issued: [Int64: [String]] = [:]
+            for name in ["Ana", "Ben", "Cy"] {
+                let user = try await users.create(
+                    NewUser(
+                        name: name, email: "\(name.lowercased())@school.test", passwordHash: "-", role: .student,
+                        studentNumber: nil, approved: true, emailVerified: true))
+                for _ in 0..<3 {
+                    let token = try await tokens.issue(userID: user.id, kind: .api).token
+                    #expect(try await tokens.identity(token: token, kind: .api) != nil)
+                    issued[user.id, default: []].append(OpaqueToken.digest(token))
+                }
+            }
+            let (forgotten, kept) = (issued.keys.min()!, issued.keys.max()!)
+            cache.forget(userID: forgotten)
+            for hash in issued[forgotten]! { #expect(cache.identity(tokenHash: hash) == nil) }
+            for hash in issued[kept]! { #expect(cache.identity(tokenHash: hash) != nil) }
+            // A token forgotten alone leaves the person's other tokens, and forgetting the person later still
+            // reaches them.
+            cache.forget(tokenHash: issued[kept]![0])
+            #expect(cache.identity(tokenHash: issued[kept]![1]) != nil)
+            cache.forget(userID: kept)
+            for hash in issued[kept]! { #expect(cache.identity(tokenHash: hash) == nil) }
+        }
+    }
 }

@@ -11,7 +11,26 @@ package final class IdentityCache: NoticedCache {
         package var expires: Date
     }
 
-    private let entries = NIOLockedValueBox<[String: Entry]>([:])
+    /// The entries by token, and each person's tokens among them, so that forgetting a person costs their tokens,
+    /// not the whole cache: a room checking in for the first time forgets each student once.
+    private struct Entries {
+        var byToken: [String: Entry] = [:]
+        var byUser: [Int64: Set<String>] = [:]
+
+        mutating func remove(_ tokenHash: String) {
+            guard let entry = byToken.removeValue(forKey: tokenHash) else { return }
+            let user = entry.identity.user.id
+            byUser[user]?.remove(tokenHash)
+            if byUser[user]?.isEmpty == true { byUser[user] = nil }
+        }
+
+        mutating func removeAll() {
+            byToken.removeAll(keepingCapacity: true)
+            byUser.removeAll(keepingCapacity: true)
+        }
+    }
+
+    private let entries = NIOLockedValueBox(Entries())
     package let lifetime: TimeInterval
     /// Past this many entries the cache starts afresh rather than grow without bound.
     package let capacity: Int
@@ -23,9 +42,9 @@ package final class IdentityCache: NoticedCache {
 
     package func identity(tokenHash: String, now: Date = Date()) -> Identity? {
         entries.withLockedValue { entries in
-            guard let entry = entries[tokenHash] else { return nil }
+            guard let entry = entries.byToken[tokenHash] else { return nil }
             guard entry.expires > now else {
-                entries[tokenHash] = nil
+                entries.remove(tokenHash)
                 return nil
             }
             return entry.identity
@@ -34,18 +53,22 @@ package final class IdentityCache: NoticedCache {
 
     package func remember(_ identity: Identity, now: Date = Date()) {
         entries.withLockedValue { entries in
-            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[identity.tokenHash] = Entry(identity: identity, expires: now.addingTimeInterval(lifetime))
+            if entries.byToken.count >= capacity { entries.removeAll() }
+            entries.remove(identity.tokenHash)
+            entries.byToken[identity.tokenHash] = Entry(identity: identity, expires: now.addingTimeInterval(lifetime))
+            entries.byUser[identity.user.id, default: []].insert(identity.tokenHash)
         }
     }
 
     package func forget(tokenHash: String) {
-        _ = entries.withLockedValue { $0.removeValue(forKey: tokenHash) }
+        entries.withLockedValue { $0.remove(tokenHash) }
     }
 
     /// Forgets every token of a person whose account changed.
     package func forget(userID: Int64) {
-        entries.withLockedValue { entries in entries = entries.filter { $0.value.identity.user.id != userID } }
+        entries.withLockedValue { entries in
+            for tokenHash in entries.byUser[userID] ?? [] { entries.remove(tokenHash) }
+        }
     }
 
     /// Forgets what a notice says changed, or everything when anything may have.
