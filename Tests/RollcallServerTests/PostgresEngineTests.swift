@@ -86,11 +86,14 @@ struct PostgresEngineTests {
             "mysql://rollcall@db/rollcall",
             "postgres://rollcall@db1,,db2/rollcall",
             "postgres://rollcall@db1,db2/rollcall?target_session_attrs=read-only",
-            "postgres://rollcall@db:notaport/rollcall",
+            "postgres://rollcall:hunter2@db:notaport/rollcall",
         ] {
-            #expect(throws: ConfigurationError.self, "\(url)") {
+            let refusal = #expect(throws: ConfigurationError.self, "\(url)") {
                 try Database.postgres(url: url, logger: Logger(label: "test"))
             }
+            // The sentence names the setting and never repeats a password.
+            #expect(refusal?.description.hasPrefix("ROLLCALL_DATABASE_URL ") == true)
+            #expect(refusal?.description.contains("hunter2") == false)
         }
         for url in [
             "postgres://rollcall:secret@db.school.test:5433/rollcall?sslmode=disable",

@@ -17,8 +17,15 @@ package struct PostgresHosts: Sendable {
     /// form, read by PostgresKit for each host in turn.
     package init(url: String) throws {
         guard let schemeEnd = url.range(of: "://"),
-            ["postgres", "postgresql"].contains(url[..<schemeEnd.lowerBound].lowercased())
+            ["postgres", "postgresql", "postgres+tcp", "postgresql+tcp", "postgres+uds", "postgresql+uds"]
+                .contains(url[..<schemeEnd.lowerBound].lowercased())
         else { throw Self.refusal("must start with postgres:// (or postgresql://)") }
+        if url[..<schemeEnd.lowerBound].lowercased().hasSuffix("+uds") {
+            // A socket path has no host list: PostgresKit reads it whole.
+            servers = [try Self.server(url)]
+            needsWrites = false
+            return
+        }
         let afterScheme = url[schemeEnd.upperBound...]
         let authorityEnd = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? afterScheme.endIndex
         let authority = afterScheme[..<authorityEnd]
@@ -28,15 +35,17 @@ package struct PostgresHosts: Sendable {
         let (rest, attributes) = try Self.takingSessionAttributes(from: String(afterScheme[authorityEnd...]))
         let hosts = hostList.split(separator: ",", omittingEmptySubsequences: false)
         guard !hosts.contains(where: \.isEmpty) else { throw Self.refusal("has an empty host in its list") }
-        servers = try hosts.map { host in
-            do {
-                return try SQLPostgresConfiguration(url: "\(url[..<schemeEnd.upperBound])\(user)\(host)\(rest)")
-                    .coreConfiguration
-            } catch {
-                throw Self.refusal("is not a PostgreSQL address Rollcall can read (at host “\(host)”)")
-            }
-        }
+        servers = try hosts.map { host in try Self.server("\(url[..<schemeEnd.upperBound])\(user)\(host)\(rest)") }
         needsWrites = attributes
+    }
+
+    /// One server's settings, read by PostgresKit.
+    private static func server(_ url: String) throws -> PostgresConnection.Configuration {
+        do {
+            return try SQLPostgresConfiguration(url: url).coreConfiguration
+        } catch {
+            throw refusal("is not a PostgreSQL address Rollcall can read: \(url.replacingPassword())")
+        }
     }
 
     /// The URL's path and query without `target_session_attrs`, and whether that asks for a server taking writes.
@@ -92,4 +101,14 @@ package struct PostgresHosts: Sendable {
 
     /// How long a connection may take to open before its host counts as out of reach.
     package static let connectDeadline = Duration.seconds(3)
+}
+
+extension String {
+    /// The URL with its password, if any, shown as `***`, for messages that may be logged.
+    fileprivate func replacingPassword() -> String {
+        guard let schemeEnd = range(of: "://"), let at = self[schemeEnd.upperBound...].lastIndex(of: "@"),
+            let colon = self[schemeEnd.upperBound..<at].firstIndex(of: ":")
+        else { return self }
+        return String(self[..<index(after: colon)]) + "***" + String(self[at...])
+    }
 }
