@@ -86,7 +86,10 @@ package struct LiveSocket: Sendable {
         do {
             try await work()
         } catch  where !(error is CancellationError) {
-            guard await !database.answers(within: ErrorMiddleware.databaseProbe) else { throw error }
+            // The error says so itself, or the database does not answer a question of its own now.
+            var outage = error is DatabaseUnavailable
+            if !outage { outage = await !database.answers(within: ErrorMiddleware.databaseProbe) }
+            guard outage else { throw error }
             try? await outbound.close(
                 resumeLater, reason: "The database does not answer; resume after your last event.")
         }

@@ -58,7 +58,10 @@ final class PostgresPrimary: Sendable {
             return (nil, electing(&state))
         }
         if let pool { return pool }
-        await waiting?.value
+        // Waited for by looking, not by awaiting the election: a caller whose deadline passes must be able to leave.
+        while waiting != nil, state.withLockedValue({ $0.election != nil && $0.pool == nil }) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         guard let pool = state.withLockedValue({ $0.pool }) else { throw DatabaseUnavailable() }
         return pool
     }
@@ -110,32 +113,55 @@ final class PostgresPrimary: Sendable {
         if let chosen { logger.notice("PostgreSQL: using host \(chosen + 1) of the list") }
     }
 
-    /// Whether host `index` answers within the connect deadline and, when the URL asks, takes writes.
+    /// Whether host `index` answers within the connect deadline and, when the URL asks, takes writes. A host that
+    /// accepts the connection and then says nothing (a machine gone silent behind a proxy) is passed over too.
     private func usable(_ index: Int) async -> Bool {
-        var server = hosts.servers[index]
-        server.options.connectTimeout = .init(PostgresHosts.connectDeadline)
+        let server = {
+            var server = hosts.servers[index]
+            server.options.connectTimeout = .init(PostgresHosts.connectDeadline)
+            return server
+        }()
+        let logger = logger
         let connection: PostgresConnection
         do {
-            connection = try await PostgresConnection.connect(configuration: server, id: 0, logger: logger)
+            connection = try await withThrowingTaskGroup(of: PostgresConnection?.self) { group in
+                group.addTask {
+                    try await PostgresConnection.connect(configuration: server, id: 0, logger: logger)
+                }
+                group.addTask {
+                    try await Task.sleep(for: PostgresHosts.connectDeadline)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let connection = try await group.next() ?? nil else { throw DatabaseUnavailable() }
+                return connection
+            }
         } catch {
-            logger.info("PostgreSQL: host \(index + 1) of the list does not answer: \(String(reflecting: error))")
+            logger.notice("PostgreSQL: host \(index + 1) of the list does not answer: \(String(reflecting: error))")
             return false
         }
+        // Closing the connection ends a question the server never answers.
+        let timer = connection.eventLoop.scheduleTask(in: .init(PostgresHosts.connectDeadline)) {
+            _ = connection.close() as EventLoopFuture<Void>
+        }
+        defer { timer.cancel() }
         var usable = !hosts.needsWrites
         if !usable {
             do {
                 let rows = try await connection.query("SHOW transaction_read_only", logger: logger)
                 for try await readOnly in rows.decode(String.self) { usable = readOnly == "off" }
             } catch {
-                logger.info("PostgreSQL: host \(index + 1) of the list did not say whether it takes writes: \(error)")
+                logger.notice("PostgreSQL: host \(index + 1) of the list did not say whether it takes writes: \(error)")
             }
         }
+        if !usable { logger.notice("PostgreSQL: host \(index + 1) of the list does not take writes") }
         // PostgresNIO requires a connection closed before it is released.
         try? await connection.close()
         return usable
     }
 
-    /// Ends every pool; requests after this are refused.
+    /// Ends every pool; requests after this are refused. The pool's task is not waited for: a connection still
+    /// opening to a server gone silent would hold it, and the server's shutdown with it.
     func close() async {
         let pool = state.withLockedValue { state -> Pool? in
             state.closed = true
@@ -143,7 +169,6 @@ final class PostgresPrimary: Sendable {
             return state.pool
         }
         pool?.running.cancel()
-        await pool?.running.value
     }
 }
 
