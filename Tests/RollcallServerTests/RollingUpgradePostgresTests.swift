@@ -13,8 +13,9 @@ import Testing
 /// too long to make here, so the new build is today's code with one step more, the kind of step that document lists.
 @Suite("Rolling upgrade on PostgreSQL", .timeLimit(.minutes(4)))
 struct RollingUpgradePostgresTests {
-    /// The next release's step: a table, a nullable column and a defaulted one on tables every check-in writes, and a
-    /// non-unique index on the nullable one.
+    /// The next release's step: a table, a nullable column and a defaulted one on tables every check-in writes, a
+    /// non-unique index on the nullable one, and nullable columns on tables the old code reads whole (`SELECT *`),
+    /// whose statements it must not have prepared.
     static let tolerated = Migrations.Step(
         name: "900_rolling_upgrade_receipts",
         statements: [
@@ -26,6 +27,8 @@ struct RollingUpgradePostgresTests {
             "ALTER TABLE attendance ADD COLUMN receipt_id BIGINT",
             "ALTER TABLE check_in_evidence ADD COLUMN app_version TEXT NOT NULL DEFAULT ''",
             "CREATE INDEX attendance_receipt ON attendance(receipt_id)",
+            "ALTER TABLE users ADD COLUMN pronouns TEXT",
+            "ALTER TABLE courses ADD COLUMN building TEXT",
         ])
 
     @Test func a_rolling_upgrade_across_a_tolerated_migration_keeps_every_check_in_acknowledged_by_either_build()
