@@ -132,7 +132,31 @@ public final class Database: Service, Sendable {
 
     /// Runs `body` in a transaction that commits when it returns and rolls back when it throws. Once it has
     /// committed, the live views of every key whose event log it wrote are woken.
+    ///
+    /// On PostgreSQL a transaction the server chose to end in a deadlock (40P01) is run again, a few times: it changed
+    /// nothing, and a migration's locks (another process upgrading) meet the writes of a lecture that way.
     package func transaction<Result: Sendable>(
+        _ body: @Sendable (Transaction) async throws -> Result
+    ) async throws -> Result {
+        var attempt = 1
+        while true {
+            do {
+                return try await transactionOnce(body)
+            } catch where attempt < Self.deadlockAttempts && isDeadlock(error) {
+                attempt += 1
+            }
+        }
+    }
+
+    /// A transaction ended by a deadlock is run again up to this many times in all.
+    static let deadlockAttempts = 3
+
+    private func isDeadlock(_ error: any Error) -> Bool {
+        guard engine == .postgres, let error = error as? PSQLError else { return false }
+        return error.serverInfo?[.sqlState] == "40P01"
+    }
+
+    private func transactionOnce<Result: Sendable>(
         _ body: @Sendable (Transaction) async throws -> Result
     ) async throws -> Result {
         // IMMEDIATE takes SQLite's write lock at the start, so a transaction never fails half-way upgrading it.

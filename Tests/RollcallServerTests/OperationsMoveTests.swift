@@ -128,6 +128,8 @@ struct OperationsMoveTests {
             ("/api/v1/quiz-runs/\(quiz.runID)/results", teacher),
             ("/api/v1/quiz-runs/\(quiz.runID)/results.csv", teacher),
             ("/api/v1/admin/lti-platforms", Demo.adminEmail),
+            ("/api/v1/admin/outbox", Demo.adminEmail),
+            ("/api/v1/admin/exposure-reports", Demo.adminEmail),
         ]
         return Term(quiz: quiz, phone: phone, passkeyStudent: student, paths: paths)
     }
