@@ -142,7 +142,7 @@ public final class Database: Service, Sendable {
         while true {
             do {
                 return try await transactionOnce(body)
-            } catch where attempt < Self.deadlockAttempts && isDeadlock(error) {
+            } catch  where attempt < Self.deadlockAttempts && isDeadlock(error) {
                 attempt += 1
             }
         }
