@@ -272,6 +272,11 @@ AS_WRITTEN = {
     "Sign in with your school account": "the settings' default name, said in the reader's language by the pages",
     "Rollcall's message catalogs cannot be read: {0}": "a programming error, for the log",
     "The first language was not kept: {0}": "a log line, for the operator",
+    "PostgreSQL: leaving host {0} of the list": "a log line, for the operator",
+    "PostgreSQL: using host {0} of the list": "a log line, for the operator",
+    "PostgreSQL: host {0} of the list does not answer: {1}": "a log line, for the operator",
+    "PostgreSQL: host {0} of the list did not say whether it takes writes: {1}": "a log line, for the operator",
+    "PostgreSQL: host {0} of the list does not take writes": "a log line, for the operator",
 }
 
 
