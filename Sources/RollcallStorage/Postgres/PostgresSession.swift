@@ -101,7 +101,8 @@ final class PreparedStatements: Sendable {
         /// list of a rare length) never takes a name.
         var seen: Set<Key> = []
         var named: [Key: Statement] = [:]
-        /// Texts the server refused to prepare: they go out unnamed from then on.
+        /// Texts that go out unnamed: the server refused to prepare them, or they change the schema, control a
+        /// transaction or answer whole rows (`isPreparable`).
         var refused: Set<String> = []
         var lastName = 0
     }
@@ -112,11 +113,16 @@ final class PreparedStatements: Sendable {
 
     /// The statement to execute by name, with its bindings; `nil` for a statement to send unnamed.
     func prepared(_ text: String, binds: [any Encodable & Sendable]) -> (Statement, PostgresBindings)? {
-        guard Self.isPreparable(text), let (types, bindings) = Self.encode(binds) else { return nil }
+        guard let (types, bindings) = Self.encode(binds) else { return nil }
         let key = Key(text: text, types: types)
         let statement = state.withLockedValue { state -> Statement? in
             if let named = state.named[key] { return named }
             guard !state.refused.contains(text), state.named.count < Self.limit else { return nil }
+            // Read once per text, not on every statement: a text not to prepare is remembered with the refused.
+            guard Self.isPreparable(text) else {
+                if state.refused.count < Self.limit { state.refused.insert(text) }
+                return nil
+            }
             guard state.seen.remove(key) != nil else {
                 if state.seen.count < Self.limit { state.seen.insert(key) }
                 return nil
