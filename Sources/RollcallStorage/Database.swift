@@ -133,7 +133,7 @@ public final class Database: Service, Sendable {
     /// Runs `body` in a transaction that commits when it returns and rolls back when it throws. Once it has
     /// committed, the live views of every key whose event log it wrote are woken.
     ///
-    /// On PostgreSQL a transaction the server chose to end in a deadlock (40P01) is run again, a few times: it changed
+    /// On PostgreSQL a transaction the server chose to end in a deadlock (40P01) is run again, a few times after a pause: it changed
     /// nothing, and a migration's locks (another process upgrading) meet the writes of a lecture that way.
     package func transaction<Result: Sendable>(
         _ body: @Sendable (Transaction) async throws -> Result
@@ -143,13 +143,15 @@ public final class Database: Service, Sendable {
             do {
                 return try await transactionOnce(body)
             } catch  where attempt < Self.deadlockAttempts && isDeadlock(error) {
+                // A moment's pause lets the other side (a migration's next statement) go first.
+                try await Task.sleep(for: .milliseconds(50 * attempt))
                 attempt += 1
             }
         }
     }
 
     /// A transaction ended by a deadlock is run again up to this many times in all.
-    static let deadlockAttempts = 3
+    static let deadlockAttempts = 6
 
     private func isDeadlock(_ error: any Error) -> Bool {
         guard engine == .postgres, let error = error as? PSQLError else { return false }
