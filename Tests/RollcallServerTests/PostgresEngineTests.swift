@@ -63,6 +63,26 @@ struct PostgresEngineTests {
         }
     }
 
+    @Test func a_connection_closed_under_a_request_is_not_lent_to_the_next() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await Database.postgres(url: postgres.url, logger: Logger(label: "test")).closing { database in
+            // The server ends the connection of each first request; the request after it must not meet that
+            // connection again, however soon it comes.
+            for _ in 0..<20 {
+                await #expect(throws: DatabaseUnavailable.self) {
+                    try await database.read { sql in
+                        try await sql.raw("SELECT pg_terminate_backend(pg_backend_pid())").run()
+                    }
+                }
+                let one = try await database.read { sql in
+                    try await sql.raw("SELECT 1 AS one").first()?.decode(column: "one", as: Int.self)
+                }
+                #expect(one == 1)
+            }
+        }
+    }
+
     @Test func a_list_of_hosts_uses_the_first_that_answers_and_takes_writes() async throws {
         let postgres = try PostgresServer.start()
         defer { postgres.stop() }

@@ -228,10 +228,20 @@ extension PostgresPrimary {
         let pool = try await pool()
         let statements = statements
         let deadline = Self.statementDeadline
-        return try await pool.client.withConnection { connection in
-            leased.withLockedValue { $0 = true }
-            return try await body(PostgresSession(connection: connection, statements: statements, deadline: deadline))
+        // A connection closed under an earlier statement (its deadline passed, its server went) goes back to the pool
+        // before the pool hears of the close, and may be lent again at once: it is handed back unused, and another
+        // is asked for, as many times as the pool has connections.
+        for _ in 0...connections {
+            let lent: Result? = try await pool.client.withConnection { connection in
+                guard !connection.isClosed else { return nil }
+                leased.withLockedValue { $0 = true }
+                return try await body(
+                    PostgresSession(connection: connection, statements: statements, deadline: deadline))
+            }
+            if let lent { return lent }
+            await Task.yield()
         }
+        throw DatabaseUnavailable()
     }
 
     /// Whether `error` says the server is gone, going, or no longer the primary, rather than that a statement failed.

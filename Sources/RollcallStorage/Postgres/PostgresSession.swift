@@ -53,6 +53,9 @@ struct PostgresSession: SQLDatabase {
             }
         } catch {
             statements.forget(text, after: error)
+            // A server that says it is ending the connection (57P01) may still hold the socket open a moment: closed
+            // here, the connection is never lent to the next request.
+            if PostgresPrimary.isOutage(error) { try? await connection.close() }
             throw error
         }
     }
