@@ -79,4 +79,32 @@ struct CachesTests {
             for hash in issued[kept]! { #expect(cache.identity(tokenHash: hash) == nil) }
         }
     }
+
+    @Test func a_first_language_kept_amends_the_cached_account_instead_of_forgetting_it() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-language-\(UUID()).sqlite")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try await Database.sqlite(path: path, logger: Logger(label: "test")).closing { database in
+            try await Migrations.apply(to: database)
+            let cache = IdentityCache(lifetime: 3600)
+            let users = UserStore(database: database, identities: cache)
+            let tokens = AccessTokenStore(database: database, identities: cache)
+            let user = try await users.create(
+                NewUser(
+                    name: "Ana", email: "ana@school.test", passwordHash: "-", role: .student, studentNumber: nil,
+                    approved: true, emailVerified: true))
+            let token = try await tokens.issue(userID: user.id, kind: .api).token
+            #expect(try await tokens.identity(token: token, kind: .api)?.user.firstLanguage == nil)
+
+            // A newcomer's first request keeps their language: their next request finds them cached, language and all.
+            try await users.keepFirstLanguage("fr", of: user.id)
+            #expect(cache.identity(tokenHash: OpaqueToken.digest(token))?.user.firstLanguage == "fr")
+            #expect(try await users.find(id: user.id)?.firstLanguage == "fr")
+
+            // A second language is not kept over the first, in the database or in the cache.
+            try await users.keepFirstLanguage("de", of: user.id)
+            #expect(try await users.find(id: user.id)?.firstLanguage == "fr")
+            #expect(try await tokens.identity(token: token, kind: .api)?.user.firstLanguage == "fr")
+        }
+    }
 }

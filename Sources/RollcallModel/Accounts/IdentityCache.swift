@@ -71,6 +71,15 @@ package final class IdentityCache: NoticedCache {
         }
     }
 
+    /// Changes a person's cached account as a write of this process just changed it in the database.
+    package func amend(userID: Int64, _ change: (inout User) -> Void) {
+        entries.withLockedValue { entries in
+            for tokenHash in entries.byUser[userID] ?? [] where entries.byToken[tokenHash] != nil {
+                change(&entries.byToken[tokenHash]!.identity.user)
+            }
+        }
+    }
+
     /// Forgets what a notice says changed, or everything when anything may have.
     package func forget(_ notice: ChangeNotice?) {
         switch notice {

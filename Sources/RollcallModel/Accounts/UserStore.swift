@@ -59,24 +59,30 @@ package struct UserStore: Sendable {
 
     package func find(id: Int64) async throws -> User? {
         try await database.read { sql in
-            try await sql.select().column("*").from("users").where("id", .equal, id)
-                .first(decoding: User.self, with: .rollcall)
+            try await sql.select().columns(User.columns).from("users").where("id", .equal, id).first()
+                .map(User.init(row:))
         }
     }
 
     package func find(email: String) async throws -> User? {
         try await database.read { sql in
-            try await sql.select().column("*").from("users").where("email", .equal, email)
-                .first(decoding: User.self, with: .rollcall)
+            try await sql.select().columns(User.columns).from("users").where("email", .equal, email).first()
+                .map(User.init(row:))
         }
     }
 
     /// Keeps `language` as the one the person first acted in, unless one is kept already.
+    /// The person's cached identities learn it in place: forgetting them would cost every newcomer a second look-up
+    /// of their token on their next request.
     package func keepFirstLanguage(_ language: String, of id: Int64) async throws {
-        defer { identities.forget(userID: id) }
-        try await database.write { sql in
+        let kept = try await database.write { sql in
             try await sql.update("users").set("first_language", to: language).where("id", .equal, id)
-                .where("first_language", .is, SQLLiteral.null).run()
+                .where("first_language", .is, SQLLiteral.null).returning("id").first() != nil
+        }
+        if kept {
+            identities.amend(userID: id) { $0.firstLanguage = $0.firstLanguage ?? language }
+        } else {
+            identities.forget(userID: id)
         }
     }
 
