@@ -75,11 +75,7 @@ package struct UserStore: Sendable {
     /// The person's cached identities learn it in place: forgetting them would cost every newcomer a second look-up
     /// of their token on their next request.
     package func keepFirstLanguage(_ language: String, of id: Int64) async throws {
-        let kept = try await database.write { sql in
-            try await sql.update("users").set("first_language", to: language).where("id", .equal, id)
-                .where("first_language", .is, SQLLiteral.null).returning("id").first() != nil
-        }
-        if kept {
+        if try await database.firstLanguages.keep(language, of: id) {
             identities.amend(userID: id) { $0.firstLanguage = $0.firstLanguage ?? language }
         } else {
             identities.forget(userID: id)
