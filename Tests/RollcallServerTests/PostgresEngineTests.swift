@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import RollcallStorage
 import RollcallWords
 import SQLKit
@@ -81,6 +82,35 @@ struct PostgresEngineTests {
                 #expect(one == 1)
             }
         }
+    }
+
+    @Test func a_listener_whose_server_falls_silent_connects_again_and_hears_the_other_processes() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        let proxy = try await TCPProxy.start(to: postgres.port)
+        let heard = NIOLockedValueBox<Set<Int64>>([])
+        let url = "postgres://rollcall@127.0.0.1:\(proxy.port)/postgres?sslmode=disable"
+        try await Database.postgres(url: url, logger: Logger(label: "test")).closing { listening in
+            listening.notices.observe { notice in
+                if case .user(let id)? = notice { heard.withLockedValue { _ = $0.insert(id) } }
+            }
+            let listener = try #require(listening.liveServices.first)
+            let running = Task { try await listener.run() }
+            defer { running.cancel() }
+            try await Database.postgres(url: postgres.url, logger: Logger(label: "test")).closing { other in
+                try await waitUntil("another process's notice is heard", timeout: .seconds(60)) {
+                    await other.announce(.user(1))
+                    return heard.withLockedValue { $0.contains(1) }
+                }
+                // The listening connection falls silent, as behind a virtual IP whose machine is lost and back.
+                proxy.silenceOpen()
+                try await waitUntil("a notice is heard after the silence", timeout: .seconds(60)) {
+                    await other.announce(.user(2))
+                    return heard.withLockedValue { $0.contains(2) }
+                }
+            }
+        }
+        await proxy.stop()
     }
 
     @Test func a_list_of_hosts_uses_the_first_that_answers_and_takes_writes() async throws {

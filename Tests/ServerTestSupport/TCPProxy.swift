@@ -16,6 +16,10 @@ public final class TCPProxy: Sendable {
         var moves = 0
         var cut = false
         var open: [ObjectIdentifier: any Channel] = [:]
+        /// Connections that relay nothing more while new ones go through (`silenceOpen`).
+        var silenced: Set<ObjectIdentifier> = []
+
+        func relays(_ channel: any Channel) -> Bool { !cut && !silenced.contains(ObjectIdentifier(channel)) }
     }
 
     private init(port: Int, listener: any Channel, state: NIOLockedValueBox<State>) {
@@ -52,6 +56,12 @@ public final class TCPProxy: Sendable {
     /// was sent is never answered, and new connections are taken and go nowhere, until `move`.
     public func cut() {
         state.withLockedValue { $0.cut = true }
+    }
+
+    /// Relays nothing more on the connections open now, and closes none of them, while new connections go through:
+    /// a server that stopped answering the connections it had, and takes new ones.
+    public func silenceOpen() {
+        state.withLockedValue { $0.silenced.formUnion($0.open.keys) }
     }
 
     public func stop() async {
@@ -106,13 +116,13 @@ public final class TCPProxy: Sendable {
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            guard !state.withLockedValue({ $0.cut }) else { return }
+            guard state.withLockedValue({ $0.relays(context.channel) }) else { return }
             partner?.writeAndFlush(unwrapInboundIn(data), promise: nil)
         }
 
         func channelInactive(context: ChannelHandlerContext) {
             // While cut, a lost machine would not say that its side closed either.
-            guard !state.withLockedValue({ $0.cut }) else { return }
+            guard state.withLockedValue({ $0.relays(context.channel) }) else { return }
             partner?.close(promise: nil)
         }
 

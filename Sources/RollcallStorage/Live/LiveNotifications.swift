@@ -41,34 +41,66 @@ package struct LiveNotifications: Service {
         let connection = try await PostgresConnection.connect(
             configuration: try await server(), id: 1, logger: logger)
         do {
-            try await connection.listen(on: Self.channel) { notifications in
-                try await connection.listen(on: Self.changes) { changes in
-                    // Anything committed while this process was not listening is found by a read after the last id;
-                    // any cached copy may be older than a change made meanwhile.
-                    hubs.publishedToAll()
-                    notices.received(nil)
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        group.addTask {
-                            for try await notification in notifications {
-                                if let (feed, key) = LiveFeed.parse(notification: notification.payload) {
-                                    hubs[feed].published(key)
-                                }
-                            }
-                        }
-                        group.addTask {
-                            for try await change in changes {
-                                if let notice = ChangeNotice(payload: change.payload) { notices.received(notice) }
-                            }
-                        }
-                        try await group.next()
-                        group.cancelAll()
-                    }
+            // Closed at once when cancelled: the UNLISTEN that ends a listen is never answered by a server gone silent.
+            try await withTaskCancellationHandler {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await listening(on: connection) }
+                    group.addTask { try await Self.probe(connection, logger: logger) }
+                    try await group.next()
+                    group.cancelAll()
                 }
+            } onCancel: {
+                _ = connection.close() as EventLoopFuture<Void>
             }
             try await connection.close()
         } catch {
             try? await connection.close()
             throw error
+        }
+    }
+
+    /// How often the listening connection is asked a question, and how long it has to answer. A primary whose
+    /// machine is lost sends no reset: without a question, this process would never hear another process again.
+    static let probeEvery = Duration.seconds(5)
+    static let probeDeadline = Duration.seconds(5)
+
+    /// Asks the server a question every `probeEvery`, and closes the connection when it is not answered in time.
+    private static func probe(_ connection: PostgresConnection, logger: Logger) async throws {
+        while true {
+            try await Task.sleep(for: probeEvery)
+            let timer = connection.eventLoop.scheduleTask(in: .init(probeDeadline)) {
+                _ = connection.close() as EventLoopFuture<Void>
+            }
+            defer { timer.cancel() }
+            _ = try await connection.query("SELECT 1", logger: logger).collect()
+        }
+    }
+
+    /// Wakes this process's live views and caches for each notification, until the connection ends.
+    private func listening(on connection: PostgresConnection) async throws {
+        try await connection.listen(on: Self.channel) { notifications in
+            try await connection.listen(on: Self.changes) { changes in
+                // Anything committed while this process was not listening is found by a read after the last id;
+                // any cached copy may be older than a change made meanwhile.
+                hubs.publishedToAll()
+                notices.received(nil)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for try await notification in notifications {
+                            if let (feed, key) = LiveFeed.parse(notification: notification.payload) {
+                                hubs[feed].published(key)
+                            }
+                        }
+                    }
+                    group.addTask {
+                        for try await change in changes {
+                            if let notice = ChangeNotice(payload: change.payload) { notices.received(notice) }
+                        }
+                    }
+                    try await group.next()
+                    group.cancelAll()
+                }
+            }
         }
     }
 }
