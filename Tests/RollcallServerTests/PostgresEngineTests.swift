@@ -113,6 +113,33 @@ struct PostgresEngineTests {
         await proxy.stop()
     }
 
+    @Test func a_transaction_whose_connection_the_server_ends_is_refused_at_once() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await Database.postgres(url: postgres.url, logger: Logger(label: "test")).closing { database in
+            // The server ends the connection inside the transaction (57P01, as a crashing primary's backends do). The
+            // ROLLBACK after it must not be written to the closed connection, where nothing would ever answer it.
+            for _ in 0..<10 {
+                let outcome = NIOLockedValueBox<String?>(nil)
+                let attempt = Task {
+                    do {
+                        try await database.transaction { sql in
+                            try await sql.raw("SELECT pg_terminate_backend(pg_backend_pid())").run()
+                        }
+                        outcome.withLockedValue { $0 = "committed" }
+                    } catch {
+                        outcome.withLockedValue { $0 = "\(type(of: error))" }
+                    }
+                }
+                try await waitUntil("the transaction is answered", timeout: .seconds(30)) {
+                    outcome.withLockedValue { $0 } != nil
+                }
+                #expect(outcome.withLockedValue { $0 } == "DatabaseUnavailable")
+                if outcome.withLockedValue({ $0 }) == nil { return attempt.cancel() }
+            }
+        }
+    }
+
     @Test func a_list_of_hosts_uses_the_first_that_answers_and_takes_writes() async throws {
         let postgres = try PostgresServer.start()
         defer { postgres.stop() }

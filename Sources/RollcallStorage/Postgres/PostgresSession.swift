@@ -32,6 +32,9 @@ struct PostgresSession: SQLDatabase {
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        // A statement written to a closed connection is never answered: its handlers are gone, and the failed write
+        // reaches no one. A ROLLBACK after the connection failed (and was closed below) would wait forever.
+        guard !connection.isClosed else { throw DatabaseUnavailable() }
         let (text, binds) = serialize(query)
         let connection = connection
         let deadline =
