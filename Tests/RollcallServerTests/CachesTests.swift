@@ -47,12 +47,7 @@ struct CachesTests {
     }
 
     @Test func forgetting_a_person_forgets_their_tokens_only_whatever_else_is_cached() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-identities-\(UUID()).sqlite")
-            .path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        try await Database.sqlite(path: path, logger: Logger(label: "test")).closing { database in
-            try await Migrations.apply(to: database)
-            let cache = IdentityCache(lifetime: 3600)
+        try await Self.withIdentityCache { database, cache in
             let users = UserStore(database: database)
             let tokens = AccessTokenStore(database: database, identities: cache)
             var issued: [Int64: [String]] = [:]
@@ -81,12 +76,7 @@ struct CachesTests {
     }
 
     @Test func a_first_language_kept_amends_the_cached_account_instead_of_forgetting_it() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-language-\(UUID()).sqlite")
-            .path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        try await Database.sqlite(path: path, logger: Logger(label: "test")).closing { database in
-            try await Migrations.apply(to: database)
-            let cache = IdentityCache(lifetime: 3600)
+        try await Self.withIdentityCache { database, cache in
             let users = UserStore(database: database, identities: cache)
             let tokens = AccessTokenStore(database: database, identities: cache)
             let user = try await users.create(
@@ -105,6 +95,17 @@ struct CachesTests {
             try await users.keepFirstLanguage("de", of: user.id)
             #expect(try await users.find(id: user.id)?.firstLanguage == "fr")
             #expect(try await tokens.identity(token: token, kind: .api)?.user.firstLanguage == "fr")
+        }
+    }
+
+    /// A migrated SQLite file in a temporary directory and an identity cache that keeps what it is told for an hour.
+    static func withIdentityCache(_ body: (Database, IdentityCache) async throws -> Void) async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-identities-\(UUID()).sqlite")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try await Database.sqlite(path: path, logger: Logger(label: "test")).closing { database in
+            try await Migrations.apply(to: database)
+            try await body(database, IdentityCache(lifetime: 3600))
         }
     }
 }
