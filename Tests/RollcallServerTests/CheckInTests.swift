@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import QRCode
 import RollcallCore
 import RollcallModel
 import RollcallStorage
@@ -458,6 +459,22 @@ struct CheckInTests {
             CheckInRoutes.scanURL(publicURL: "https://school.edu:8443/rollcall", code: "ABC")
                 == "HTTPS://SCHOOL.EDU:8443/rollcall/C/ABC"
         )
+    }
+
+    @Test func the_projector_draws_each_link_once_and_keeps_a_bounded_number() throws {
+        let pictures = QRPictures(capacity: 8)
+        let link = "HTTPS://ROLLCALL.EXAMPLE.EDU/C/ABC"
+        let drawn = try QRCode(encoding: link, errorCorrection: .medium).svg(moduleSize: 10, quietZone: 4)
+        #expect(try pictures.picture(of: link) == drawn)
+        #expect(try pictures.picture(of: link) == drawn)
+        #expect(pictures.kept == 1)
+        for step in 0..<100 { _ = try pictures.picture(of: "\(link)\(step)") }
+        #expect(pictures.kept <= 8)
+        // The code in use stays drawn while older ones leave.
+        let kept = pictures.kept
+        #expect(kept >= 4)
+        _ = try pictures.picture(of: "\(link)99")
+        #expect(pictures.kept == kept)
     }
 }
 

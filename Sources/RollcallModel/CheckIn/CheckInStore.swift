@@ -165,13 +165,22 @@ package struct CheckInStore: Sendable {
         }
     }
 
-    /// Students counted in the room: present or late.
-    package func checkedInCount(sessionID: Int64) async throws -> Int {
+    /// The counts the projector shows: students counted in the room (present or late), and students on the roster.
+    /// One statement, since every check-in in the room asks again.
+    package func room(of session: ClassSession) async throws -> (checkedIn: Int, enrolled: Int) {
         try await database.read { sql in
-            try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("attendance")
-                .where("session_id", .equal, sessionID)
-                .where("status", .in, [AttendanceStatus.present.rawValue, AttendanceStatus.late.rawValue])
-                .first(decodingColumn: "n", as: Int.self) ?? 0
+            let row = try await sql.raw(
+                """
+                SELECT (SELECT COUNT(*) FROM attendance WHERE session_id = \(bind: session.id)
+                        AND status IN (\(bind: AttendanceStatus.present.rawValue), \(bind: AttendanceStatus.late.rawValue)))
+                    AS checked_in,
+                    (SELECT COUNT(*) FROM enrollments WHERE course_id = \(bind: session.courseId)) AS enrolled
+                """
+            ).first()
+            return (
+                try row?.decode(column: "checked_in", as: Int.self) ?? 0,
+                try row?.decode(column: "enrolled", as: Int.self) ?? 0
+            )
         }
     }
 }

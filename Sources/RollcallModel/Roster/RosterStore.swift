@@ -115,14 +115,6 @@ package struct RosterStore: Sendable {
             .where("student_id", .equal, studentID).first() != nil
     }
 
-    /// How many students are on the roster.
-    package func studentCount(courseID: Int64) async throws -> Int {
-        try await database.read { sql in
-            try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("enrollments")
-                .where("course_id", .equal, courseID).first(decodingColumn: "n", as: Int.self) ?? 0
-        }
-    }
-
     /// The roster by name, filtered by name, email or student number when `query` is given.
     package func list(courseID: Int64, query: String? = nil, in reader: Reader) async throws -> [RosterEntry] {
         try await database.read { sql in

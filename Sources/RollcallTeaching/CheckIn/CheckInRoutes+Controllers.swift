@@ -20,7 +20,7 @@ extension CheckInRoutes {
             desk: desk, sessions: stores.sessions, passkeys: stores.passkeys, access: parts.access, pages: parts.pages
         ).addRoutes(to: router)
         ProjectorController(
-            sessions: stores.sessions, checkIns: stores.checkIns, courses: stores.courses, access: parts.access,
+            sessions: stores.sessions, checkIns: stores.checkIns, access: parts.access,
             live: stores.database.hubs.sessions, publicURL: parts.configuration.publicURL
         ).addRoutes(to: router)
     }

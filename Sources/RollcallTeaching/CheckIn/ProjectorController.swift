@@ -31,9 +31,9 @@ struct ProjectorFrame: Codable, Sendable, ResponseEncodable {
 struct ProjectorController: Sendable {
     let sessions: SessionStore
     let checkIns: CheckInStore
-    let courses: CourseStore
     let access: AccessRule
     let live: LiveHub
+    let pictures = QRPictures()
     /// Where the QR code's link points.
     let publicURL: String
     /// Where the projector page is, for the WebSocket's origin check.
@@ -93,11 +93,9 @@ struct ProjectorController: Sendable {
 
     func frame(for session: ClassSession, at now: Date, in reader: Reader) async throws -> ProjectorFrame {
         let phase = session.phase(at: now)
+        let room = try await checkIns.room(of: session)
         var frame = ProjectorFrame(
-            phase: phase, title: session.title(in: reader),
-            checkedIn: try await checkIns.checkedInCount(sessionID: session.id),
-            enrolled: try await courses.roster.studentCount(courseID: session.courseId)
-        )
+            phase: phase, title: session.title(in: reader), checkedIn: room.checkedIn, enrolled: room.enrolled)
         guard phase == .open, session.settings.mode != .spot else { return frame }
         let rotating = session.rotatingCode
         let step = rotating.step(at: now)
@@ -112,7 +110,7 @@ struct ProjectorController: Sendable {
         if session.settings.mode == .qr {
             let url = checkInURL(code: rotating.code(forStep: step))
             frame.url = url
-            frame.svg = try QRCode(encoding: url, errorCorrection: .medium).svg(moduleSize: 10, quietZone: 4)
+            frame.svg = try pictures.picture(of: url)
         }
         return frame
     }
