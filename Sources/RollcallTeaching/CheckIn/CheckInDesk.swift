@@ -60,10 +60,26 @@ struct CheckInDesk: Sendable {
     /// The session a check-in is for and how fresh its proof is; each session mode accepts only its own proof.
     struct Presented: Sendable {
         var session: ClassSession
-        var code: RotatingCode.CodeCheck
+        var code: Proof
         var via: RecordSource
         /// The ticket, when it was scanned signed out: the first student to check in with it owns it.
         var unboundTicket: String?
+    }
+
+    /// The proof presented, checked once the session's times are read with the standing: a session's code turns
+    /// from the moment it opened, which the memory of its fixed parts may not know yet.
+    enum Proof: Sendable {
+        case checked(RotatingCode.CodeCheck)
+        case code(String)
+        case spot
+
+        func check(_ session: ClassSession, at now: Date) -> RotatingCode.CodeCheck {
+            switch self {
+            case .checked(let check): check
+            case .code(let code): session.rotatingCode.validate(code, at: now)
+            case .spot: .fresh(step: session.rotatingCode.step(at: now))
+            }
+        }
     }
 
     /// A ticket belongs to the student who scanned it signed in, or else to the first who checked in with it.
@@ -116,7 +132,8 @@ struct CheckInDesk: Sendable {
         let scanned = presented.via == .qr || presented.via == .api
         let joinable = scanned && standing.joinFromScan
         var facts = Self.facts(
-            presented.code, session: session, standing: standing, reading: reading, clientAddress: clientAddress,
+            presented.code.check(session, at: now), session: session, standing: standing, reading: reading,
+            clientAddress: clientAddress,
             identity: identity, now: now)
         facts.autoEnrol = joinable && attempt.join == true
         // Kept only with an accepted check-in, new or repeated: a check-in refused at the last step (another's
@@ -217,31 +234,34 @@ struct CheckInDesk: Sendable {
         )
     }
 
-    /// Finds the session and how fresh the presented proof is. A ticket's session comes from memory with times that
-    /// may be stale: the check-in reads them with the standing.
+    /// Finds the session and the proof presented. The session comes from memory, with times that may be stale: the
+    /// check-in reads them with the standing, in the same statement, and checks the proof then. A typed code is
+    /// checked here, as its wrong tries are counted.
     func presented(_ attempt: Attempt, studentID: Int64, now: Date) async throws -> Presented {
         if let token = attempt.ticket { return try await presented(ticket: token, studentID: studentID, now: now) }
         if let code = attempt.code {
-            guard let ref = RotatingCode.sessionRef(of: code), let session = try await sessions.find(id: ref) else {
-                throw CheckInRefusal(.invalidCode)
-            }
-            return Presented(session: session, code: session.rotatingCode.validate(code, at: now), via: .api)
+            guard let ref = RotatingCode.sessionRef(of: code), let session = try await sessions.fixedParts(id: ref)
+            else { throw CheckInRefusal(.invalidCode) }
+            return Presented(session: session, code: .code(code), via: .api)
         }
         guard let sessionID = attempt.sessionId else {
             throw AppError(.badRequest, .missingField, "Send a ticket, a code, or a session id with a typed code.")
         }
-        guard let session = try await sessions.find(id: sessionID) else {
-            throw AppError.notFound(.sessionNotFound, "session")
-        }
         if let typed = attempt.typedCode {
+            guard let session = try await sessions.find(id: sessionID) else {
+                throw AppError.notFound(.sessionNotFound, "session")
+            }
             return try await typedCode(typed, session: session, studentID: studentID, now: now)
+        }
+        guard let session = try await sessions.fixedParts(id: sessionID) else {
+            throw AppError.notFound(.sessionNotFound, "session")
         }
         guard session.settings.mode == .spot else {
             throw AppError(
                 .badRequest, CheckInError.invalidCode.code,
                 "This session needs the code on the screen: scan it to check in.")
         }
-        return Presented(session: session, code: .fresh(step: session.rotatingCode.step(at: now)), via: .spot)
+        return Presented(session: session, code: .spot, via: .spot)
     }
 
     private func presented(ticket token: String, studentID: Int64, now: Date) async throws -> Presented {
@@ -252,7 +272,8 @@ struct CheckInDesk: Sendable {
         let check: RotatingCode.CodeCheck =
             now < ticket.expiresAt ? .fresh(step: ticket.step) : .expired(step: ticket.step)
         return Presented(
-            session: session, code: check, via: .qr, unboundTicket: ticket.studentId == nil ? ticket.tokenHash : nil)
+            session: session, code: .checked(check), via: .qr,
+            unboundTicket: ticket.studentId == nil ? ticket.tokenHash : nil)
     }
 
     private func typedCode(_ typed: String, session: ClassSession, studentID: Int64, now: Date) async throws
@@ -277,7 +298,7 @@ struct CheckInDesk: Sendable {
                 "Too many wrong codes for this session. Scan the QR code, or ask your teacher to mark you by hand."
             )
         }
-        return Presented(session: session, code: check, via: .typed)
+        return Presented(session: session, code: .checked(check), via: .typed)
     }
 
     static func reading(_ location: LocationInput?) throws -> LocationReading? {
