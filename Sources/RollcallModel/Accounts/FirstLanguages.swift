@@ -7,46 +7,36 @@ extension Database {
     package var firstLanguages: FirstLanguages { companion(FirstLanguages.self) { FirstLanguages(database: $0) } }
 }
 
-/// Keeps the language each person first acted in, in groups: whoever arrives while a group is written waits for the
-/// next, and each group is one statement. A room of newcomers, whose accounts a roster import made, checks in for the
-/// first time at once; kept one by one, their languages took a write each beside their check-ins.
-package actor FirstLanguages {
-    private let database: Database
-    private var pending: [Int64: String] = [:]
-    /// Those waiting for the group being gathered: told the languages it kept, by person, or `nil`, to write it.
-    private var waiting: [CheckedContinuation<[Int64: String]?, any Error>] = []
-    private var writing = false
+/// Keeps the language each person first acted in, in groups (`WriteGroups`), each one statement. A room of
+/// newcomers, whose accounts a roster import made, checks in for the first time at once; kept one by one, their
+/// languages took a write each beside their check-ins.
+package struct FirstLanguages: Sendable {
+    private let groups: WriteGroups<Choice, Bool>
     /// People per statement: three binds each stay well under SQLite's limit.
     static let largestStatement = 1_000
 
-    init(database: Database) {
-        self.database = database
+    private struct Choice: Sendable {
+        var id: Int64
+        var language: String
     }
 
-    /// Keeps `language` for person `id` unless a language is kept already; answers whether it was kept. Of two calls
-    /// for one person in one group, the first one's language is kept.
+    init(database: Database) {
+        groups = WriteGroups(largest: Self.largestStatement) { choices in
+            // Of two calls for one person in one group, the first one's language is kept.
+            var group: [Int64: String] = [:]
+            for choice in choices where group[choice.id] == nil { group[choice.id] = choice.language }
+            do {
+                let kept = try await Self.write(group, database: database)
+                return choices.map { .success(kept[$0.id] == $0.language) }
+            } catch {
+                return choices.map { _ in .failure(error) }
+            }
+        }
+    }
+
+    /// Keeps `language` for person `id` unless a language is kept already; answers whether it was kept.
     package func keep(_ language: String, of id: Int64) async throws -> Bool {
-        if pending[id] == nil { pending[id] = language }
-        if writing, let kept = try await withCheckedThrowingContinuation({ waiting.append($0) }) {
-            return kept[id] == language
-        }
-        writing = true
-        let (group, waiters) = (pending, waiting)
-        (pending, waiting) = ([:], [])
-        let written: Result<[Int64: String], any Error>
-        do {
-            written = .success(try await Self.write(group, database: database))
-        } catch {
-            written = .failure(error)
-        }
-        // Each waiter's person is in this group, or in one gathered later whose writer the handoff wakes.
-        for waiter in waiters { waiter.resume(with: written.map { Optional($0) }) }
-        if waiting.isEmpty {
-            writing = false
-        } else {
-            waiting.removeFirst().resume(returning: nil)
-        }
-        return try written.get()[id] == language
+        try await groups.submit(Choice(id: id, language: language))
     }
 
     /// A statement for the group, or one per `largestStatement` people; answers the languages it kept.
