@@ -51,16 +51,18 @@ package struct QuizAttempts: Sendable {
         }
     }
 
-    package static func select(_ sql: any SQLDatabase, where condition: SQLQueryString) async throws
-        -> [QuizAttempt]
+    package static func select(_ sql: any SQLDatabase, where condition: SQLQueryString, locking: Bool = false)
+        async throws -> [QuizAttempt]
     {
+        // SQLite's one writer needs no lock; on PostgreSQL the attempts' rows, not their students'.
+        let lock = locking && sql.dialect.name == "postgresql" ? " FOR UPDATE OF quiz_attempts" : ""
         let attempts = try await sql.raw(
             """
             SELECT quiz_attempts.id, quiz_attempts.run_id, quiz_attempts.student_id, users.name AS student_name,
               quiz_attempts.seed, quiz_attempts.device_id, quiz_attempts.started_at, quiz_attempts.added_seconds,
               quiz_attempts.deadline, quiz_attempts.closed_at, quiz_attempts.ending, quiz_attempts.answered
             FROM quiz_attempts JOIN users ON users.id = quiz_attempts.student_id
-            WHERE \(condition)
+            WHERE \(condition)\(unsafeRaw: lock)
             """
         ).all().map { try AttemptRow($0).attempt }
         // Never in the database's order; a reader's own order is `list(runID:in:)`'s.
@@ -250,10 +252,8 @@ package struct QuizAttempts: Sendable {
     /// The attempt, locked against concurrent changes until the transaction ends (PostgreSQL; SQLite's one writer
     /// already excludes them).
     package static func locked(_ attemptID: Int64, in sql: Transaction) async throws -> QuizAttempt {
-        if sql.dialect.name == "postgresql" {
-            try await sql.raw("SELECT id FROM quiz_attempts WHERE id = \(bind: attemptID) FOR UPDATE").run()
-        }
-        guard let attempt = try await select(sql, where: "quiz_attempts.id = \(bind: attemptID)").first else {
+        guard let attempt = try await select(sql, where: "quiz_attempts.id = \(bind: attemptID)", locking: true).first
+        else {
             throw NotStored(.attemptNotFound, what: "attempt")
         }
         return attempt
@@ -276,48 +276,14 @@ package struct QuizAttempts: Sendable {
     }
 
     /// Saves one answer under the sequence rule: a newer save replaces the stored one, the same one again is
-    /// acknowledged, an older one is refused.
+    /// acknowledged, an older one is refused. Saves arriving together are written together (`AnswerSaves`).
     package func save(
         attemptID: Int64, questionID: String, answer: QuizAnswer, sequence: Int64, now: Date = Date()
     ) async throws -> SaveOutcome {
-        let text = try QuizJSON.encode(answer)
-        return try await database.transaction { sql in
-            let attempt = try await Self.locked(attemptID, in: sql)
-            let stored = try await sql.select().columns("sequence", "answer", "saved_at").from("quiz_answers")
-                .where("attempt_id", .equal, attemptID).where("question_id", .equal, questionID)
-                .first(decoding: StoredAnswerRow.self, with: .rollcall)
-            switch AttemptRules.sequenceDecision(sequence, stored: stored?.sequence) {
-            case .stale(let current): throw QuizRefusal.staleSequence(current: current)
-            case .repeated:
-                return SaveOutcome(
-                    changed: false, sequence: sequence, savedAt: stored?.savedAt ?? now, answered: attempt.answered)
-            case .apply: break
-            }
-            try Self.requireOpen(attempt, now: now)
-            if stored == nil {
-                try await sql.insert(into: "quiz_answers")
-                    .columns("attempt_id", "question_id", "answer", "sequence", "saved_at")
-                    .values(SQLBind(attemptID), SQLBind(questionID), SQLBind(text), SQLBind(sequence), SQLBind(now))
-                    .run()
-            } else {
-                try await sql.update("quiz_answers").set("answer", to: text).set("sequence", to: sequence)
-                    .set("saved_at", to: now).where("attempt_id", .equal, attemptID)
-                    .where("question_id", .equal, questionID).run()
-            }
-            let wasAnswered = try stored.map { !(try QuizJSON.decode($0.answer, as: QuizAnswer.self)).isBlank } ?? false
-            let change = (answer.isBlank ? 0 : 1) - (wasAnswered ? 1 : 0)
-            var answered = attempt.answered
-            if change != 0 {
-                answered += change
-                try await sql.update("quiz_attempts").set("answered", to: answered).where("id", .equal, attemptID)
-                    .run()
-                var event = AttemptEvent(attempt)
-                event.answered = answered
-                try await QuizEvents.append(
-                    [QuizChange(kind: .answered, payload: event)], runID: attempt.runId, at: now, in: sql)
-            }
-            return SaveOutcome(changed: true, sequence: sequence, savedAt: now, answered: answered)
-        }
+        try await database.answerSaves.save(
+            .init(
+                attemptID: attemptID, questionID: questionID, answer: answer, text: try QuizJSON.encode(answer),
+                sequence: sequence, now: now))
     }
 
     package struct StoredAnswerRow: Decodable {
