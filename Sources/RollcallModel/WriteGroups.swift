@@ -2,6 +2,8 @@
 /// writes it. A burst thus costs a transaction per group instead of one per caller, and each caller is answered only
 /// once the group holding their item is written. Whoever writes hands the pen on after their own group, so that no
 /// caller writes for others forever.
+///
+/// It lives beside its users, in this module, so that the compiler specializes it for each.
 package actor WriteGroups<Item: Sendable, Outcome: Sendable> {
     /// Writes one group; the outcomes come back in the group's order, one for each item.
     package typealias Write = @Sendable ([Item]) async -> [Result<Outcome, any Error>]
