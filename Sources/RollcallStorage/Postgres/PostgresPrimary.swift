@@ -18,6 +18,8 @@ final class PostgresPrimary: Sendable {
     private let connections: Int
     /// The pools' shared names for statements (a pool's connections prepare them as they meet them).
     let statements = PreparedStatements()
+    /// The deadlines of the statements running on the pools' connections.
+    private let watch = StatementWatch()
 
     private struct State {
         var pool: Pool?
@@ -169,6 +171,7 @@ final class PostgresPrimary: Sendable {
             return state.pool
         }
         pool?.running.cancel()
+        watch.stop()
     }
 }
 
@@ -226,7 +229,7 @@ extension PostgresPrimary {
         _ leased: NIOLockedValueBox<Bool>, _ body: @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
         let pool = try await pool()
-        let statements = statements
+        let (statements, watch) = (statements, watch)
         let deadline = Self.statementDeadline
         // A connection closed under an earlier statement (its deadline passed, its server went) goes back to the pool
         // before the pool hears of the close, and may be lent again at once: it is handed back unused, and another
@@ -236,7 +239,7 @@ extension PostgresPrimary {
                 guard !connection.isClosed else { return nil }
                 leased.withLockedValue { $0 = true }
                 return try await body(
-                    PostgresSession(connection: connection, statements: statements, deadline: deadline))
+                    PostgresSession(connection: connection, statements: statements, watch: watch, deadline: deadline))
             }
             if let lent { return lent }
             await Task.yield()

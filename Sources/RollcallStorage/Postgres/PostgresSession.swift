@@ -17,6 +17,7 @@ import SQLKit
 struct PostgresSession: SQLDatabase {
     let connection: PostgresConnection
     let statements: PreparedStatements
+    let watch: StatementWatch
     let deadline: Duration
 
     var logger: Logger { connection.logger }
@@ -40,8 +41,7 @@ struct PostgresSession: SQLDatabase {
         let deadline =
             text == "COMMIT" || text == "ROLLBACK" ? min(deadline, PostgresPrimary.transactionEndDeadline) : deadline
         // Closing the connection fails the statement at once, and the pool drops the connection with its statements.
-        let timer = eventLoop.scheduleTask(in: .init(deadline)) { _ = connection.close() as EventLoopFuture<Void> }
-        defer { timer.cancel() }
+        let ticket = watch.start(on: connection, deadline: deadline)
         do {
             if let (statement, bindings) = statements.prepared(text, binds: binds) {
                 try await PreparedText.$current.withValue(statement) {
@@ -55,12 +55,15 @@ struct PostgresSession: SQLDatabase {
                 try await connection.sql(queryLogLevel: nil).execute(sql: query, onRow)
             }
         } catch {
+            _ = watch.end(ticket)
             statements.forget(text, after: error)
             // A server that says it is ending the connection (57P01) may still hold the socket open a moment: closed
             // here, the connection is never lent to the next request.
             if PostgresPrimary.isOutage(error) { try? await connection.close() }
             throw error
         }
+        // The deadline passed as the answer came: the connection is closing, and goes back to the pool closed.
+        if watch.end(ticket) { try? await connection.close() }
     }
 }
 
