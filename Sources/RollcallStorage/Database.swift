@@ -98,13 +98,16 @@ public final class Database: Service, Sendable {
         ]
     }
 
-    /// Runs `body` on one connection that may only read.
+    /// Runs `body` on one connection that may only read. On PostgreSQL a read the server ended in a deadlock is run
+    /// again, as a transaction is: a statement reading several tables takes their locks one by one, and a migration's
+    /// locks meet it that way.
     public func read<Result: Sendable>(
         _ body: @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
         switch pool {
         case .sqlite(let reader, _): try await reader.with { try await body($0) }
-        case .postgres(let primary): try await primary.leasing(logger: logger) { try await body($0) }
+        case .postgres(let primary):
+            try await retryingDeadlocks { try await primary.leasing(logger: logger) { try await body($0) } }
         }
     }
 
@@ -133,15 +136,20 @@ public final class Database: Service, Sendable {
     /// Runs `body` in a transaction that commits when it returns and rolls back when it throws. Once it has
     /// committed, the live views of every key whose event log it wrote are woken.
     ///
-    /// On PostgreSQL a transaction the server chose to end in a deadlock (40P01) is run again, a few times after a pause: it changed
-    /// nothing, and a migration's locks (another process upgrading) meet the writes of a lecture that way.
+    /// On PostgreSQL a transaction the server chose to end in a deadlock (40P01) is run again, a few times after a
+    /// pause: it changed nothing, and a migration's locks (another process upgrading) meet the writes of a lecture that
+    /// way.
     package func transaction<Result: Sendable>(
         _ body: @Sendable (Transaction) async throws -> Result
     ) async throws -> Result {
+        try await retryingDeadlocks { try await transactionOnce(body) }
+    }
+
+    private func retryingDeadlocks<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result {
         var attempt = 1
         while true {
             do {
-                return try await transactionOnce(body)
+                return try await body()
             } catch  where attempt < Self.deadlockAttempts && isDeadlock(error) {
                 // A moment's pause lets the other side (a migration's next statement) go first.
                 try await Task.sleep(for: .milliseconds(50 * attempt))
@@ -150,7 +158,7 @@ public final class Database: Service, Sendable {
         }
     }
 
-    /// A transaction ended by a deadlock is run again up to this many times in all.
+    /// A transaction or a read ended by a deadlock is run again up to this many times in all.
     static let deadlockAttempts = 6
 
     private func isDeadlock(_ error: any Error) -> Bool {

@@ -165,23 +165,34 @@ package struct CheckInStore: Sendable {
         }
     }
 
-    /// The counts the projector shows: students counted in the room (present or late), and students on the roster.
-    /// One statement, since every check-in in the room asks again.
-    package func room(of session: ClassSession) async throws -> (checkedIn: Int, enrolled: Int) {
+    /// What the projector shows of a session beside its fixed parts: its times now, the students counted in the room
+    /// (present or late) and the students on the roster; `nil` when the session no longer exists. One statement, since
+    /// every check-in in the room asks again.
+    package func room(sessionID: Int64) async throws -> Room? {
         try await database.read { sql in
-            let row = try await sql.raw(
-                """
-                SELECT (SELECT COUNT(*) FROM attendance WHERE session_id = \(bind: session.id)
-                        AND status IN (\(bind: AttendanceStatus.present.rawValue), \(bind: AttendanceStatus.late.rawValue)))
-                    AS checked_in,
-                    (SELECT COUNT(*) FROM enrollments WHERE course_id = \(bind: session.courseId)) AS enrolled
-                """
-            ).first()
-            return (
-                try row?.decode(column: "checked_in", as: Int.self) ?? 0,
-                try row?.decode(column: "enrolled", as: Int.self) ?? 0
-            )
+            guard
+                let row = try await sql.raw(
+                    """
+                    SELECT sessions.opened_at, sessions.closes_at, sessions.closed_at, courses.name AS course_name,
+                      (SELECT COUNT(*) FROM attendance WHERE attendance.session_id = sessions.id
+                        AND attendance.status IN (\(bind: AttendanceStatus.present.rawValue), \(bind: AttendanceStatus.late.rawValue)))
+                        AS checked_in,
+                      (SELECT COUNT(*) FROM enrollments WHERE enrollments.course_id = sessions.course_id) AS enrolled
+                    FROM sessions JOIN courses ON courses.id = sessions.course_id WHERE sessions.id = \(bind: sessionID)
+                    """
+                ).first()
+            else { return nil }
+            return Room(
+                moment: try SessionMoment(row), checkedIn: try row.decode(column: "checked_in", as: Int.self),
+                enrolled: try row.decode(column: "enrolled", as: Int.self))
         }
+    }
+
+    /// A session's times now, and its room's counts.
+    package struct Room: Sendable {
+        package var moment: SessionMoment
+        package var checkedIn: Int
+        package var enrolled: Int
     }
 }
 

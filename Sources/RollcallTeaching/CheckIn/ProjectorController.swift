@@ -73,16 +73,20 @@ struct ProjectorController: Sendable {
 
     @Sendable func current(_ request: Request, context: AppRequestContext) async throws -> ProjectorFrame {
         let session = try await managedSession(context)
-        return try await frame(for: session, at: Date(), in: context.reader)
+        guard let frame = try await frame(for: session, at: Date(), in: context.reader) else {
+            throw AppError.notFound(.sessionNotFound, "session")
+        }
+        return frame
     }
 
     func feed(sessionID: Int64, to outbound: WebSocketOutboundWriter, for reader: Reader) async throws {
         let encoder = JSONCoding.encoder
         try await live.subscribe(sessionID) { changes in
             while !Task.isCancelled {
-                guard let session = try await sessions.find(id: sessionID) else { return }
-                let now = Date()
-                let frame = try await frame(for: session, at: now, in: reader)
+                // The session's times come with the room's counts, in one statement.
+                guard let session = try await sessions.fixedParts(id: sessionID),
+                    let frame = try await frame(for: session, at: Date(), in: reader)
+                else { return }
                 try await outbound.write(.text(String(decoding: try encoder.encode(frame), as: UTF8.self)))
                 // Wake at the next code, or as soon as a check-in (or anything else in the session) commits.
                 let wait = Double(min(frame.nextChangeIn ?? 10_000, frame.typedNextChangeIn ?? 10_000)) / 1000
@@ -91,9 +95,12 @@ struct ProjectorController: Sendable {
         }
     }
 
-    func frame(for session: ClassSession, at now: Date, in reader: Reader) async throws -> ProjectorFrame {
+    /// The frame of `session` now, its times read afresh; `nil` when the session no longer exists.
+    func frame(for session: ClassSession, at now: Date, in reader: Reader) async throws -> ProjectorFrame? {
+        guard let room = try await checkIns.room(sessionID: session.id) else { return nil }
+        var session = session
+        room.moment.apply(to: &session)
         let phase = session.phase(at: now)
-        let room = try await checkIns.room(of: session)
         var frame = ProjectorFrame(
             phase: phase, title: session.title(in: reader), checkedIn: room.checkedIn, enrolled: room.enrolled)
         guard phase == .open, session.settings.mode != .spot else { return frame }
