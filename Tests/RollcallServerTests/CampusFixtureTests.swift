@@ -20,7 +20,7 @@ struct CampusFixtureTests {
             for room in fixture.rooms {
                 let session = try #require(try await stores.sessions.find(id: room.sessionID))
                 #expect(session.phase(at: Date()) == .open)
-                #expect(try await stores.checkIns.room(sessionID: session.id)?.enrolled == 4)
+                #expect(try await stores.checkIns.projected(sessionID: session.id)?.enrolled == 4)
                 let course = try #require(try await stores.courses.find(id: session.courseId))
                 #expect(course.joinCode == room.joinCode)
             }

@@ -168,7 +168,7 @@ package struct CheckInStore: Sendable {
     /// What the projector shows of a session beside its fixed parts: its times now, the students counted in the room
     /// (present or late) and the students on the roster; `nil` when the session no longer exists. One statement, since
     /// every check-in in the room asks again.
-    package func room(sessionID: Int64) async throws -> Room? {
+    package func projected(sessionID: Int64) async throws -> Projected? {
         try await database.read { sql in
             guard
                 let row = try await sql.raw(
@@ -182,14 +182,14 @@ package struct CheckInStore: Sendable {
                     """
                 ).first()
             else { return nil }
-            return Room(
+            return Projected(
                 moment: try SessionMoment(row), checkedIn: try row.decode(column: "checked_in", as: Int.self),
                 enrolled: try row.decode(column: "enrolled", as: Int.self))
         }
     }
 
-    /// A session's times now, and its room's counts.
-    package struct Room: Sendable {
+    /// A session's times now, and its room's counts, as the projector shows them.
+    package struct Projected: Sendable {
         package var moment: SessionMoment
         package var checkedIn: Int
         package var enrolled: Int

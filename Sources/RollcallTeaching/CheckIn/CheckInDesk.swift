@@ -131,9 +131,9 @@ struct CheckInDesk: Sendable {
         // Only a scan in the room proves presence enough to join: not a typed code, not a spot.
         let scanned = presented.via == .qr || presented.via == .api
         let joinable = scanned && standing.joinFromScan
+        let code = presented.code.check(session, at: now)
         var facts = Self.facts(
-            presented.code.check(session, at: now), session: session, standing: standing, reading: reading,
-            clientAddress: clientAddress,
+            code, session: session, standing: standing, reading: reading, clientAddress: clientAddress,
             identity: identity, now: now)
         facts.autoEnrol = joinable && attempt.join == true
         // Kept only with an accepted check-in, new or repeated: a check-in refused at the last step (another's

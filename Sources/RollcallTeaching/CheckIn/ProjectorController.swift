@@ -97,7 +97,7 @@ struct ProjectorController: Sendable {
 
     /// The frame of `session` now, its times read afresh; `nil` when the session no longer exists.
     func frame(for session: ClassSession, at now: Date, in reader: Reader) async throws -> ProjectorFrame? {
-        guard let room = try await checkIns.room(sessionID: session.id) else { return nil }
+        guard let room = try await checkIns.projected(sessionID: session.id) else { return nil }
         var session = session
         room.moment.apply(to: &session)
         let phase = session.phase(at: now)
