@@ -20,13 +20,15 @@ package final class Caches: Sendable {
     package let identities = IdentityCache()
     /// The parts of sessions that change only by an edit (`SessionStore`).
     package let sessions = FixedSessions()
+    /// Sessions' times and course names as read a moment ago, for scans (`SessionStore.recent`).
+    package let moments = RecentMoments()
     /// Each course's passkey setting (`PasskeyStore`).
     package let passkeyPolicies = PasskeyPolicies()
     /// Quiz runs' questions and course, which never change once a run has started: no notice concerns them.
     package let quizRuns = FixedRuns()
 
     package init(notices: ChangeNotices) {
-        for cache in [identities, sessions, passkeyPolicies] as [any NoticedCache] {
+        for cache in [identities, sessions, moments, passkeyPolicies] as [any NoticedCache] {
             notices.observe { cache.forget($0) }
         }
     }
@@ -58,6 +60,37 @@ package final class PasskeyPolicies: NoticedCache {
         case .course(let id)?: forget(courseID: id)
         case nil: entries.withLockedValue { $0.removeAll() }
         case .user?, .token?, .session?: break
+        }
+    }
+}
+
+/// Sessions' times and course names as read at most `lifetime` ago. A room's scans arrive together, and a scan decides
+/// nothing by them: it words the refusal of an old code and names the course; the check-in reads them afresh.
+package final class RecentMoments: NoticedCache {
+    private let entries = NIOLockedValueBox<[Int64: (moment: SessionMoment, expires: Date)]>([:])
+    /// How long a moment is kept: a session closed or a course renamed through another process shows within it.
+    package static let lifetime: TimeInterval = 1
+
+    package func moment(sessionID: Int64, now: Date) -> SessionMoment? {
+        entries.withLockedValue { entries in entries[sessionID].flatMap { $0.expires > now ? $0.moment : nil } }
+    }
+
+    package func remember(_ moment: SessionMoment, sessionID: Int64, now: Date) {
+        entries.withLockedValue { entries in
+            if entries.count > 10_000 { entries.removeAll() }
+            entries[sessionID] = (moment, now.addingTimeInterval(Self.lifetime))
+        }
+    }
+
+    package func forget(sessionID: Int64) {
+        _ = entries.withLockedValue { $0.removeValue(forKey: sessionID) }
+    }
+
+    package func forget(_ notice: ChangeNotice?) {
+        switch notice {
+        case .session(let id)?: forget(sessionID: id)
+        case nil: entries.withLockedValue { $0.removeAll() }
+        case .user?, .token?, .course?: break
         }
     }
 }

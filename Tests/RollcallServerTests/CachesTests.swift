@@ -21,12 +21,14 @@ struct CachesTests {
             try await Migrations.apply(to: $0)
             let session = try await $0.openSessionOfNewCourse()
             _ = try await SessionStore(database: $0).find(id: session.id)
+            _ = try await SessionStore(database: $0).recent(id: session.id, now: Date())
             _ = try await PasskeyStore(database: $0).policy(courseID: session.courseId)
             let tokens = AccessTokenStore(database: $0)
             let token = try await tokens.issue(userID: 1, kind: .api).token
             _ = try await tokens.identity(token: token, kind: .api)
             let caches = $0.caches
             #expect(caches.sessions.session(id: session.id) != nil)
+            #expect(caches.moments.moment(sessionID: session.id, now: Date()) != nil)
             #expect(caches.passkeyPolicies.policy(courseID: session.courseId, now: Date()) != nil)
             #expect(caches.identities.identity(tokenHash: OpaqueToken.digest(token)) != nil)
 
@@ -37,6 +39,7 @@ struct CachesTests {
 
             // Validation: each cache has forgotten at once, without any wiring by whoever made the stores.
             #expect(caches.sessions.session(id: session.id) == nil, "the edited session is read again")
+            #expect(caches.moments.moment(sessionID: session.id, now: Date()) == nil, "its times are read again")
             #expect(
                 caches.passkeyPolicies.policy(courseID: session.courseId, now: Date()) == nil,
                 "the changed course setting is read again")
@@ -95,6 +98,30 @@ struct CachesTests {
             try await users.keepFirstLanguage("de", of: user.id)
             #expect(try await users.find(id: user.id)?.firstLanguage == "fr")
             #expect(try await tokens.identity(token: token, kind: .api)?.user.firstLanguage == "fr")
+        }
+    }
+
+    @Test func a_scan_reads_a_sessions_times_at_most_a_second_old_and_a_close_here_at_once() async throws {
+        try await Self.withIdentityCache { database, _ in
+            let session = try await database.openSessionOfNewCourse()
+            let sessions = SessionStore(database: database)
+            let start = Date()
+            #expect(try await sessions.recent(id: session.id, now: start)?.courseName == "Biology")
+
+            // Renamed and closed behind the store's back, as another process would: kept for the lifetime only.
+            try await database.write { sql in
+                try await sql.raw("UPDATE courses SET name = 'Botany' WHERE id = \(bind: session.courseId)").run()
+            }
+            let kept = try #require(try await sessions.recent(id: session.id, now: start.addingTimeInterval(0.5)))
+            #expect(kept.courseName == "Biology")
+            let later = start.addingTimeInterval(RecentMoments.lifetime + 0.01)
+            #expect(try await sessions.recent(id: session.id, now: later)?.courseName == "Botany")
+
+            // Closed through this process's store: the next scan knows at once.
+            #expect(try await sessions.recent(id: session.id, now: later)?.closedAt == nil)
+            _ = try await sessions.close(id: session.id, now: later)
+            #expect(try await sessions.recent(id: session.id, now: later)?.closedAt != nil)
+            #expect(try await sessions.recent(id: session.id + 1, now: later) == nil)
         }
     }
 

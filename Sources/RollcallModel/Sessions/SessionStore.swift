@@ -159,6 +159,23 @@ package struct SessionStore: Sendable {
         return session
     }
 
+    /// The session with its times and course name as read at most `RecentMoments.lifetime` ago, for a scan, which
+    /// decides nothing by them (`RecentMoments`).
+    package func recent(id: Int64, now: Date) async throws -> ClassSession? {
+        guard var session = try await fixedParts(id: id) else { return nil }
+        if let moment = database.caches.moments.moment(sessionID: id, now: now) {
+            moment.apply(to: &session)
+            return session
+        }
+        guard let moment = try await database.read({ sql in try await Self.moment(id: id, sql: sql) }) else {
+            fixed.forget(id: id)
+            return nil
+        }
+        database.caches.moments.remember(moment, sessionID: id, now: now)
+        moment.apply(to: &session)
+        return session
+    }
+
     /// The session as last read, for the parts that never change (course, title, settings, secret); its times and
     /// course name may be stale, so whoever decides by them reads a `SessionMoment` too.
     package func fixedParts(id: Int64) async throws -> ClassSession? {
@@ -194,7 +211,7 @@ package struct SessionStore: Sendable {
 
     /// Opens a scheduled session now; its open time starts counting.
     package func open(id: Int64, now: Date? = nil) async throws -> ClassSession {
-        try await database.transaction { sql in
+        let session = try await database.transaction { sql in
             guard let session = try await Self.held(id: id, in: sql) else {
                 throw NotStored(.sessionNotFound, what: "session")
             }
@@ -212,12 +229,15 @@ package struct SessionStore: Sendable {
             try await SessionEvents.append(.phaseChanged(.init(phase: .open)), sessionID: id, in: sql)
             return try await Self.find(id: id, sql: sql)!
         }
+        // After the commit: a scan in between would keep the old times again.
+        database.caches.moments.forget(sessionID: id)
+        return session
     }
 
     /// Closes a session; from then on nobody can check in. With `markAbsentBy`, everyone on the roster without a
     /// record is marked absent in the same transaction, in the name of that teacher.
     package func close(id: Int64, markAbsentBy teacherID: Int64? = nil, now: Date? = nil) async throws -> ClassSession {
-        try await database.transaction { sql in
+        let session = try await database.transaction { sql in
             guard let session = try await Self.held(id: id, in: sql) else {
                 throw NotStored(.sessionNotFound, what: "session")
             }
@@ -232,6 +252,9 @@ package struct SessionStore: Sendable {
             try await SessionEvents.append(.phaseChanged(.init(phase: .closed)), sessionID: id, in: sql)
             return try await Self.find(id: id, sql: sql)!
         }
+        // After the commit: a scan in between would keep the old times again.
+        database.caches.moments.forget(sessionID: id)
+        return session
     }
 
     /// Sessions with their course's name.

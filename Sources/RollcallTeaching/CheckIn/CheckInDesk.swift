@@ -97,7 +97,8 @@ struct CheckInDesk: Sendable {
 
     /// Records a scan: a fresh code becomes a ticket, so the rest of the flow has two minutes whatever the code does.
     func scan(code: String, studentID: Int64?, now: Date) async throws -> Scan {
-        guard let ref = RotatingCode.sessionRef(of: code), let session = try await sessions.find(id: ref) else {
+        guard let ref = RotatingCode.sessionRef(of: code), let session = try await sessions.recent(id: ref, now: now)
+        else {
             throw CheckInRefusal(.invalidCode)
         }
         switch session.rotatingCode.validate(code, at: now) {
