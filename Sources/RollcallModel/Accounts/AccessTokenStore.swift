@@ -62,7 +62,7 @@ package struct AccessTokenStore: Sendable {
         }
         let found: Identity? = try await database.read { sql in
             guard
-                let row = try await sql.select().column("csrf").columns(User.columns)
+                let row = try await sql.select().column("csrf").column(User.columns)
                     .from("access_tokens").join("users", on: "users.id = access_tokens.user_id")
                     .where("token_hash", .equal, digest).where("kind", .equal, kind.rawValue)
                     .where("expires_at", .greaterThan, Date()).first()

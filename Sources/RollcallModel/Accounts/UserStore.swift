@@ -59,14 +59,14 @@ package struct UserStore: Sendable {
 
     package func find(id: Int64) async throws -> User? {
         try await database.read { sql in
-            try await sql.select().columns(User.columns).from("users").where("id", .equal, id).first()
+            try await sql.select().column(User.columns).from("users").where("id", .equal, id).first()
                 .map(User.init(row:))
         }
     }
 
     package func find(email: String) async throws -> User? {
         try await database.read { sql in
-            try await sql.select().columns(User.columns).from("users").where("email", .equal, email).first()
+            try await sql.select().column(User.columns).from("users").where("email", .equal, email).first()
                 .map(User.init(row:))
         }
     }
