@@ -4,6 +4,7 @@ import HummingbirdWSClient
 import HummingbirdWSTesting
 import RollcallCore
 import RollcallModel
+import RollcallParts
 import RollcallStorage
 import SQLKit
 import ServerTestSupport
@@ -150,6 +151,7 @@ struct LiveTests {
             }
             try await api.watch(room.sessionID, as: room.teacher) { view in
                 #expect(try await view.next("snapshot").int("counts.notYet") == 30)
+                let released = ContinuousClock.now
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for (student, ticket) in tickets {
                         group.addTask {
@@ -162,10 +164,20 @@ struct LiveTests {
                 }
                 var events: [Reply] = []
                 var lastCounts: Reply?
+                var countsSent = 0
                 while events.count < 30 || lastCounts?.int("lastEventId") != events.last?.int("id") {
                     let message = try await view.next()
-                    if message.string("type") == "event" { events.append(message) } else { lastCounts = message }
+                    if message.string("type") == "event" {
+                        events.append(message)
+                    } else {
+                        lastCounts = message
+                        countsSent += 1
+                    }
                 }
+                // The counts follow the runs of events at most four times a second, however many runs commit: a
+                // message arrives after it is sent, so the time since the release bounds the gaps between them.
+                let spent = ContinuousClock.now - released
+                #expect(countsSent <= Int(spent / LiveSocket.summaryInterval) + 1, "\(countsSent) in \(spent)")
                 let ids = events.compactMap { $0.int("id") }
                 #expect(ids == ids.sorted() && Set(ids).count == 30)
                 #expect(Set(events.compactMap { $0.int("data.studentId") }) == everyone)

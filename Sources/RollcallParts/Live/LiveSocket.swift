@@ -36,7 +36,9 @@ package struct LiveSocket: Sendable {
     package static let catchUpInterval = Duration.seconds(10)
     /// Events read per query while catching up.
     package static let pageSize = 500
-    /// How often a summary goes out during a burst of events; after a burst it goes out at once.
+    /// How often a summary goes out at most: a summary due within it goes out when it ends, with the events since.
+    /// Each summary is a statement over the whole roster, and a room checking in at once commits a run of events
+    /// every few milliseconds; four a second is as often as a person reads a count.
     package static let summaryInterval = Duration.milliseconds(250)
 
     /// Adds the socket at `path`: only from Rollcall's own pages, only for those `authorize` admits, and only with a
@@ -120,7 +122,7 @@ package struct LiveSocket: Sendable {
     /// - Parameters:
     ///   - snapshot: the view's state as a message, and the id of the last event it includes.
     ///   - summary: a message sent after each run of events, such as the room's counts; at most every
-    ///     `summaryInterval` while more events wait.
+    ///     `summaryInterval`.
     package func stream(
         key: Int64, after: Int64?, to outbound: WebSocketOutboundWriter, for reader: Reader,
         snapshot: () async throws -> (message: String, lastEventID: Int64),
@@ -131,7 +133,7 @@ package struct LiveSocket: Sendable {
             // last id already sent, so nothing is lost between the snapshot and the first wake-up.
             var last: Int64
             var summaryDue = false
-            var summarySent = ContinuousClock.now
+            var summarySent = ContinuousClock.now - Self.summaryInterval
             if let after {
                 last = after
                 summaryDue = true
@@ -152,14 +154,15 @@ package struct LiveSocket: Sendable {
                     summaryDue = summaryDue || !events.isEmpty
                     if events.count < Self.pageSize { break }
                 }
-                if let summary, summaryDue,
-                    !subscription.isWoken || ContinuousClock.now - summarySent >= Self.summaryInterval
-                {
+                let sinceSummary = ContinuousClock.now - summarySent
+                if let summary, summaryDue, sinceSummary >= Self.summaryInterval {
                     try await outbound.write(.text(try await summary()))
                     summaryDue = false
                     summarySent = ContinuousClock.now
                 }
-                await subscription.next(timeout: Self.catchUpInterval)
+                // A summary held back goes out when its interval ends, with whatever events come before.
+                let held = summary != nil && summaryDue
+                _ = await subscription.next(timeout: held ? Self.summaryInterval - sinceSummary : Self.catchUpInterval)
             }
         }
     }

@@ -80,9 +80,6 @@ package final class LiveSubscription: Sendable {
         waiter?.resume()
     }
 
-    /// Whether a wake-up came since the last `next()`: more to read at once.
-    package var isWoken: Bool { state.withLockedValue { $0.pending } }
-
     /// Returns at the next wake-up (at once if one came since the last call), or when the task is cancelled.
     package func next() async {
         await withTaskCancellationHandler {
