@@ -369,6 +369,46 @@ struct LiveTests {
         }
     }
 
+    @Test func a_room_checking_in_at_once_moves_the_projectors_count_at_most_four_times_a_second() async throws {
+        try await withServer(setup: .live) { api in
+            let room = try await Classroom.open(api, settings: ["period": 60], student: "Student 00")
+            var students = [room.student]
+            for number in 1..<30 { students.append(try await room.enrol(api, "Student \(number)")) }
+            let tickets = try await withThrowingTaskGroup(of: (Account, String).self) { group in
+                for student in students { group.addTask { (student, try await room.scan(api, as: student)) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let headers: HTTPFields = [.authorization: "Bearer \(room.teacher.token)"]
+            try await api.client.ws(
+                "/api/v1/sessions/\(room.sessionID)/projector/live", configuration: .init(additionalHeaders: headers)
+            ) { inbound, outbound, _ in
+                var messages = inbound.messages(maxSize: 1 << 22).makeAsyncIterator()
+                func checkedIn() async throws -> Int64? {
+                    guard case .text(let text) = try await messages.next() else { throw LiveView.Closed() }
+                    return Reply(status: .ok, headers: [:], text: text).int("checkedIn")
+                }
+                #expect(try await checkedIn() == 0)
+                let released = ContinuousClock.now
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (student, ticket) in tickets {
+                        group.addTask {
+                            let reply = try await api.call(
+                                .post, "/api/v1/check-ins", as: student, json: ["ticket": ticket])
+                            #expect(reply.status == .created, "\(reply.text)")
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                var frames = 1
+                while try await checkedIn() != 30 { frames += 1 }
+                // A frame arrives after it is sent, so the time since the release bounds the gaps between them.
+                let spent = ContinuousClock.now - released
+                #expect(frames <= Int(spent / LiveSocket.summaryInterval) + 1, "\(frames) in \(spent)")
+                try await outbound.close(.normalClosure, reason: nil)
+            }
+        }
+    }
+
     @Test func an_event_is_kept_only_with_the_change_it_describes() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-events-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -88,9 +88,16 @@ struct ProjectorController: Sendable {
                     let frame = try await frame(for: session, at: Date(), in: reader)
                 else { return }
                 try await outbound.write(.text(String(decoding: try encoder.encode(frame), as: UTF8.self)))
+                let sent = ContinuousClock.now
                 // Wake at the next code, or as soon as a check-in (or anything else in the session) commits.
                 let wait = Double(min(frame.nextChangeIn ?? 10_000, frame.typedNextChangeIn ?? 10_000)) / 1000
-                await changes.next(timeout: .seconds(max(wait, 0.05)))
+                let nextCode = sent + .seconds(max(wait, 0.05))
+                // A check-in brings a new frame at most as often as the live view's counts (`summaryInterval`): each
+                // frame counts the room, and a room checking in at once commits every few milliseconds. A new code is
+                // never held back.
+                if await changes.next(timeout: nextCode - sent) {
+                    try await Task.sleep(until: min(sent + LiveSocket.summaryInterval, nextCode), clock: .continuous)
+                }
             }
         }
     }
