@@ -139,7 +139,6 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // What the features' routes are made from: the stores made once, the settings, and the parts several features share.
         // What the features' routes are made from: the stores made once, the settings, and the parts several
         // features share.
         .target(

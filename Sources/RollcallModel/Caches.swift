@@ -20,10 +20,16 @@ package final class Caches: Sendable {
     package let identities = IdentityCache()
     /// The parts of sessions that change only by an edit (`SessionStore`).
     package let sessions = FixedSessions()
-    /// Sessions' times and course names as read a moment ago, for scans (`SessionStore.recent`).
-    package let moments = RecentMoments()
-    /// Each course's passkey setting (`PasskeyStore`).
-    package let passkeyPolicies = PasskeyPolicies()
+    /// Sessions' times and course names as read at most a second ago, for scans (`SessionStore.recent`). A room's
+    /// scans arrive together, and a scan decides nothing by them: it words the refusal of an old code and names the
+    /// course; the check-in reads them afresh.
+    package let moments = RecentReads<SessionMoment>(lifetime: 1) { notice in
+        if case .session(let id) = notice { id } else { nil }
+    }
+    /// Each course's passkey setting as read at most 5 s ago (`PasskeyStore`): every check-in of a room asks for it.
+    package let passkeyPolicies = RecentReads<CourseVerification>(lifetime: 5) { notice in
+        if case .course(let id) = notice { id } else { nil }
+    }
     /// Quiz runs' questions and course, which never change once a run has started: no notice concerns them.
     package let quizRuns = FixedRuns()
 
@@ -34,63 +40,36 @@ package final class Caches: Sendable {
     }
 }
 
-/// Each course's passkey setting as last read, for a few seconds: every check-in of a room asks for it.
-package final class PasskeyPolicies: NoticedCache {
-    private let entries = NIOLockedValueBox<[Int64: (policy: CourseVerification, expires: Date)]>([:])
-    /// How long a setting is kept; a change made through another process shows within it even if its notice is lost.
-    package static let lifetime: TimeInterval = 5
+/// Values by id as read at most `lifetime` ago, bounded: what a change through another process makes stale shows
+/// within the lifetime even if its notice is lost. A notice that names an id forgets it at once.
+package final class RecentReads<Value: Sendable>: NoticedCache {
+    private let entries = NIOLockedValueBox<[Int64: (value: Value, expires: Date)]>([:])
+    package let lifetime: TimeInterval
+    /// The id a notice concerns in this cache, if any.
+    private let concerned: @Sendable (ChangeNotice) -> Int64?
 
-    package func policy(courseID: Int64, now: Date) -> CourseVerification? {
-        entries.withLockedValue { entries in entries[courseID].flatMap { $0.expires > now ? $0.policy : nil } }
+    package init(lifetime: TimeInterval, concerned: @escaping @Sendable (ChangeNotice) -> Int64?) {
+        self.lifetime = lifetime
+        self.concerned = concerned
     }
 
-    package func remember(_ policy: CourseVerification, courseID: Int64, now: Date) {
+    package func value(id: Int64, now: Date) -> Value? {
+        entries.withLockedValue { entries in entries[id].flatMap { $0.expires > now ? $0.value : nil } }
+    }
+
+    package func remember(_ value: Value, id: Int64, now: Date) {
         entries.withLockedValue { entries in
             if entries.count > 10_000 { entries.removeAll() }
-            entries[courseID] = (policy, now.addingTimeInterval(Self.lifetime))
+            entries[id] = (value, now.addingTimeInterval(lifetime))
         }
     }
 
-    package func forget(courseID: Int64) {
-        _ = entries.withLockedValue { $0.removeValue(forKey: courseID) }
+    package func forget(id: Int64) {
+        _ = entries.withLockedValue { $0.removeValue(forKey: id) }
     }
 
     package func forget(_ notice: ChangeNotice?) {
-        switch notice {
-        case .course(let id)?: forget(courseID: id)
-        case nil: entries.withLockedValue { $0.removeAll() }
-        case .user?, .token?, .session?: break
-        }
-    }
-}
-
-/// Sessions' times and course names as read at most `lifetime` ago. A room's scans arrive together, and a scan decides
-/// nothing by them: it words the refusal of an old code and names the course; the check-in reads them afresh.
-package final class RecentMoments: NoticedCache {
-    private let entries = NIOLockedValueBox<[Int64: (moment: SessionMoment, expires: Date)]>([:])
-    /// How long a moment is kept: a session closed or a course renamed through another process shows within it.
-    package static let lifetime: TimeInterval = 1
-
-    package func moment(sessionID: Int64, now: Date) -> SessionMoment? {
-        entries.withLockedValue { entries in entries[sessionID].flatMap { $0.expires > now ? $0.moment : nil } }
-    }
-
-    package func remember(_ moment: SessionMoment, sessionID: Int64, now: Date) {
-        entries.withLockedValue { entries in
-            if entries.count > 10_000 { entries.removeAll() }
-            entries[sessionID] = (moment, now.addingTimeInterval(Self.lifetime))
-        }
-    }
-
-    package func forget(sessionID: Int64) {
-        _ = entries.withLockedValue { $0.removeValue(forKey: sessionID) }
-    }
-
-    package func forget(_ notice: ChangeNotice?) {
-        switch notice {
-        case .session(let id)?: forget(sessionID: id)
-        case nil: entries.withLockedValue { $0.removeAll() }
-        case .user?, .token?, .course?: break
-        }
+        guard let notice else { return entries.withLockedValue { $0.removeAll() } }
+        if let id = concerned(notice) { forget(id: id) }
     }
 }

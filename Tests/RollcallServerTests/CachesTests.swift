@@ -28,8 +28,8 @@ struct CachesTests {
             _ = try await tokens.identity(token: token, kind: .api)
             let caches = $0.caches
             #expect(caches.sessions.session(id: session.id) != nil)
-            #expect(caches.moments.moment(sessionID: session.id, now: Date()) != nil)
-            #expect(caches.passkeyPolicies.policy(courseID: session.courseId, now: Date()) != nil)
+            #expect(caches.moments.value(id: session.id, now: Date()) != nil)
+            #expect(caches.passkeyPolicies.value(id: session.courseId, now: Date()) != nil)
             #expect(caches.identities.identity(tokenHash: OpaqueToken.digest(token)) != nil)
 
             // The call under test: notices arrive, as `LiveNotifications` hands them over from other processes.
@@ -39,9 +39,9 @@ struct CachesTests {
 
             // Validation: each cache has forgotten at once, without any wiring by whoever made the stores.
             #expect(caches.sessions.session(id: session.id) == nil, "the edited session is read again")
-            #expect(caches.moments.moment(sessionID: session.id, now: Date()) == nil, "its times are read again")
+            #expect(caches.moments.value(id: session.id, now: Date()) == nil, "its times are read again")
             #expect(
-                caches.passkeyPolicies.policy(courseID: session.courseId, now: Date()) == nil,
+                caches.passkeyPolicies.value(id: session.courseId, now: Date()) == nil,
                 "the changed course setting is read again")
             #expect(
                 caches.identities.identity(tokenHash: OpaqueToken.digest(token)) == nil,
@@ -114,7 +114,7 @@ struct CachesTests {
             }
             let kept = try #require(try await sessions.recent(id: session.id, now: start.addingTimeInterval(0.5)))
             #expect(kept.courseName == "Biology")
-            let later = start.addingTimeInterval(RecentMoments.lifetime + 0.01)
+            let later = start.addingTimeInterval(database.caches.moments.lifetime + 0.01)
             #expect(try await sessions.recent(id: session.id, now: later)?.courseName == "Botany")
 
             // Closed through this process's store: the next scan knows at once.

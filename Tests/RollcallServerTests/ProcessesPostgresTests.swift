@@ -143,7 +143,7 @@ struct ProcessesPostgresTests {
                 try await PasskeyStore(database: first).setPolicy(
                     courseID: course, CourseVerification(required: true, reuseSeconds: 0))
                 try await waitUntil("B forgets the course setting changed on A") {
-                    policies.policies.policy(courseID: course, now: Date()) == nil
+                    policies.policies.value(id: course, now: Date()) == nil
                 }
                 #expect(try await policies.policy(courseID: course).required == true)
                 group.cancelAll()

@@ -95,7 +95,7 @@ package struct PasskeyStore: Sendable {
     }
 
     /// Course settings are read on every check-in; they change rarely, so they are kept for a few seconds.
-    package var policies: PasskeyPolicies { database.caches.passkeyPolicies }
+    package var policies: RecentReads<CourseVerification> { database.caches.passkeyPolicies }
 
     package static let challengeLifetime: TimeInterval = 300
 
@@ -252,13 +252,13 @@ package struct PasskeyStore: Sendable {
     // MARK: Course settings
 
     package func policy(courseID: Int64, now: Date = Date()) async throws -> CourseVerification {
-        if let cached = policies.policy(courseID: courseID, now: now) { return cached }
+        if let cached = policies.value(id: courseID, now: now) { return cached }
         let policy = try await database.read { sql in
             try await sql.select().columns("required", "reuse_seconds").from("course_verification")
                 .where("course_id", .equal, courseID).first(decoding: CourseVerification.self, with: .rollcall)
         }
         let found = policy ?? .off
-        policies.remember(found, courseID: courseID, now: now)
+        policies.remember(found, id: courseID, now: now)
         return found
     }
 
@@ -273,7 +273,7 @@ package struct PasskeyStore: Sendable {
                         .set(excludedValueOf: "updated_at")
                 }.run()
         }
-        policies.forget(courseID: courseID)
+        policies.forget(id: courseID)
         await database.announce(.course(courseID))
     }
 

@@ -159,11 +159,11 @@ package struct SessionStore: Sendable {
         return session
     }
 
-    /// The session with its times and course name as read at most `RecentMoments.lifetime` ago, for a scan, which
-    /// decides nothing by them (`RecentMoments`).
+    /// The session with its times and course name as read at most a second ago, for a scan, which decides nothing by
+    /// them (`Caches.moments`).
     package func recent(id: Int64, now: Date) async throws -> ClassSession? {
         guard var session = try await fixedParts(id: id) else { return nil }
-        if let moment = database.caches.moments.moment(sessionID: id, now: now) {
+        if let moment = database.caches.moments.value(id: id, now: now) {
             moment.apply(to: &session)
             return session
         }
@@ -171,7 +171,7 @@ package struct SessionStore: Sendable {
             fixed.forget(id: id)
             return nil
         }
-        database.caches.moments.remember(moment, sessionID: id, now: now)
+        database.caches.moments.remember(moment, id: id, now: now)
         moment.apply(to: &session)
         return session
     }
@@ -230,7 +230,7 @@ package struct SessionStore: Sendable {
             return try await Self.find(id: id, sql: sql)!
         }
         // After the commit: a scan in between would keep the old times again.
-        database.caches.moments.forget(sessionID: id)
+        database.caches.moments.forget(id: id)
         return session
     }
 
@@ -253,7 +253,7 @@ package struct SessionStore: Sendable {
             return try await Self.find(id: id, sql: sql)!
         }
         // After the commit: a scan in between would keep the old times again.
-        database.caches.moments.forget(sessionID: id)
+        database.caches.moments.forget(id: id)
         return session
     }
 
