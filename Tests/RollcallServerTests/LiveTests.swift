@@ -141,27 +141,12 @@ struct LiveTests {
 
     @Test func a_room_checking_in_at_once_reaches_the_view_once_each_in_order() async throws {
         try await withServer(setup: .live) { api in
-            let room = try await Classroom.open(api, student: "Student 00")
-            var students = [room.student]
-            for number in 1..<30 { students.append(try await room.enrol(api, "Student \(number)")) }
-            let everyone = Set(students.map(\.id))
-            let tickets = try await withThrowingTaskGroup(of: (Account, String).self) { group in
-                for student in students { group.addTask { (student, try await room.scan(api, as: student)) } }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
+            let (room, tickets) = try await Self.roomOfThirty(api)
+            let everyone = Set(tickets.map(\.student.id))
             try await api.watch(room.sessionID, as: room.teacher) { view in
                 #expect(try await view.next("snapshot").int("counts.notYet") == 30)
                 let released = ContinuousClock.now
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for (student, ticket) in tickets {
-                        group.addTask {
-                            let reply = try await api.call(
-                                .post, "/api/v1/check-ins", as: student, json: ["ticket": ticket])
-                            #expect(reply.status == .created, "\(reply.text)")
-                        }
-                    }
-                    try await group.waitForAll()
-                }
+                try await Self.checkInAtOnce(api, tickets)
                 var events: [Reply] = []
                 var lastCounts: Reply?
                 var countsSent = 0
@@ -371,13 +356,7 @@ struct LiveTests {
 
     @Test func a_room_checking_in_at_once_moves_the_projectors_count_at_most_four_times_a_second() async throws {
         try await withServer(setup: .live) { api in
-            let room = try await Classroom.open(api, settings: ["period": 60], student: "Student 00")
-            var students = [room.student]
-            for number in 1..<30 { students.append(try await room.enrol(api, "Student \(number)")) }
-            let tickets = try await withThrowingTaskGroup(of: (Account, String).self) { group in
-                for student in students { group.addTask { (student, try await room.scan(api, as: student)) } }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
+            let (room, tickets) = try await Self.roomOfThirty(api, settings: ["period": 60])
             let headers: HTTPFields = [.authorization: "Bearer \(room.teacher.token)"]
             try await api.client.ws(
                 "/api/v1/sessions/\(room.sessionID)/projector/live", configuration: .init(additionalHeaders: headers)
@@ -389,16 +368,7 @@ struct LiveTests {
                 }
                 #expect(try await checkedIn() == 0)
                 let released = ContinuousClock.now
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for (student, ticket) in tickets {
-                        group.addTask {
-                            let reply = try await api.call(
-                                .post, "/api/v1/check-ins", as: student, json: ["ticket": ticket])
-                            #expect(reply.status == .created, "\(reply.text)")
-                        }
-                    }
-                    try await group.waitForAll()
-                }
+                try await Self.checkInAtOnce(api, tickets)
                 var frames = 1
                 while try await checkedIn() != 30 { frames += 1 }
                 // A frame arrives after it is sent, so the time since the release bounds the gaps between them.
@@ -454,5 +424,34 @@ struct LiveTests {
             #expect(await subscription.next(timeout: .milliseconds(50)) == false)
         }
         #expect(hub.subscriberCount(7) == 0)
+    }
+}
+
+extension LiveTests {
+    /// A room of 30 enrolled students, "Student 00" to "Student 29", each holding the ticket of a scan.
+    static func roomOfThirty(
+        _ api: API, settings: [String: Any] = [:]
+    ) async throws -> (Classroom, [(student: Account, ticket: String)]) {
+        let room = try await Classroom.open(api, settings: settings, student: "Student 00")
+        var students = [room.student]
+        for number in 1..<30 { students.append(try await room.enrol(api, "Student \(number)")) }
+        let tickets = try await withThrowingTaskGroup(of: (Account, String).self) { group in
+            for student in students { group.addTask { (student, try await room.scan(api, as: student)) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        return (room, tickets)
+    }
+
+    /// Releases every ticket's check-in at once; each must be admitted.
+    static func checkInAtOnce(_ api: API, _ tickets: [(student: Account, ticket: String)]) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (student, ticket) in tickets {
+                group.addTask {
+                    let reply = try await api.call(.post, "/api/v1/check-ins", as: student, json: ["ticket": ticket])
+                    #expect(reply.status == .created, "\(reply.text)")
+                }
+            }
+            try await group.waitForAll()
+        }
     }
 }
