@@ -4,8 +4,9 @@ import NIOPosix
 import PostgresNIO
 
 /// The deadlines of the statements running on a pool's connections, looked over a few times a second: a statement
-/// past its deadline has its connection closed under it, which fails the statement at once. A timer of its own for
-/// each statement crossed to an event loop twice for every statement sent.
+/// past its deadline has its connection closed under it, which fails the statement at once. Unlike a timer of its
+/// own for each statement, the watch tells the statement's end whether its deadline closed the connection, so that a
+/// connection whose close is still on its way never goes back to the pool to be lent again.
 final class StatementWatch: Sendable {
     private struct Running {
         var connection: PostgresConnection
