@@ -11,6 +11,7 @@ public final class NetworkSwitch: @unchecked Sendable {
     private let lock = NSLock()
     private var online = true
     private var connections: [any Channel] = []
+    private var admitted = 0
     private var target: Int
 
     private init(listener: any Channel, target: Int) {
@@ -47,6 +48,8 @@ public final class NetworkSwitch: @unchecked Sendable {
     }
 
     public var isOnline: Bool { lock.withLock { online } }
+    /// How many connections the relay has let through so far: a client that comes back after a drop shows here.
+    public var connectionsAdmitted: Int { lock.withLock { admitted } }
     private var currentTarget: Int { lock.withLock { target } }
 
     /// Sends new connections to another port from now on, as a load balancer does when a server goes away.
@@ -75,7 +78,10 @@ public final class NetworkSwitch: @unchecked Sendable {
 
     private func admit(_ channel: any Channel) -> Bool {
         lock.withLock {
-            if online { connections.append(channel) }
+            if online {
+                connections.append(channel)
+                admitted += 1
+            }
             return online
         }
     }

@@ -69,44 +69,63 @@ struct LectureTests {
         let postgres = try PostgresServer.start()
         defer { postgres.stop() }
         try await withServer(databaseURL: postgres.url, setup: .live) { api in
-            let room = try await Classroom.open(api, settings: ["period": 60])
-            let late = try await room.enrol(api, "Lou Late")
-            let teacher = try api.rollcall(room.teacher)
-            let log = RoomLog()
-            let watching = Task {
-                for try await message in teacher.room(sessionID: room.sessionID) {
-                    log.record(message)
-                    if log.checkedIn.count == 2 { return }
-                }
+            // The teacher's network, to see the client come back.
+            let network = try await NetworkSwitch.start(to: try #require(api.client.port))
+            do {
+                try await Self.roomThroughOutage(api, postgres: postgres, teacherNetwork: network)
+            } catch {
+                await network.stop()
+                throw error
             }
-            defer { watching.cancel() }
-            try await eventually("the snapshot") { !log.snapshots.isEmpty }
-            let link = try #require(try await teacher.projectorFrame(sessionID: room.sessionID).url)
-            _ = try await api.rollcall(room.student).checkIn(
-                scannedLink: link, proof: CheckInProof(deviceID: "phone-0001"))
-            try await eventually("the first check-in") { log.checkedIn.count == 1 }
-
-            try postgres.halt()
-            // The room closes at once ("try again later"), and the client, coming back, is told 503 by the same
-            // address it asks when an upgrade fails: it keeps trying.
-            try await eventually("the server says the database is out where the client asks") {
-                try await api.call(
-                    .get, "/api/v1/sessions/\(room.sessionID)/live?after=1", as: room.teacher
-                ).status == .serviceUnavailable
-            }
-            let countsBefore = log.all.count { if case .counts = $0 { true } else { false } }
-            try postgres.resume()
-
-            try await eventually("the database answers again") { try await api.call(.get, "/healthz").status == .ok }
-            // Resumed: a resumed room starts with the counts.
-            try await eventually("the room resumed") {
-                log.all.count { if case .counts = $0 { true } else { false } } > countsBefore
-            }
-            _ = try await api.rollcall(late).checkIn(scannedLink: link, proof: CheckInProof(deviceID: "phone-0002"))
-            try await eventually("the check-in after the outage") { log.checkedIn.count == 2 }
-            try await watching.value
-            #expect(log.checkedIn == [room.student.id, late.id] && log.snapshots.count == 1, "each once, one snapshot")
+            await network.stop()
         }
+    }
+
+    /// The outage seen from the teacher's room, whose client goes through `teacherNetwork`.
+    static func roomThroughOutage(_ api: API, postgres: PostgresServer, teacherNetwork: NetworkSwitch) async throws {
+        let room = try await Classroom.open(api, settings: ["period": 60])
+        let late = try await room.enrol(api, "Lou Late")
+        let teacher = try api.rollcall(room.teacher, through: teacherNetwork)
+        let log = RoomLog()
+        let watching = Task {
+            for try await message in teacher.room(sessionID: room.sessionID) {
+                log.record(message)
+                if log.checkedIn.count == 2 { return }
+            }
+        }
+        defer { watching.cancel() }
+        try await eventually("the snapshot") { !log.snapshots.isEmpty }
+        let link = try #require(try await teacher.projectorFrame(sessionID: room.sessionID).url)
+        _ = try await api.rollcall(room.student).checkIn(
+            scannedLink: link, proof: CheckInProof(deviceID: "phone-0001"))
+        try await eventually("the first check-in") { log.checkedIn.count == 1 }
+
+        let connections = teacherNetwork.connectionsAdmitted
+        try postgres.halt()
+        // The room closes ("try again later") when its read finds the database gone. That read waits up to the
+        // lease deadline for a connection, and one made to a server already back answers it: the outage lasts until
+        // the client has come back.
+        try await eventually("the teacher's client reconnecting") {
+            teacherNetwork.connectionsAdmitted > connections
+        }
+        // Coming back, the client is told 503 by the same address it asks when an upgrade fails: it keeps trying.
+        try await eventually("the server says the database is out where the client asks") {
+            try await api.call(
+                .get, "/api/v1/sessions/\(room.sessionID)/live?after=1", as: room.teacher
+            ).status == .serviceUnavailable
+        }
+        let countsBefore = log.all.count { if case .counts = $0 { true } else { false } }
+        try postgres.resume()
+
+        try await eventually("the database answers again") { try await api.call(.get, "/healthz").status == .ok }
+        // Resumed: a resumed room starts with the counts.
+        try await eventually("the room resumed") {
+            log.all.count { if case .counts = $0 { true } else { false } } > countsBefore
+        }
+        _ = try await api.rollcall(late).checkIn(scannedLink: link, proof: CheckInProof(deviceID: "phone-0002"))
+        try await eventually("the check-in after the outage") { log.checkedIn.count == 2 }
+        try await watching.value
+        #expect(log.checkedIn == [room.student.id, late.id] && log.snapshots.count == 1, "each once, one snapshot")
     }
 
     static func lecture(_ api: API) async throws {
