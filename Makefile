@@ -23,10 +23,10 @@ format:
 
 # One test at a time: on a shared 2-core machine, hundreds at once starve the tests that talk to a live server. A
 # whole run takes 10-20 minutes; one that is still going after 45 is stuck, and stops with its output so far (each
-# test's "started" line names where), rather than running into the CI's own limit, which prints nothing.
+# test's "started" line names where, written line by line), rather than running into the CI's own limit.
 swift-test:
 	swift build --build-tests
-	timeout --kill-after=1m 45m swift test --no-parallel
+	timeout --kill-after=1m 45m stdbuf --output=L swift test --no-parallel
 
 # The message catalogs: current, complete, readable by gettext, and no sentence left outside them.
 catalog-test:
