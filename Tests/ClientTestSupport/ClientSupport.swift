@@ -63,11 +63,15 @@ public func expectRefusal(
 public final class RoomLog: @unchecked Sendable {
     private let lock = NSLock()
     private var messages: [RoomMessage] = []
+    private var end: String?
 
     public init() {}
 
     public func record(_ message: RoomMessage) { lock.withLock { messages.append(message) } }
     public var all: [RoomMessage] { lock.withLock { messages } }
+    /// How the room's sequence ended, once it has: a test waiting for a message says so rather than waiting on.
+    public var ending: String? { lock.withLock { end } }
+    public func ended(_ outcome: String) { lock.withLock { end = outcome } }
     public var snapshots: [RoomSnapshot] {
         all.compactMap { if case .snapshot(let snapshot) = $0 { snapshot } else { nil } }
     }

@@ -88,9 +88,15 @@ struct LectureTests {
         let teacher = try api.rollcall(room.teacher, through: teacherNetwork)
         let log = RoomLog()
         let watching = Task {
-            for try await message in teacher.room(sessionID: room.sessionID) {
-                log.record(message)
-                if log.checkedIn.count == 2 { return }
+            do {
+                for try await message in teacher.room(sessionID: room.sessionID) {
+                    log.record(message)
+                    if log.checkedIn.count == 2 { return }
+                }
+                log.ended("finished")
+            } catch {
+                log.ended("\(error)")
+                throw error
             }
         }
         defer { watching.cancel() }
@@ -120,8 +126,9 @@ struct LectureTests {
         try await eventually("the database answers again") { try await api.call(.get, "/healthz").status == .ok }
         // Resumed: a resumed room starts with the counts.
         try await eventually("the room resumed") {
-            log.all.count { if case .counts = $0 { true } else { false } } > countsBefore
+            log.ending != nil || log.all.count { if case .counts = $0 { true } else { false } } > countsBefore
         }
+        #expect(log.ending == nil, "the room ended: \(log.ending ?? "")")
         _ = try await api.rollcall(late).checkIn(scannedLink: link, proof: CheckInProof(deviceID: "phone-0002"))
         try await eventually("the check-in after the outage") { log.checkedIn.count == 2 }
         try await watching.value

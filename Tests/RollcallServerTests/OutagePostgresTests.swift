@@ -34,7 +34,9 @@ struct OutagePostgresTests {
             let lastEvent = try #require(events.last?.id)
             let (received, receiving) = AsyncStream<Void>.makeStream()
             let view = Task {
-                try await api.client.ws(
+                // A view refused or closed before its first message ends the wait below instead of holding it.
+                defer { receiving.finish() }
+                return try await api.client.ws(
                     "/api/v1/sessions/\(room.sessionID)/live?after=\(lastEvent)",
                     configuration: .init(additionalHeaders: [.authorization: "Bearer \(room.teacher.token)"])
                 ) { inbound, _, _ in
@@ -42,7 +44,16 @@ struct OutagePostgresTests {
                 }
             }
             // Open once its first message (the counts a resumed view gets) has come.
-            for await _ in received { break }
+            var opened = false
+            for await _ in received {
+                opened = true
+                break
+            }
+            if !opened {
+                let outcome = await view.result
+                Issue.record("the resumed view ended before its first message: \(outcome)")
+                return
+            }
 
             // The call under test: the database stops.
             try postgres.halt()

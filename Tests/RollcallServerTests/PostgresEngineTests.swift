@@ -1,13 +1,14 @@
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
-import RollcallStorage
+import PostgresNIO
 import RollcallWords
 import SQLKit
 import ServerTestSupport
 import Testing
 
 @testable import RollcallServer
+@testable import RollcallStorage
 
 /// The PostgreSQL engine under SQLKit: statements prepared once per connection and bound with the types they were
 /// prepared for, a deadline on every statement, and libpq's list of hosts.
@@ -62,6 +63,33 @@ struct PostgresEngineTests {
             }
             #expect(one == 1)
         }
+    }
+
+    /// PostgresNIO never answers a statement that reaches a connection just after it closed, nor lets it be
+    /// cancelled; a server's shutdown closes every connection while requests are on their way to them.
+    @Test func a_statement_that_meets_a_closed_connection_lets_its_caller_go() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        let logger = Logger(label: "test")
+        let server = try PostgresHosts(url: postgres.url).servers[0]
+        let connection = try await PostgresConnection.connect(configuration: server, id: 1, logger: logger)
+        try await connection.close()
+        let watch = StatementWatch()
+        defer { watch.stop() }
+        let outcome = NIOLockedValueBox<String?>(nil)
+        Task {
+            do {
+                // A deadline far away: only the close may let the caller go.
+                try await watch.run(on: connection, deadline: .seconds(3_600)) {
+                    _ = try await connection.query("SELECT 1", logger: logger)
+                }
+                outcome.withLockedValue { $0 = "answered" }
+            } catch {
+                outcome.withLockedValue { $0 = "\(type(of: error))" }
+            }
+        }
+        try await waitUntil("the caller is let go", timeout: .seconds(60)) { outcome.withLockedValue { $0 } != nil }
+        #expect(outcome.withLockedValue { $0 } == "DatabaseUnavailable")
     }
 
     @Test func a_connection_closed_under_a_request_is_not_lent_to_the_next() async throws {

@@ -34,36 +34,34 @@ struct PostgresSession: SQLDatabase {
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         // A statement written to a closed connection is never answered: its handlers are gone, and the failed write
-        // reaches no one. A ROLLBACK after the connection failed (and was closed below) would wait forever.
+        // reaches no one. Refused here at once; one that meets the close on its way is let go by the watch.
         guard !connection.isClosed else { throw DatabaseUnavailable() }
         let (text, binds) = serialize(query)
         let connection = connection
         let deadline =
             text == "COMMIT" || text == "ROLLBACK" ? min(deadline, PostgresPrimary.transactionEndDeadline) : deadline
-        // Closing the connection fails the statement at once, and the pool drops the connection with its statements.
-        let ticket = watch.start(on: connection, deadline: deadline)
+        let prepared = statements.prepared(text, binds: binds)
         do {
-            if let (statement, bindings) = statements.prepared(text, binds: binds) {
-                try await PreparedText.$current.withValue(statement) {
-                    for try await row in try await connection.execute(
-                        PreparedText(bindings: bindings), logger: connection.logger)
-                    {
-                        onRow(row.sql())
+            try await watch.run(on: connection, deadline: deadline) {
+                if let (statement, bindings) = prepared {
+                    try await PreparedText.$current.withValue(statement) {
+                        for try await row in try await connection.execute(
+                            PreparedText(bindings: bindings), logger: connection.logger)
+                        {
+                            onRow(row.sql())
+                        }
                     }
+                } else {
+                    try await connection.sql(queryLogLevel: nil).execute(sql: query, onRow)
                 }
-            } else {
-                try await connection.sql(queryLogLevel: nil).execute(sql: query, onRow)
             }
         } catch {
-            _ = watch.end(ticket)
             statements.forget(text, after: error)
-            // A server that says it is ending the connection (57P01) may still hold the socket open a moment: closed
-            // here, the connection is never lent to the next request.
+            // Closed before the connection goes back to the pool: a server that says it is ending the connection
+            // (57P01) may still hold the socket open a moment, and a close the watch began may still be on its way.
             if PostgresPrimary.isOutage(error) { try? await connection.close() }
             throw error
         }
-        // The deadline passed as the answer came: the connection is closing, and goes back to the pool closed.
-        if watch.end(ticket) { try? await connection.close() }
     }
 }
 

@@ -3,14 +3,16 @@ import NIOCore
 import NIOPosix
 import PostgresNIO
 
-/// The deadlines of the statements running on a pool's connections, looked over a few times a second: a statement
-/// past its deadline has its connection closed under it, which fails the statement at once. Unlike a timer of its
-/// own for each statement, the watch tells the statement's end whether its deadline closed the connection, so that a
-/// connection whose close is still on its way never goes back to the pool to be lent again.
+/// The deadlines of the statements running on a pool's connections, looked over a few times a second.
+///
+/// A statement past its deadline has its connection closed under it, and its caller is let go at once. So is a
+/// statement still running on a connection that has closed: PostgresNIO fails what it was given before the close,
+/// but a statement that reached the connection just after it closed is never answered, nor cancelled.
 final class StatementWatch: Sendable {
     private struct Running {
         var connection: PostgresConnection
         var deadline: ContinuousClock.Instant
+        var answer: StatementAnswer
     }
 
     private struct State {
@@ -29,33 +31,81 @@ final class StatementWatch: Sendable {
             initialDelay: .init(Self.interval), delay: .init(Self.interval)
         ) { _ in
             let now = ContinuousClock.now
-            let late = state.withLockedValue { state in
-                let late = state.running.filter { $0.value.deadline <= now }
-                for ticket in late.keys { state.running[ticket] = nil }
-                return late.values.map(\.connection)
+            let given = state.withLockedValue { state in
+                let given = state.running.filter { $0.value.deadline <= now || $0.value.connection.isClosed }
+                for ticket in given.keys { state.running[ticket] = nil }
+                return given.values
             }
-            for running in late { _ = running.close() as EventLoopFuture<Void> }
+            for running in given {
+                _ = running.connection.close() as EventLoopFuture<Void>
+                running.answer.give(.failure(DatabaseUnavailable()))
+            }
         }
     }
 
-    /// Watches a statement starting on `connection`; answers the ticket that `end` takes.
-    func start(on connection: PostgresConnection, deadline: Duration) -> Int {
-        let running = Running(connection: connection, deadline: .now + deadline)
-        return state.withLockedValue { state in
+    /// Runs `statement` on `connection` (from a task of its own), and answers what it answers; or
+    /// `DatabaseUnavailable` once its deadline has passed or its connection has closed, whether or not it ever ends.
+    func run(
+        on connection: PostgresConnection, deadline: Duration,
+        _ statement: @escaping @Sendable () async throws -> Void
+    ) async throws {
+        let answer = StatementAnswer()
+        try await withCheckedThrowingContinuation { continuation in
+            answer.await(continuation)
+            let ticket = start(Running(connection: connection, deadline: .now + deadline, answer: answer))
+            Task {
+                let result: Result<Void, any Error>
+                do {
+                    try await statement()
+                    result = .success(())
+                } catch {
+                    result = .failure(error)
+                }
+                end(ticket)
+                answer.give(result)
+            }
+        }
+    }
+
+    private func start(_ running: Running) -> Int {
+        state.withLockedValue { state in
             state.lastTicket &+= 1
             state.running[state.lastTicket] = running
             return state.lastTicket
         }
     }
 
-    /// The statement of `ticket` has ended. Answers whether its deadline had closed its connection already: the close
-    /// may still be on its way, and the connection must not go back to the pool before it is closed.
-    func end(_ ticket: Int) -> Bool {
-        state.withLockedValue { $0.running.removeValue(forKey: ticket) == nil }
+    private func end(_ ticket: Int) {
+        state.withLockedValue { _ = $0.running.removeValue(forKey: ticket) }
     }
 
     /// Stops looking: the pool is closed.
     func stop() {
         sweep.cancel()
+    }
+}
+
+/// A statement's answer to its caller, given once: by the statement, or by the watch that let the caller go.
+final class StatementAnswer: Sendable {
+    private struct State {
+        var waiting: CheckedContinuation<Void, any Error>?
+        var given = false
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// Set before anything can give the answer.
+    func await(_ continuation: CheckedContinuation<Void, any Error>) {
+        state.withLockedValue { $0.waiting = continuation }
+    }
+
+    func give(_ result: Result<Void, any Error>) {
+        let waiting = state.withLockedValue { state -> CheckedContinuation<Void, any Error>? in
+            guard !state.given else { return nil }
+            state.given = true
+            defer { state.waiting = nil }
+            return state.waiting
+        }
+        waiting?.resume(with: result)
     }
 }
