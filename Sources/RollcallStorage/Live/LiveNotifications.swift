@@ -43,9 +43,15 @@ package struct LiveNotifications: Service {
         do {
             // Closed at once when cancelled: the UNLISTEN that ends a listen is never answered by a server gone silent.
             try await withTaskCancellationHandler {
+                // Both under a watch: PostgresNIO never answers a request that meets the connection just closed, and
+                // the group could not end while one waits.
+                let watch = StatementWatch()
+                defer { watch.stop() }
                 try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await listening(on: connection) }
-                    group.addTask { try await Self.probe(connection, logger: logger) }
+                    group.addTask {
+                        try await watch.run(on: connection, deadline: nil) { try await listening(on: connection) }
+                    }
+                    group.addTask { try await Self.probe(connection, watch: watch, logger: logger) }
                     try await group.next()
                     group.cancelAll()
                 }
@@ -64,15 +70,14 @@ package struct LiveNotifications: Service {
     static let probeEvery = Duration.seconds(5)
     static let probeDeadline = Duration.seconds(5)
 
-    /// Asks the server a question every `probeEvery`, and closes the connection when it is not answered in time.
-    private static func probe(_ connection: PostgresConnection, logger: Logger) async throws {
+    /// Asks the server a question every `probeEvery`, and closes the connection when it is not answered in time. The
+    /// watch lets the question go too when the connection closes under it, which PostgresNIO may never answer.
+    private static func probe(_ connection: PostgresConnection, watch: StatementWatch, logger: Logger) async throws {
         while true {
             try await Task.sleep(for: probeEvery)
-            let timer = connection.eventLoop.scheduleTask(in: .init(probeDeadline)) {
-                _ = connection.close() as EventLoopFuture<Void>
+            try await watch.run(on: connection, deadline: probeDeadline) {
+                _ = try await connection.query("SELECT 1", logger: logger).collect()
             }
-            defer { timer.cancel() }
-            _ = try await connection.query("SELECT 1", logger: logger).collect()
         }
     }
 

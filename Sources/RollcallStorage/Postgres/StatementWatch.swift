@@ -11,7 +11,8 @@ import PostgresNIO
 final class StatementWatch: Sendable {
     private struct Running {
         var connection: PostgresConnection
-        var deadline: ContinuousClock.Instant
+        /// `nil` for a request that lasts as long as its connection, as listening does.
+        var deadline: ContinuousClock.Instant?
         var answer: StatementAnswer
     }
 
@@ -32,7 +33,9 @@ final class StatementWatch: Sendable {
         ) { _ in
             let now = ContinuousClock.now
             let given = state.withLockedValue { state in
-                let given = state.running.filter { $0.value.deadline <= now || $0.value.connection.isClosed }
+                let given = state.running.filter { running in
+                    running.value.connection.isClosed || running.value.deadline.map { $0 <= now } ?? false
+                }
                 for ticket in given.keys { state.running[ticket] = nil }
                 return given.values
             }
@@ -44,15 +47,16 @@ final class StatementWatch: Sendable {
     }
 
     /// Runs `statement` on `connection` (from a task of its own), and answers what it answers; or
-    /// `DatabaseUnavailable` once its deadline has passed or its connection has closed, whether or not it ever ends.
+    /// `DatabaseUnavailable` once its deadline (if any) has passed or its connection has closed, whether or not it
+    /// ever ends.
     func run(
-        on connection: PostgresConnection, deadline: Duration,
+        on connection: PostgresConnection, deadline: Duration?,
         _ statement: @escaping @Sendable () async throws -> Void
     ) async throws {
         let answer = StatementAnswer()
         try await withCheckedThrowingContinuation { continuation in
             answer.await(continuation)
-            let ticket = start(Running(connection: connection, deadline: .now + deadline, answer: answer))
+            let ticket = start(Running(connection: connection, deadline: deadline.map { .now + $0 }, answer: answer))
             Task {
                 let result: Result<Void, any Error>
                 do {
