@@ -65,8 +65,9 @@ final class StatementWatch: Sendable {
                 } catch {
                     result = .failure(error)
                 }
-                end(ticket)
-                answer.give(result)
+                // Once the watch has taken the statement, its answer is the watch's: the connection is closing, and
+                // the caller closes it before it goes back to the pool, even if the statement answered meanwhile.
+                if end(ticket) { answer.give(result) }
             }
         }
     }
@@ -79,8 +80,9 @@ final class StatementWatch: Sendable {
         }
     }
 
-    private func end(_ ticket: Int) {
-        state.withLockedValue { _ = $0.running.removeValue(forKey: ticket) }
+    /// Whether the statement of `ticket` was still the statement's to answer, not taken by the watch.
+    private func end(_ ticket: Int) -> Bool {
+        state.withLockedValue { $0.running.removeValue(forKey: ticket) != nil }
     }
 
     /// Stops looking: the pool is closed.
