@@ -13,7 +13,8 @@ final class StatementWatch: Sendable {
         var connection: PostgresConnection
         /// `nil` for a request that lasts as long as its connection, as listening does.
         var deadline: ContinuousClock.Instant?
-        var answer: StatementAnswer
+        /// The caller, resumed once: by the statement's task, or by the sweep that took the statement.
+        var caller: CheckedContinuation<Void, any Error>
     }
 
     private struct State {
@@ -41,7 +42,7 @@ final class StatementWatch: Sendable {
             }
             for running in given {
                 _ = running.connection.close() as EventLoopFuture<Void>
-                running.answer.give(.failure(DatabaseUnavailable()))
+                running.caller.resume(throwing: DatabaseUnavailable())
             }
         }
     }
@@ -53,10 +54,8 @@ final class StatementWatch: Sendable {
         on connection: PostgresConnection, deadline: Duration?,
         _ statement: @escaping @Sendable () async throws -> Void
     ) async throws {
-        let answer = StatementAnswer()
-        try await withCheckedThrowingContinuation { continuation in
-            answer.await(continuation)
-            let ticket = start(Running(connection: connection, deadline: deadline.map { .now + $0 }, answer: answer))
+        try await withCheckedThrowingContinuation { caller in
+            let ticket = start(Running(connection: connection, deadline: deadline.map { .now + $0 }, caller: caller))
             Task {
                 let result: Result<Void, any Error>
                 do {
@@ -67,7 +66,7 @@ final class StatementWatch: Sendable {
                 }
                 // Once the watch has taken the statement, its answer is the watch's: the connection is closing, and
                 // the caller closes it before it goes back to the pool, even if the statement answered meanwhile.
-                if end(ticket) { answer.give(result) }
+                end(ticket)?.resume(with: result)
             }
         }
     }
@@ -80,38 +79,13 @@ final class StatementWatch: Sendable {
         }
     }
 
-    /// Whether the statement of `ticket` was still the statement's to answer, not taken by the watch.
-    private func end(_ ticket: Int) -> Bool {
-        state.withLockedValue { $0.running.removeValue(forKey: ticket) != nil }
+    /// The caller of `ticket`'s statement, while the statement is still its own to answer, not taken by the watch.
+    private func end(_ ticket: Int) -> CheckedContinuation<Void, any Error>? {
+        state.withLockedValue { $0.running.removeValue(forKey: ticket)?.caller }
     }
 
     /// Stops looking: the pool is closed.
     func stop() {
         sweep.cancel()
-    }
-}
-
-/// A statement's answer to its caller, given once: by the statement, or by the watch that let the caller go.
-final class StatementAnswer: Sendable {
-    private struct State {
-        var waiting: CheckedContinuation<Void, any Error>?
-        var given = false
-    }
-
-    private let state = NIOLockedValueBox(State())
-
-    /// Set before anything can give the answer.
-    func await(_ continuation: CheckedContinuation<Void, any Error>) {
-        state.withLockedValue { $0.waiting = continuation }
-    }
-
-    func give(_ result: Result<Void, any Error>) {
-        let waiting = state.withLockedValue { state -> CheckedContinuation<Void, any Error>? in
-            guard !state.given else { return nil }
-            state.given = true
-            defer { state.waiting = nil }
-            return state.waiting
-        }
-        waiting?.resume(with: result)
     }
 }
