@@ -7,11 +7,11 @@ extension Database {
     package var firstLanguages: FirstLanguages { companion(FirstLanguages.self) { FirstLanguages(database: $0) } }
 }
 
-/// Keeps the language each person first acted in, in groups (`WriteGroups`), each one statement. A room of
+/// Keeps the language each person first acted in, in groups (`StatementGroups`), each one statement. A room of
 /// newcomers, whose accounts a roster import made, checks in for the first time at once; kept one by one, their
 /// languages took a write each beside their check-ins.
 package struct FirstLanguages: Sendable {
-    private let groups: WriteGroups<Choice, Bool>
+    private let groups: StatementGroups<Choice, Bool>
     /// People per statement: three binds each stay well under SQLite's limit.
     static let largestStatement = 1_000
 
@@ -21,7 +21,7 @@ package struct FirstLanguages: Sendable {
     }
 
     init(database: Database) {
-        groups = WriteGroups(largest: Self.largestStatement) { choices in
+        groups = StatementGroups(largest: Self.largestStatement) { choices in
             // Of two calls for one person in one group, the first one's language is kept.
             var group: [Int64: String] = [:]
             for choice in choices where group[choice.id] == nil { group[choice.id] = choice.language }

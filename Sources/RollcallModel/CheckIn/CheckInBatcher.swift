@@ -28,17 +28,17 @@ package struct PendingCheckIn: Sendable {
     }
 }
 
-/// Writes check-ins in groups (`WriteGroups`): whoever arrives while a group is being written waits for the next one,
+/// Writes check-ins in groups (`StatementGroups`): whoever arrives while a group is being written waits for the next one,
 /// and each group is one transaction of a few multi-row statements. A room checking in at once thus costs a handful
 /// of statements per group instead of several per student, and every student is still answered only after the
 /// transaction holding their row, and everything the check-in decided beside it, has committed.
 package struct CheckInBatcher: Sendable {
-    private let groups: WriteGroups<PendingCheckIn, CheckInOutcome>
+    private let groups: StatementGroups<PendingCheckIn, CheckInOutcome>
     /// Rows per statement stay well under SQLite's limit of bound parameters.
     package static let largestGroup = 400
 
     package init(database: Database) {
-        groups = WriteGroups(largest: Self.largestGroup) { group in await Self.writeGroup(group, database: database) }
+        groups = StatementGroups(largest: Self.largestGroup) { group in await Self.writeGroup(group, database: database) }
     }
 
     package func record(_ checkIn: PendingCheckIn) async throws -> CheckInOutcome {

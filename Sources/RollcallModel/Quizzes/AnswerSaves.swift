@@ -8,7 +8,7 @@ extension Database {
     package var answerSaves: AnswerSaves { companion(AnswerSaves.self) { AnswerSaves(database: $0) } }
 }
 
-/// Writes quiz answers in groups (`WriteGroups`), a transaction per group. A quiz's autosaves are most of a morning's
+/// Writes quiz answers in groups (`StatementGroups`), a transaction per group. A quiz's autosaves are most of a morning's
 /// requests; each in a transaction of its own, every save waited for its own flush of the log.
 package struct AnswerSaves: Sendable {
     /// One answer to save.
@@ -22,12 +22,12 @@ package struct AnswerSaves: Sendable {
         package var now: Date
     }
 
-    private let groups: WriteGroups<Save, QuizAttempts.SaveOutcome>
+    private let groups: StatementGroups<Save, QuizAttempts.SaveOutcome>
     /// Saves per transaction: enough for a hall's autosaves in one flush, and a short hold on their attempts.
     static let largestGroup = 200
 
     init(database: Database) {
-        groups = WriteGroups(largest: Self.largestGroup) { group in await Self.write(group, database: database) }
+        groups = StatementGroups(largest: Self.largestGroup) { group in await Self.write(group, database: database) }
     }
 
     /// Saves one answer under the sequence rule (`QuizAttempts.save`).

@@ -1,11 +1,11 @@
-/// Writes in groups: whoever arrives while a group is being written waits for the next one, and the first of them
-/// writes it. A burst thus costs a transaction per group instead of one per caller, and each caller is answered only
-/// once the group holding their item is written. Whoever writes hands the pen on after their own group, so that no
-/// caller writes for others forever.
+/// Statements in groups: whoever arrives while a group is being written (or read) waits for the next one, and the
+/// first of them runs it. A burst thus costs a statement or transaction per group instead of one per caller, and each
+/// caller is answered only once the group holding their item is done. Whoever runs a group hands the pen on after
+/// their own, so that no caller works for others forever.
 ///
 /// It lives beside its users, in this module, so that the compiler specializes it for each.
-package actor WriteGroups<Item: Sendable, Outcome: Sendable> {
-    /// Writes one group; the outcomes come back in the group's order, one for each item.
+package actor StatementGroups<Item: Sendable, Outcome: Sendable> {
+    /// Writes or reads one group; the outcomes come back in the group's order, one for each item.
     package typealias Write = @Sendable ([Item]) async -> [Result<Outcome, any Error>]
 
     private let largest: Int
@@ -38,7 +38,7 @@ package actor WriteGroups<Item: Sendable, Outcome: Sendable> {
     /// Wakes a waiting caller to write the next groups.
     private struct Handoff: Error {}
 
-    /// Writes `item` with whatever else is waiting, and answers its outcome.
+    /// Runs `item` with whatever else is waiting, and answers its outcome.
     package func submit(_ item: Item) async throws -> Outcome {
         let slot = Slot()
         pending.append((item, slot))
