@@ -60,21 +60,13 @@ package struct AccessTokenStore: Sendable {
         if let known = identities.identity(tokenHash: digest) {
             return known.viaCookie == (kind == .web) ? known : nil
         }
-        let found: Identity? = try await database.read { sql in
-            guard
-                let row = try await sql.select().column("csrf").column(User.columns)
-                    .from("access_tokens").join("users", on: "users.id = access_tokens.user_id")
-                    .where("token_hash", .equal, digest).where("kind", .equal, kind.rawValue)
-                    .where("expires_at", .greaterThan, Date()).first()
-            else { return nil }
-            let user = try User(row: row)
-            return Identity(
-                user: user, tokenHash: digest, csrf: try row.decode(column: "csrf", as: String.self),
-                viaCookie: kind == .web
-            )
+        let mark = identities.mark
+        guard let found = try await database.tokenLookups.find(digest: digest), found.kind == kind.rawValue else {
+            return nil
         }
-        if let found { identities.remember(found) }
-        return found
+        let identity = Identity(user: found.user, tokenHash: digest, csrf: found.csrf, viaCookie: kind == .web)
+        identities.remember(identity, readSince: mark)
+        return identity
     }
 
     /// Ends a session; answers the school's ID token it was signed in with, if any, for signing out there too.

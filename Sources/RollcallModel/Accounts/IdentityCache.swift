@@ -16,6 +16,8 @@ package final class IdentityCache: NoticedCache {
     private struct Entries {
         var byToken: [String: Entry] = [:]
         var byUser: [Int64: Set<String>] = [:]
+        /// How many times anything was forgotten: a look-up that began before a forget may have read what it forgot.
+        var forgets: UInt64 = 0
 
         mutating func remove(_ tokenHash: String) {
             guard let entry = byToken.removeValue(forKey: tokenHash) else { return }
@@ -51,8 +53,15 @@ package final class IdentityCache: NoticedCache {
         }
     }
 
-    package func remember(_ identity: Identity, now: Date = Date()) {
+    /// Where the cache's forgetting stands now, for a look-up to remember its answer only if nothing was forgotten
+    /// while it read (`remember(_:now:readSince:)`).
+    package var mark: UInt64 { entries.withLockedValue { $0.forgets } }
+
+    /// Remembers what a look-up read, unless something was forgotten since `mark`: a sign-out may have deleted the
+    /// token after the look-up read it, and its forget came before this remember.
+    package func remember(_ identity: Identity, now: Date = Date(), readSince mark: UInt64? = nil) {
         entries.withLockedValue { entries in
+            if let mark, entries.forgets != mark { return }
             if entries.byToken.count >= capacity { entries.removeAll() }
             entries.remove(identity.tokenHash)
             entries.byToken[identity.tokenHash] = Entry(identity: identity, expires: now.addingTimeInterval(lifetime))
@@ -61,12 +70,16 @@ package final class IdentityCache: NoticedCache {
     }
 
     package func forget(tokenHash: String) {
-        entries.withLockedValue { $0.remove(tokenHash) }
+        entries.withLockedValue { entries in
+            entries.forgets &+= 1
+            entries.remove(tokenHash)
+        }
     }
 
     /// Forgets every token of a person whose account changed.
     package func forget(userID: Int64) {
         entries.withLockedValue { entries in
+            entries.forgets &+= 1
             for tokenHash in entries.byUser[userID] ?? [] { entries.remove(tokenHash) }
         }
     }
@@ -85,7 +98,11 @@ package final class IdentityCache: NoticedCache {
         switch notice {
         case .user(let id)?: forget(userID: id)
         case .token(let hash)?: forget(tokenHash: hash)
-        case nil: entries.withLockedValue { $0.removeAll() }
+        case nil:
+            entries.withLockedValue { entries in
+                entries.forgets &+= 1
+                entries.removeAll()
+            }
         case .course?, .session?: break
         }
     }

@@ -1,0 +1,58 @@
+import Foundation
+import RollcallStorage
+import SQLKit
+
+extension Database {
+    /// This process's look-ups of tokens the identity cache does not hold (`TokenLookups`).
+    package var tokenLookups: TokenLookups { companion(TokenLookups.self) { TokenLookups(database: $0) } }
+}
+
+/// Finds whose tokens are, in groups (`StatementGroups`), one statement per group. A room scanning the code arrives
+/// together, each student with a token this process has not seen yet: one statement each was half the statements of
+/// a room's first check-in on PostgreSQL. A token asked for alone is read at once, as before.
+package struct TokenLookups: Sendable {
+    /// An unexpired token's row: whose it is, and how it was issued.
+    package struct Found: Sendable {
+        package var user: User
+        package var kind: String
+        package var csrf: String
+    }
+
+    private let groups: StatementGroups<String, Found?>
+    /// A group's list of tokens is padded to one of these lengths, so that four statements serve every group and
+    /// each stays prepared on PostgreSQL.
+    static let listLengths = [1, 4, 16, 64]
+
+    init(database: Database) {
+        groups = StatementGroups(largest: Self.listLengths.last!) { digests in
+            do {
+                let found = try await Self.read(Array(Set(digests)), database: database)
+                return digests.map { .success(found[$0]) }
+            } catch {
+                return digests.map { _ in .failure(error) }
+            }
+        }
+    }
+
+    /// The unexpired token whose digest is `digest`, with whatever else is being asked for meanwhile.
+    package func find(digest: String) async throws -> Found? {
+        try await groups.submit(digest)
+    }
+
+    private static func read(_ digests: [String], database: Database) async throws -> [String: Found] {
+        let length = listLengths.first { $0 >= digests.count } ?? digests.count
+        let list = digests + Array(repeating: digests[0], count: length - digests.count)
+        let rows = try await database.read { sql in
+            try await sql.select().column("token_hash").column("kind").column("csrf").column(User.columns)
+                .from("access_tokens").join("users", on: "users.id = access_tokens.user_id")
+                .where("token_hash", .in, list).where("expires_at", .greaterThan, Date()).all()
+        }
+        var found: [String: Found] = [:]
+        for row in rows {
+            found[try row.decode(column: "token_hash", as: String.self)] = Found(
+                user: try User(row: row), kind: try row.decode(column: "kind", as: String.self),
+                csrf: try row.decode(column: "csrf", as: String.self))
+        }
+        return found
+    }
+}
