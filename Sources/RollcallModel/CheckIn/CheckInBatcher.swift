@@ -38,7 +38,9 @@ package struct CheckInBatcher: Sendable {
     package static let largestGroup = 400
 
     package init(database: Database) {
-        groups = StatementGroups(largest: Self.largestGroup) { group in await Self.writeGroup(group, database: database) }
+        groups = StatementGroups(largest: Self.largestGroup) { group in
+            await Self.writeGroup(group, database: database)
+        }
     }
 
     package func record(_ checkIn: PendingCheckIn) async throws -> CheckInOutcome {
