@@ -42,10 +42,19 @@ package struct TokenLookups: Sendable {
     private static func read(_ digests: [String], database: Database) async throws -> [String: Found] {
         let length = listLengths.first { $0 >= digests.count } ?? digests.count
         let list = digests + Array(repeating: digests[0], count: length - digests.count)
+        // A list of values joined, not `IN (…)`: PostgreSQL's plan for a prepared `IN` of 64 compares every row of
+        // a small table with each of the 64 (2.9 ms), where the join hashes them (0.3 ms) or probes the key.
+        let asked = SQLList(list.map { SQLQueryString("(\(bind: $0))") })
         let rows = try await database.read { sql in
-            try await sql.select().column("token_hash").column("kind").column("csrf").column(User.columns)
-                .from("access_tokens").join("users", on: "users.id = access_tokens.user_id")
-                .where("token_hash", .in, list).where("expires_at", .greaterThan, Date()).all()
+            try await sql.raw(
+                """
+                WITH asked(token_hash) AS (VALUES \(asked))
+                SELECT access_tokens.token_hash, access_tokens.kind, access_tokens.csrf, \(User.columns)
+                FROM asked JOIN access_tokens ON access_tokens.token_hash = asked.token_hash
+                  JOIN users ON users.id = access_tokens.user_id
+                WHERE access_tokens.expires_at > \(bind: Date())
+                """
+            ).all()
         }
         var found: [String: Found] = [:]
         for row in rows {
