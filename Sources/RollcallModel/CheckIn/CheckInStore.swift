@@ -44,10 +44,13 @@ package struct CheckInStore: Sendable {
     package let database: Database
     /// One per server, so that every check-in joins the same group commit.
     package let batcher: CheckInBatcher
+    /// One per server too, so that a room's check-ins read their standings together.
+    private let standings: CheckInStandings
 
     package init(database: Database) {
         self.database = database
         self.batcher = CheckInBatcher(database: database)
+        self.standings = CheckInStandings(database: database)
     }
 
     /// What the policy needs to know about this student in this session, with the session's times as they are
@@ -55,44 +58,8 @@ package struct CheckInStore: Sendable {
     package func standing(sessionID: Int64, studentID: Int64, deviceID: String?, ticketHash: String?) async throws
         -> Standing?
     {
-        try await database.read { sql in
-            guard
-                let row = try await sql.raw(
-                    """
-                    SELECT sessions.opened_at, sessions.closes_at, sessions.closed_at, courses.name AS course_name,
-                      courses.join_from_scan, courses.archived_at,
-                      (SELECT COUNT(*) FROM enrollments
-                        WHERE enrollments.course_id = sessions.course_id AND enrollments.student_id = \(bind: studentID))
-                        AS enrolled,
-                      attendance.status, attendance.recorded_at,
-                      (SELECT student_id FROM device_bindings
-                        WHERE device_bindings.session_id = sessions.id AND device_bindings.device_id = \(bind: deviceID ?? ""))
-                        AS device_owner,
-                      (SELECT student_id FROM check_in_evidence WHERE ticket_hash = \(bind: ticketHash ?? ""))
-                        AS ticket_owner
-                    FROM sessions JOIN courses ON courses.id = sessions.course_id
-                      LEFT JOIN attendance ON attendance.session_id = sessions.id
-                        AND attendance.student_id = \(bind: studentID)
-                    WHERE sessions.id = \(bind: sessionID)
-                    """
-                ).first()
-            else { return nil }
-            let status = try row.decodeNil(column: "status") ? nil : try row.decode(column: "status", as: String.self)
-            let existing = try status.flatMap(AttendanceStatus.init(rawValue:)).map { status in
-                (status: status, at: try row.decode(column: "recorded_at", as: Date.self))
-            }
-            let owner =
-                try row.decodeNil(column: "device_owner") ? nil : try row.decode(column: "device_owner", as: Int64.self)
-            let ticketOwner =
-                try row.decodeNil(column: "ticket_owner") ? nil : try row.decode(column: "ticket_owner", as: Int64.self)
-            return Standing(
-                moment: try SessionMoment(row), enrolled: try row.decode(column: "enrolled", as: Int.self) > 0,
-                joinFromScan: try row.decode(column: "join_from_scan", as: Bool.self),
-                archived: try !row.decodeNil(column: "archived_at"),
-                existing: existing, deviceUsedByOther: owner.map { $0 != studentID } ?? false,
-                ticketUsedByOther: ticketOwner.map { $0 != studentID } ?? false
-            )
-        }
+        try await standings.standing(
+            .init(sessionID: sessionID, studentID: studentID, deviceID: deviceID ?? "", ticketHash: ticketHash ?? ""))
     }
 
     /// A student's place in a session before checking in.
