@@ -7,9 +7,10 @@ extension Database {
     package var tokenLookups: TokenLookups { companion(TokenLookups.self) { TokenLookups(database: $0) } }
 }
 
-/// Finds whose tokens are, in groups (`StatementGroups`), one statement per group. A room scanning the code arrives
-/// together, each student with a token this process has not seen yet: one statement each was half the statements of
-/// a room's first check-in on PostgreSQL. A token asked for alone is read at once, as before.
+/// Finds whose tokens are, in groups (`StatementGroups`) on PostgreSQL, one statement per group. A room scanning the
+/// code arrives together, each student with a token this process has not seen yet: one statement each was half the
+/// statements of a room's first check-in on PostgreSQL. A token asked for alone is read at once, as before; on SQLite
+/// every token is, as `CheckInStandings` explains.
 package struct TokenLookups: Sendable {
     /// An unexpired token's row: whose it is, and how it was issued.
     package struct Found: Sendable {
@@ -18,12 +19,18 @@ package struct TokenLookups: Sendable {
         package var csrf: String
     }
 
-    private let groups: StatementGroups<String, Found?>
+    private let groups: StatementGroups<String, Found?>?
+    private let database: Database
     /// A group's list of tokens is padded to one of these lengths, so that four statements serve every group and
     /// each stays prepared on PostgreSQL.
     static let listLengths = [1, 4, 16, 64]
 
     init(database: Database) {
+        self.database = database
+        guard database.engine == .postgres else {
+            groups = nil
+            return
+        }
         groups = StatementGroups(largest: Self.listLengths.last!) { digests in
             do {
                 let found = try await Self.read(Array(Set(digests)), database: database)
@@ -36,7 +43,8 @@ package struct TokenLookups: Sendable {
 
     /// The unexpired token whose digest is `digest`, with whatever else is being asked for meanwhile.
     package func find(digest: String) async throws -> Found? {
-        try await groups.submit(digest)
+        guard let groups else { return try await Self.read([digest], database: database)[digest] }
+        return try await groups.submit(digest)
     }
 
     private static func read(_ digests: [String], database: Database) async throws -> [String: Found] {

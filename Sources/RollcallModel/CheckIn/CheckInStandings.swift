@@ -3,10 +3,11 @@ import RollcallCore
 import RollcallStorage
 import SQLKit
 
-/// Reads check-ins' standings in groups (`StatementGroups`), one statement per group. A room checking in at once
-/// asked one statement each before the group commit: on PostgreSQL each costs the server more than the reading. A
-/// standing asked for alone is read at once, as before; one asked for after a write sees it, since a group starts
-/// only after its callers asked.
+/// Reads check-ins' standings in groups (`StatementGroups`) on PostgreSQL, one statement per group. A room checking
+/// in at once asked one statement each before the group commit, and on PostgreSQL each costs the server more than
+/// the reading. A standing asked for alone is read at once, as before; one asked for after a write sees it, since a
+/// group starts only after its callers asked. SQLite reads each at once, in parallel: its statements cost no
+/// protocol, and one group at a time would only queue them.
 struct CheckInStandings: Sendable {
     /// One check-in's question: this student, on this device, with this ticket, in this session.
     struct Ask: Sendable, Hashable {
@@ -16,12 +17,18 @@ struct CheckInStandings: Sendable {
         var ticketHash: String
     }
 
-    private let groups: StatementGroups<Ask, CheckInStore.Standing?>
+    private let groups: StatementGroups<Ask, CheckInStore.Standing?>?
+    private let database: Database
     /// A group's list of questions is padded to one of these lengths, so that four statements serve every group and
     /// each stays prepared on PostgreSQL.
     static let listLengths = [1, 4, 16, 64]
 
     init(database: Database) {
+        self.database = database
+        guard database.engine == .postgres else {
+            groups = nil
+            return
+        }
         groups = StatementGroups(largest: Self.listLengths.last!) { asks in
             do {
                 let unique = Array(Set(asks))
@@ -36,7 +43,8 @@ struct CheckInStandings: Sendable {
 
     /// The standing `ask` is about, with whatever else is asked meanwhile; `nil` when the session no longer exists.
     func standing(_ ask: Ask) async throws -> CheckInStore.Standing? {
-        try await groups.submit(ask)
+        guard let groups else { return try await Self.read([ask], database: database)[0] }
+        return try await groups.submit(ask)
     }
 
     /// The standings of `asks`, by their place in it. The attendance row is read by two subqueries rather than
