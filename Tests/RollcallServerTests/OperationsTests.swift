@@ -22,6 +22,7 @@ struct OperationsTests {
         let acknowledged = NIOLockedValueBox<Set<Int64>>([])
         let before = NIOLockedValueBox<Set<Int64>>([])
         let room = NIOLockedValueBox<Classroom?>(nil)
+        let backingUp = NIOLockedValueBox(false)
         try await withServer(dataDirectory: scratch.path("data")) { api in
             let classroom = try await Classroom.open(api)
             room.withLockedValue { $0 = classroom }
@@ -33,6 +34,11 @@ struct OperationsTests {
                     let mine = students.enumerated().filter { $0.offset % 3 == lane }.map(\.element)
                     group.addTask {
                         for student in mine {
+                            // After the first few, the room waits for the backup to begin: on a fast machine the
+                            // whole burst could otherwise end before it, and the backup would not be taken during it.
+                            if acknowledged.withLockedValue({ $0.count >= 6 }) {
+                                try await eventually("the backup to begin") { backingUp.withLockedValue { $0 } }
+                            }
                             let reply = try await classroom.checkIn(api, student)
                             if reply.status == .created { acknowledged.withLockedValue { _ = $0.insert(student.id) } }
                         }
@@ -40,6 +46,7 @@ struct OperationsTests {
                 }
                 try await eventually("the first check-ins") { acknowledged.withLockedValue { $0.count >= 6 } }
                 before.withLockedValue { $0 = acknowledged.withLockedValue { $0 } }
+                backingUp.withLockedValue { $0 = true }
                 _ = try await Operations.backup(scratch.configuration(), to: backup, force: false, in: .english)
                 try await group.waitForAll()
             }
