@@ -1,3 +1,5 @@
+import RollcallStorage
+
 /// Statements in groups: whoever arrives while a group is being written (or read) waits for the next one, and the
 /// first of them runs it. A burst thus costs a statement or transaction per group instead of one per caller, and each
 /// caller is answered only once the group holding their item is done. Whoever runs a group hands the pen on after
@@ -67,3 +69,46 @@ package actor StatementGroups<Item: Sendable, Outcome: Sendable> {
         return try slot.result!.get()
     }
 }
+
+/// Reads a crowd asks for at once, one statement per group on PostgreSQL (`StatementGroups`), where each statement
+/// costs the server more than the reading. On SQLite each is read at once: its statements cost no protocol, and its
+/// readers run in parallel where one group at a time would only queue them.
+package struct GroupedReads<Item: Hashable & Sendable, Value: Sendable>: Sendable {
+    /// Reads distinct items, answering what it found for each; an item without an answer has none.
+    package typealias Read = @Sendable ([Item]) async throws -> [Item: Value]
+
+    private let groups: StatementGroups<Item, Value?>?
+    private let read: Read
+
+    package init(database: Database, read: @escaping Read) {
+        self.read = read
+        guard database.engine == .postgres else {
+            groups = nil
+            return
+        }
+        groups = StatementGroups(largest: listLengths.last!) { items in
+            do {
+                let found = try await read(Array(Set(items)))
+                return items.map { .success(found[$0]) }
+            } catch {
+                return items.map { _ in .failure(error) }
+            }
+        }
+    }
+
+    /// What `item` reads, with whatever else is asked meanwhile.
+    package func value(of item: Item) async throws -> Value? {
+        guard let groups else { return try await read([item])[item] }
+        return try await groups.submit(item)
+    }
+
+    /// `items` padded with its first to one of `listLengths`, so that a few statements serve every group and each
+    /// stays prepared on PostgreSQL.
+    package static func padded(_ items: [Item]) -> [Item] {
+        let length = listLengths.first { $0 >= items.count } ?? items.count
+        return items + Array(repeating: items[0], count: length - items.count)
+    }
+}
+
+/// The lengths a group's list of values is padded to.
+private let listLengths = [1, 4, 16, 64]

@@ -13,16 +13,7 @@ import Testing
 struct CheckInStandingsTests {
     @Test(arguments: [Database.Engine.sqlite, .postgres])
     func a_crowd_asking_at_once_is_told_what_each_would_be_told_alone(engine: Database.Engine) async throws {
-        let postgres = engine == .postgres ? try PostgresServer.start() : nil
-        defer { postgres?.stop() }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-standing-\(UUID()).sqlite")
-            .path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let database =
-            try postgres.map { try Database.postgres(url: $0.url, logger: Logger(label: "test")) }
-            ?? Database.sqlite(path: path, logger: Logger(label: "test"))
-        try await database.closing { database in
-            try await Migrations.apply(to: database)
+        try await withMigratedDatabase(engine) { database in
             let asks = try await Self.classroomOfDifferences(database)
             let store = CheckInStore(database: database)
             func standing(_ ask: Ask) async throws -> String {

@@ -13,15 +13,7 @@ struct FirstLanguagesTests {
     func a_crowd_of_newcomers_each_keeps_their_own_language_and_a_kept_one_stays(engine: Database.Engine)
         async throws
     {
-        let postgres = engine == .postgres ? try PostgresServer.start() : nil
-        defer { postgres?.stop() }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-first-\(UUID()).sqlite").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let database =
-            try postgres.map { try Database.postgres(url: $0.url, logger: Logger(label: "test")) }
-            ?? Database.sqlite(path: path, logger: Logger(label: "test"))
-        try await database.closing { database in
-            try await Migrations.apply(to: database)
+        try await withMigratedDatabase(engine) { database in
             let users = UserStore(database: database)
             var people: [Int64] = []
             for number in 0..<300 {

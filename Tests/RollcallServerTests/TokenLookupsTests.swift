@@ -13,16 +13,7 @@ import Testing
 struct TokenLookupsTests {
     @Test(arguments: [Database.Engine.sqlite, .postgres])
     func a_crowd_looking_up_tokens_at_once_each_gets_their_own_identity(engine: Database.Engine) async throws {
-        let postgres = engine == .postgres ? try PostgresServer.start() : nil
-        defer { postgres?.stop() }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-lookups-\(UUID()).sqlite")
-            .path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let database =
-            try postgres.map { try Database.postgres(url: $0.url, logger: Logger(label: "test")) }
-            ?? Database.sqlite(path: path, logger: Logger(label: "test"))
-        try await database.closing { database in
-            try await Migrations.apply(to: database)
+        try await withMigratedDatabase(engine) { database in
             // Setup: 150 people with a bearer token each, one of them with a browser's token too, an expired token
             // and one never issued.
             let users = UserStore(database: database)

@@ -7,10 +7,9 @@ extension Database {
     package var tokenLookups: TokenLookups { companion(TokenLookups.self) { TokenLookups(database: $0) } }
 }
 
-/// Finds whose tokens are, in groups (`StatementGroups`) on PostgreSQL, one statement per group. A room scanning the
-/// code arrives together, each student with a token this process has not seen yet: one statement each was half the
-/// statements of a room's first check-in on PostgreSQL. A token asked for alone is read at once, as before; on SQLite
-/// every token is, as `CheckInStandings` explains.
+/// Finds whose tokens are, in groups on PostgreSQL (`GroupedReads`). A room scanning the code arrives together, each
+/// student with a token this process has not seen yet: one statement each was half the statements of a room's first
+/// check-in on PostgreSQL. A token asked for alone is read at once, as before.
 package struct TokenLookups: Sendable {
     /// An unexpired token's row: whose it is, and how it was issued.
     package struct Found: Sendable {
@@ -19,37 +18,19 @@ package struct TokenLookups: Sendable {
         package var csrf: String
     }
 
-    private let groups: StatementGroups<String, Found?>?
-    private let database: Database
-    /// A group's list of tokens is padded to one of these lengths, so that four statements serve every group and
-    /// each stays prepared on PostgreSQL.
-    static let listLengths = [1, 4, 16, 64]
+    private let reads: GroupedReads<String, Found>
 
     init(database: Database) {
-        self.database = database
-        guard database.engine == .postgres else {
-            groups = nil
-            return
-        }
-        groups = StatementGroups(largest: Self.listLengths.last!) { digests in
-            do {
-                let found = try await Self.read(Array(Set(digests)), database: database)
-                return digests.map { .success(found[$0]) }
-            } catch {
-                return digests.map { _ in .failure(error) }
-            }
-        }
+        reads = GroupedReads(database: database) { digests in try await Self.read(digests, database: database) }
     }
 
     /// The unexpired token whose digest is `digest`, with whatever else is being asked for meanwhile.
     package func find(digest: String) async throws -> Found? {
-        guard let groups else { return try await Self.read([digest], database: database)[digest] }
-        return try await groups.submit(digest)
+        try await reads.value(of: digest)
     }
 
     private static func read(_ digests: [String], database: Database) async throws -> [String: Found] {
-        let length = listLengths.first { $0 >= digests.count } ?? digests.count
-        let list = digests + Array(repeating: digests[0], count: length - digests.count)
+        let list = GroupedReads<String, Found>.padded(digests)
         // A list of values joined, not `IN (…)`: PostgreSQL's plan for a prepared `IN` of 64 compares every row of
         // a small table with each of the 64 (2.9 ms), where the join hashes them (0.3 ms) or probes the key.
         let asked = SQLList(list.map { SQLQueryString("(\(bind: $0))") })

@@ -3,11 +3,9 @@ import RollcallCore
 import RollcallStorage
 import SQLKit
 
-/// Reads check-ins' standings in groups (`StatementGroups`) on PostgreSQL, one statement per group. A room checking
-/// in at once asked one statement each before the group commit, and on PostgreSQL each costs the server more than
-/// the reading. A standing asked for alone is read at once, as before; one asked for after a write sees it, since a
-/// group starts only after its callers asked. SQLite reads each at once, in parallel: its statements cost no
-/// protocol, and one group at a time would only queue them.
+/// Reads check-ins' standings in groups on PostgreSQL (`GroupedReads`). A room checking in at once asked one statement
+/// each before the group commit. A standing asked for alone is read at once, as before; one asked for after a write
+/// sees it, since a group starts only after its callers asked.
 struct CheckInStandings: Sendable {
     /// One check-in's question: this student, on this device, with this ticket, in this session.
     struct Ask: Sendable, Hashable {
@@ -17,42 +15,22 @@ struct CheckInStandings: Sendable {
         var ticketHash: String
     }
 
-    private let groups: StatementGroups<Ask, CheckInStore.Standing?>?
-    private let database: Database
-    /// A group's list of questions is padded to one of these lengths, so that four statements serve every group and
-    /// each stays prepared on PostgreSQL.
-    static let listLengths = [1, 4, 16, 64]
+    private let reads: GroupedReads<Ask, CheckInStore.Standing>
 
     init(database: Database) {
-        self.database = database
-        guard database.engine == .postgres else {
-            groups = nil
-            return
-        }
-        groups = StatementGroups(largest: Self.listLengths.last!) { asks in
-            do {
-                let unique = Array(Set(asks))
-                let found = try await Self.read(unique, database: database)
-                let byAsk = Dictionary(uniqueKeysWithValues: zip(unique, unique.indices.map { found[$0] }))
-                return asks.map { .success(byAsk[$0] ?? nil) }
-            } catch {
-                return asks.map { _ in .failure(error) }
-            }
-        }
+        reads = GroupedReads(database: database) { asks in try await Self.read(asks, database: database) }
     }
 
     /// The standing `ask` is about, with whatever else is asked meanwhile; `nil` when the session no longer exists.
     func standing(_ ask: Ask) async throws -> CheckInStore.Standing? {
-        guard let groups else { return try await Self.read([ask], database: database)[0] }
-        return try await groups.submit(ask)
+        try await reads.value(of: ask)
     }
 
-    /// The standings of `asks`, by their place in it. The attendance row is read by two subqueries rather than
+    /// The standings of `asks`, each by its question. The attendance row is read by two subqueries rather than
     /// joined: PostgreSQL's prepared plan for the join scanned the session's whole attendance for each question, or
     /// the whole table, where a subquery probes the key.
-    private static func read(_ asks: [Ask], database: Database) async throws -> [Int: CheckInStore.Standing] {
-        let length = listLengths.first { $0 >= asks.count } ?? asks.count
-        let padded = asks + Array(repeating: asks[0], count: length - asks.count)
+    private static func read(_ asks: [Ask], database: Database) async throws -> [Ask: CheckInStore.Standing] {
+        let padded = GroupedReads<Ask, CheckInStore.Standing>.padded(asks)
         let values = SQLList(
             padded.enumerated().map { index, ask in
                 SQLQueryString(
@@ -82,11 +60,10 @@ struct CheckInStandings: Sendable {
                 """
             ).all()
         }
-        var found: [Int: CheckInStore.Standing] = [:]
+        var found: [Ask: CheckInStore.Standing] = [:]
         for row in rows {
-            let index = try row.decode(column: "n", as: Int.self)
-            guard index < asks.count else { continue }
-            found[index] = try standing(row, studentID: asks[index].studentID)
+            let ask = padded[try row.decode(column: "n", as: Int.self)]
+            found[ask] = try standing(row, studentID: ask.studentID)
         }
         return found
     }
