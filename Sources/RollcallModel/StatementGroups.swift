@@ -3,7 +3,8 @@ import RollcallStorage
 /// Statements in groups: whoever arrives while a group is being written (or read) waits for the next one, and the
 /// first of them runs it. A burst thus costs a statement or transaction per group instead of one per caller, and each
 /// caller is answered only once the group holding their item is done. Whoever runs a group hands the pen on after
-/// their own, so that no caller works for others forever.
+/// their own, so that no caller works for others forever. A group the database does not answer fails everyone
+/// waiting with it.
 ///
 /// It lives beside its users, in this module, so that the compiler specializes it for each.
 package actor StatementGroups<Item: Sendable, Outcome: Sendable> {
@@ -60,6 +61,7 @@ package actor StatementGroups<Item: Sendable, Outcome: Sendable> {
             for ((_, groupSlot), result) in zip(group, results) {
                 if groupSlot === slot { slot.result = result } else { groupSlot.finish(result) }
             }
+            if let unavailable = Self.unreachable(results) { failWaiting(unavailable, writer: slot) }
         }
         if let next = pending.first?.1 {
             next.continuation?.resume(throwing: Handoff())
@@ -67,6 +69,29 @@ package actor StatementGroups<Item: Sendable, Outcome: Sendable> {
             writing = false
         }
         return try slot.result!.get()
+    }
+
+    /// Callers whose items wait for a group.
+    package var waiting: Int { pending.count }
+
+    /// The error when a whole group failed because the database does not answer.
+    private static func unreachable(_ results: [Result<Outcome, any Error>]) -> DatabaseUnavailable? {
+        var unavailable: DatabaseUnavailable?
+        for result in results {
+            guard case .failure(let error) = result, let error = error as? DatabaseUnavailable else { return nil }
+            unavailable = error
+        }
+        return unavailable
+    }
+
+    /// Answers everyone waiting with the group's refusal: each next group would wait for a connection in its turn,
+    /// so the last of a crowd would learn of an outage only after a deadline per group ahead of them. Those who come
+    /// later try again.
+    private func failWaiting(_ error: DatabaseUnavailable, writer: Slot) {
+        for (_, waiter) in pending {
+            if waiter === writer { writer.result = .failure(error) } else { waiter.finish(.failure(error)) }
+        }
+        pending.removeAll()
     }
 }
 

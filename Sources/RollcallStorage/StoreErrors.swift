@@ -2,7 +2,9 @@ import RollcallCore
 import RollcallProtocol
 
 /// The database does not answer: the server is stopping, or its connections are gone.
-package struct DatabaseUnavailable: Error {}
+package struct DatabaseUnavailable: Error {
+    package init() {}
+}
 
 /// A write the database took without answering with what it wrote; `what` names it for the log.
 package struct NotSaved: Error {

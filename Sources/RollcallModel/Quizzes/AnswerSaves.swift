@@ -38,7 +38,7 @@ package struct AnswerSaves: Sendable {
     /// One transaction for the group. A save refused by the rules fails alone; a failure of the database fails the
     /// transaction, and then each save is written alone, so that one bad save fails only itself. Not when the database
     /// is out of reach: each save alone would wait for a connection in turn, and hold the saves queued behind them.
-    private static func write(_ group: [Save], database: Database) async -> [Result<
+    static func write(_ group: [Save], database: Database) async -> [Result<
         QuizAttempts.SaveOutcome, any Error
     >] {
         do {
@@ -48,7 +48,7 @@ package struct AnswerSaves: Sendable {
             for save in group { results += await write([save], database: database) }
             return results
         } catch {
-            return [.failure(error)]
+            return group.map { _ in .failure(error) }
         }
     }
 
