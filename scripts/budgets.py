@@ -6,7 +6,9 @@
 - a source file of a server target at most 500 lines, page scripts included;
 - `try?` only in the idioms listed in IDIOMS, or on a line of scripts/budgets-allowed.txt, which says why;
 - every import between Rollcall's own targets goes down the layers in LAYERS, so that a cycle, or one feature
-  target reaching into another, fails the build instead of waiting for review.
+  target reaching into another, fails the build instead of waiting for review;
+- every test suite has a time limit, so that a test that hangs fails on its own instead of holding the whole run
+  until the machine's deadline.
 
 `scripts/budgets.py [ROOT]` prints each breach as `path:line: what` and exits 1 if there is any.
 """
@@ -329,6 +331,35 @@ def check_layers(root: pathlib.Path, sources: pathlib.Path) -> list[Breach]:
     return breaches
 
 
+SUITE = re.compile(r"^\s*@Suite\b", re.M)
+
+
+def suite_attribute(text: str, start: int) -> str:
+    """The `@Suite` attribute from `start`, with its arguments over however many lines they take."""
+    end = text.index("@Suite", start) + len("@Suite")
+    if not text.startswith("(", end):
+        return text[start:end]
+    depth = 0
+    for position in range(end, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[position], 0)
+        if depth == 0:
+            return text[start:position + 1]
+    return text[start:]
+
+
+def check_time_limits(root: pathlib.Path) -> list[Breach]:
+    breaches = []
+    for path in sorted((root / "Tests").rglob("*.swift")):
+        text = path.read_text()
+        for match in SUITE.finditer(text):
+            attribute = suite_attribute(text, match.start())
+            if ".timeLimit(" not in attribute:
+                number = text.count("\n", 0, match.start()) + 1
+                line = text.split("\n")[number - 1]
+                breaches.append(Breach(str(path.relative_to(root)), number, "a suite with no .timeLimit", line))
+    return breaches
+
+
 def check(root: pathlib.Path) -> list[Breach]:
     sources = root / "Sources"
     entries = allowlist(root)
@@ -356,6 +387,8 @@ def check(root: pathlib.Path) -> list[Breach]:
             breaches.append(Breach(path, line, f"type {name} is {total} lines in {where} (at most {TYPE_LINES})"))
     breaches += check_layers(root, sources)
     breaches += check_settings(root, sources)
+    if (root / "Tests").is_dir():
+        breaches += check_time_limits(root)
     used = {entry for entry in entries for breach in breaches if breach.allowed_by(entry)}
     for entry in entries:
         if entry not in used:

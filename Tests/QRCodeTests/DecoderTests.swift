@@ -49,7 +49,7 @@ enum Zbar {
     }
 }
 
-@Suite("QR codes read by zbar")
+@Suite("QR codes read by zbar", .timeLimit(.minutes(5)))
 struct DecoderTests {
     static let payloads: [(String, QRCode.ErrorCorrection)] = [
         ("0", .low), ("31415926535897932384626433832795028841971693993751", .medium),

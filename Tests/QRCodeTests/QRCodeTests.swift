@@ -3,7 +3,7 @@ import Testing
 
 @testable import QRCode
 
-@Suite("QR encoder")
+@Suite("QR encoder", .timeLimit(.minutes(5)))
 struct QRCodeTests {
     @Test func modes_are_chosen_by_content() {
         #expect(Segment("0123456789").mode == .numeric)

@@ -2,7 +2,7 @@ import Foundation
 import RollcallCore
 import Testing
 
-@Suite("Absence notice schedule")
+@Suite("Absence notice schedule", .timeLimit(.minutes(5)))
 struct AbsenceNoticeScheduleTests {
     static func date(_ text: String) -> Date {
         ISO8601DateFormatter().date(from: text)!

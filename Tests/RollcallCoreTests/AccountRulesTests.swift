@@ -2,7 +2,7 @@ import Foundation
 import RollcallCore
 import Testing
 
-@Suite("Account rules")
+@Suite("Account rules", .timeLimit(.minutes(5)))
 struct AccountRulesTests {
     @Test(arguments: [
         ("Ada@Example.EDU", "ada@example.edu"), ("  x.y+tag@mail.school.org ", "x.y+tag@mail.school.org"),
@@ -50,7 +50,7 @@ struct AccountRulesTests {
     }
 }
 
-@Suite("Join codes")
+@Suite("Join codes", .timeLimit(.minutes(5)))
 struct JoinCodeTests {
     @Test func codes_avoid_characters_that_look_alike() {
         for character in "0O1IL5S2Z8BUV" {
@@ -75,7 +75,7 @@ struct JoinCodeTests {
     }
 }
 
-@Suite("Sign-in throttle")
+@Suite("Sign-in throttle", .timeLimit(.minutes(5)))
 struct SignInThrottleTests {
     let throttle = SignInThrottle(freeFailures: 3, lockoutAfter: 6, lockout: 900, memory: 3600)
 
@@ -104,7 +104,7 @@ struct SignInThrottleTests {
     }
 }
 
-@Suite("Session settings")
+@Suite("Session settings", .timeLimit(.minutes(5)))
 struct SessionSettingsTests {
     @Test func the_typed_code_has_its_own_period_of_ten_to_sixty_seconds() throws {
         #expect(try SessionSettingsDraft().validated().typedCodePeriod == 30)
@@ -192,7 +192,7 @@ struct SessionSettingsTests {
     }
 }
 
-@Suite("Session phase")
+@Suite("Session phase", .timeLimit(.minutes(5)))
 struct SessionPhaseTests {
     let opened = Date(timeIntervalSince1970: 1_000_000)
 
@@ -229,7 +229,7 @@ struct SessionPhaseTests {
     }
 }
 
-@Suite("Small rules people run into")
+@Suite("Small rules people run into", .timeLimit(.minutes(5)))
 struct SmallRulesTests {
     @Test func a_password_of_spaces_alone_is_refused() {
         #expect(throws: RuleViolation.self) { try AccountRules.password("        ") }

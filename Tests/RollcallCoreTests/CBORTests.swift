@@ -3,7 +3,7 @@ import Testing
 
 @testable import RollcallCore
 
-@Suite("CBOR")
+@Suite("CBOR", .timeLimit(.minutes(5)))
 struct CBORTests {
     static func bytes(_ hex: String) -> [UInt8] {
         var result: [UInt8] = []

@@ -3,7 +3,7 @@ import Testing
 
 @testable import RollcallCore
 
-@Suite("Check-in policy")
+@Suite("Check-in policy", .timeLimit(.minutes(5)))
 struct CheckInPolicyTests {
     static let opened = Date(timeIntervalSince1970: 1_800_000_000)
     static let room = Geofence(center: GeoPoint(latitude: 52, longitude: 4), radius: 30)

@@ -2,7 +2,7 @@ import Testing
 
 @testable import RollcallCore
 
-@Suite("Client address behind proxies")
+@Suite("Client address behind proxies", .timeLimit(.minutes(5)))
 struct ClientAddressTests {
     static let proxies = ["10.0.0.0/8", "2001:db8:ffff::/48", "127.0.0.1/32"].map { NetworkRange(cidr: $0)! }
 

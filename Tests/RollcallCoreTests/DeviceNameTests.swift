@@ -1,7 +1,7 @@
 import RollcallCore
 import Testing
 
-@Suite("Device names")
+@Suite("Device names", .timeLimit(.minutes(5)))
 struct DeviceNameTests {
     @Test(
         arguments: [

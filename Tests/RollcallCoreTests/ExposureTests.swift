@@ -4,7 +4,7 @@ import Testing
 @testable import RollcallCore
 
 /// The shared minutes, the encounters and the ranking of an exposure report, and the window it may cover.
-@Suite("Exposure")
+@Suite("Exposure", .timeLimit(.minutes(5)))
 struct ExposureTests {
     let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 

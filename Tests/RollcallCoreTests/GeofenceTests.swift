@@ -3,7 +3,7 @@ import Testing
 
 @testable import RollcallCore
 
-@Suite("Geofence")
+@Suite("Geofence", .timeLimit(.minutes(5)))
 struct GeofenceTests {
     static let metresPerDegree = GeoPoint.earthRadius * .pi / 180
     let room = Geofence(center: GeoPoint(latitude: 52.0, longitude: 4.0), radius: 30)

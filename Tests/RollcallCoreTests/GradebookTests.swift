@@ -2,7 +2,7 @@ import Foundation
 import RollcallCore
 import Testing
 
-@Suite("Grade weights")
+@Suite("Grade weights", .timeLimit(.minutes(5)))
 struct GradeWeightsTests {
     @Test(arguments: [
         GradeWeights(attendance: 100, quizzes: 0), GradeWeights(attendance: 0, quizzes: 100),
@@ -27,7 +27,7 @@ struct GradeWeightsTests {
     }
 }
 
-@Suite("Gradebook")
+@Suite("Gradebook", .timeLimit(.minutes(5)))
 struct GradebookTests {
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
     static func at(_ hours: Double) -> Date { start.addingTimeInterval(hours * 3600) }

@@ -2,7 +2,7 @@ import Foundation
 import RollcallCore
 import Testing
 
-@Suite("LTI 1.3 rules")
+@Suite("LTI 1.3 rules", .timeLimit(.minutes(5)))
 struct LTITests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
     static let registration = LTI.Registration(

@@ -4,7 +4,7 @@ import Testing
 @testable import RollcallCore
 
 /// Catalogs, plural rules, the choice of language, phrases, templates and the pseudo-locale.
-@Suite("Languages")
+@Suite("Languages", .timeLimit(.minutes(5)))
 struct LanguageTests {
     static let french = """
         # A translator's comment.

@@ -2,7 +2,7 @@ import Testing
 
 @testable import RollcallCore
 
-@Suite("Where to go after signing in")
+@Suite("Where to go after signing in", .timeLimit(.minutes(5)))
 struct LocalPathTests {
     @Test(arguments: [
         "/courses", "/courses/12", "/check-in/ABC-def_1.2", "/sessions/3?tab=room", "/courses/12#roster",

@@ -2,7 +2,7 @@ import Foundation
 import RollcallCore
 import Testing
 
-@Suite("Mail messages")
+@Suite("Mail messages", .timeLimit(.minutes(5)))
 struct MailMessageTests {
     @Test func ascii_text_stays_as_it_is_and_other_text_becomes_utf8_encoded_words() {
         #expect(MailHeader.encodedWords("Confirm your address") == "Confirm your address")

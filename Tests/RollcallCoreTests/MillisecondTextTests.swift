@@ -3,7 +3,7 @@ import Testing
 
 @testable import RollcallCore
 
-@Suite("Millisecond text")
+@Suite("Millisecond text", .timeLimit(.minutes(5)))
 struct MillisecondTextTests {
     @Test func dates_are_written_as_foundations_iso_8601_style_writes_them() {
         let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)

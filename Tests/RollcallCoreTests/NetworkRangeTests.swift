@@ -3,7 +3,7 @@ import Testing
 
 @testable import RollcallCore
 
-@Suite("Network range")
+@Suite("Network range", .timeLimit(.minutes(5)))
 struct NetworkRangeTests {
     func range(_ cidr: String) -> NetworkRange { NetworkRange(cidr: cidr)! }
 

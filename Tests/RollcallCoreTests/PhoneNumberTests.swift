@@ -1,7 +1,7 @@
 import RollcallCore
 import Testing
 
-@Suite("Phone numbers")
+@Suite("Phone numbers", .timeLimit(.minutes(5)))
 struct PhoneNumberTests {
     @Test(
         arguments: [

@@ -2,7 +2,7 @@ import Foundation
 import RollcallCore
 import Testing
 
-@Suite("Pictures written anew")
+@Suite("Pictures written anew", .timeLimit(.minutes(5)))
 struct PictureFileTests {
     static let png = Array(
         Data(

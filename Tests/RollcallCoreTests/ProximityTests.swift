@@ -5,7 +5,7 @@ import Testing
 @testable import RollcallCore
 
 /// Pseudo-IDs' windows, what an upload may hold, minutes of proximity, and how phone contacts join the ranking.
-@Suite("Proximity")
+@Suite("Proximity", .timeLimit(.minutes(5)))
 struct ProximityTests {
     let t0 = Date(timeIntervalSince1970: 1_800_000_000)  // a window start: 1_800_000_000 is a multiple of 300
     let id = String(repeating: "ab", count: 16)
@@ -132,7 +132,7 @@ struct ProximityTests {
 }
 
 /// Contacts with the same minutes are listed as the language sorts their names.
-@Suite("Exposure ranking order")
+@Suite("Exposure ranking order", .timeLimit(.minutes(5)))
 struct ExposureRankingOrderTests {
     @Test func ties_are_broken_by_collation_not_bytes() {
         let encounter = Exposure.Encounter(

@@ -20,7 +20,7 @@ let sampleQuiz = QuizDefinition(
     timeLimitSeconds: 600, shuffleQuestions: true, shuffleOptions: true
 )
 
-@Suite("Quiz definition")
+@Suite("Quiz definition", .timeLimit(.minutes(5)))
 struct QuizDefinitionTests {
     @Test func a_sound_quiz_passes_with_its_texts_trimmed() throws {
         var quiz = sampleQuiz
@@ -93,7 +93,7 @@ struct QuizDefinitionTests {
     }
 }
 
-@Suite("Quiz answers")
+@Suite("Quiz answers", .timeLimit(.minutes(5)))
 struct QuizAnswerTests {
     let q = sampleQuiz.questions
 
@@ -145,7 +145,7 @@ struct QuizAnswerTests {
     }
 }
 
-@Suite("Quiz marking")
+@Suite("Quiz marking", .timeLimit(.minutes(5)))
 struct QuizMarkingTests {
     let q = sampleQuiz.questions
 
@@ -203,7 +203,7 @@ struct QuizMarkingTests {
     }
 }
 
-@Suite("Quiz order")
+@Suite("Quiz order", .timeLimit(.minutes(5)))
 struct QuizOrderTests {
     @Test func the_same_seed_gives_the_same_order() {
         #expect(QuizOrder(sampleQuiz, seed: 42) == QuizOrder(sampleQuiz, seed: 42))
@@ -254,7 +254,7 @@ struct QuizOrderTests {
     }
 }
 
-@Suite("Attempt rules")
+@Suite("Attempt rules", .timeLimit(.minutes(5)))
 struct AttemptRulesTests {
     let start = Date(timeIntervalSince1970: 1_800_000_000)
 
@@ -299,7 +299,7 @@ struct AttemptRulesTests {
     }
 }
 
-@Suite("Integrity flags")
+@Suite("Integrity flags", .timeLimit(.minutes(5)))
 struct IntegrityFlagTests {
     let start = Date(timeIntervalSince1970: 1_800_000_000)
 
@@ -356,7 +356,7 @@ struct IntegrityFlagTests {
     }
 }
 
-@Suite("Question statistics")
+@Suite("Question statistics", .timeLimit(.minutes(5)))
 struct QuestionStatisticsTests {
     let q = sampleQuiz.questions
 
@@ -398,7 +398,7 @@ struct QuestionStatisticsTests {
     }
 }
 
-@Suite("Flag floods")
+@Suite("Flag floods", .timeLimit(.minutes(5)))
 struct FlagFloodTests {
     @Test func flags_are_kept_one_by_one_until_an_attempt_or_a_minute_is_full() {
         #expect(FlagFlood.decide(kept: 0, lastMinute: 0, kindKept: false) == .keep)

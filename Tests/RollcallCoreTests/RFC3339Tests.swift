@@ -2,7 +2,7 @@ import Foundation
 import RollcallCore
 import Testing
 
-@Suite("RFC 3339 dates")
+@Suite("RFC 3339 dates", .timeLimit(.minutes(5)))
 struct RFC3339Tests {
     @Test(arguments: [
         ("2026-09-14T12:00:00Z", 1_789_387_200.0),

@@ -3,7 +3,7 @@ import Testing
 
 @testable import RollcallCore
 
-@Suite("Rate limits")
+@Suite("Rate limits", .timeLimit(.minutes(5)))
 struct RateLimitTests {
     let start = Date(timeIntervalSince1970: 1_800_000_000)
     let limit = RateLimit(limit: 3, window: 60)

@@ -1,7 +1,7 @@
 import RollcallCore
 import Testing
 
-@Suite("Status points")
+@Suite("Status points", .timeLimit(.minutes(5)))
 struct StatusPointsTests {
     @Test func the_standard_points_are_two_one_one_nothing() throws {
         let points = StatusPoints.standard
@@ -33,7 +33,7 @@ struct StatusPointsTests {
     }
 }
 
-@Suite("Attendance summary")
+@Suite("Attendance summary", .timeLimit(.minutes(5)))
 struct AttendanceSummaryTests {
     @Test func nothing_counts_before_any_session() {
         let summary = AttendanceSummary(statuses: [], points: .standard)
@@ -92,7 +92,7 @@ struct AttendanceSummaryTests {
     }
 }
 
-@Suite("CSV")
+@Suite("CSV", .timeLimit(.minutes(5)))
 struct CSVTests {
     @Test func plain_rows_split_on_commas_and_line_ends() throws {
         let rows = try CSV.parse("name,email\r\nAda,ada@x.edu\nGrace,grace@x.edu")
@@ -157,7 +157,7 @@ struct CSVTests {
     }
 }
 
-@Suite("Roster import")
+@Suite("Roster import", .timeLimit(.minutes(5)))
 struct RosterImportTests {
     func rows(_ text: String) throws -> [CSV.Row] { try CSV.parse(text) }
 
@@ -228,7 +228,7 @@ struct RosterImportTests {
 }
 
 /// Files as French, German and older Windows spreadsheets save them, and exports for them.
-@Suite("CSV of every spreadsheet")
+@Suite("CSV of every spreadsheet", .timeLimit(.minutes(5)))
 struct SpreadsheetCSVTests {
     @Test func the_encoding_is_found_from_the_bytes() throws {
         let utf8 = Array("Name,Email\nJosé Müller,jm@school.test\n".utf8)

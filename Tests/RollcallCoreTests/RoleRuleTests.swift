@@ -1,7 +1,7 @@
 import RollcallCore
 import Testing
 
-@Suite struct RoleRuleTests {
+@Suite(.timeLimit(.minutes(5))) struct RoleRuleTests {
     static let claims: [RoleClaim] = [
         .absent, .teachesACourse, .directory(.student), .directory(.teacher), .directory(.admin),
         .directory(.healthOfficer),

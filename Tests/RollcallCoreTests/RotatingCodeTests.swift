@@ -3,7 +3,7 @@ import Testing
 
 @testable import RollcallCore
 
-@Suite("Rotating code")
+@Suite("Rotating code", .timeLimit(.minutes(5)))
 struct RotatingCodeTests {
     static let opened = Date(timeIntervalSince1970: 1_800_000_000)
     static let secret = (0..<32).map(UInt8.init)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import RollcallCore
 
-@Suite("Scan ticket")
+@Suite("Scan ticket", .timeLimit(.minutes(5)))
 struct ScanTicketTests {
     static let secret = (0..<32).map(UInt8.init)
     static let scanned = Date(timeIntervalSince1970: 1_800_000_000.123)

@@ -2,7 +2,7 @@ import Foundation
 import RollcallCore
 import Testing
 
-@Suite("Single sign-on rules")
+@Suite("Single sign-on rules", .timeLimit(.minutes(5)))
 struct SingleSignOnTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
     static let issuer = "https://login.school.test"

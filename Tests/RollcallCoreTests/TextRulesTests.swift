@@ -2,7 +2,7 @@ import Testing
 
 @testable import RollcallCore
 
-@Suite("Text rules")
+@Suite("Text rules", .timeLimit(.minutes(5)))
 struct TextRulesTests {
     @Test(arguments: [
         "\u{0}Mallory", "Mall\u{0}ory", "Esc\u{1B}[31m", "Bell\u{7}", "Del\u{7F}", "Line\u{2028}sep", "C1\u{85}x",

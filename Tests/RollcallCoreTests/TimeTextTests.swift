@@ -4,7 +4,7 @@ import Testing
 @testable import RollcallCore
 
 /// Moments written in a course's zone: Paris, Los Angeles and Kolkata, on both sides of a clock change.
-@Suite("Time text")
+@Suite("Time text", .timeLimit(.minutes(5)))
 struct TimeTextTests {
     static func moment(_ text: String) -> Date { RFC3339.moment(text)! }
 
@@ -60,7 +60,7 @@ struct TimeTextTests {
 }
 
 /// Names sorted as a language expects, not by their bytes.
-@Suite("Collation")
+@Suite("Collation", .timeLimit(.minutes(5)))
 struct CollationTests {
     let names = ["Björn Schröder", "Björn Ångström", "bob", "Zoë", "Émile", "Eve", "anna", "Åsa"]
 

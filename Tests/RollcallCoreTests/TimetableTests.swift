@@ -2,7 +2,7 @@ import Foundation
 import RollcallCore
 import Testing
 
-@Suite("Timetable")
+@Suite("Timetable", .timeLimit(.minutes(5)))
 struct TimetableTests {
     static let berlin = TimeZone(identifier: "Europe/Berlin")!
     static let newYork = TimeZone(identifier: "America/New_York")!

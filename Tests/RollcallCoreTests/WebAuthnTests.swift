@@ -6,7 +6,7 @@ import Testing
 
 @testable import RollcallCore
 
-@Suite("WebAuthn")
+@Suite("WebAuthn", .timeLimit(.minutes(5)))
 struct WebAuthnTests {
     static let party = RelyingParty(id: "localhost", origin: "http://localhost:8080")
     static let challenge: [UInt8] = Array(0..<32)
@@ -269,7 +269,7 @@ struct WebAuthnTests {
     }
 }
 
-@Suite("Passkey rules")
+@Suite("Passkey rules", .timeLimit(.minutes(5)))
 struct PasskeyRulesTests {
     @Test func names_are_trimmed_and_bounded() throws {
         #expect(try PasskeyRules.name("  My phone ") == "My phone")

@@ -13,7 +13,7 @@ import Testing
 
 /// The weekly absence notices: off by default; once on, each Monday a note to every student below the threshold who
 /// did not turn it off, and the list to the teachers, queued once.
-@Suite("Absence notices", .serialized)
+@Suite("Absence notices", .serialized, .timeLimit(.minutes(5)))
 struct AbsenceNoticeTests {
     /// A course in UTC with two closed sessions: Ann came to both, Cat to one, Ben and Dan to none.
     struct Term {

@@ -11,7 +11,7 @@ import Testing
 @testable import RollcallServer
 @testable import RollcallTeaching
 
-@Suite("Accounts")
+@Suite("Accounts", .timeLimit(.minutes(5)))
 struct AccountsTests {
     @Test func register_signs_up_and_mails_a_confirmation_link() async throws {
         try await withServer { api in
@@ -275,7 +275,7 @@ struct AccountsTests {
     }
 }
 
-@Suite("Redirect after signing in")
+@Suite("Redirect after signing in", .timeLimit(.minutes(5)))
 struct SignInRedirectTests {
     /// The sign-in and register pages carry `next` into the form, the passkey button and the register link: only a
     /// path on this site may get there, whatever its encoding.
@@ -302,7 +302,7 @@ struct SignInRedirectTests {
     }
 }
 
-@Suite("Text that cannot be stored")
+@Suite("Text that cannot be stored", .timeLimit(.minutes(5)))
 struct TextInputTests {
     /// A NUL used to cut a name short in storage ("\u0000Mallory" became ""); every text field refuses control
     /// characters instead, and nothing is stored.
@@ -364,7 +364,7 @@ struct TextInputTests {
     }
 }
 
-@Suite("Limits")
+@Suite("Limits", .timeLimit(.minutes(5)))
 struct LimitTests {
     /// 40 wrong passwords sent at once used to be checked all 40 (each read the count from before the others) and
     /// the right one was let in after them; now every attempt is counted before its password is checked.

@@ -9,7 +9,7 @@ import Testing
 
 /// The admin's page at a school's size: people in pages, teachers waiting first, and every change an admin makes to
 /// someone's account on record.
-@Suite("Admin page")
+@Suite("Admin page", .timeLimit(.minutes(5)))
 struct AdminPageTests {
     @Test func roles_granted_and_taken_back_are_recorded_with_who_and_when() async throws {
         try await withServer { api in
@@ -70,7 +70,7 @@ struct AdminPageTests {
     }
 }
 
-@Suite("Page links")
+@Suite("Page links", .timeLimit(.minutes(5)))
 struct PageLinksTests {
     @Test func a_long_list_is_cut_into_pages_with_links_that_keep_the_search() {
         let items = Array(1...120)

@@ -8,7 +8,7 @@ import Testing
 @testable import RollcallServer
 
 /// A hall's autosaves arriving together: written in groups, each save still answered by its own rule.
-@Suite("Answer saves in groups")
+@Suite("Answer saves in groups", .timeLimit(.minutes(5)))
 struct AnswerSavesTests {
     @Test(arguments: [Database.Engine.sqlite, .postgres])
     func a_hall_saving_at_once_is_answered_save_by_save(engine: Database.Engine) async throws {

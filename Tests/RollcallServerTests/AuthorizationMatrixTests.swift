@@ -9,7 +9,7 @@ import Testing
 @testable import RollcallServer
 
 /// Every operation of the API description, asked by six people, each with the exact status they get.
-@Suite("Authorization")
+@Suite("Authorization", .timeLimit(.minutes(5)))
 struct AuthorizationMatrixTests {
     /// Who is asking, relative to course C of teacher T; the order of a row's columns.
     enum Asker: String, CaseIterable, Sendable {

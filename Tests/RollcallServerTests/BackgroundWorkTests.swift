@@ -9,7 +9,7 @@ import Testing
 
 /// Background work (the quiz sweep, the timetable opener, the absence notices, the evidence purge): what happens when
 /// a round fails.
-@Suite("Background work")
+@Suite("Background work", .timeLimit(.minutes(5)))
 struct BackgroundWorkTests {
     /// Keeps what is logged, for the test to read.
     final class LogBook: LogHandler, @unchecked Sendable {

@@ -8,7 +8,7 @@ import Testing
 @testable import RollcallServer
 
 /// The process's caches: made with the database, and told of every change notice whichever store filled them.
-@Suite("Caches")
+@Suite("Caches", .timeLimit(.minutes(5)))
 struct CachesTests {
     @Test func every_cache_forgets_what_a_notice_names_whichever_store_filled_it() async throws {
         // Setup: a session, a course setting and a token, each read once through a store made on its own (as a

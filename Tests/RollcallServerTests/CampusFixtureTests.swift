@@ -5,7 +5,7 @@ import Testing
 @testable import RollcallServer
 
 /// The campus morning the bench measures is the classroom it says it is.
-@Suite("Campus fixture")
+@Suite("Campus fixture", .timeLimit(.minutes(5)))
 struct CampusFixtureTests {
     @Test func rooms_have_open_sessions_their_students_and_the_first_rooms_a_quiz() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-campus-\(UUID())").path

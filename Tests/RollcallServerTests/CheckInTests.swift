@@ -11,7 +11,7 @@ import Testing
 @testable import RollcallServer
 @testable import RollcallTeaching
 
-@Suite("Check-in")
+@Suite("Check-in", .timeLimit(.minutes(5)))
 struct CheckInTests {
     @Test func a_student_in_the_room_checks_in_once_and_a_retry_gets_the_same_answer() async throws {
         try await withServer { api in
@@ -478,7 +478,7 @@ struct CheckInTests {
     }
 }
 
-@Suite("Scanning from a native client")
+@Suite("Scanning from a native client", .timeLimit(.minutes(5)))
 struct NativeScanTests {
     @Test func a_program_scanning_the_link_gets_the_ticket_as_json_and_checks_in_with_it() async throws {
         try await withServer { api in

@@ -8,7 +8,7 @@ import Testing
 
 @testable import RollcallServer
 
-@Suite("Check-in verification")
+@Suite("Check-in verification", .timeLimit(.minutes(5)))
 struct CheckInVerificationTests {
     @Test func a_course_that_requires_a_passkey_checks_in_only_with_a_verified_one() async throws {
         try await withServer { api in
@@ -373,7 +373,7 @@ struct CheckInVerificationTests {
     }
 }
 
-@Suite("Check-in refusals keep nothing")
+@Suite("Check-in refusals keep nothing", .timeLimit(.minutes(5)))
 struct RefusedCheckInTests {
     /// A genuine passkey answer sent with another student's phone: refused, and the student's own retry over the
     /// same challenge still works, with no verification listed for the refusal.

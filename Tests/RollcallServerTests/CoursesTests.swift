@@ -6,7 +6,7 @@ import Testing
 
 @testable import RollcallServer
 
-@Suite("Courses")
+@Suite("Courses", .timeLimit(.minutes(5)))
 struct CoursesTests {
     @Test func a_teacher_creates_a_course_and_a_student_joins_it_by_code() async throws {
         try await withServer { api in

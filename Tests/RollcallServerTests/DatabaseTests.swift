@@ -5,7 +5,7 @@ import Testing
 
 @testable import RollcallServer
 
-@Suite("Database")
+@Suite("Database", .timeLimit(.minutes(5)))
 struct DatabaseTests {
     @Test func a_transaction_cancelled_midway_leaves_the_writer_outside_any_transaction() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-db-\(UUID())").path

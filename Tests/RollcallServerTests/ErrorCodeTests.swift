@@ -6,7 +6,7 @@ import Testing
 @testable import RollcallServer
 
 /// The stable error codes: one enum, each code documented where clients read the API.
-@Suite("Error codes")
+@Suite("Error codes", .timeLimit(.minutes(5)))
 struct ErrorCodeTests {
     static let description: String = {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -44,7 +44,7 @@ extension API {
 }
 
 /// Exposure reports through the API: who shared a room with a person, audited, with every refusal leaving nothing.
-@Suite("Exposure reports")
+@Suite("Exposure reports", .timeLimit(.minutes(5)))
 struct ExposureReportTests {
     /// Pat's three sessions with known overlaps, one Pat missed, and one before the window.
     struct Scenario {

@@ -7,7 +7,7 @@ import ServerTestSupport
 import Testing
 
 /// The language each person first acts in, kept in groups while a room of newcomers checks in at once.
-@Suite("First languages")
+@Suite("First languages", .timeLimit(.minutes(5)))
 struct FirstLanguagesTests {
     @Test(arguments: [Database.Engine.sqlite, .postgres])
     func a_crowd_of_newcomers_each_keeps_their_own_language_and_a_kept_one_stays(engine: Database.Engine)

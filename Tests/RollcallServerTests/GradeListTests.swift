@@ -9,7 +9,7 @@ import Testing
 
 /// The admin page's list of grades for learning platforms: the ones waiting and the ones given up, by course and
 /// person, apart from the outbox's messages, in the reader's language.
-@Suite("Grades on the admin page")
+@Suite("Grades on the admin page", .timeLimit(.minutes(5)))
 struct GradeListTests {
     @Test func grades_waiting_and_given_up_are_listed_apart_from_the_outbox_in_the_readers_language() async throws {
         try await withServer { api in

@@ -131,7 +131,7 @@ struct GradebookServerTests {
     }
 }
 
-@Suite("Grid columns")
+@Suite("Grid columns", .timeLimit(.minutes(5)))
 struct GridColumnTests {
     @Test func a_long_title_is_cut_to_fit_a_column_and_a_short_one_kept() {
         #expect(GridPage.short("Lecture 3") == "Lecture 3")

@@ -9,7 +9,7 @@ import Testing
 
 /// The jobs table as a queue, on SQLite: a newer job of a key takes the waiting one's place, jobs of one key run one
 /// at a time and oldest first, a claim that runs out is taken again, and a failed attempt waits longer each time.
-@Suite("Job queue")
+@Suite("Job queue", .timeLimit(.minutes(5)))
 struct JobQueueTests {
     @Test func a_newer_job_of_a_key_takes_the_place_of_the_one_still_waiting() async throws {
         try await withJobDatabase { database in

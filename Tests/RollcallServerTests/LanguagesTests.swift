@@ -11,7 +11,7 @@ import Testing
 
 /// Pages, answers and letters in the reader's language: their choice, else their browser's, else the school's; the
 /// codes never change. The expected words come from the shipped catalogs, so a test fails when a page stays English.
-@Suite("Languages on pages, answers and letters")
+@Suite("Languages on pages, answers and letters", .timeLimit(.minutes(5)))
 struct LanguagesTests {
     static let catalogs = Catalogs.shipped
     static func french(_ english: String) -> String { catalogs["fr"].text(english) }

@@ -6,7 +6,7 @@ import Testing
 
 /// Letters reach people where no browser says which language they read: they go out in the one the person chose,
 /// else the one they first acted in, else (for someone without an account) the inviting teacher's.
-@Suite struct LetterLanguageTests {
+@Suite(.timeLimit(.minutes(5))) struct LetterLanguageTests {
     /// Registers and signs in through the API in `language`, as a person whose browser asks for it.
     static func register(
         _ api: API, _ name: String, email: String, role: String = "student", language: String

@@ -12,7 +12,7 @@ import Testing
 
 /// What an attacker measured: a header that costs more the longer it is, and answers that told a number in use, or
 /// a right password, apart from the rest.
-@Suite("Limits and oracles", .serialized)
+@Suite("Limits and oracles", .serialized, .timeLimit(.minutes(5)))
 struct LimitsAndOraclesTests {
     @Test func accept_language_is_read_for_its_first_tags_only() async throws {
         try await withServer { api in

@@ -10,7 +10,7 @@ import Testing
 @testable import RollcallServer
 
 /// Email delivered through a real SMTP server that the test starts on loopback.
-@Suite("Mail delivery", .serialized)
+@Suite("Mail delivery", .serialized, .timeLimit(.minutes(5)))
 struct MailDeliveryTests {
     /// A delivered message read back: its headers (unfolded) and its decoded parts by content type.
     struct Received {

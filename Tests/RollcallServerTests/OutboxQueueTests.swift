@@ -6,7 +6,7 @@ import Testing
 @testable import RollcallServer
 
 /// The outbox as a queue, on its own: what a failed attempt leaves.
-@Suite("Outbox queue")
+@Suite("Outbox queue", .timeLimit(.minutes(5)))
 struct OutboxQueueTests {
     func mail(_ text: String, to recipient: String = "a@school.test") -> OutgoingMessage {
         OutgoingMessage(

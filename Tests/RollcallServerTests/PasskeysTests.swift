@@ -10,7 +10,7 @@ import Testing
 
 @testable import RollcallServer
 
-@Suite("Passkeys")
+@Suite("Passkeys", .timeLimit(.minutes(5)))
 struct PasskeysTests {
     @Test func a_person_adds_lists_renames_and_removes_passkeys() async throws {
         try await withServer { api in
@@ -345,7 +345,7 @@ struct PasskeysTests {
     }
 }
 
-@Suite("Relying party")
+@Suite("Relying party", .timeLimit(.minutes(5)))
 struct RelyingPartyTests {
     @Test(arguments: [
         ("http://localhost:8080", "localhost", "http://localhost:8080"),

@@ -6,7 +6,7 @@ import Testing
 
 @testable import RollcallServer
 
-@Suite("Password reset")
+@Suite("Password reset", .timeLimit(.minutes(5)))
 struct PasswordResetTests {
     /// The token of the newest reset link mailed to `email`.
     static func link(_ api: API, to email: String) async throws -> String {

@@ -11,7 +11,7 @@ import Testing
 @testable import RollcallAccounts
 @testable import RollcallServer
 
-@Suite("Phone sign-in", .serialized)
+@Suite("Phone sign-in", .serialized, .timeLimit(.minutes(5)))
 struct PhoneSignInTests {
     /// Confirms `phone` for a new account through the profile's code, as a person would.
     static func confirmedAccount(_ api: API, _ name: String, phone: String) async throws -> Account {

@@ -7,7 +7,7 @@ import Testing
 @testable import RollcallServer
 
 /// The same routes on PostgreSQL: a real server on loopback, started and stopped by the test.
-@Suite("PostgreSQL")
+@Suite("PostgreSQL", .timeLimit(.minutes(5)))
 struct PostgresTests {
     @Test func accounts_courses_sessions_and_check_ins_work_on_postgresql() async throws {
         let postgres = try PostgresServer.start()
@@ -84,7 +84,7 @@ struct PostgresTests {
     }
 }
 
-@Suite("Quizzes on PostgreSQL")
+@Suite("Quizzes on PostgreSQL", .timeLimit(.minutes(5)))
 struct QuizPostgresTests {
     @Test func a_quiz_runs_saves_under_the_sequence_rule_and_closes_on_postgresql() async throws {
         let postgres = try PostgresServer.start()

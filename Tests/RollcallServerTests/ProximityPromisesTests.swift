@@ -10,7 +10,7 @@ import Testing
 
 /// What `docs/privacy.md` promises of the phones' evidence, held against an uploader or a check-in that tries to
 /// learn more than it should, or to cost everyone their check-in.
-@Suite("Proximity keeps its promises")
+@Suite("Proximity keeps its promises", .timeLimit(.minutes(5)))
 struct ProximityPromisesTests {
     typealias Phones = ProximityServerTests
 

@@ -10,7 +10,7 @@ import Testing
 
 /// The phones' own evidence through the API: pseudo-IDs, uploads, the report's phone contacts, the room's counts,
 /// retention and erasure, and every refusal leaving nothing.
-@Suite("Proximity through the API")
+@Suite("Proximity through the API", .timeLimit(.minutes(5)))
 struct ProximityServerTests {
     /// Turns proximity on for `account` and fetches a day of pseudo-IDs: `[windowStart: id]`.
     static func phone(_ api: API, _ account: Account, days: Int = 1) async throws -> [Date: String] {

@@ -8,7 +8,7 @@ import Testing
 @testable import RollcallServer
 @testable import RollcallTeaching
 
-@Suite("Records")
+@Suite("Records", .timeLimit(.minutes(5)))
 struct RecordsTests {
     @Test func a_teacher_corrects_a_status_and_the_audit_log_keeps_who_when_old_new_and_why() async throws {
         try await withServer { api in
@@ -409,7 +409,7 @@ struct RecordsTests {
     }
 }
 
-@Suite("Report times")
+@Suite("Report times", .timeLimit(.minutes(5)))
 struct ReportTimeTests {
     /// A session opened at 02:30 UTC and a check-in recorded at 07:05 UTC on 1 September 2026, in a course in `zone`:
     /// the CSVs read back in that zone, with its offset.

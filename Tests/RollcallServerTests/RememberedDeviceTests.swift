@@ -8,7 +8,7 @@ import Testing
 @testable import RollcallServer
 
 /// A browser remembered after a texted-code sign-in: it signs in again without a code for 30 days, until forgotten.
-@Suite("Remembered devices", .serialized)
+@Suite("Remembered devices", .serialized, .timeLimit(.minutes(5)))
 struct RememberedDeviceTests {
     static let phone = "+447700900123"
 

@@ -16,7 +16,7 @@ import Testing
 
 /// Evidence ages out after the retention period, on SQLite and on PostgreSQL, with the clock moved; attendance,
 /// audit entries and exposure-report audits stay.
-@Suite("Retention")
+@Suite("Retention", .timeLimit(.minutes(5)))
 struct RetentionTests {
     static let day: TimeInterval = 86_400
 
@@ -188,7 +188,7 @@ struct RetentionTests {
 }
 
 /// A person's own data: the download, and deleting an account with the anonymous counts kept.
-@Suite("Personal data")
+@Suite("Personal data", .timeLimit(.minutes(5)))
 struct PersonalDataTests {
     @Test func a_student_downloads_their_data_and_deletes_their_account_keeping_the_counts() async throws {
         try await withServer { api in

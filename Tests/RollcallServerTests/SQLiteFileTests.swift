@@ -10,7 +10,7 @@ import Testing
 @testable import RollcallServer
 
 /// Rollcall's own SQLite connections: statements prepared once and kept, connections handed to one task at a time.
-@Suite("SQLite file")
+@Suite("SQLite file", .timeLimit(.minutes(5)))
 struct SQLiteFileTests {
     /// A connection on a fresh file, closed after `body`.
     func withConnection(_ body: (SQLiteFileConnection) throws -> Void) throws {

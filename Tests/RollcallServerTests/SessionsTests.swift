@@ -8,7 +8,7 @@ import Testing
 
 @testable import RollcallServer
 
-@Suite("Sessions")
+@Suite("Sessions", .timeLimit(.minutes(5)))
 struct SessionsTests {
     @Test func students_learn_what_to_do_and_never_where_the_fence_is() async throws {
         try await withServer { api in
@@ -155,7 +155,7 @@ struct SessionsTests {
     }
 }
 
-@Suite("Admin")
+@Suite("Admin", .timeLimit(.minutes(5)))
 struct AdminTests {
     @Test func the_admin_lists_disables_and_enables_people() async throws {
         try await withServer { api in
@@ -192,7 +192,7 @@ struct AdminTests {
     }
 }
 
-@Suite("The outbox")
+@Suite("The outbox", .timeLimit(.minutes(5)))
 struct OutboxTests {
     /// 75 messages, every third to Pat; the first 75 ids in the order they were sent.
     static func fill(_ api: API) async throws -> [Int64] {
@@ -291,7 +291,7 @@ struct OutboxTests {
     }
 }
 
-@Suite("System")
+@Suite("System", .timeLimit(.minutes(5)))
 struct SystemTests {
     @Test func health_metrics_and_the_api_description_are_served() async throws {
         try await withServer { api in
@@ -319,7 +319,7 @@ struct SystemTests {
     }
 }
 
-@Suite("One session, one story")
+@Suite("One session, one story", .timeLimit(.minutes(5)))
 struct SessionContractTests {
     @Test func a_session_opened_at_once_was_never_scheduled() async throws {
         try await withServer { api in
@@ -388,7 +388,7 @@ struct SessionContractTests {
     }
 }
 
-@Suite("The API as documented")
+@Suite("The API as documented", .timeLimit(.minutes(5)))
 struct ContractTests {
     @Test func a_method_a_path_does_not_take_is_answered_405_with_allow() async throws {
         try await withServer { api in

@@ -10,7 +10,7 @@ import Testing
 
 /// Windows left open on purpose in an earlier round: a change that left no trace, and pages that offered what the
 /// API refuses.
-@Suite("Small windows closed")
+@Suite("Small windows closed", .timeLimit(.minutes(5)))
 struct SmallWindowsTests {
     @Test func removing_a_member_of_staff_is_kept_in_the_course_audit() async throws {
         try await withServer { api in

@@ -8,7 +8,7 @@ import Testing
 
 /// A French teacher's roster from Excel (semicolons, Windows-1252), names in the language's order, and exports a
 /// French or German spreadsheet opens as it should.
-@Suite("Spreadsheets of every language")
+@Suite("Spreadsheets of every language", .timeLimit(.minutes(5)))
 struct SpreadsheetTests {
     @Test func a_semicolon_roster_in_windows_1252_is_read_and_its_names_sorted_by_collation() async throws {
         try await withServer { api in

@@ -9,7 +9,7 @@ import Testing
 @testable import RollcallServer
 
 /// Words Rollcall makes and stores are said in each reader's language when read, not in the creator's.
-@Suite struct StoredWordsTests {
+@Suite(.timeLimit(.minutes(5))) struct StoredWordsTests {
     @Test func a_default_session_title_is_said_in_the_readers_language() async throws {
         try await withServer { api in
             let (teacher, courseID, _) = try await api.teacherWithCourse()

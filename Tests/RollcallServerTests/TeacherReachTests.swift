@@ -8,7 +8,7 @@ import Testing
 
 /// Who may reach people through a course: only a teacher whose address is confirmed, or whom the school or an admin
 /// vouches for, adds, imports or invites; and invitation letters are capped per teacher per day.
-@Suite("Teachers' reach")
+@Suite("Teachers' reach", .timeLimit(.minutes(5)))
 struct TeacherReachTests {
     static func csv(_ people: [(String, String)]) -> [UInt8] {
         Array((["name,email"] + people.map { "\($0.0),\($0.1)" }).joined(separator: "\n").utf8)

@@ -8,7 +8,7 @@ import Testing
 
 /// Every page writes moments in the course's zone (the person's where no course is involved), named where a reader
 /// could be elsewhere; the server here runs in UTC, so a page in its zone would differ by hours.
-@Suite("Time zones on pages")
+@Suite("Time zones on pages", .timeLimit(.minutes(5)))
 struct TimeZonePagesTests {
     static func moment(_ reply: Reply, _ path: String) throws -> Date {
         let text = try #require(reply.string(path), "\(path) in \(reply.text)")

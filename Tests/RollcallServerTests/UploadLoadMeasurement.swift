@@ -9,7 +9,9 @@ import Testing
 /// Check-in latency while the heaviest upload load the limits allow runs: three people each sending their hour's
 /// ten uploads of 5,000 encounters back to back, every encounter one Rollcall issued. A measurement, not a check:
 /// it runs with `ROLLCALL_MEASURE=1` and prints the percentiles.
-@Suite("Check-ins under upload load", .enabled(if: ProcessInfo.processInfo.environment["ROLLCALL_MEASURE"] == "1"))
+@Suite(
+    "Check-ins under upload load", .enabled(if: ProcessInfo.processInfo.environment["ROLLCALL_MEASURE"] == "1"),
+    .timeLimit(.minutes(10)))
 struct UploadLoadMeasurement {
     /// The server's proximity clock, moved a day on so that a day of issued pseudo-IDs has been broadcast.
     final class Clock: Sendable {

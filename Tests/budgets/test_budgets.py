@@ -43,6 +43,7 @@ CLEAN = {
     + '    func pause() async { try? await Task.sleep(for: .seconds(1)) }\n'
     + '    func decode(_ container: any SingleValueDecodingContainer) -> Bool? { try? container.decode(Bool.self) }\n'
     + "}\n",
+    "Tests/RulesTests/RulesTests.swift": '@Suite("Rules", .timeLimit(.minutes(5)))\nstruct RulesTests {}\n',
 }
 
 
@@ -73,10 +74,12 @@ def test_a_tree_within_its_budgets_passes(tmp_path):
         ("Sources/RollcallNew/New.swift", "enum New {}\n", "a target with no layer"),
         ("Sources/RollcallQuizzes/Wide.swift", "struct Wide {\n    let configuration: Configuration\n}\n",
          "a feature holds Configuration"),
+        ("Tests/RulesTests/Endless.swift", '@Suite("Endless", .serialized)\nstruct Endless {}\n',
+         "a suite with no .timeLimit"),
     ],
     ids=[
         "function", "type", "type with its extensions", "server file", "try?", "upward import", "unlayered target",
-        "whole configuration in a feature",
+        "whole configuration in a feature", "suite without a time limit",
     ],
 )
 def test_each_budget_broken_once_fails(tmp_path, path, text, breach):
