@@ -39,7 +39,7 @@ struct Bench: AsyncParsableCommand {
     var databaseURL: String?
     @Option(help: "Server processes on the PostgreSQL database, on consecutive ports from --port.")
     var processes = 2
-    @Option(help: "Measure a quiz instead: this many students, each saving an answer every 2 s.")
+    @Option(help: "Measure a quiz instead: this many students, each saving an answer every 2 s; on --database-url too.")
     var quiz: Int?
     @Option(help: "How long the quiz round lasts, in seconds; with --campus, the arrival window (default 300).")
     var seconds: Int?

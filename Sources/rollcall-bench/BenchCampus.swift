@@ -43,6 +43,16 @@ extension Bench {
         }
     }
 
+    /// `connections` keep-alive connections, taken in turn from each process, so that consecutive students go to
+    /// different processes.
+    func openConnections(to servers: [MeasuredServer], on loop: any EventLoop) async throws -> [LoopbackConnection] {
+        var connected: [LoopbackConnection] = []
+        for index in 0..<connections {
+            connected.append(try await LoopbackConnection.open(to: servers[index % servers.count].port, on: loop).get())
+        }
+        return connected
+    }
+
     /// Where the morning's data lives, as the report says it.
     var campusStore: String {
         databaseURL == nil
@@ -62,16 +72,8 @@ extension Bench {
     ) async throws {
         let loadBefore = Self.loadAverage()
         for server in servers { try await server.waitUntilUp(on: loop) }
-        // Connections taken in turn from each process, so that consecutive students go to different processes.
-        var connected: [LoopbackConnection] = []
-        for index in 0..<connections {
-            connected.append(try await LoopbackConnection.open(to: servers[index % servers.count].port, on: loop).get())
-        }
-        var saving: [LoopbackConnection] = []
-        for index in 0..<connections {
-            saving.append(try await LoopbackConnection.open(to: servers[index % servers.count].port, on: loop).get())
-        }
-        let pool = connected
+        let pool = try await openConnections(to: servers, on: loop)
+        let saving = try await openConnections(to: servers, on: loop)
         defer { loop.execute { for connection in pool + saving { connection.close() } } }
 
         let arrivals = campusArrivals(fixture, newcomers: newcomers)

@@ -18,15 +18,20 @@ extension Bench {
             "rollcall-bench-quiz-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = Configuration(
-            hostname: "127.0.0.1", port: port, dataDirectory: directory.path, logLevel: .error
+            hostname: "127.0.0.1", port: port, dataDirectory: directory.path, databaseURL: databaseURL,
+            logLevel: .error
         )
-        print("Preparing \(students) students in a running quiz on a fresh SQLite file…")
+        print("Preparing \(students) students in a running quiz on \(quizStore)…")
         let fixture = try await QuizBenchFixture.make(configuration, students: students)
-        let server = try MeasuredServer.start(dataDirectory: directory.path, port: port)
-        defer { server.stop() }
+        let servers = try (0..<(databaseURL == nil ? 1 : processes)).map { index in
+            try MeasuredServer.start(
+                dataDirectory: directory.path, port: port + index,
+                environment: databaseURL.map { ["ROLLCALL_DATABASE_URL": $0] } ?? [:])
+        }
+        defer { for server in servers { server.stop() } }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
-            try await measureQuiz(server, fixture, students: students, on: group.next())
+            try await measureQuiz(servers, fixture, students: students, on: group.next())
             try await group.shutdownGracefully()
         } catch {
             try? await group.shutdownGracefully()
@@ -34,14 +39,19 @@ extension Bench {
         }
     }
 
+    /// Where the quiz's data lives, as the report says it.
+    var quizStore: String {
+        databaseURL == nil
+            ? "a fresh SQLite file (WAL)"
+            : "PostgreSQL with \(processes) server processes, the dashboard on the first and the students spread over all"
+    }
+
     func measureQuiz(
-        _ server: MeasuredServer, _ fixture: QuizBenchFixture, students: Int, on loop: any EventLoop
+        _ servers: [MeasuredServer], _ fixture: QuizBenchFixture, students: Int, on loop: any EventLoop
     ) async throws {
         let loadBefore = Self.loadAverage()
-        try await server.waitUntilUp(on: loop)
-        var connected: [LoopbackConnection] = []
-        for _ in 0..<connections { connected.append(try await LoopbackConnection.open(to: port, on: loop).get()) }
-        let pool = connected
+        for server in servers { try await server.waitUntilUp(on: loop) }
+        let pool = try await openConnections(to: servers, on: loop)
         defer { loop.execute { for connection in pool { connection.close() } } }
 
         let rounds = max(1, Int(Double(duration) / Self.saveInterval))
@@ -54,7 +64,7 @@ extension Bench {
         let round = try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await watchQuiz(fixture, arrivals: arrivals) }
             try await arrivals.waitForSnapshot()
-            let serverBefore = server.cpuSeconds()
+            let serverBefore = servers.map { $0.cpuSeconds() }.reduce(0, +)
             let run = LoopbackRun(
                 on: loop, count: count, start: .now() + .milliseconds(5),
                 offset: { .nanoseconds(Int64($0) * spacing) }
@@ -84,7 +94,7 @@ extension Bench {
                 }
             }
             let measurement = try await run.run(over: pool)
-            let serverCPU = server.cpuSeconds() - serverBefore
+            let serverCPU = servers.map { $0.cpuSeconds() }.reduce(0, +) - serverBefore
             try await arrivals.waitForAll(timeout: .seconds(30))
             tasks.cancelAll()
             return (measurement, serverCPU)
@@ -155,7 +165,7 @@ extension Bench {
         let offered = Double(students) / Self.saveInterval
         return """
 
-            Server: in its own process (the same server as `rollcall serve`), fresh SQLite file (WAL); load
+            Server: in processes of its own (the same server as `rollcall serve`), \(quizStore); load
             generator: this process, one event loop, \(connections) keep-alive connections over loopback; the
             teacher's dashboard open on the quiz's WebSocket. \(students) students, each acting every \(Self.saveInterval) s for \(rounds) rounds: a save
             (PUT …/answers/q1 with the next sequence number) or, one time in ten, an integrity flag (POST …/flags).
