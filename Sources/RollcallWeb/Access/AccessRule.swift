@@ -176,12 +176,13 @@ package struct AccessRule: Sendable {
     /// An attempt its own student is saving an answer to: the busiest quiz route, so the run's fixed parts come from
     /// memory and only what a save needs is asked (its own student, still enrolled).
     package func attemptToSave(_ id: Int64, for user: User) async throws -> (QuizAttempt, QuizRun) {
-        guard let attempt = try await quizzes.attempts.find(id: id),
-            let run = try await quizzes.runs.fixedRun(id: attempt.runId)
+        guard let found = try await quizzes.attempts.findWithEnrolment(id: id),
+            let run = try await quizzes.runs.fixedRun(id: found.0.runId)
         else { throw AppError.notFound(.attemptNotFound, "attempt") }
-        guard attempt.studentId == user.id,
-            try await courses.roster.isEnrolled(courseID: run.courseId, studentID: user.id)
-        else { throw AppError.forbidden("This is another student's attempt.") }
+        let (attempt, enrolled) = found
+        guard attempt.studentId == user.id, enrolled else {
+            throw AppError.forbidden("This is another student's attempt.")
+        }
         return (attempt, run)
     }
 }
