@@ -70,29 +70,29 @@ extension User {
     /// Reads a `users` row column by column: every signed-in request that misses the identity cache reads one, and
     /// Codable with snake-case keys cost more than the query.
     package init(row: any SQLRow) throws {
-        func optional<T: Decodable>(_ column: String, _ type: T.Type) throws -> T? {
-            try row.decodeNil(column: column) ? nil : try row.decode(column: column, as: type)
-        }
         guard let role = Role(rawValue: try row.decode(column: "role", as: String.self)) else {
             throw UnreadableRow(what: "an account's role")
         }
+        let roleSource = try row.decodeIfPresent(column: "role_source", as: String.self)
         self.init(
             id: try row.decode(column: "id", as: Int64.self), email: try row.decode(column: "email", as: String.self),
             name: try row.decode(column: "name", as: String.self),
             passwordHash: try row.decode(column: "password_hash", as: String.self), role: role,
-            studentNumber: try optional("student_number", String.self), phone: try optional("phone", String.self),
-            about: try row.decode(column: "about", as: String.self), pictureId: try optional("picture_id", Int64.self),
-            emailVerifiedAt: try optional("email_verified_at", Date.self),
+            studentNumber: try row.decodeIfPresent(column: "student_number", as: String.self),
+            phone: try row.decodeIfPresent(column: "phone", as: String.self),
+            about: try row.decode(column: "about", as: String.self),
+            pictureId: try row.decodeIfPresent(column: "picture_id", as: Int64.self),
+            emailVerifiedAt: try row.decodeIfPresent(column: "email_verified_at", as: Date.self),
             approved: try row.decode(column: "approved", as: Bool.self),
             disabled: try row.decode(column: "disabled", as: Bool.self),
             createdAt: try row.decode(column: "created_at", as: Date.self),
             healthOfficer: try row.decode(column: "health_officer", as: Bool.self),
-            deletedAt: try optional("deleted_at", Date.self),
-            phoneConfirmedAt: try optional("phone_confirmed_at", Date.self),
-            roleSource: try optional("role_source", String.self).flatMap(RoleSource.init(rawValue:)) ?? .registration,
-            timeZone: try optional("time_zone", String.self),
-            language: try optional("language", String.self),
-            firstLanguage: try optional("first_language", String.self)
+            deletedAt: try row.decodeIfPresent(column: "deleted_at", as: Date.self),
+            phoneConfirmedAt: try row.decodeIfPresent(column: "phone_confirmed_at", as: Date.self),
+            roleSource: roleSource.flatMap(RoleSource.init(rawValue:)) ?? .registration,
+            timeZone: try row.decodeIfPresent(column: "time_zone", as: String.self),
+            language: try row.decodeIfPresent(column: "language", as: String.self),
+            firstLanguage: try row.decodeIfPresent(column: "first_language", as: String.self)
         )
     }
 }

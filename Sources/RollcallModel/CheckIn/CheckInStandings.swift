@@ -69,14 +69,12 @@ struct CheckInStandings: Sendable {
     }
 
     private static func standing(_ row: any SQLRow, studentID: Int64) throws -> CheckInStore.Standing {
-        func optional<T: Decodable>(_ column: String, _ type: T.Type) throws -> T? {
-            try row.decodeNil(column: column) ? nil : try row.decode(column: column, as: type)
-        }
-        let existing = try optional("status", String.self).flatMap(AttendanceStatus.init(rawValue:)).map { status in
+        let status = try row.decodeIfPresent(column: "status", as: String.self)
+        let existing = try status.flatMap(AttendanceStatus.init(rawValue:)).map { status in
             (status: status, at: try row.decode(column: "recorded_at", as: Date.self))
         }
-        let owner = try optional("device_owner", Int64.self)
-        let ticketOwner = try optional("ticket_owner", Int64.self)
+        let owner = try row.decodeIfPresent(column: "device_owner", as: Int64.self)
+        let ticketOwner = try row.decodeIfPresent(column: "ticket_owner", as: Int64.self)
         return CheckInStore.Standing(
             moment: try SessionMoment(row), enrolled: try row.decode(column: "enrolled", as: Int.self) > 0,
             joinFromScan: try row.decode(column: "join_from_scan", as: Bool.self),

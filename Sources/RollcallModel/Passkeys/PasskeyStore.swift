@@ -320,7 +320,7 @@ package struct PasskeyStore: Sendable {
             try await sql.select().column("device_id").from("passkey_verifications")
                 .where("session_id", .equal, sessionID).where("credential_id", .equal, credentialID)
                 .all().compactMap {
-                    try $0.decodeNil(column: "device_id") ? nil : $0.decode(column: "device_id", as: String.self)
+                    try $0.decodeIfPresent(column: "device_id", as: String.self)
                 }
         )
     }

@@ -25,20 +25,17 @@ package struct QuizAttempts: Sendable {
         package var answered: Int
 
         package init(_ row: any SQLRow) throws {
-            func optional<Value: Decodable>(_ column: String, as type: Value.Type) throws -> Value? {
-                try row.decodeNil(column: column) ? nil : try row.decode(column: column, as: type)
-            }
             id = try row.decode(column: "id", as: Int64.self)
             runId = try row.decode(column: "run_id", as: Int64.self)
             studentId = try row.decode(column: "student_id", as: Int64.self)
             studentName = try row.decode(column: "student_name", as: String.self)
             seed = try row.decode(column: "seed", as: Int64.self)
-            deviceId = try optional("device_id", as: String.self)
+            deviceId = try row.decodeIfPresent(column: "device_id", as: String.self)
             startedAt = try row.decode(column: "started_at", as: Date.self)
             addedSeconds = try row.decode(column: "added_seconds", as: Int.self)
             deadline = try row.decode(column: "deadline", as: Date.self)
-            closedAt = try optional("closed_at", as: Date.self)
-            ending = try optional("ending", as: String.self)
+            closedAt = try row.decodeIfPresent(column: "closed_at", as: Date.self)
+            ending = try row.decodeIfPresent(column: "ending", as: String.self)
             answered = try row.decode(column: "answered", as: Int.self)
         }
 

@@ -347,9 +347,9 @@ package struct SessionMoment: Sendable {
 
     /// Reads the columns `opened_at`, `closes_at`, `closed_at` and `course_name` of a row.
     package init(_ row: any SQLRow) throws {
-        openedAt = try row.decodeNil(column: "opened_at") ? nil : try row.decode(column: "opened_at", as: Date.self)
-        closesAt = try row.decodeNil(column: "closes_at") ? nil : try row.decode(column: "closes_at", as: Date.self)
-        closedAt = try row.decodeNil(column: "closed_at") ? nil : try row.decode(column: "closed_at", as: Date.self)
+        openedAt = try row.decodeIfPresent(column: "opened_at", as: Date.self)
+        closesAt = try row.decodeIfPresent(column: "closes_at", as: Date.self)
+        closedAt = try row.decodeIfPresent(column: "closed_at", as: Date.self)
         courseName = try row.decode(column: "course_name", as: String.self)
     }
 

@@ -76,7 +76,7 @@ package struct InvitationMail: Sendable {
                 let address = email.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? ""
                 let link = schoolSignIn == nil ? "\(publicURL)/register?email=\(address)" : "\(publicURL)/sign-in"
                 let chosen =
-                    try row.decodeNil(column: "language") ? nil : try row.decode(column: "language", as: String.self)
+                    try row.decodeIfPresent(column: "language", as: String.self)
                 let course = try row.decode(column: "course_name", as: String.self)
                 let letter = letters.written(for: chosen)
                 messages.append(

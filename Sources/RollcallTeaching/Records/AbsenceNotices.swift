@@ -163,7 +163,7 @@ package struct AbsenceNotices: Sendable {
             ).all().map { row in
                 (
                     try row.decode(column: "name", as: String.self), try row.decode(column: "email", as: String.self),
-                    try row.decodeNil(column: "language") ? nil : try row.decode(column: "language", as: String.self)
+                    try row.decodeIfPresent(column: "language", as: String.self)
                 )
             }
             return (Set(silent), Dictionary(languages) { $1 }, teachers)
