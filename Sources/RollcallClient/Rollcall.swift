@@ -115,14 +115,19 @@ extension Rollcall {
         return (signedIn(with: answer.token), answer.user)
     }
 
-    /// Creates a student account (the server emails a confirmation link) and signs it in.
+    /// Creates a student account (the server emails a confirmation link) and signs it in, in one request.
     public func register(name: String, email: String, password: String) async throws
         -> (rollcall: Rollcall, user: User)
     {
-        _ = try await perform {
-            try await api.register(body: .json(.init(name: name, email: email, password: password))).created
+        let answer = try await perform {
+            try await api.register(
+                body: .json(.init(name: name, email: email, password: password, signIn: .token))
+            ).created.body.json
         }
-        return try await signIn(email: email, password: password)
+        guard let token = answer.token else {
+            throw RollcallError.unexpectedAnswer(status: 201, "registering answered no access token")
+        }
+        return (signedIn(with: token), answer.user)
     }
 
     /// Asks the server to text a sign-in code to `phone`; the answer is the same whether or not the number belongs to

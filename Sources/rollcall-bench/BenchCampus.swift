@@ -254,12 +254,12 @@ extension Bench {
         let saves = outcome.saves
         let everyCheckIn = state.checkIns.count + state.newcomerCheckIns.count
         let requests =
-            outcome.arrivals * 2 + state.newcomerCheckIns.count * 3 + state.attempts.count + saves.latencies.count
+            outcome.arrivals * 2 + state.newcomerCheckIns.count * 2 + state.attempts.count + saves.latencies.count
         let newcomerWhole = campus.newcomerArrivals(outcome.morning)
         let wholeArrival = "p50 \(percentile(newcomerWhole, 50)) / p99 \(percentile(newcomerWhole, 99)) ms"
-        // Registering and signing in hash the password twice, which is most of what a newcomer costs.
+        // Registering hashes the password once (it signs in with the same request): most of what a newcomer costs.
         let hash = Self.hashTimes(bcryptCost...bcryptCost).first?.milliseconds ?? .nan
-        let hashes = state.newcomerCheckIns.count * 2
+        let hashes = state.newcomerCheckIns.count
         let hashing = String(
             format: "about %.0f s of it %d password hashes at %.0f ms", Double(hashes) * hash / 1000, hashes, hash)
         let cpuEach = String(format: "%.0f", outcome.serverCPU / Double(max(requests, 1)) * 1e6)
@@ -274,15 +274,15 @@ extension Bench {
 
             Campus morning: \(rooms) rooms of \(roomSize) students arriving over \(duration) s on \(campusStore)
             (ROLLCALL_BCRYPT_COST=\(bcryptCost)); every room's projector and teacher's live room open (\(2 * rooms)
-            WebSockets); one student in ten (\(outcome.newcomers) a room) registering, signing in and joining on the
-            way; \(quizRooms) rooms running a quiz that each student starts once checked in and saves every
+            WebSockets); one student in ten (\(outcome.newcomers) a room) registering (signed in by it) and joining on
+            the way; \(quizRooms) rooms running a quiz that each student starts once checked in and saves every
             \(String(format: "%g", saveEvery)) s from then. Load generator: this process, one event loop, 2 × \(connections)
             keep-alive connections. The machine's load average before the run: \(outcome.loadBefore).
 
               check-ins                    \(everyCheckIn) of \(outcome.arrivals)
               check-in p50/p95/p99/max     \(spread(state.checkIns)) (arrival → checked in, \(state.checkIns.count) with accounts)
               newcomers' check-in          \(spread(state.newcomerCheckIns)) (scan → checked in, after registering)
-              newcomers' whole arrival     \(wholeArrival) (register, sign in, join, check in)
+              newcomers' whole arrival     \(wholeArrival) (register and sign in, join, check in)
               live event p50/p95/p99/max   \(spread(state.events)) (commit → the teacher's socket, \(state.events.count) events)
               quiz saves                   \(saves.latencies.count), due → answer \(spread(saves.latencies))
               arrivals that failed         \(Self.failureList(outcome.morning.failures))

@@ -26,7 +26,7 @@ struct ProjectorFrame: Decodable {
     var code: String { String(url.suffix(32)) }
 }
 
-/// The answer to signing in with a password.
+/// The answer to registering or signing in with a password: the new access token.
 struct SignedIn: Decodable {
     var token: String
 }

@@ -66,6 +66,8 @@ struct AccountsTests {
                 (with("password", String(repeating: "p", count: 129)), .badRequest, "invalid_password"),
                 (with("role", "admin"), .badRequest, "invalid_role"),
                 (with("role", "wizard"), .badRequest, "wrong_type"),
+                (with("signIn", "cookie"), .badRequest, "wrong_type"),
+                (with("signIn", true), .badRequest, "wrong_type"),
                 (with("studentNumber", "no spaces allowed"), .badRequest, "invalid_student_number"),
                 (with("email", "TAKEN@school.test"), .conflict, "email_taken"),
                 (with("studentNumber", "t1"), .conflict, "student_number_taken"),
@@ -88,6 +90,51 @@ struct AccountsTests {
                 json: with("name", String(repeating: "x", count: 70_000)), status: .contentTooLarge,
                 code: "body_too_large"
             )
+            // Nothing of the refused registrations was kept: no account to sign in to, no letter but the first one's.
+            let nobody = try await api.call(
+                .post, "/api/v1/auth/tokens", json: ["email": "new@school.test", "password": API.password])
+            #expect(nobody.errorCode == "invalid_credentials")
+            #expect(try await api.outbox().count == 1)
+        }
+    }
+
+    /// The register page and the typed client sign the new account in with the same request: one password hash
+    /// where registering and then signing in took two.
+    @Test func registering_signs_in_with_the_same_request_when_asked() async throws {
+        try await withServer { api in
+            let base: [String: Any] = ["name": "One Step", "email": "one.step@school.test", "password": API.password]
+            var asToken = base
+            asToken["signIn"] = "token"
+            let token = try await api.call(.post, "/api/v1/auth/register", json: asToken)
+            #expect(token.status == .created)
+            #expect(token.headers[.setCookie] == nil)
+            let bearer = try #require(token.string("token"))
+            let me = try await api.call(.get, "/api/v1/me", headers: [.authorization: "Bearer \(bearer)"])
+            #expect(me.status == .ok)
+            #expect(me.int("user.id") == token.int("user.id"))
+
+            var asSession = base
+            asSession["email"] = "two.step@school.test"
+            asSession["signIn"] = "session"
+            let session = try await api.call(.post, "/api/v1/auth/register", json: asSession)
+            #expect(session.status == .created)
+            #expect(session.string("token") == nil)
+            let cookie = try #require(session.headers[.setCookie])
+            #expect(cookie.contains("HttpOnly"))
+            let value = try #require(cookie.firstMatch(of: /rollcall_session=([^;]+)/)?.1)
+            var headers: HTTPFields = [.cookie: "rollcall_session=\(value)"]
+            headers[AuthenticationMiddleware.csrfHeader] = try #require(session.string("csrfToken"))
+            let renamed = try await api.call(.patch, "/api/v1/me", json: ["name": "Two Steps"], headers: headers)
+            #expect(renamed.string("user.name") == "Two Steps")
+            #expect(renamed.string("user.email") == "two.step@school.test")
+
+            // Without it, registering signs nobody in, as before.
+            var plain = base
+            plain["email"] = "no.step@school.test"
+            let none = try await api.call(.post, "/api/v1/auth/register", json: plain)
+            #expect(none.status == .created)
+            #expect(none.string("token") == nil && none.string("csrfToken") == nil && none.headers[.setCookie] == nil)
+            #expect(try await api.outbox().count == 3)
         }
     }
 

@@ -30,6 +30,13 @@ struct AccountsController: Sendable {
         var password: String
         var role: Role?
         var studentNumber: String?
+        /// Signs the new account in with the same request, so that its password is hashed once, not hashed and then
+        /// checked again by a second request.
+        var signIn: RegistrationSignIn?
+    }
+    /// How a registration that signs in answers: a browser's session or an API client's token.
+    enum RegistrationSignIn: String, Decodable {
+        case session, token
     }
     struct Credentials: Decodable {
         var email: String
@@ -112,7 +119,15 @@ struct AccountsController: Sendable {
             )
         )
         try await sendVerification(to: user, in: context.reader)
-        return try UserEnvelope(user: UserView(user)).response(from: request, context: context, status: .created)
+        var response: Response
+        switch input.signIn {
+        case nil:
+            return try UserEnvelope(user: UserView(user)).response(from: request, context: context, status: .created)
+        case .session: response = try await signIns.startWebSession(for: user, request: request, context: context)
+        case .token: response = try await signIns.issueAPIToken(for: user, request: request, context: context)
+        }
+        response.status = .created
+        return response
     }
 
     /// Writes to a person whose proof of their address just ended sign-in links made before it.

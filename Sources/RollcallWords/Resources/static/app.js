@@ -97,10 +97,6 @@ async function submit(form) {
         if (passkey) body.passkey = passkey;
       }
       data = await api(method, path, method === "DELETE" || (method === "POST" && !hasFields(form)) ? undefined : body);
-      if (form.dataset.also) {
-        const [alsoMethod, alsoPath] = form.dataset.also.split(" ");
-        data = await api(alsoMethod, alsoPath, body);
-      }
     }
     follow(form, form.dataset.then ?? "reload", data);
   } catch (error) {
