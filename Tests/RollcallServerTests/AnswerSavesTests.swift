@@ -1,10 +1,12 @@
 import Foundation
 import Logging
+import RollcallCore
 import RollcallStorage
 import SQLKit
 import ServerTestSupport
 import Testing
 
+@testable import RollcallModel
 @testable import RollcallServer
 
 /// A hall's autosaves arriving together: written in groups, each save still answered by its own rule.
@@ -92,5 +94,86 @@ struct AnswerSavesTests {
                 }
             }
         }
+    }
+
+    /// A group decides its saves in memory and writes each answer once: whatever it holds (the same answer saved
+    /// twice, a retry, a stale save, an answer cleared, an attempt that does not exist), it must answer and store
+    /// what the same saves would one at a time.
+    @Test(arguments: [Database.Engine.sqlite, .postgres])
+    func a_group_answers_and_stores_what_its_saves_would_one_at_a_time(engine: Database.Engine) async throws {
+        let together = try await Self.outcome(of: engine, inGroups: false)
+        let alone = try await Self.outcome(of: engine, inGroups: true)
+        #expect(together.results == alone.results)
+        #expect(together.stored == alone.stored)
+        #expect(together.results.count == 9 && together.stored.count == 4 + 2 + 5)
+    }
+
+    /// The saves' answers, then the answers, counts and events stored, each as text.
+    private static func outcome(of engine: Database.Engine, inGroups alone: Bool) async throws -> (
+        results: [String], stored: [String]
+    ) {
+        let postgres = engine == .postgres ? try PostgresServer.start() : nil
+        defer { postgres?.stop() }
+        nonisolated(unsafe) var outcome: (results: [String], stored: [String]) = ([], [])
+        try await withServer(databaseURL: postgres?.url) { api in
+            let quiz = try await QuizRoom.start(api)
+            let other = try await quiz.room.enrol(api, "Other Student")
+            #expect(try await quiz.room.checkIn(api, other).status == .created)
+            let a = try #require(try await quiz.attempt(api).int("attempt.id"))
+            let b = try #require(try await quiz.attempt(api, as: other, device: "phone-b").int("attempt.id"))
+            let start = Date()
+            func save(_ attempt: Int64, _ question: String, _ answer: QuizAnswer, _ sequence: Int64) throws
+                -> AnswerSaves.Save
+            {
+                AnswerSaves.Save(
+                    attemptID: attempt, questionID: question, answer: answer, text: try QuizJSON.encode(answer),
+                    sequence: sequence, now: start.addingTimeInterval(Double(sequence)))
+            }
+            let saves: [AnswerSaves.Save] = [
+                try save(a, "q1", .choice(1), 1), try save(a, "q1", .choice(2), 2), try save(a, "q1", .choice(2), 2),
+                try save(a, "q1", .choice(0), 1), try save(b, "q3", .text("osmosis"), 1),
+                try save(b, "q3", .text("  "), 2),
+                try save(999_999, "q1", .choice(1), 1), try save(b, "q2", .choices([0]), 3),
+                try save(a, "q4", .number(46), 4),
+            ]
+            let database = try api.database()
+            try await database.closing { database in
+                var results: [Result<QuizAttempts.SaveOutcome, any Error>] = []
+                for group in alone ? saves.map { [$0] } : [saves] {
+                    results += await AnswerSaves.write(group, database: database)
+                }
+                // Each run has its own clock: times are told from its start.
+                outcome.results = results.map { result in
+                    guard case .success(let saved) = result else { return "\(result)" }
+                    let after = saved.savedAt.timeIntervalSince(start).rounded()
+                    return "changed \(saved.changed), \(saved.sequence) at +\(after) s, answered \(saved.answered)"
+                }
+                outcome.stored = try await database.read { sql in
+                    let answers = try await sql.raw(
+                        "SELECT attempt_id, question_id, answer, sequence FROM quiz_answers ORDER BY attempt_id, question_id"
+                    ).all().map {
+                        "\(try $0.decode(column: "question_id", as: String.self)) "
+                            + "\(try $0.decode(column: "answer", as: String.self)) "
+                            + "\(try $0.decode(column: "sequence", as: Int64.self))"
+                    }
+                    let counts = try await sql.raw("SELECT answered FROM quiz_attempts ORDER BY id").all()
+                        .map { "answered \(try $0.decode(column: "answered", as: Int.self))" }
+                    let events = try await sql.raw(
+                        "SELECT payload FROM quiz_events WHERE kind = 'answered' ORDER BY id"
+                    ).all().map { row in
+                        let event = try JSONDecoder().decode(
+                            AnsweredEvent.self, from: Data(try row.decode(column: "payload", as: String.self).utf8))
+                        return "event: attempt \(event.attemptId) answered \(event.answered)"
+                    }
+                    return answers + counts + events
+                }
+            }
+        }
+        return outcome
+    }
+
+    private struct AnsweredEvent: Decodable {
+        var attemptId: Int64
+        var answered: Int
     }
 }

@@ -52,42 +52,81 @@ package struct AnswerSaves: Sendable {
         }
     }
 
-    /// The group's attempts are locked first, in one statement and in the order of their ids, so that two
-    /// processes' groups never wait for each other's rows in turn.
+    /// The group is read in one statement, decided in memory save by save, and written in a few whatever its size:
+    /// its answers, the attempts whose count of answered questions moved, and their runs' events. On PostgreSQL every
+    /// statement is a round trip, and a class's saves, even when they come one at a time, are most of a morning's
+    /// requests.
     private static func apply(_ group: [Save], in sql: Transaction) async throws
         -> [Result<QuizAttempts.SaveOutcome, any Error>]
     {
-        let ids = Array(Set(group.map(\.attemptID))).sorted()
-        var attempts: [Int64: QuizAttempt] = [:]
-        for attempt in try await QuizAttempts.select(
-            sql, where: "quiz_attempts.id IN (\(binds: ids)) ORDER BY quiz_attempts.id", locking: true)
-        {
-            attempts[attempt.id] = attempt
-        }
+        var state = try await GroupWrite.read(group, in: sql)
         var results: [Result<QuizAttempts.SaveOutcome, any Error>] = []
         for save in group {
             do {
-                guard let attempt = attempts[save.attemptID] else { throw NotStored(.attemptNotFound, what: "attempt") }
-                let outcome = try await apply(save, to: attempt, in: sql)
-                attempts[save.attemptID]?.answered = outcome.answered
-                results.append(.success(outcome))
+                results.append(.success(try state.apply(save)))
             } catch let refusal as QuizRefusal {
                 results.append(.failure(refusal))
             } catch let missing as NotStored {
                 results.append(.failure(missing))
             }
         }
+        try await state.write(in: sql)
         return results
+    }
+}
+
+/// A group's attempts and stored answers as its saves leave them, and what is to be written.
+struct GroupWrite {
+    struct Key: Hashable {
+        var attemptID: Int64
+        var questionID: String
+    }
+    var attempts: [Int64: QuizAttempt] = [:]
+    var stored: [Key: QuizAttempts.StoredAnswerRow] = [:]
+    /// The answers to write, each once, as the group's last save of it left it.
+    var written: [Key] = []
+    /// The attempts whose count of answered questions moved, in the order they first moved.
+    var moved: [Int64] = []
+    var events: [(runID: Int64, change: QuizChange)] = []
+    var latest: Date?
+
+    /// The group's attempts, locked in the order of their ids so that two processes' groups never wait for each
+    /// other's rows in turn, with the answers stored for any of its questions.
+    static func read(_ group: [AnswerSaves.Save], in sql: Transaction) async throws -> GroupWrite {
+        let ids = Array(Set(group.map(\.attemptID))).sorted()
+        let questions = Array(Set(group.map(\.questionID))).sorted()
+        // SQLite's one writer needs no lock; on PostgreSQL the attempts' rows, not their students' nor answers'.
+        let lock = sql.dialect.name == "postgresql" ? " FOR UPDATE OF quiz_attempts" : ""
+        let rows = try await sql.raw(
+            """
+            SELECT \(unsafeRaw: QuizAttempts.columns), quiz_answers.question_id AS stored_question,
+              quiz_answers.sequence AS stored_sequence, quiz_answers.answer AS stored_answer,
+              quiz_answers.saved_at AS stored_saved_at
+            FROM quiz_attempts JOIN users ON users.id = quiz_attempts.student_id
+            LEFT JOIN quiz_answers ON quiz_answers.attempt_id = quiz_attempts.id
+              AND quiz_answers.question_id IN (\(binds: questions))
+            WHERE quiz_attempts.id IN (\(binds: ids)) ORDER BY quiz_attempts.id\(unsafeRaw: lock)
+            """
+        ).all()
+        var state = GroupWrite()
+        for row in rows {
+            let attempt = try QuizAttempts.AttemptRow(row).attempt
+            state.attempts[attempt.id] = attempt
+            guard let question = try row.decodeIfPresent(column: "stored_question", as: String.self) else { continue }
+            state.stored[Key(attemptID: attempt.id, questionID: question)] = QuizAttempts.StoredAnswerRow(
+                sequence: try row.decode(column: "stored_sequence", as: Int64.self),
+                answer: try row.decode(column: "stored_answer", as: String.self),
+                savedAt: try row.decode(column: "stored_saved_at", as: Date.self))
+        }
+        return state
     }
 
     /// A newer save replaces the stored one, the same one again is acknowledged, an older one is refused. A refusal
-    /// comes before anything is written.
-    private static func apply(_ save: Save, to attempt: QuizAttempt, in sql: Transaction) async throws
-        -> QuizAttempts.SaveOutcome
-    {
-        let stored = try await sql.select().columns("sequence", "answer", "saved_at").from("quiz_answers")
-            .where("attempt_id", .equal, save.attemptID).where("question_id", .equal, save.questionID)
-            .first(decoding: QuizAttempts.StoredAnswerRow.self, with: .rollcall)
+    /// leaves the state as it was.
+    mutating func apply(_ save: AnswerSaves.Save) throws -> QuizAttempts.SaveOutcome {
+        guard let attempt = attempts[save.attemptID] else { throw NotStored(.attemptNotFound, what: "attempt") }
+        let key = Key(attemptID: save.attemptID, questionID: save.questionID)
+        let stored = stored[key]
         switch AttemptRules.sequenceDecision(save.sequence, stored: stored?.sequence) {
         case .stale(let current): throw QuizRefusal.staleSequence(current: current)
         case .repeated:
@@ -97,31 +136,42 @@ package struct AnswerSaves: Sendable {
         case .apply: break
         }
         try QuizAttempts.requireOpen(attempt, now: save.now)
-        if stored == nil {
-            try await sql.insert(into: "quiz_answers")
-                .columns("attempt_id", "question_id", "answer", "sequence", "saved_at")
-                .values(
-                    SQLBind(save.attemptID), SQLBind(save.questionID), SQLBind(save.text), SQLBind(save.sequence),
-                    SQLBind(save.now)
-                )
-                .run()
-        } else {
-            try await sql.update("quiz_answers").set("answer", to: save.text).set("sequence", to: save.sequence)
-                .set("saved_at", to: save.now).where("attempt_id", .equal, save.attemptID)
-                .where("question_id", .equal, save.questionID).run()
-        }
         let wasAnswered = try stored.map { !(try QuizJSON.decode($0.answer, as: QuizAnswer.self)).isBlank } ?? false
-        let change = (save.answer.isBlank ? 0 : 1) - (wasAnswered ? 1 : 0)
+        self.stored[key] = .init(sequence: save.sequence, answer: save.text, savedAt: save.now)
+        if !written.contains(key) { written.append(key) }
         var answered = attempt.answered
+        let change = (save.answer.isBlank ? 0 : 1) - (wasAnswered ? 1 : 0)
         if change != 0 {
             answered += change
-            try await sql.update("quiz_attempts").set("answered", to: answered).where("id", .equal, save.attemptID)
-                .run()
+            attempts[save.attemptID]?.answered = answered
+            if !moved.contains(save.attemptID) { moved.append(save.attemptID) }
             var event = QuizAttempts.AttemptEvent(attempt)
             event.answered = answered
-            try await QuizEvents.append(
-                [QuizChange(kind: .answered, payload: event)], runID: attempt.runId, at: save.now, in: sql)
+            events.append((attempt.runId, QuizChange(kind: .answered, payload: event)))
+            latest = max(latest ?? save.now, save.now)
         }
         return .init(changed: true, sequence: save.sequence, savedAt: save.now, answered: answered)
+    }
+
+    /// The answers in one upsert, the moved counts in one update, the events in the runs' log.
+    func write(in sql: Transaction) async throws {
+        guard !written.isEmpty else { return }
+        var insert = sql.insert(into: "quiz_answers")
+            .columns("attempt_id", "question_id", "answer", "sequence", "saved_at")
+        for key in written {
+            guard let answer = stored[key] else { continue }
+            insert = insert.values(
+                SQLBind(key.attemptID), SQLBind(key.questionID), SQLBind(answer.answer), SQLBind(answer.sequence),
+                SQLBind(answer.savedAt))
+        }
+        try await insert.onConflict(with: ["attempt_id", "question_id"]) { conflict in
+            conflict.set(excludedValueOf: "answer").set(excludedValueOf: "sequence").set(excludedValueOf: "saved_at")
+        }.run()
+        guard !moved.isEmpty else { return }
+        let cases = moved.map { id in "WHEN \(bind: id) THEN \(bind: attempts[id]?.answered ?? 0)" as SQLQueryString }
+        try await sql.raw(
+            "UPDATE quiz_attempts SET answered = CASE id \(SQLList(cases, separator: SQLRaw(" "))) END WHERE id IN (\(binds: moved))"
+        ).run()
+        try await QuizEvents.append(events, at: latest ?? Date(), in: sql)
     }
 }

@@ -33,7 +33,16 @@ package enum QuizEvents {
     package static func append(_ changes: [QuizChange], runID: Int64, at now: Date = Date(), in sql: Transaction)
         async throws -> [Int64]
     {
+        try await append(changes.map { (runID, $0) }, at: now, in: sql)
+    }
+
+    /// Appends changes to several runs' logs at once, in one statement however many runs.
+    @discardableResult
+    package static func append(_ changes: [(runID: Int64, change: QuizChange)], at now: Date, in sql: Transaction)
+        async throws -> [Int64]
+    {
         try await EventLog.append(
-            try changes.map { (runID, $0.kind.rawValue, try $0.payloadText()) }, to: .quizRuns, at: now, in: sql)
+            try changes.map { ($0.runID, $0.change.kind.rawValue, try $0.change.payloadText()) }, to: .quizRuns,
+            at: now, in: sql)
     }
 }
