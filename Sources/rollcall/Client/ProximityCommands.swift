@@ -88,14 +88,19 @@ struct ProximityCommand: AsyncParsableCommand {
             server: URL, phones count: Int, group: Int, minutes: Int, uploads: Int, language: String?
         ) async throws -> Summary {
             let run = String(UUID().uuidString.prefix(8)).lowercased()
-            let simulation = ProximitySimulation(start: Date())
+            var signedIn: [Rollcall] = []
             for number in 1...count {
                 let password = UUID().uuidString + UUID().uuidString
-                let (phone, _) = try await Rollcall(serverURL: server, language: language).register(
-                    name: "Phone \(number) of simulation \(run)", email: "phone-\(number)-\(run)@example.com",
-                    password: password)
-                simulation.addPhone(name: "Phone \(number)", rollcall: phone)
+                signedIn.append(
+                    try await Rollcall(serverURL: server, language: language).register(
+                        name: "Phone \(number) of simulation \(run)", email: "phone-\(number)-\(run)@example.com",
+                        password: password
+                    ).rollcall)
             }
+            // The clock starts once everyone is registered: the server issues pseudo-IDs from its own now, and a
+            // window that ended while the phones registered would be one some phones have and others not.
+            let simulation = ProximitySimulation(start: Date())
+            for (number, phone) in zip(1..., signedIn) { simulation.addPhone(name: "Phone \(number)", rollcall: phone) }
             try await simulation.turnOn()
             let pseudoIDs = simulation.phones.reduce(0) { total, phone in
                 total
