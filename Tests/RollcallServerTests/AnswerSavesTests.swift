@@ -108,6 +108,63 @@ struct AnswerSavesTests {
         #expect(together.results.count == 9 && together.stored.count == 4 + 2 + 5)
     }
 
+    /// On PostgreSQL a group waits for its attempts' locks while another process's group of the same answer
+    /// commits: it must decide against that save, not against what was stored when it began to wait.
+    @Test func a_save_that_waited_for_its_attempt_decides_against_the_save_it_waited_for() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await withServer(databaseURL: postgres.url) { api in
+            let quiz = try await QuizRoom.start(api)
+            let attempt = try #require(try await quiz.attempt(api).int("attempt.id"))
+            #expect(try await quiz.save(api, attempt: attempt, "q1", ["choice": 0], sequence: 1).status == .ok)
+            let (other, this) = (try api.database(), try api.database())
+            let (held, holding) = AsyncStream<Void>.makeStream()
+            let (released, release) = AsyncStream<Void>.makeStream()
+            // The other process's group: its save at sequence 5 holds the attempt until it is told to commit.
+            async let committed: Void = other.transaction { sql in
+                try await sql.raw("SELECT id FROM quiz_attempts WHERE id = \(bind: attempt) FOR UPDATE").run()
+                try await sql.raw(
+                    """
+                    UPDATE quiz_answers SET sequence = 5, answer = '{"choice":2}'
+                    WHERE attempt_id = \(bind: attempt) AND question_id = 'q1'
+                    """
+                ).run()
+                holding.yield()
+                for await _ in released { break }
+            }
+            for await _ in held { break }
+            let late = AnswerSaves.Save(
+                attemptID: attempt, questionID: "q1", answer: .choice(1), text: #"{"choice":1}"#, sequence: 4,
+                now: Date())
+            async let results = AnswerSaves.write([late], database: this)
+            let deadline = ContinuousClock.now + .seconds(60)
+            while try await other.read({ sql in
+                try await sql.raw("SELECT COUNT(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+                    .first(decodingColumn: "n", as: Int.self)
+            }) == 0 {
+                #expect(ContinuousClock.now < deadline, "the late save never waited for the attempt")
+                guard ContinuousClock.now < deadline else { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            release.yield()
+            try await committed
+            let answers = await results
+            #expect(answers.count == 1)
+            guard case .failure(let refusal) = answers.first else {
+                Issue.record("the late save was applied over the one it waited for: \(answers)")
+                return
+            }
+            #expect("\(refusal)" == "\(QuizRefusal.staleSequence(current: 5))")
+            let stored = try await this.read { sql in
+                try await sql.raw("SELECT sequence FROM quiz_answers WHERE attempt_id = \(bind: attempt)")
+                    .first(decodingColumn: "sequence", as: Int64.self)
+            }
+            #expect(stored == 5)
+            try await other.shutdown()
+            try await this.shutdown()
+        }
+    }
+
     /// The saves' answers, then the answers, counts and events stored, each as text.
     private static func outcome(of engine: Database.Engine, inGroups alone: Bool) async throws -> (
         results: [String], stored: [String]

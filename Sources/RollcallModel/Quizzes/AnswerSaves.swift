@@ -52,10 +52,9 @@ package struct AnswerSaves: Sendable {
         }
     }
 
-    /// The group is read in one statement, decided in memory save by save, and written in a few whatever its size:
+    /// The group is read in two statements, decided in memory save by save, and written in a few whatever its size:
     /// its answers, the attempts whose count of answered questions moved, and their runs' events. On PostgreSQL every
-    /// statement is a round trip, and a class's saves, even when they come one at a time, are most of a morning's
-    /// requests.
+    /// statement is a round trip, and a class's saves are most of a morning's requests.
     private static func apply(_ group: [Save], in sql: Transaction) async throws
         -> [Result<QuizAttempts.SaveOutcome, any Error>]
     {
@@ -91,32 +90,37 @@ struct GroupWrite {
     var latest: Date?
 
     /// The group's attempts, locked in the order of their ids so that two processes' groups never wait for each
-    /// other's rows in turn, with the answers stored for any of its questions.
+    /// other's rows in turn, then the answers stored for any of its questions.
     static func read(_ group: [AnswerSaves.Save], in sql: Transaction) async throws -> GroupWrite {
         let ids = Array(Set(group.map(\.attemptID))).sorted()
         let questions = Array(Set(group.map(\.questionID))).sorted()
-        // SQLite's one writer needs no lock; on PostgreSQL the attempts' rows, not their students' nor answers'.
+        // SQLite's one writer needs no lock; on PostgreSQL the attempts' rows, not their students'.
         let lock = sql.dialect.name == "postgresql" ? " FOR UPDATE OF quiz_attempts" : ""
-        let rows = try await sql.raw(
+        var state = GroupWrite()
+        for row in try await sql.raw(
             """
-            SELECT \(unsafeRaw: QuizAttempts.columns), quiz_answers.question_id AS stored_question,
-              quiz_answers.sequence AS stored_sequence, quiz_answers.answer AS stored_answer,
-              quiz_answers.saved_at AS stored_saved_at
-            FROM quiz_attempts JOIN users ON users.id = quiz_attempts.student_id
-            LEFT JOIN quiz_answers ON quiz_answers.attempt_id = quiz_attempts.id
-              AND quiz_answers.question_id IN (\(binds: questions))
+            SELECT \(unsafeRaw: QuizAttempts.columns) FROM quiz_attempts JOIN users ON users.id = quiz_attempts.student_id
             WHERE quiz_attempts.id IN (\(binds: ids)) ORDER BY quiz_attempts.id\(unsafeRaw: lock)
             """
-        ).all()
-        var state = GroupWrite()
-        for row in rows {
+        ).all() {
             let attempt = try QuizAttempts.AttemptRow(row).attempt
             state.attempts[attempt.id] = attempt
-            guard let question = try row.decodeIfPresent(column: "stored_question", as: String.self) else { continue }
-            state.stored[Key(attemptID: attempt.id, questionID: question)] = QuizAttempts.StoredAnswerRow(
-                sequence: try row.decode(column: "stored_sequence", as: Int64.self),
-                answer: try row.decode(column: "stored_answer", as: String.self),
-                savedAt: try row.decode(column: "stored_saved_at", as: Date.self))
+        }
+        // Read once the locks are held, in a statement of its own: a statement sees what was committed when it began,
+        // so answers read beside the lock could miss a save another process committed while this one waited for it.
+        for row in try await sql.raw(
+            """
+            SELECT attempt_id, question_id, sequence, answer, saved_at FROM quiz_answers
+            WHERE attempt_id IN (\(binds: ids)) AND question_id IN (\(binds: questions))
+            """
+        ).all() {
+            let key = Key(
+                attemptID: try row.decode(column: "attempt_id", as: Int64.self),
+                questionID: try row.decode(column: "question_id", as: String.self))
+            state.stored[key] = QuizAttempts.StoredAnswerRow(
+                sequence: try row.decode(column: "sequence", as: Int64.self),
+                answer: try row.decode(column: "answer", as: String.self),
+                savedAt: try row.decode(column: "saved_at", as: Date.self))
         }
         return state
     }
