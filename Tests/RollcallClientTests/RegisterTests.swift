@@ -12,24 +12,15 @@ import Testing
 /// from before that, which registers without signing in.
 @Suite("Registering through RollcallClient", .timeLimit(.minutes(5)))
 struct RegisterTests {
-    @Test func registering_signs_in_with_one_request() async throws {
+    /// One request; against a server that does not know `signIn`, a second one signs in.
+    @Test(arguments: [(false, ["register"]), (true, ["register", "createAccessToken"])])
+    func registering_signs_in(againstAnOldServer old: Bool, sending operations: [String]) async throws {
         try await withServer(setup: .live) { api in
-            let sent = Requests(base: Rollcall.defaultTransport(), forgetSignIn: false)
+            let sent = Requests(base: Rollcall.defaultTransport(), forgetSignIn: old)
             let client = Rollcall(serverURL: try api.serverURL(), token: nil, transport: sent)
             let (student, user) = try await client.register(
                 name: "Rae Register", email: "rae@school.test", password: API.password)
-            #expect(sent.operations == ["register"])
-            #expect(try await student.me().id == user.id)
-        }
-    }
-
-    @Test func against_a_server_that_does_not_sign_in_it_signs_in_after() async throws {
-        try await withServer(setup: .live) { api in
-            let sent = Requests(base: Rollcall.defaultTransport(), forgetSignIn: true)
-            let client = Rollcall(serverURL: try api.serverURL(), token: nil, transport: sent)
-            let (student, user) = try await client.register(
-                name: "Old Server", email: "old@school.test", password: API.password)
-            #expect(sent.operations == ["register", "createAccessToken"])
+            #expect(sent.operations == operations)
             #expect(try await student.me().id == user.id)
         }
     }
