@@ -28,8 +28,10 @@ struct Bench: AsyncParsableCommand {
     var port = 8099
     @Option(
         help: ArgumentHelp(
-            "Instead of the check-in rounds: this many new students register (signed in by it), join and check in at once,",
-            discussion: "while students with accounts check in at --quiet-rate and are timed."))
+            "Instead of the check-in rounds: this many new students register and join at once,",
+            discussion:
+                "each signed in by registering, and check in, while students with accounts check in at --quiet-rate and are timed."
+        ))
     var register = 0
     @Option(help: "Check-ins per second of the timed room in the registration rounds.")
     var quietRate = 100

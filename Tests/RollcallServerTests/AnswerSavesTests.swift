@@ -137,14 +137,11 @@ struct AnswerSavesTests {
                 attemptID: attempt, questionID: "q1", answer: .choice(1), text: #"{"choice":1}"#, sequence: 4,
                 now: Date())
             async let results = AnswerSaves.write([late], database: this)
-            let deadline = ContinuousClock.now + .seconds(60)
-            while try await other.read({ sql in
-                try await sql.raw("SELECT COUNT(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
-                    .first(decodingColumn: "n", as: Int.self)
-            }) == 0 {
-                #expect(ContinuousClock.now < deadline, "the late save never waited for the attempt")
-                guard ContinuousClock.now < deadline else { break }
-                try await Task.sleep(for: .milliseconds(20))
+            try await eventually("the late save waiting for the attempt") {
+                try await other.read { sql in
+                    try await sql.raw("SELECT COUNT(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+                        .first(decodingColumn: "n", as: Int.self)
+                } != 0
             }
             release.yield()
             try await committed

@@ -81,7 +81,7 @@ struct GroupWrite {
         var questionID: String
     }
     var attempts: [Int64: QuizAttempt] = [:]
-    var stored: [Key: QuizAttempts.StoredAnswerRow] = [:]
+    var stored: [Key: QuizAttempts.AnswerRow] = [:]
     /// The answers to write, each once, as the group's last save of it left it.
     var written: [Key] = []
     /// The attempts whose count of answered questions moved, in the order they first moved.
@@ -94,33 +94,19 @@ struct GroupWrite {
     static func read(_ group: [AnswerSaves.Save], in sql: Transaction) async throws -> GroupWrite {
         let ids = Array(Set(group.map(\.attemptID))).sorted()
         let questions = Array(Set(group.map(\.questionID))).sorted()
-        // SQLite's one writer needs no lock; on PostgreSQL the attempts' rows, not their students'.
-        let lock = sql.dialect.name == "postgresql" ? " FOR UPDATE OF quiz_attempts" : ""
         var state = GroupWrite()
-        for row in try await sql.raw(
-            """
-            SELECT \(unsafeRaw: QuizAttempts.columns) FROM quiz_attempts JOIN users ON users.id = quiz_attempts.student_id
-            WHERE quiz_attempts.id IN (\(binds: ids)) ORDER BY quiz_attempts.id\(unsafeRaw: lock)
-            """
-        ).all() {
-            let attempt = try QuizAttempts.AttemptRow(row).attempt
+        for attempt in try await QuizAttempts.select(
+            sql, where: "quiz_attempts.id IN (\(binds: ids)) ORDER BY quiz_attempts.id", locking: true)
+        {
             state.attempts[attempt.id] = attempt
         }
         // Read once the locks are held, in a statement of its own: a statement sees what was committed when it began,
         // so answers read beside the lock could miss a save another process committed while this one waited for it.
-        for row in try await sql.raw(
-            """
-            SELECT attempt_id, question_id, sequence, answer, saved_at FROM quiz_answers
-            WHERE attempt_id IN (\(binds: ids)) AND question_id IN (\(binds: questions))
-            """
-        ).all() {
-            let key = Key(
-                attemptID: try row.decode(column: "attempt_id", as: Int64.self),
-                questionID: try row.decode(column: "question_id", as: String.self))
-            state.stored[key] = QuizAttempts.StoredAnswerRow(
-                sequence: try row.decode(column: "sequence", as: Int64.self),
-                answer: try row.decode(column: "answer", as: String.self),
-                savedAt: try row.decode(column: "saved_at", as: Date.self))
+        for row in try await sql.select().columns("attempt_id", "question_id", "answer", "sequence", "saved_at")
+            .from("quiz_answers").where("attempt_id", .in, ids).where("question_id", .in, questions)
+            .all(decoding: QuizAttempts.AnswerRow.self, with: .rollcall)
+        {
+            state.stored[Key(attemptID: row.attemptId, questionID: row.questionId)] = row
         }
         return state
     }
@@ -141,7 +127,9 @@ struct GroupWrite {
         }
         try QuizAttempts.requireOpen(attempt, now: save.now)
         let wasAnswered = try stored.map { !(try QuizJSON.decode($0.answer, as: QuizAnswer.self)).isBlank } ?? false
-        self.stored[key] = .init(sequence: save.sequence, answer: save.text, savedAt: save.now)
+        self.stored[key] = .init(
+            attemptId: save.attemptID, questionId: save.questionID, answer: save.text, sequence: save.sequence,
+            savedAt: save.now)
         if !written.contains(key) { written.append(key) }
         var answered = attempt.answered
         let change = (save.answer.isBlank ? 0 : 1) - (wasAnswered ? 1 : 0)
@@ -162,11 +150,10 @@ struct GroupWrite {
         guard !written.isEmpty else { return }
         var insert = sql.insert(into: "quiz_answers")
             .columns("attempt_id", "question_id", "answer", "sequence", "saved_at")
-        for key in written {
-            guard let answer = stored[key] else { continue }
+        for answer in written.compactMap({ stored[$0] }) {
             insert = insert.values(
-                SQLBind(key.attemptID), SQLBind(key.questionID), SQLBind(answer.answer), SQLBind(answer.sequence),
-                SQLBind(answer.savedAt))
+                SQLBind(answer.attemptId), SQLBind(answer.questionId), SQLBind(answer.answer),
+                SQLBind(answer.sequence), SQLBind(answer.savedAt))
         }
         try await insert.onConflict(with: ["attempt_id", "question_id"]) { conflict in
             conflict.set(excludedValueOf: "answer").set(excludedValueOf: "sequence").set(excludedValueOf: "saved_at")
@@ -174,7 +161,10 @@ struct GroupWrite {
         guard !moved.isEmpty else { return }
         let cases = moved.map { id in "WHEN \(bind: id) THEN \(bind: attempts[id]?.answered ?? 0)" as SQLQueryString }
         try await sql.raw(
-            "UPDATE quiz_attempts SET answered = CASE id \(SQLList(cases, separator: SQLRaw(" "))) END WHERE id IN (\(binds: moved))"
+            """
+            UPDATE quiz_attempts SET answered = CASE id \(SQLList(cases, separator: SQLRaw(" "))) END
+            WHERE id IN (\(binds: moved))
+            """
         ).run()
         try await QuizEvents.append(events, at: latest ?? Date(), in: sql)
     }

@@ -65,7 +65,7 @@ package struct QuizAttempts: Sendable {
     }
 
     /// An attempt's columns, as `AttemptRow` reads them.
-    static let columns = """
+    private static let columns = """
         quiz_attempts.id, quiz_attempts.run_id, quiz_attempts.student_id, users.name AS student_name,
           quiz_attempts.seed, quiz_attempts.device_id, quiz_attempts.started_at, quiz_attempts.added_seconds,
           quiz_attempts.deadline, quiz_attempts.closed_at, quiz_attempts.ending, quiz_attempts.answered
@@ -315,12 +315,6 @@ package struct QuizAttempts: Sendable {
             .init(
                 attemptID: attemptID, questionID: questionID, answer: answer, text: try QuizJSON.encode(answer),
                 sequence: sequence, now: now))
-    }
-
-    package struct StoredAnswerRow: Decodable {
-        package var sequence: Int64
-        package var answer: String
-        package var savedAt: Date
     }
 
     /// The attempt's saved answers by question id.
