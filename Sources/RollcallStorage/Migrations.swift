@@ -58,6 +58,7 @@ package enum Migrations {
         step040FlagRepeats,
         step041CourseLanguage,
         step042Jobs,
+        step043AnswerAnswered,
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes. Tests of

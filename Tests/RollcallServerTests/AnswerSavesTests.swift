@@ -162,6 +162,154 @@ struct AnswerSavesTests {
         }
     }
 
+    /// On PostgreSQL a save alone that replaces an answer with a newer one, answered as before, is one statement
+    /// (`AnswerSaves.replacing`); every other save is left to the group's transaction, with nothing written.
+    @Test func a_save_alone_replaces_its_answer_in_one_statement_only_when_nothing_else_moves() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await withServer(databaseURL: postgres.url) { api in
+            let quiz = try await QuizRoom.start(api)
+            let attempt = try #require(try await quiz.attempt(api).int("attempt.id"))
+            let database = try api.database()
+            try await database.closing { database in
+                func save(_ question: String, _ answer: QuizAnswer, _ sequence: Int64) throws
+                    -> AnswerSaves.Save
+                {
+                    .init(
+                        attemptID: attempt, questionID: question, answer: answer, text: try QuizJSON.encode(answer),
+                        sequence: sequence, now: Date())
+                }
+                func stored() async throws -> [String] {
+                    try await database.read { sql in
+                        try await sql.raw(
+                            """
+                            SELECT question_id, answer, sequence, answered FROM quiz_answers ORDER BY question_id
+                            """
+                        ).all().map {
+                            "\(try $0.decode(column: "question_id", as: String.self)) "
+                                + "\(try $0.decode(column: "answer", as: String.self)) "
+                                + "\(try $0.decode(column: "sequence", as: Int64.self)) "
+                                + "\(try $0.decode(column: "answered", as: Bool?.self).map { "\($0)" } ?? "unknown")"
+                        }
+                    }
+                }
+                func update(_ statement: SQLQueryString) async throws {
+                    try await database.write { sql in try await sql.raw(statement).run() }
+                }
+                // A first answer is the group's to write.
+                #expect(try await AnswerSaves.replacing(try save("q1", .choice(0), 1), database: database) == nil)
+                #expect(try await stored() == [])
+                _ = await AnswerSaves.write([try save("q1", .choice(0), 1)], database: database)
+                _ = await AnswerSaves.write([try save("q3", .text("osmosis"), 1)], database: database)
+                let before = try await stored()
+                #expect(before == [#"q1 {"choice":0} 1 true"#, #"q3 {"text":"osmosis"} 1 true"#])
+
+                let replaced = try await AnswerSaves.replacing(try save("q1", .choice(2), 2), database: database)
+                #expect(replaced?.changed == true && replaced?.sequence == 2 && replaced?.answered == 2)
+                #expect(try await stored() == [#"q1 {"choice":2} 2 true"#, before[1]])
+
+                let declined = [
+                    ("the same save again", try save("q1", .choice(2), 2)),
+                    ("a stale save", try save("q1", .choice(1), 1)),
+                    ("a cleared text", try save("q3", .text("  "), 2)),
+                ]
+                for (what, save) in declined {
+                    #expect(try await AnswerSaves.replacing(save, database: database) == nil, "\(what)")
+                }
+                try await update("UPDATE quiz_answers SET answered = NULL WHERE question_id = 'q3'")
+                #expect(
+                    try await AnswerSaves.replacing(try save("q3", .text("diffusion"), 2), database: database) == nil)
+                try await update("UPDATE quiz_answers SET answered = TRUE WHERE question_id = 'q3'")
+                let unchanged = try await stored()
+                #expect(unchanged == [#"q1 {"choice":2} 2 true"#, before[1]])
+                let passed = Date().addingTimeInterval(-AttemptRules.transitGrace - 1)
+                try await update("UPDATE quiz_attempts SET deadline = \(bind: passed)")
+                #expect(
+                    try await AnswerSaves.replacing(try save("q1", .choice(1), 3), database: database) == nil,
+                    "past the deadline and its grace")
+                try await update(
+                    """
+                    UPDATE quiz_attempts SET deadline = \(bind: Date().addingTimeInterval(3_600)),
+                      closed_at = \(bind: Date()), ending = 'submitted'
+                    """)
+                #expect(try await AnswerSaves.replacing(try save("q1", .choice(1), 3), database: database) == nil)
+                #expect(try await stored() == unchanged)
+            }
+        }
+    }
+
+    /// A save alone waits for its attempt while another process's transaction holding it commits: it is decided
+    /// against what that committed, a newer answer or an ending.
+    @Test(arguments: [false, true])
+    func a_save_alone_that_waited_for_its_attempt_is_decided_after_what_held_it(ending: Bool) async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await withServer(databaseURL: postgres.url) { api in
+            let quiz = try await QuizRoom.start(api)
+            let attempt = try #require(try await quiz.attempt(api).int("attempt.id"))
+            #expect(try await quiz.save(api, attempt: attempt, "q1", ["choice": 0], sequence: 1).status == .ok)
+            let (other, this) = (try api.database(), try api.database())
+            let (held, holding) = AsyncStream<Void>.makeStream()
+            let (released, release) = AsyncStream<Void>.makeStream()
+            // The other process: an answer at sequence 5, or the attempt ended, held until it is told to commit.
+            async let committed: Void = other.transaction { sql in
+                try await sql.raw("SELECT id FROM quiz_attempts WHERE id = \(bind: attempt) FOR UPDATE").run()
+                if ending {
+                    try await sql.raw(
+                        "UPDATE quiz_attempts SET closed_at = \(bind: Date()), ending = 'submitted'"
+                    ).run()
+                } else {
+                    try await sql.raw(
+                        """
+                        UPDATE quiz_answers SET sequence = 5, answer = '{"choice":2}', answered = TRUE
+                        WHERE attempt_id = \(bind: attempt) AND question_id = 'q1'
+                        """
+                    ).run()
+                }
+                holding.yield()
+                for await _ in released { break }
+            }
+            for await _ in held { break }
+            let later = AnswerSaves.Save(
+                attemptID: attempt, questionID: "q1", answer: .choice(1), text: #"{"choice":1}"#, sequence: 6,
+                now: Date())
+            async let results = AnswerSaves.write([later], database: this)
+            try await eventually("the save waiting for the attempt") {
+                try await other.read { sql in
+                    try await sql.raw("SELECT COUNT(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+                        .first(decodingColumn: "n", as: Int.self)
+                } != 0
+            }
+            release.yield()
+            try await committed
+            let answers = await results
+            let stored = try await this.read { sql in
+                try await sql.raw("SELECT answer, sequence FROM quiz_answers WHERE attempt_id = \(bind: attempt)")
+                    .first().map {
+                        let answer = try $0.decode(column: "answer", as: String.self)
+                        return "\(answer) \(try $0.decode(column: "sequence", as: Int64.self))"
+                    }
+            }
+            if ending {
+                guard case .failure(let refusal) = answers.first else {
+                    Issue.record("a save was applied to an attempt that had ended: \(answers)")
+                    return
+                }
+                #expect("\(refusal)" == "\(QuizRefusal.attemptClosed(.submitted))")
+                #expect(stored == #"{"choice":0} 1"#)
+            } else {
+                guard case .success(let saved) = answers.first else {
+                    Issue.record("the newer save was refused: \(answers)")
+                    return
+                }
+                #expect(saved.changed && saved.sequence == 6 && saved.answered == 1)
+                #expect(stored == #"{"choice":1} 6"#)
+            }
+            try await other.shutdown()
+            try await this.shutdown()
+        }
+    }
+
     /// The saves' answers, then the answers, counts and events stored, each as text.
     private static func outcome(of engine: Database.Engine, inGroups alone: Bool) async throws -> (
         results: [String], stored: [String]
@@ -204,11 +352,15 @@ struct AnswerSavesTests {
                 }
                 outcome.stored = try await database.read { sql in
                     let answers = try await sql.raw(
-                        "SELECT attempt_id, question_id, answer, sequence FROM quiz_answers ORDER BY attempt_id, question_id"
+                        """
+                        SELECT attempt_id, question_id, answer, sequence, answered FROM quiz_answers
+                        ORDER BY attempt_id, question_id
+                        """
                     ).all().map {
                         "\(try $0.decode(column: "question_id", as: String.self)) "
                             + "\(try $0.decode(column: "answer", as: String.self)) "
-                            + "\(try $0.decode(column: "sequence", as: Int64.self))"
+                            + "\(try $0.decode(column: "sequence", as: Int64.self)) "
+                            + "\(try $0.decode(column: "answered", as: Bool.self))"
                     }
                     let counts = try await sql.raw("SELECT answered FROM quiz_attempts ORDER BY id").all()
                         .map { "answered \(try $0.decode(column: "answered", as: Int.self))" }

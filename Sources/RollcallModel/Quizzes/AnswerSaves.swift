@@ -35,12 +35,20 @@ package struct AnswerSaves: Sendable {
         try await groups.submit(save)
     }
 
-    /// One transaction for the group. A save refused by the rules fails alone; a failure of the database fails the
-    /// transaction, and then each save is written alone, so that one bad save fails only itself. Not when the database
-    /// is out of reach: each save alone would wait for a connection in turn, and hold the saves queued behind them.
+    /// One transaction for the group, unless it is one save that `replacing` writes alone. A save refused by the rules
+    /// fails alone; a failure of the database fails the transaction, and then each save is written alone, so that one
+    /// bad save fails only itself. Not when the database is out of reach: each save alone would wait for a connection
+    /// in turn, and hold the saves queued behind them.
     static func write(_ group: [Save], database: Database) async -> [Result<
         QuizAttempts.SaveOutcome, any Error
     >] {
+        if group.count == 1 && database.engine == .postgres {
+            do {
+                if let replaced = try await replacing(group[0], database: database) { return [.success(replaced)] }
+            } catch {
+                return [.failure(error)]
+            }
+        }
         do {
             return try await database.transaction { sql in try await apply(group, in: sql) }
         } catch  where group.count > 1 && !(error is DatabaseUnavailable) {
@@ -50,6 +58,38 @@ package struct AnswerSaves: Sendable {
         } catch {
             return group.map { _ in .failure(error) }
         }
+    }
+
+    /// A save alone in its group that replaces a stored answer with a newer one, and leaves it answered or blank as
+    /// it was, in one statement on PostgreSQL: most autosaves of a class at its own pace are that, where a group's
+    /// transaction is five round trips. The attempt is held shared, so that it is read as it is once any change of it
+    /// (an ending, another process's save) has committed; the answer's row is checked as it is when updated, so that a
+    /// newer save committed meanwhile wins. `nil` when the save is another (a first answer, one that moves the count,
+    /// a stale or repeated sequence, a closed attempt, a deadline within a millisecond): nothing was written, and the
+    /// group's transaction decides it as it decides every save.
+    static func replacing(_ save: Save, database: Database) async throws -> QuizAttempts.SaveOutcome? {
+        // A millisecond's margin leaves the deadline's edge to `QuizAttempts.requireOpen`, whatever the rounding.
+        let accepted = save.now.addingTimeInterval(0.001 - AttemptRules.transitGrace)
+        let answered = try await database.write { sql in
+            try await sql.raw(
+                """
+                WITH attempt AS MATERIALIZED (
+                  SELECT answered FROM quiz_attempts
+                  WHERE id = \(bind: save.attemptID) AND closed_at IS NULL AND ending IS NULL
+                    AND deadline >= \(bind: accepted)
+                  FOR SHARE)
+                UPDATE quiz_answers SET answer = \(bind: save.text), sequence = \(bind: save.sequence),
+                  saved_at = \(bind: save.now)
+                FROM attempt
+                WHERE quiz_answers.attempt_id = \(bind: save.attemptID)
+                  AND quiz_answers.question_id = \(bind: save.questionID)
+                  AND quiz_answers.sequence < \(bind: save.sequence)
+                  AND quiz_answers.answered = \(bind: !save.answer.isBlank)
+                RETURNING attempt.answered
+                """
+            ).first(decodingColumn: "answered", as: Int.self)
+        }
+        return answered.map { .init(changed: true, sequence: save.sequence, savedAt: save.now, answered: $0) }
     }
 
     /// The group is read in two statements, decided in memory save by save, and written in a few whatever its size:
@@ -102,7 +142,8 @@ struct GroupWrite {
         }
         // Read once the locks are held, in a statement of its own: a statement sees what was committed when it began,
         // so answers read beside the lock could miss a save another process committed while this one waited for it.
-        for row in try await sql.select().columns("attempt_id", "question_id", "answer", "sequence", "saved_at")
+        for row in try await sql.select()
+            .columns("attempt_id", "question_id", "answer", "sequence", "saved_at", "answered")
             .from("quiz_answers").where("attempt_id", .in, ids).where("question_id", .in, questions)
             .all(decoding: QuizAttempts.AnswerRow.self, with: .rollcall)
         {
@@ -126,10 +167,14 @@ struct GroupWrite {
         case .apply: break
         }
         try QuizAttempts.requireOpen(attempt, now: save.now)
-        let wasAnswered = try stored.map { !(try QuizJSON.decode($0.answer, as: QuizAnswer.self)).isBlank } ?? false
+        let wasAnswered =
+            try stored.map { row in
+                if let answered = row.answered { return answered }
+                return !(try QuizJSON.decode(row.answer, as: QuizAnswer.self)).isBlank
+            } ?? false
         self.stored[key] = .init(
             attemptId: save.attemptID, questionId: save.questionID, answer: save.text, sequence: save.sequence,
-            savedAt: save.now)
+            savedAt: save.now, answered: !save.answer.isBlank)
         if !written.contains(key) { written.append(key) }
         var answered = attempt.answered
         let change = (save.answer.isBlank ? 0 : 1) - (wasAnswered ? 1 : 0)
@@ -149,14 +194,15 @@ struct GroupWrite {
     func write(in sql: Transaction) async throws {
         guard !written.isEmpty else { return }
         var insert = sql.insert(into: "quiz_answers")
-            .columns("attempt_id", "question_id", "answer", "sequence", "saved_at")
+            .columns("attempt_id", "question_id", "answer", "sequence", "saved_at", "answered")
         for answer in written.compactMap({ stored[$0] }) {
             insert = insert.values(
                 SQLBind(answer.attemptId), SQLBind(answer.questionId), SQLBind(answer.answer),
-                SQLBind(answer.sequence), SQLBind(answer.savedAt))
+                SQLBind(answer.sequence), SQLBind(answer.savedAt), SQLBind(answer.answered))
         }
         try await insert.onConflict(with: ["attempt_id", "question_id"]) { conflict in
             conflict.set(excludedValueOf: "answer").set(excludedValueOf: "sequence").set(excludedValueOf: "saved_at")
+                .set(excludedValueOf: "answered")
         }.run()
         guard !moved.isEmpty else { return }
         let cases = moved.map { id in "WHEN \(bind: id) THEN \(bind: attempts[id]?.answered ?? 0)" as SQLQueryString }

@@ -339,6 +339,8 @@ package struct QuizAttempts: Sendable {
         package var answer: String
         package var sequence: Int64
         package var savedAt: Date
+        /// Whether the answer counts as answered (not blank); `nil` for one stored before this was kept.
+        package var answered: Bool?
     }
 
     /// Ends the attempt for good: submitted by the student, or ended by the teacher. Submitting again answers the
