@@ -11,6 +11,7 @@ import SQLKit
 package final class Transaction: SQLDatabase {
     private let connection: any SQLDatabase
     private let keys = NIOLockedValueBox<[LiveFeed: Set<Int64>]>([:])
+    private let announcedKeys = NIOLockedValueBox<[LiveFeed: Set<Int64>]>([:])
 
     package init(_ connection: any SQLDatabase) {
         self.connection = connection
@@ -19,6 +20,16 @@ package final class Transaction: SQLDatabase {
     /// Marks a key of a feed (a session, a quiz run) as changed by this transaction.
     package func touched(_ feed: LiveFeed, key: Int64) {
         _ = keys.withLockedValue { $0[feed, default: []].insert(key) }
+    }
+
+    /// Marks a key's log as locked by this transaction and its notification queued for the commit (`EventLog.share`).
+    package func announced(_ feed: LiveFeed, key: Int64) {
+        _ = announcedKeys.withLockedValue { $0[feed, default: []].insert(key) }
+    }
+
+    /// Whether the key's log is locked by this transaction and its notification queued already.
+    package func isAnnounced(_ feed: LiveFeed, key: Int64) -> Bool {
+        announcedKeys.withLockedValue { $0[feed]?.contains(key) ?? false }
     }
 
     /// Holds row `id` of `table` for update until the transaction ends, so that decisions about it are taken one after

@@ -1,6 +1,7 @@
 import Foundation
 import RollcallCore
 import RollcallModel
+import RollcallStorage
 import SQLKit
 import ServerTestSupport
 import Testing
@@ -30,6 +31,37 @@ struct LivePostgresTests {
                         try await SessionEvents.after(0, sessionID: session.id, in: sql)
                     }
                     #expect(events.map(\.kind) == [.sessionOpened, .sessionClosed])
+                    group.cancelAll()
+                }
+            }
+        }
+    }
+
+    /// A check-in group takes its sessions and their logs, and queues their notifications, in one statement
+    /// (`EventLog.share`); its appends then send none of their own, and another process's view still wakes.
+    @Test func a_log_announced_with_its_row_wakes_the_views_of_another_process() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await postgres.twoProcesses { writer, watcher in
+            let session = try await writer.openSessionOfNewCourse()
+            let listener = try #require(watcher.liveServices.first)
+            try await watcher.hubs.sessions.subscribe(session.id) { view in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await listener.run() }
+                    await view.next()
+                    try await writer.transaction { sql in
+                        let held = try await EventLog.share(
+                            [session.id, 999_999], rowsOf: "sessions", announcing: .sessions, sql: sql)
+                        #expect(held == [session.id], "a session that does not exist is not held")
+                        let change = SessionChange.CheckedIn(studentId: 1, status: .present, at: Date(), via: .qr)
+                        try await SessionEvents.append(.checkedIn(change), sessionID: session.id, in: sql)
+                    }
+                    // Nothing in process B calls `published`: only the queued notification can wake this view.
+                    await view.next()
+                    let events = try await watcher.read { sql in
+                        try await SessionEvents.after(0, sessionID: session.id, in: sql)
+                    }
+                    #expect(events.map(\.kind) == [.sessionOpened, .checkedIn])
                     group.cancelAll()
                 }
             }

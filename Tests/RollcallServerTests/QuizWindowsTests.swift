@@ -88,7 +88,7 @@ struct QuizWindowsTests {
             try await Self.seedFlags(FlagFlood.perAttempt - 1, attemptID: attemptID, database)
             // Held as another change to the run's feed would hold it: each request waits to tell the dashboard.
             let held = try await HeldLock.hold(on: database) { sql in
-                try await EventLog.hold([quiz.runID], in: .quizRuns, sql: sql)
+                try await EventLog.share([quiz.runID], rowsOf: "quiz_runs", announcing: .quizRuns, sql: sql)
             }
             let flag = Task {
                 try await servers[0].call(

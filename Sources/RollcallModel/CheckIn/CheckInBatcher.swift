@@ -152,15 +152,11 @@ package struct CheckInBatcher: Sendable {
 
     /// Takes the group's sessions in shared mode before writing anything, in one order: check-ins in one session
     /// from several processes go on side by side, while a teacher's change holding the session (`SessionStore.lock`)
-    /// is waited for rather than met half-way, where each would wait for the other's row. Then the sessions' event
-    /// logs, in the same order, since the group appends check-ins for all its sessions and then flags session by
-    /// session. SQLite's one writer needs none of this.
+    /// is waited for rather than met half-way, where each would wait for the other's row. With each session its event
+    /// log, in the same order, since the group appends check-ins for all its sessions and then flags session by
+    /// session; its notification goes out at the commit. One statement; SQLite's one writer needs none of this.
     private static func shareSessions(_ group: [PendingCheckIn], sql: Transaction) async throws {
-        guard sql.dialect.sharedSelectLockExpression != nil else { return }
-        let sessions = Set(group.map(\.sessionID))
-        _ = try await sql.select().column("id").from("sessions").where("id", .in, Array(sessions)).orderBy("id")
-            .for(.share).all()
-        try await EventLog.hold(sessions, in: .sessions, sql: sql)
+        try await EventLog.share(Set(group.map(\.sessionID)), rowsOf: "sessions", announcing: .sessions, sql: sql)
     }
 
     /// Binds each device to the first student who checks in from it in a session, and answers every device's

@@ -26,12 +26,28 @@ package struct LoggedEvent: Sendable, Equatable, Decodable {
 /// PostgreSQL, `append` takes a per-key lock held to the commit), so a reader that saw event `n` will never later
 /// find an event below `n`: "everything after my last id" is always complete.
 package enum EventLog {
-    /// Takes the logs of `keys` in increasing order before a transaction appends to them in another order (as the
-    /// check-in group commit does, a room's check-ins and then its flags): two such transactions never each wait for
-    /// a key the other holds. SQLite's one writer needs none.
-    package static func hold(_ keys: Set<Int64>, in feed: LiveFeed, sql: Transaction) async throws {
-        guard sql.dialect.name == "postgresql" else { return }
-        for key in keys.sorted() { try await sql.raw("SELECT " + lock(key, of: feed)).run() }
+    /// Takes the rows of `keys` in `table` shared, then their logs in `feed`, in increasing order, and queues each
+    /// log's notification for the commit: one statement on PostgreSQL, where the rows, the logs and each append's own
+    /// lock and notification were three. A key announced so whose transaction then appends nothing wakes its views in
+    /// other processes to read nothing new. Answers the keys whose rows exist; SQLite's one writer needs no lock and
+    /// is answered `keys`.
+    @discardableResult
+    package static func share(
+        _ keys: Set<Int64>, rowsOf table: String, announcing feed: LiveFeed, sql: Transaction
+    ) async throws -> Set<Int64> {
+        guard sql.dialect.name == "postgresql" else { return keys }
+        // The rows are locked in the subquery, which is never merged into the outer one: each log's lock is taken
+        // after its row's, in the rows' order, as `SessionStore.lock` and then an append take them.
+        let held = try await sql.raw(
+            """
+            SELECT held.id, pg_advisory_xact_lock(
+                CAST(\(bind: feed.lockClass) AS INTEGER), CAST(held.id % 2147483647 AS INTEGER)),
+              pg_notify(\(bind: LiveNotifications.channel), \(bind: feed.notificationPrefix) || held.id)
+            FROM (SELECT id FROM \(ident: table) WHERE id IN (\(binds: keys.sorted())) ORDER BY id FOR SHARE) AS held
+            """
+        ).all(decodingColumn: "id", as: Int64.self)
+        for key in held { sql.announced(feed, key: key) }
+        return Set(held)
     }
 
     /// The advisory lock of one key's log, held to the end of the transaction.
@@ -44,7 +60,7 @@ package enum EventLog {
     /// Appends events in the given order, inside the caller's transaction; answers their ids in that order. Once
     /// the transaction has committed, `Database.transaction` wakes the views of every key touched.
     ///
-    /// One transaction should append once per feed (or in increasing key order, or `hold` its keys first): on
+    /// One transaction should append once per feed (or in increasing key order, or `share` its keys first): on
     /// PostgreSQL each key's log is locked until the commit.
     @discardableResult
     package static func append(
@@ -58,7 +74,7 @@ package enum EventLog {
             // Holding the key's lock until the commit keeps a later id from becoming visible before an earlier one:
             // PostgreSQL hands out identity values before commit, in no particular commit order. The notification
             // goes out at the commit, and only then, to every process (`LiveNotifications`).
-            for key in keys.sorted() {
+            for key in keys.sorted() where !sql.isAnnounced(feed, key: key) {
                 let notify: SQLQueryString =
                     ", pg_notify(\(bind: LiveNotifications.channel), \(bind: feed.notification(key: key)))"
                 try await sql.raw("SELECT " + lock(key, of: feed) + notify).run()

@@ -22,7 +22,10 @@ package struct LiveFeed: Sendable, Hashable {
     package static let all: [LiveFeed] = [.sessions, .quizRuns]
 
     /// The payload of the notification that wakes the views of `key` in other processes.
-    package func notification(key: Int64) -> String { "\(name):\(key)" }
+    package func notification(key: Int64) -> String { notificationPrefix + "\(key)" }
+
+    /// What every notification of the feed starts with, before its key.
+    package var notificationPrefix: String { name + ":" }
 
     /// The feed and key a notification names, if any.
     package static func parse(notification payload: String) -> (LiveFeed, Int64)? {
