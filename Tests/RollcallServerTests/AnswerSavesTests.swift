@@ -183,13 +183,15 @@ struct AnswerSavesTests {
                     try await database.read { sql in
                         try await sql.raw(
                             """
-                            SELECT question_id, answer, sequence, answered FROM quiz_answers ORDER BY question_id
+                            SELECT question_id, answer, sequence, answered, answered_sequence FROM quiz_answers
+                            ORDER BY question_id
                             """
                         ).all().map {
                             "\(try $0.decode(column: "question_id", as: String.self)) "
                                 + "\(try $0.decode(column: "answer", as: String.self)) "
                                 + "\(try $0.decode(column: "sequence", as: Int64.self)) "
-                                + "\(try $0.decode(column: "answered", as: Bool?.self).map { "\($0)" } ?? "unknown")"
+                                + "\(try $0.decode(column: "answered", as: Bool?.self).map { "\($0)" } ?? "-")@"
+                                + "\(try $0.decode(column: "answered_sequence", as: Int64?.self).map { "\($0)" } ?? "-")"
                         }
                     }
                 }
@@ -202,11 +204,11 @@ struct AnswerSavesTests {
                 _ = await AnswerSaves.write([try save("q1", .choice(0), 1)], database: database)
                 _ = await AnswerSaves.write([try save("q3", .text("osmosis"), 1)], database: database)
                 let before = try await stored()
-                #expect(before == [#"q1 {"choice":0} 1 true"#, #"q3 {"text":"osmosis"} 1 true"#])
+                #expect(before == [#"q1 {"choice":0} 1 true@1"#, #"q3 {"text":"osmosis"} 1 true@1"#])
 
                 let replaced = try await AnswerSaves.replacing(try save("q1", .choice(2), 2), database: database)
                 #expect(replaced?.changed == true && replaced?.sequence == 2 && replaced?.answered == 2)
-                #expect(try await stored() == [#"q1 {"choice":2} 2 true"#, before[1]])
+                #expect(try await stored() == [#"q1 {"choice":2} 2 true@2"#, before[1]])
 
                 let declined = [
                     ("the same save again", try save("q1", .choice(2), 2)),
@@ -216,12 +218,19 @@ struct AnswerSavesTests {
                 for (what, save) in declined {
                     #expect(try await AnswerSaves.replacing(save, database: database) == nil, "\(what)")
                 }
-                try await update("UPDATE quiz_answers SET answered = NULL WHERE question_id = 'q3'")
-                #expect(
-                    try await AnswerSaves.replacing(try save("q3", .text("diffusion"), 2), database: database) == nil)
-                try await update("UPDATE quiz_answers SET answered = TRUE WHERE question_id = 'q3'")
+                // A process from before 043 clears q3, counting one answer less, and leaves the flag as it was: the
+                // next save reads the answer rather than trust the flag, and counts it again.
+                try await update(
+                    """
+                    UPDATE quiz_answers SET answer = '{"text":"  "}', sequence = 2 WHERE question_id = 'q3'
+                    """)
+                try await update("UPDATE quiz_attempts SET answered = 1")
+                let diffusion = try save("q3", .text("diffusion"), 3)
+                #expect(try await AnswerSaves.replacing(diffusion, database: database) == nil)
+                let counted = await AnswerSaves.write([diffusion], database: database)
+                #expect(try counted.first?.get().answered == 2)
                 let unchanged = try await stored()
-                #expect(unchanged == [#"q1 {"choice":2} 2 true"#, before[1]])
+                #expect(unchanged == [#"q1 {"choice":2} 2 true@2"#, #"q3 {"text":"diffusion"} 3 true@3"#])
                 let passed = Date().addingTimeInterval(-AttemptRules.transitGrace - 1)
                 try await update("UPDATE quiz_attempts SET deadline = \(bind: passed)")
                 #expect(

@@ -65,8 +65,9 @@ package struct AnswerSaves: Sendable {
     /// transaction is five round trips. The attempt is held shared, so that it is read as it is once any change of it
     /// (an ending, another process's save) has committed; the answer's row is checked as it is when updated, so that a
     /// newer save committed meanwhile wins. `nil` when the save is another (a first answer, one that moves the count,
-    /// a stale or repeated sequence, a closed attempt, a deadline within a millisecond): nothing was written, and the
-    /// group's transaction decides it as it decides every save.
+    /// a stale or repeated sequence, a closed attempt, a deadline within a millisecond, a stored answer whose
+    /// `answered` was not kept for its sequence): nothing was written, and the group's transaction decides it as it
+    /// decides every save.
     static func replacing(_ save: Save, database: Database) async throws -> QuizAttempts.SaveOutcome? {
         // A millisecond's margin leaves the deadline's edge to `QuizAttempts.requireOpen`, whatever the rounding.
         let accepted = save.now.addingTimeInterval(0.001 - AttemptRules.transitGrace)
@@ -79,12 +80,13 @@ package struct AnswerSaves: Sendable {
                     AND deadline >= \(bind: accepted)
                   FOR SHARE)
                 UPDATE quiz_answers SET answer = \(bind: save.text), sequence = \(bind: save.sequence),
-                  saved_at = \(bind: save.now)
+                  saved_at = \(bind: save.now), answered_sequence = \(bind: save.sequence)
                 FROM attempt
                 WHERE quiz_answers.attempt_id = \(bind: save.attemptID)
                   AND quiz_answers.question_id = \(bind: save.questionID)
                   AND quiz_answers.sequence < \(bind: save.sequence)
                   AND quiz_answers.answered = \(bind: !save.answer.isBlank)
+                  AND quiz_answers.answered_sequence = quiz_answers.sequence
                 RETURNING attempt.answered
                 """
             ).first(decodingColumn: "answered", as: Int.self)
@@ -143,7 +145,7 @@ struct GroupWrite {
         // Read once the locks are held, in a statement of its own: a statement sees what was committed when it began,
         // so answers read beside the lock could miss a save another process committed while this one waited for it.
         for row in try await sql.select()
-            .columns("attempt_id", "question_id", "answer", "sequence", "saved_at", "answered")
+            .columns("attempt_id", "question_id", "answer", "sequence", "saved_at", "answered", "answered_sequence")
             .from("quiz_answers").where("attempt_id", .in, ids).where("question_id", .in, questions)
             .all(decoding: QuizAttempts.AnswerRow.self, with: .rollcall)
         {
@@ -169,12 +171,12 @@ struct GroupWrite {
         try QuizAttempts.requireOpen(attempt, now: save.now)
         let wasAnswered =
             try stored.map { row in
-                if let answered = row.answered { return answered }
+                if let answered = row.knownAnswered { return answered }
                 return !(try QuizJSON.decode(row.answer, as: QuizAnswer.self)).isBlank
             } ?? false
         self.stored[key] = .init(
             attemptId: save.attemptID, questionId: save.questionID, answer: save.text, sequence: save.sequence,
-            savedAt: save.now, answered: !save.answer.isBlank)
+            savedAt: save.now, answered: !save.answer.isBlank, answeredSequence: save.sequence)
         if !written.contains(key) { written.append(key) }
         var answered = attempt.answered
         let change = (save.answer.isBlank ? 0 : 1) - (wasAnswered ? 1 : 0)
@@ -194,15 +196,16 @@ struct GroupWrite {
     func write(in sql: Transaction) async throws {
         guard !written.isEmpty else { return }
         var insert = sql.insert(into: "quiz_answers")
-            .columns("attempt_id", "question_id", "answer", "sequence", "saved_at", "answered")
+            .columns("attempt_id", "question_id", "answer", "sequence", "saved_at", "answered", "answered_sequence")
         for answer in written.compactMap({ stored[$0] }) {
             insert = insert.values(
                 SQLBind(answer.attemptId), SQLBind(answer.questionId), SQLBind(answer.answer),
-                SQLBind(answer.sequence), SQLBind(answer.savedAt), SQLBind(answer.answered))
+                SQLBind(answer.sequence), SQLBind(answer.savedAt), SQLBind(answer.answered),
+                SQLBind(answer.answeredSequence))
         }
         try await insert.onConflict(with: ["attempt_id", "question_id"]) { conflict in
             conflict.set(excludedValueOf: "answer").set(excludedValueOf: "sequence").set(excludedValueOf: "saved_at")
-                .set(excludedValueOf: "answered")
+                .set(excludedValueOf: "answered").set(excludedValueOf: "answered_sequence")
         }.run()
         guard !moved.isEmpty else { return }
         let cases = moved.map { id in "WHEN \(bind: id) THEN \(bind: attempts[id]?.answered ?? 0)" as SQLQueryString }

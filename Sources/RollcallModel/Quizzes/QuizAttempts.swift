@@ -339,8 +339,13 @@ package struct QuizAttempts: Sendable {
         package var answer: String
         package var sequence: Int64
         package var savedAt: Date
-        /// Whether the answer counts as answered (not blank); `nil` for one stored before this was kept.
+        /// Whether the answer of save `answeredSequence` counts as answered (not blank).
         package var answered: Bool?
+        package var answeredSequence: Int64?
+
+        /// Whether the stored answer counts as answered, when that was kept for it; `nil` for one stored before it
+        /// was, or changed since by a process that does not keep it.
+        package var knownAnswered: Bool? { answeredSequence == sequence ? answered : nil }
     }
 
     /// Ends the attempt for good: submitted by the student, or ended by the teacher. Submitting again answers the
