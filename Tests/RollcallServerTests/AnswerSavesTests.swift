@@ -108,9 +108,21 @@ struct AnswerSavesTests {
         #expect(together.results.count == 9 && together.stored.count == 4 + 2 + 5)
     }
 
-    /// On PostgreSQL a group waits for its attempts' locks while another process's group of the same answer
-    /// commits: it must decide against that save, not against what was stored when it began to wait.
-    @Test func a_save_that_waited_for_its_attempt_decides_against_the_save_it_waited_for() async throws {
+    /// What another process's transaction commits while it holds the attempt.
+    enum Held: Sendable {
+        /// A save of q1 at sequence 5.
+        case newerAnswer
+        /// The attempt's ending.
+        case ending
+    }
+
+    /// On PostgreSQL a save waits for its attempt while another process's transaction holding it commits: it is
+    /// decided against what that committed, not against what was stored when it began to wait. Two saves go through
+    /// the group's transaction; one alone first tries `AnswerSaves.replacing`.
+    @Test(arguments: [(Held.newerAnswer, Int64(4), 2), (.newerAnswer, 6, 1), (.ending, 6, 1)])
+    func a_save_that_waited_for_its_attempt_is_decided_after_what_held_it(
+        held: Held, sequence: Int64, saves: Int
+    ) async throws {
         let postgres = try PostgresServer.start()
         defer { postgres.stop() }
         try await withServer(databaseURL: postgres.url) { api in
@@ -118,26 +130,37 @@ struct AnswerSavesTests {
             let attempt = try #require(try await quiz.attempt(api).int("attempt.id"))
             #expect(try await quiz.save(api, attempt: attempt, "q1", ["choice": 0], sequence: 1).status == .ok)
             let (other, this) = (try api.database(), try api.database())
-            let (held, holding) = AsyncStream<Void>.makeStream()
+            let (holding, hold) = AsyncStream<Void>.makeStream()
             let (released, release) = AsyncStream<Void>.makeStream()
-            // The other process's group: its save at sequence 5 holds the attempt until it is told to commit.
             async let committed: Void = other.transaction { sql in
                 try await sql.raw("SELECT id FROM quiz_attempts WHERE id = \(bind: attempt) FOR UPDATE").run()
-                try await sql.raw(
-                    """
-                    UPDATE quiz_answers SET sequence = 5, answer = '{"choice":2}'
-                    WHERE attempt_id = \(bind: attempt) AND question_id = 'q1'
-                    """
-                ).run()
-                holding.yield()
+                switch held {
+                case .newerAnswer:
+                    try await sql.raw(
+                        """
+                        UPDATE quiz_answers SET sequence = 5, answer = '{"choice":2}', answered = TRUE,
+                          answered_sequence = 5
+                        WHERE attempt_id = \(bind: attempt) AND question_id = 'q1'
+                        """
+                    ).run()
+                case .ending:
+                    try await sql.raw("UPDATE quiz_attempts SET closed_at = \(bind: Date()), ending = 'submitted'")
+                        .run()
+                }
+                hold.yield()
                 for await _ in released { break }
             }
-            for await _ in held { break }
-            let late = AnswerSaves.Save(
-                attemptID: attempt, questionID: "q1", answer: .choice(1), text: #"{"choice":1}"#, sequence: 4,
-                now: Date())
-            async let results = AnswerSaves.write([late], database: this)
-            try await eventually("the late save waiting for the attempt") {
+            for await _ in holding { break }
+            let group = [
+                AnswerSaves.Save(
+                    attemptID: attempt, questionID: "q1", answer: .choice(1), text: #"{"choice":1}"#,
+                    sequence: sequence, now: Date()),
+                AnswerSaves.Save(
+                    attemptID: attempt, questionID: "q3", answer: .text("osmosis"), text: #"{"text":"osmosis"}"#,
+                    sequence: 1, now: Date()),
+            ]
+            async let results = AnswerSaves.write(Array(group.prefix(saves)), database: this)
+            try await eventually("the save waiting for the attempt") {
                 try await other.read { sql in
                     try await sql.raw("SELECT COUNT(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
                         .first(decodingColumn: "n", as: Int.self)
@@ -146,17 +169,33 @@ struct AnswerSavesTests {
             release.yield()
             try await committed
             let answers = await results
-            #expect(answers.count == 1)
-            guard case .failure(let refusal) = answers.first else {
-                Issue.record("the late save was applied over the one it waited for: \(answers)")
-                return
-            }
-            #expect("\(refusal)" == "\(QuizRefusal.staleSequence(current: 5))")
             let stored = try await this.read { sql in
-                try await sql.raw("SELECT sequence FROM quiz_answers WHERE attempt_id = \(bind: attempt)")
-                    .first(decodingColumn: "sequence", as: Int64.self)
+                try await sql.raw(
+                    """
+                    SELECT answer, sequence FROM quiz_answers WHERE attempt_id = \(bind: attempt) AND question_id = 'q1'
+                    """
+                ).first().map {
+                    let answer = try $0.decode(column: "answer", as: String.self)
+                    return "\(answer) \(try $0.decode(column: "sequence", as: Int64.self))"
+                }
             }
-            #expect(stored == 5)
+            let outcome = answers.first.map { result in
+                switch result {
+                case .success(let saved): "saved \(saved.sequence), answered \(saved.answered)"
+                case .failure(let error): "\(error)"
+                }
+            }
+            switch (held, sequence) {
+            case (.newerAnswer, 4):
+                #expect(outcome == "\(QuizRefusal.staleSequence(current: 5))", "applied over the save it waited for")
+                #expect(stored == #"{"choice":2} 5"#)
+            case (.newerAnswer, _):
+                #expect(outcome == "saved 6, answered 1")
+                #expect(stored == #"{"choice":1} 6"#)
+            case (.ending, _):
+                #expect(outcome == "\(QuizRefusal.attemptClosed(.submitted))", "saved to an attempt that had ended")
+                #expect(stored == #"{"choice":0} 1"#)
+            }
             try await other.shutdown()
             try await this.shutdown()
         }
@@ -191,7 +230,7 @@ struct AnswerSavesTests {
                                 + "\(try $0.decode(column: "answer", as: String.self)) "
                                 + "\(try $0.decode(column: "sequence", as: Int64.self)) "
                                 + "\(try $0.decode(column: "answered", as: Bool?.self).map { "\($0)" } ?? "-")@"
-                                + "\(try $0.decode(column: "answered_sequence", as: Int64?.self).map { "\($0)" } ?? "-")"
+                                + (try $0.decode(column: "answered_sequence", as: Int64?.self).map { "\($0)" } ?? "-")
                         }
                     }
                 }
@@ -244,78 +283,6 @@ struct AnswerSavesTests {
                 #expect(try await AnswerSaves.replacing(try save("q1", .choice(1), 3), database: database) == nil)
                 #expect(try await stored() == unchanged)
             }
-        }
-    }
-
-    /// A save alone waits for its attempt while another process's transaction holding it commits: it is decided
-    /// against what that committed, a newer answer or an ending.
-    @Test(arguments: [false, true])
-    func a_save_alone_that_waited_for_its_attempt_is_decided_after_what_held_it(ending: Bool) async throws {
-        let postgres = try PostgresServer.start()
-        defer { postgres.stop() }
-        try await withServer(databaseURL: postgres.url) { api in
-            let quiz = try await QuizRoom.start(api)
-            let attempt = try #require(try await quiz.attempt(api).int("attempt.id"))
-            #expect(try await quiz.save(api, attempt: attempt, "q1", ["choice": 0], sequence: 1).status == .ok)
-            let (other, this) = (try api.database(), try api.database())
-            let (held, holding) = AsyncStream<Void>.makeStream()
-            let (released, release) = AsyncStream<Void>.makeStream()
-            // The other process: an answer at sequence 5, or the attempt ended, held until it is told to commit.
-            async let committed: Void = other.transaction { sql in
-                try await sql.raw("SELECT id FROM quiz_attempts WHERE id = \(bind: attempt) FOR UPDATE").run()
-                if ending {
-                    try await sql.raw(
-                        "UPDATE quiz_attempts SET closed_at = \(bind: Date()), ending = 'submitted'"
-                    ).run()
-                } else {
-                    try await sql.raw(
-                        """
-                        UPDATE quiz_answers SET sequence = 5, answer = '{"choice":2}', answered = TRUE
-                        WHERE attempt_id = \(bind: attempt) AND question_id = 'q1'
-                        """
-                    ).run()
-                }
-                holding.yield()
-                for await _ in released { break }
-            }
-            for await _ in held { break }
-            let later = AnswerSaves.Save(
-                attemptID: attempt, questionID: "q1", answer: .choice(1), text: #"{"choice":1}"#, sequence: 6,
-                now: Date())
-            async let results = AnswerSaves.write([later], database: this)
-            try await eventually("the save waiting for the attempt") {
-                try await other.read { sql in
-                    try await sql.raw("SELECT COUNT(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
-                        .first(decodingColumn: "n", as: Int.self)
-                } != 0
-            }
-            release.yield()
-            try await committed
-            let answers = await results
-            let stored = try await this.read { sql in
-                try await sql.raw("SELECT answer, sequence FROM quiz_answers WHERE attempt_id = \(bind: attempt)")
-                    .first().map {
-                        let answer = try $0.decode(column: "answer", as: String.self)
-                        return "\(answer) \(try $0.decode(column: "sequence", as: Int64.self))"
-                    }
-            }
-            if ending {
-                guard case .failure(let refusal) = answers.first else {
-                    Issue.record("a save was applied to an attempt that had ended: \(answers)")
-                    return
-                }
-                #expect("\(refusal)" == "\(QuizRefusal.attemptClosed(.submitted))")
-                #expect(stored == #"{"choice":0} 1"#)
-            } else {
-                guard case .success(let saved) = answers.first else {
-                    Issue.record("the newer save was refused: \(answers)")
-                    return
-                }
-                #expect(saved.changed && saved.sequence == 6 && saved.answered == 1)
-                #expect(stored == #"{"choice":1} 6"#)
-            }
-            try await other.shutdown()
-            try await this.shutdown()
         }
     }
 

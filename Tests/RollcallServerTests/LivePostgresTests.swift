@@ -11,7 +11,15 @@ import Testing
 /// Live views across processes: two servers on one PostgreSQL database, a real server started by the test.
 @Suite("Live on PostgreSQL", .timeLimit(.minutes(2)))
 struct LivePostgresTests {
-    @Test func a_change_committed_by_one_process_wakes_the_views_of_another() async throws {
+    /// How process A writes its change: an append that locks the log and notifies on its own, or a check-in group's
+    /// one statement that takes the session, its log and queues the notification first (`EventLog.share`), after which
+    /// the append sends none of its own.
+    enum Writing: Sendable, CaseIterable {
+        case append, announcedWithTheRow
+    }
+
+    @Test(arguments: Writing.allCases)
+    func a_change_committed_by_one_process_wakes_the_views_of_another(writing: Writing) async throws {
         let postgres = try PostgresServer.start()
         defer { postgres.stop() }
         // Two databases, as two server processes would each have.
@@ -24,44 +32,23 @@ struct LivePostgresTests {
                     group.addTask { try await listener.run() }
                     // The listener wakes every view once it listens, for whatever it may have missed before.
                     await view.next()
+                    switch writing {
+                    case .append: _ = try await SessionStore(database: writer).close(id: session.id)
+                    case .announcedWithTheRow:
+                        try await writer.transaction { sql in
+                            let held = try await EventLog.share(
+                                [session.id, 999_999], rowsOf: "sessions", announcing: .sessions, sql: sql)
+                            #expect(held == [session.id], "a session that does not exist is not held")
+                            let change = SessionChange.CheckedIn(studentId: 1, status: .present, at: Date(), via: .qr)
+                            try await SessionEvents.append(.checkedIn(change), sessionID: session.id, in: sql)
+                        }
+                    }
                     // Nothing in process B calls `published`: only PostgreSQL's notification can wake this view.
-                    _ = try await SessionStore(database: writer).close(id: session.id)
                     await view.next()
                     let events = try await watcher.read { sql in
                         try await SessionEvents.after(0, sessionID: session.id, in: sql)
                     }
-                    #expect(events.map(\.kind) == [.sessionOpened, .sessionClosed])
-                    group.cancelAll()
-                }
-            }
-        }
-    }
-
-    /// A check-in group takes its sessions and their logs, and queues their notifications, in one statement
-    /// (`EventLog.share`); its appends then send none of their own, and another process's view still wakes.
-    @Test func a_log_announced_with_its_row_wakes_the_views_of_another_process() async throws {
-        let postgres = try PostgresServer.start()
-        defer { postgres.stop() }
-        try await postgres.twoProcesses { writer, watcher in
-            let session = try await writer.openSessionOfNewCourse()
-            let listener = try #require(watcher.liveServices.first)
-            try await watcher.hubs.sessions.subscribe(session.id) { view in
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await listener.run() }
-                    await view.next()
-                    try await writer.transaction { sql in
-                        let held = try await EventLog.share(
-                            [session.id, 999_999], rowsOf: "sessions", announcing: .sessions, sql: sql)
-                        #expect(held == [session.id], "a session that does not exist is not held")
-                        let change = SessionChange.CheckedIn(studentId: 1, status: .present, at: Date(), via: .qr)
-                        try await SessionEvents.append(.checkedIn(change), sessionID: session.id, in: sql)
-                    }
-                    // Nothing in process B calls `published`: only the queued notification can wake this view.
-                    await view.next()
-                    let events = try await watcher.read { sql in
-                        try await SessionEvents.after(0, sessionID: session.id, in: sql)
-                    }
-                    #expect(events.map(\.kind) == [.sessionOpened, .checkedIn])
+                    #expect(events.map(\.kind) == [.sessionOpened, writing == .append ? .sessionClosed : .checkedIn])
                     group.cancelAll()
                 }
             }
