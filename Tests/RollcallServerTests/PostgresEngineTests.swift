@@ -176,7 +176,7 @@ struct PostgresEngineTests {
         let postgres = try PostgresServer.start()
         defer { postgres.stop() }
         // Nothing listens on the first port: Rollcall goes on to the second, as libpq does.
-        let unused = try Self.unusedPort()
+        let unused = try RawConnection.unusedPort()
         let url =
             "postgres://rollcall@127.0.0.1:\(unused),127.0.0.1:\(postgres.port)/postgres?sslmode=disable"
             + "&target_session_attrs=read-write"
@@ -212,22 +212,5 @@ struct PostgresEngineTests {
             let database = try Database.postgres(url: url, logger: Logger(label: "test"))
             try await database.shutdown()
         }
-    }
-
-    /// A loopback port nothing listens on: the kernel's pick for a socket closed at once.
-    static func unusedPort() throws -> Int {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(socket, address, length) == 0 && getsockname(socket, address, &length) == 0
-            }
-        }
-        try #require(bound, "no loopback port is free")
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import Testing
 
 /// A plain TCP connection to a server on loopback, for what no HTTP client sends: silence, half a request, garbage.
 struct RawConnection: Sendable {
@@ -73,5 +74,24 @@ struct RawConnection: Sendable {
             var bytes = unwrapInboundIn(data)
             received.withLockedValue { $0.writeBuffer(&bytes) }
         }
+    }
+}
+
+extension RawConnection {
+    /// A loopback port nothing listens on: the kernel's pick for a socket closed at once.
+    static func unusedPort() throws -> Int {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { Foundation.close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(socket, address, length) == 0 && getsockname(socket, address, &length) == 0
+            }
+        }
+        try #require(bound, "no loopback port is free")
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
