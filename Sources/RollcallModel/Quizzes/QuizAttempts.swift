@@ -48,6 +48,8 @@ package struct QuizAttempts: Sendable {
         }
     }
 
+    /// The attempts `condition` finds, by their students' names; locked (`locking`), in the order `condition` says:
+    /// a locked read decides rather than lists, and a group of saves locks its attempts in the order of their ids.
     package static func select(_ sql: any SQLDatabase, where condition: SQLQueryString, locking: Bool = false)
         async throws -> [QuizAttempt]
     {
@@ -60,7 +62,8 @@ package struct QuizAttempts: Sendable {
             WHERE \(condition)\(unsafeRaw: lock)
             """
         ).all().map { try AttemptRow($0).attempt }
-        // Never in the database's order; a reader's own order is `list(runID:in:)`'s.
+        guard !locking else { return attempts }
+        // A list is never in the database's order; a reader's own order is `list(runID:in:)`'s.
         return Collation.english.sorted(attempts, name: \.studentName, id: \.id)
     }
 
