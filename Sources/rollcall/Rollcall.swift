@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import NIOCore
 import QRCode
 import RollcallParts
 import RollcallServer
@@ -84,9 +85,22 @@ struct Serve: SpeakingCommand {
         let reader = language.reader
         let configuration = try options.configuration()
         if demo { print(try await Demo.fill(configuration)) }
-        let app = try await buildApplication(configuration)
-        print(reader.say("Rollcall is running at \(configuration.publicURL)"))
-        try await app.runService()
+        let running = reader.say("Rollcall is running at \(configuration.publicURL)")
+        let app = try await buildApplication(configuration) {
+            print(running)
+            Terminal.flush()
+        }
+        do {
+            try await app.runService()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            let address = "\(configuration.hostname):\(configuration.port)"
+            throw CommandFailure(
+                status: .refused,
+                message: """
+                    Rollcall cannot listen on \(address): another program already uses that port. \
+                    Stop it, or choose another port with --port or ROLLCALL_PORT.
+                    """)
+        }
     }
 }
 

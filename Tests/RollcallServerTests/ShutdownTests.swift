@@ -20,7 +20,8 @@ struct ShutdownTests {
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = ["serve", "--port", "\(port)", "--data-dir", directory]
         process.environment = ProcessInfo.processInfo.environment.merging(["ROLLCALL_LOG_LEVEL": "error"]) { $1 }
-        process.standardOutput = FileHandle.nullDevice
+        let output = Pipe()
+        process.standardOutput = output
         let (exits, exited) = AsyncStream<Void>.makeStream()
         process.terminationHandler = { _ in
             exited.yield()
@@ -67,5 +68,34 @@ struct ShutdownTests {
         #expect(stopped, "rollcall serve still runs 10 s after SIGTERM")
         #expect(ContinuousClock.now - signalled < .seconds(10))
         for connection in idle + [halfSent, keptAlive] { await connection.close() }
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(said.contains("Rollcall is running at "))
+    }
+
+    /// A port another program holds: a sentence saying so, exit status 1, and no claim that Rollcall is running.
+    @Test func serve_on_a_port_another_program_holds_says_so_and_exits() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-taken-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let held = try RawConnection.heldPort()
+        defer { Foundation.close(held.socket) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["serve", "--hostname", "127.0.0.1", "--port", "\(held.port)", "--data-dir", directory]
+        process.environment = ProcessInfo.processInfo.environment.merging(["ROLLCALL_LOG_LEVEL": "error"]) { $1 }
+        let (output, errors) = (Pipe(), Pipe())
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        // Reading to the end returns once the process has exited and closed its ends.
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let complained = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(!said.contains("is running"), "printed \(said)")
+        #expect(
+            complained.contains(
+                "Rollcall cannot listen on 127.0.0.1:\(held.port): another program already uses that port."),
+            "said \(complained)")
     }
 }

@@ -22,16 +22,21 @@ import ServiceLifecycle
 ///
 /// This is the composition root: the database, its stores and the background services are made here, once, and
 /// handed to the routes (`buildRouter`) and the services alike.
+///
+/// `onRunning` is called once the server listens: a command says it is running then, not before a bind that fails.
 public func buildApplication(
-    _ configuration: Configuration, passwordCost: UInt8? = nil
+    _ configuration: Configuration, passwordCost: UInt8? = nil,
+    onRunning: @escaping @Sendable () async -> Void = {}
 ) async throws -> some ApplicationProtocol {
-    try await buildApplication(configuration, passwordCost: passwordCost, migrations: Migrations.steps)
+    try await buildApplication(
+        configuration, passwordCost: passwordCost, migrations: Migrations.steps, onRunning: onRunning)
 }
 
 /// The application of a build whose schema is `migrations`: a test of a rolling upgrade starts today's server with
 /// one step more, as the next release would have, beside one without it.
 package func buildApplication(
-    _ configuration: Configuration, passwordCost: UInt8?, migrations: [Migrations.Step]
+    _ configuration: Configuration, passwordCost: UInt8?, migrations: [Migrations.Step],
+    onRunning: @escaping @Sendable () async -> Void = {}
 ) async throws -> some ApplicationProtocol {
     let logger = {
         var logger = Logger(label: "rollcall")
@@ -80,6 +85,7 @@ package func buildApplication(
         configuration: .init(
             address: .hostname(configuration.hostname, port: configuration.port), serverName: "Rollcall"),
         services: services,
+        onServerRunning: { _ in await onRunning() },
         logger: logger
     )
     app.beforeServerStarts {

@@ -80,8 +80,14 @@ struct RawConnection: Sendable {
 extension RawConnection {
     /// A loopback port nothing listens on: the kernel's pick for a socket closed at once.
     static func unusedPort() throws -> Int {
+        let held = try heldPort()
+        Foundation.close(held.socket)
+        return held.port
+    }
+
+    /// A loopback port the kernel picks, listened on by `socket` until the caller closes it.
+    static func heldPort() throws -> (port: Int, socket: Int32) {
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { Foundation.close(socket) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -89,9 +95,11 @@ extension RawConnection {
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                 bind(socket, address, length) == 0 && getsockname(socket, address, &length) == 0
+                    && listen(socket, 1) == 0
             }
         }
+        if !bound { Foundation.close(socket) }
         try #require(bound, "no loopback port is free")
-        return Int(UInt16(bigEndian: address.sin_port))
+        return (Int(UInt16(bigEndian: address.sin_port)), socket)
     }
 }
