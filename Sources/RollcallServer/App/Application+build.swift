@@ -38,11 +38,7 @@ package func buildApplication(
     _ configuration: Configuration, passwordCost: UInt8?, migrations: [Migrations.Step],
     onRunning: @escaping @Sendable () async -> Void = {}
 ) async throws -> some ApplicationProtocol {
-    let logger = {
-        var logger = Logger(label: "rollcall")
-        logger.logLevel = configuration.logLevel
-        return logger
-    }()
+    let logger = Logger.rollcall(configuration.logLevel)
     let database = try openDatabase(configuration, logger: logger)
     let bell = DeliveryBell()
     let jobBell = DeliveryBell()
@@ -94,6 +90,15 @@ package func buildApplication(
         logger.info("database ready", metadata: ["engine": "\(database.engine.rawValue)"])
     }
     return app
+}
+
+extension Logger {
+    /// The server's logger, at the configured level.
+    static func rollcall(_ level: Logger.Level) -> Logger {
+        var logger = Logger(label: "rollcall")
+        logger.logLevel = level
+        return logger
+    }
 }
 
 /// HTTP/1.1 with the WebSocket upgrade, over TLS when configured, behind the connection rules (`GuardedChannel`).
