@@ -32,6 +32,8 @@ package final class Caches: Sendable {
     }
     /// Quiz runs' questions and course, which never change once a run has started: no notice concerns them.
     package let quizRuns = FixedRuns()
+    /// Whose each attempt is and of which run: neither ever changes, so no notice concerns them either.
+    package let attempts = KnownAttempts()
 
     package init(notices: ChangeNotices) {
         for cache in [identities, sessions, moments, passkeyPolicies] as [any NoticedCache] {

@@ -286,6 +286,61 @@ struct AnswerSavesTests {
         }
     }
 
+    /// A save of an attempt its process has read goes without reading its access first, and is verified as it is
+    /// written (`AnswerSaves.Save.verifying`): a student who has left the course saves nothing more, alone or in a
+    /// group, on either engine; a save verifying another student is refused likewise.
+    @Test(arguments: [Database.Engine.sqlite, .postgres])
+    func a_known_attempts_save_is_verified_as_it_is_written(engine: Database.Engine) async throws {
+        let postgres = engine == .postgres ? try PostgresServer.start() : nil
+        defer { postgres?.stop() }
+        try await withServer(databaseURL: postgres?.url) { api in
+            let quiz = try await QuizRoom.start(api)
+            let student = quiz.room.student
+            let attempt = try #require(try await quiz.attempt(api).int("attempt.id"))
+            let answers = "/api/v1/quiz-attempts/\(attempt)/answers"
+            // Read with its access on the first save; verified in its statement on the second.
+            #expect(try await quiz.save(api, attempt: attempt, "q1", ["choice": 0], sequence: 1).status == .ok)
+            let replaced = try await quiz.save(api, attempt: attempt, "q1", ["choice": 2], sequence: 2)
+            #expect(replaced.status == .ok && replaced.int("answered") == 1, "\(replaced.text)")
+            let other = try await quiz.room.enrol(api, "Otto Other")
+            try await api.expectRefused(
+                .put, "\(answers)/q1", as: other, json: ["sequence": 3, "answer": ["choice": 1]],
+                status: .forbidden, code: "forbidden")
+            let left = try await api.call(.post, "/api/v1/courses/\(quiz.room.courseID)/leave", as: student)
+            #expect(left.status.code < 300, "\(left.text)")
+            try await api.expectRefused(
+                .put, "\(answers)/q1", as: student, json: ["sequence": 3, "answer": ["choice": 1]],
+                status: .forbidden, code: "forbidden")
+            let database = try api.database()
+            try await database.closing { database in
+                func save(_ question: String, _ answer: QuizAnswer, _ sequence: Int64, verifying: Int64)
+                    throws -> AnswerSaves.Save
+                {
+                    .init(
+                        attemptID: attempt, questionID: question, answer: answer, text: try QuizJSON.encode(answer),
+                        sequence: sequence, now: Date(), verifying: verifying)
+                }
+                let alone = [try save("q1", .choice(1), 4, verifying: student.id)]
+                let group = [
+                    try save("q1", .choice(1), 5, verifying: student.id),
+                    try save("q3", .text("osmosis"), 1, verifying: other.id),
+                ]
+                for saves in [alone, group] {
+                    for result in await AnswerSaves.write(saves, database: database) {
+                        #expect(throws: AnswerSaves.Unverified.self) { try result.get() }
+                    }
+                }
+                let stored = try await database.read { sql in
+                    try await sql.raw("SELECT question_id, sequence FROM quiz_answers").all().map {
+                        "\(try $0.decode(column: "question_id", as: String.self)) "
+                            + "\(try $0.decode(column: "sequence", as: Int64.self))"
+                    }
+                }
+                #expect(stored == ["q1 2"])
+            }
+        }
+    }
+
     /// The saves' answers, then the answers, counts and events stored, each as text.
     private static func outcome(of engine: Database.Engine, inGroups alone: Bool) async throws -> (
         results: [String], stored: [String]

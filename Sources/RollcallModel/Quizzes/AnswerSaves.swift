@@ -20,7 +20,14 @@ package struct AnswerSaves: Sendable {
         package var text: String
         package var sequence: Int64
         package var now: Date
+        /// The student the attempt must be of, enrolled in its course, when the request's access was not read
+        /// beforehand (`QuizAttempts.KnownAttempts`); `nil` once it was.
+        package var verifying: Int64? = nil
     }
+
+    /// A save whose attempt is not `verifying`'s, or whose student is no longer enrolled: nothing was written, and
+    /// the request's access is read as it is for a save not yet verified, which says why.
+    package struct Unverified: Error {}
 
     private let groups: StatementGroups<Save, QuizAttempts.SaveOutcome>
     /// Saves per transaction: enough for a hall's autosaves in one flush, and a short hold on their attempts.
@@ -71,13 +78,17 @@ package struct AnswerSaves: Sendable {
     static func replacing(_ save: Save, database: Database) async throws -> QuizAttempts.SaveOutcome? {
         // A millisecond's margin leaves the deadline's edge to `QuizAttempts.requireOpen`, whatever the rounding.
         let accepted = save.now.addingTimeInterval(0.001 - AttemptRules.transitGrace)
-        let answered = try await database.write { sql in
+        let verified: SQLQueryString =
+            save.verifying.map { student in
+                "AND student_id = \(bind: student) AND \(QuizAttempts.enrolled)"
+            } ?? ""
+        let row = try await database.write { sql in
             try await sql.raw(
                 """
                 WITH attempt AS MATERIALIZED (
-                  SELECT answered FROM quiz_attempts
+                  SELECT answered, deadline FROM quiz_attempts
                   WHERE id = \(bind: save.attemptID) AND closed_at IS NULL AND ending IS NULL
-                    AND deadline >= \(bind: accepted)
+                    AND deadline >= \(bind: accepted) \(verified)
                   FOR SHARE)
                 UPDATE quiz_answers SET answer = \(bind: save.text), sequence = \(bind: save.sequence),
                   saved_at = \(bind: save.now), answered_sequence = \(bind: save.sequence)
@@ -87,11 +98,15 @@ package struct AnswerSaves: Sendable {
                   AND quiz_answers.sequence < \(bind: save.sequence)
                   AND quiz_answers.answered = \(bind: !save.answer.isBlank)
                   AND quiz_answers.answered_sequence = quiz_answers.sequence
-                RETURNING attempt.answered
+                RETURNING attempt.answered, attempt.deadline
                 """
-            ).first(decodingColumn: "answered", as: Int.self)
+            ).first()
         }
-        return answered.map { .init(changed: true, sequence: save.sequence, savedAt: save.now, answered: $0) }
+        guard let row else { return nil }
+        return .init(
+            changed: true, sequence: save.sequence, savedAt: save.now,
+            answered: try row.decode(column: "answered", as: Int.self),
+            deadline: try row.decode(column: "deadline", as: Date.self))
     }
 
     /// The group is read in two statements, decided in memory save by save, and written in a few whatever its size:
@@ -109,6 +124,8 @@ package struct AnswerSaves: Sendable {
                 results.append(.failure(refusal))
             } catch let missing as NotStored {
                 results.append(.failure(missing))
+            } catch let unverified as AnswerSaves.Unverified {
+                results.append(.failure(unverified))
             }
         }
         try await state.write(in: sql)
@@ -130,6 +147,8 @@ struct GroupWrite {
     var moved: [Int64] = []
     var events: [(runID: Int64, change: QuizChange)] = []
     var latest: Date?
+    /// The attempts whose students are enrolled in their courses, read only for a group with saves `verifying`.
+    var enrolled: Set<Int64> = []
 
     /// The group's attempts, locked in the order of their ids so that two processes' groups never wait for each
     /// other's rows in turn, then the answers stored for any of its questions.
@@ -151,6 +170,15 @@ struct GroupWrite {
         {
             state.stored[Key(attemptID: row.attemptId, questionID: row.questionId)] = row
         }
+        let verifying = Array(Set(group.filter { $0.verifying != nil }.map(\.attemptID))).sorted()
+        if !verifying.isEmpty {
+            state.enrolled = Set(
+                try await sql.raw(
+                    """
+                    SELECT id FROM quiz_attempts WHERE id IN (\(binds: verifying)) AND \(QuizAttempts.enrolled)
+                    """
+                ).all(decodingColumn: "id", as: Int64.self))
+        }
         return state
     }
 
@@ -158,6 +186,9 @@ struct GroupWrite {
     /// leaves the state as it was.
     mutating func apply(_ save: AnswerSaves.Save) throws -> QuizAttempts.SaveOutcome {
         guard let attempt = attempts[save.attemptID] else { throw NotStored(.attemptNotFound, what: "attempt") }
+        if let student = save.verifying, attempt.studentId != student || !enrolled.contains(attempt.id) {
+            throw AnswerSaves.Unverified()
+        }
         let key = Key(attemptID: save.attemptID, questionID: save.questionID)
         let stored = stored[key]
         switch AttemptRules.sequenceDecision(save.sequence, stored: stored?.sequence) {
@@ -165,7 +196,7 @@ struct GroupWrite {
         case .repeated:
             return .init(
                 changed: false, sequence: save.sequence, savedAt: stored?.savedAt ?? save.now,
-                answered: attempt.answered)
+                answered: attempt.answered, deadline: attempt.deadline)
         case .apply: break
         }
         try QuizAttempts.requireOpen(attempt, now: save.now)
@@ -189,7 +220,8 @@ struct GroupWrite {
             events.append((attempt.runId, QuizChange(kind: .answered, payload: event)))
             latest = max(latest ?? save.now, save.now)
         }
-        return .init(changed: true, sequence: save.sequence, savedAt: save.now, answered: answered)
+        return .init(
+            changed: true, sequence: save.sequence, savedAt: save.now, answered: answered, deadline: attempt.deadline)
     }
 
     /// The answers in one upsert, the moved counts in one update, the events in the runs' log.

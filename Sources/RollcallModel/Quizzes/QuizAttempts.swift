@@ -82,13 +82,7 @@ package struct QuizAttempts: Sendable {
             try await database.read { sql in
                 try await sql.raw(
                     """
-                    SELECT \(unsafeRaw: Self.columns),
-                      CASE WHEN EXISTS (
-                        SELECT 1 FROM quiz_runs JOIN quizzes ON quizzes.id = quiz_runs.quiz_id
-                        JOIN enrollments ON enrollments.course_id = quizzes.course_id
-                          AND enrollments.student_id = quiz_attempts.student_id
-                        WHERE quiz_runs.id = quiz_attempts.run_id
-                      ) THEN 1 ELSE 0 END AS enrolled
+                    SELECT \(unsafeRaw: Self.columns), CASE WHEN \(Self.enrolled) THEN 1 ELSE 0 END AS enrolled
                     FROM quiz_attempts JOIN users ON users.id = quiz_attempts.student_id
                     WHERE quiz_attempts.id = \(bind: id)
                     """
@@ -98,10 +92,23 @@ package struct QuizAttempts: Sendable {
             }
         }
         guard let found = try await read() else { return nil }
+        known.keep(found.0)
         guard Self.overdue(found.0, now: now) else { return found }
         try await closeOverdue(now: now)
         return try await read()
     }
+
+    /// Whether the attempt's student (of `quiz_attempts` in the statement) is enrolled in its quiz's course.
+    static let enrolled: SQLQueryString = """
+        EXISTS (
+          SELECT 1 FROM quiz_runs JOIN quizzes ON quizzes.id = quiz_runs.quiz_id
+          JOIN enrollments ON enrollments.course_id = quizzes.course_id
+            AND enrollments.student_id = quiz_attempts.student_id
+          WHERE quiz_runs.id = quiz_attempts.run_id)
+        """
+
+    /// The attempts this process has read: whose they are and of which run.
+    package var known: KnownAttempts { database.caches.attempts }
 
     package static func selectOpen(_ sql: any SQLDatabase, where condition: SQLQueryString) async throws
         -> [QuizAttempt]
@@ -307,17 +314,22 @@ package struct QuizAttempts: Sendable {
         package var sequence: Int64
         package var savedAt: Date
         package var answered: Int
+        /// The attempt's deadline as the save found it.
+        package var deadline: Date
     }
 
     /// Saves one answer under the sequence rule: a newer save replaces the stored one, the same one again is
     /// acknowledged, an older one is refused. Saves arriving together are written together (`AnswerSaves`).
+    /// `verifying`: the student the attempt must be of, enrolled, when its access was not read before the save
+    /// (`AnswerSaves.Unverified` if not).
     package func save(
-        attemptID: Int64, questionID: String, answer: QuizAnswer, sequence: Int64, now: Date = Date()
+        attemptID: Int64, questionID: String, answer: QuizAnswer, sequence: Int64, verifying: Int64? = nil,
+        now: Date = Date()
     ) async throws -> SaveOutcome {
         try await database.answerSaves.save(
             .init(
                 attemptID: attemptID, questionID: questionID, answer: answer, text: try QuizJSON.encode(answer),
-                sequence: sequence, now: now))
+                sequence: sequence, now: now, verifying: verifying))
     }
 
     /// The attempt's saved answers by question id.

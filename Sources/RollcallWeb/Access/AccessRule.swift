@@ -173,6 +173,13 @@ package struct AccessRule: Sendable {
         return (attempt, run)
     }
 
+    /// The run of an attempt this process has read as the user's, without reading it again: its save verifies that
+    /// it is still theirs to save (`AnswerSaves.Save.verifying`). `nil` for an attempt not known as theirs.
+    package func knownAttemptToSave(_ id: Int64, for user: User) async throws -> QuizRun? {
+        guard let known = quizzes.attempts.known.attempt(id: id), known.studentID == user.id else { return nil }
+        return try await quizzes.runs.fixedRun(id: known.runID)
+    }
+
     /// An attempt its own student is saving an answer to: the busiest quiz route, so the run's fixed parts come from
     /// memory and only what a save needs is asked (its own student, still enrolled).
     package func attemptToSave(_ id: Int64, for user: User) async throws -> (QuizAttempt, QuizRun) {
