@@ -86,9 +86,10 @@ package final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHand
     package func handlerAdded(context: ChannelHandlerContext) {
         let admission = connections.admit(context.channel)
         id = admission.id
-        admission.evicted?.close(promise: nil)
+        // Closed by its own guard, on its own event loop, as a connection that sent nothing.
+        admission.evicted?.pipeline.fireUserInboundEventTriggered(Evicted())
         if admission.refused {
-            context.close(promise: nil)
+            close(context)
             return
         }
         schedule(context, after: idleTimeout)
@@ -132,11 +133,22 @@ package final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHand
     }
 
     package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is ChannelShouldQuiesceEvent, !hasAsked {
-            context.close(promise: nil)
+        if event is ChannelShouldQuiesceEvent && !hasAsked || event is Evicted {
+            close(context)
             return
         }
         context.fireUserInboundEventTriggered(event)
+    }
+
+    /// Tells the guard of the oldest silent connection to close it, for a newer one under the limit.
+    private struct Evicted {}
+
+    /// Closes the connection; one that has sent nothing as if its peer had stopped sending, first. The HTTP upgrade
+    /// handler waiting for its first request then ends as for a peer gone, a routine close, where a bare close is
+    /// logged by Hummingbird as an error, for every idle connection at every shutdown.
+    private func close(_ context: ChannelHandlerContext) {
+        if !hasAsked { context.fireUserInboundEventTriggered(ChannelEvent.inputClosed) }
+        context.close(promise: nil)
     }
 
     /// A request was read to its end: the next bytes begin another head, which has `headTimeout` to arrive.
@@ -147,9 +159,10 @@ package final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHand
 
     private func schedule(_ context: ChannelHandlerContext, after delay: TimeAmount) {
         deadline?.cancel()
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         deadline = context.eventLoop.scheduleTask(in: delay) {
-            loopBound.value.close(promise: nil)
+            let (guardian, context) = loopBound.value
+            guardian.close(context)
         }
     }
 
@@ -262,6 +275,8 @@ package final class MalformedRequestAnswer: ChannelInboundHandler, RemovableChan
         context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            // As for a peer gone: the upgrade handler, still waiting for a request it could read, ends quietly.
+            loopBound.value.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
             loopBound.value.close(promise: nil)
         }
     }
