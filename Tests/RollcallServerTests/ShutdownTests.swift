@@ -82,6 +82,19 @@ struct ShutdownTests {
         #expect(!logged.contains(" error "), "\(logged)")
     }
 
+    /// The probe the tests above wait with gives up at its deadline on a listener that never answers (the kernel
+    /// accepts the connection; nothing reads it), where it once waited for the connection to close.
+    @Test func a_probe_of_a_listener_that_never_answers_gives_up_at_its_deadline() async throws {
+        let held = try RawConnection.heldPort()
+        defer { Foundation.close(held.socket) }
+        let probe = try await RawConnection.open(port: held.port)
+        try await probe.send(ConnectionTests.healthz)
+        let started = ContinuousClock.now
+        #expect(await probe.closed(within: 1) == false)
+        #expect(ContinuousClock.now - started < .seconds(30))
+        await probe.close()
+    }
+
     /// A port another program holds: a sentence saying so, exit status 1, and no claim that Rollcall is running.
     @Test func serve_on_a_port_another_program_holds_says_so_and_exits() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-taken-\(UUID())").path
