@@ -30,10 +30,13 @@ package final class Caches: Sendable {
     package let passkeyPolicies = RecentReads<CourseVerification>(lifetime: 5) { notice in
         if case .course(let id) = notice { id } else { nil }
     }
-    /// Quiz runs' questions and course, which never change once a run has started: no notice concerns them.
-    package let quizRuns = FixedRuns()
-    /// Whose each attempt is and of which run: neither ever changes, so no notice concerns them either.
-    package let attempts = KnownAttempts()
+    /// Quiz runs' questions and course, which never change once a run has started: no notice concerns them
+    /// (`QuizRuns.fixedRun`).
+    package let quizRuns = FixedValues<QuizRun>(capacity: 10_000)
+    /// Whose each attempt is and of which run: neither ever changes, so no notice concerns them either
+    /// (`QuizAttempts.known`): a save of an attempt known to be the student's goes to its statement without reading
+    /// its access first, and verifies it there.
+    package let attempts = FixedValues<KnownAttempt>(capacity: 100_000)
 
     package init(notices: ChangeNotices) {
         for cache in [identities, sessions, moments, passkeyPolicies] as [any NoticedCache] {
@@ -73,5 +76,27 @@ package final class RecentReads<Value: Sendable>: NoticedCache {
     package func forget(_ notice: ChangeNotice?) {
         guard let notice else { return entries.withLockedValue { $0.removeAll() } }
         if let id = concerned(notice) { forget(id: id) }
+    }
+}
+
+/// Values by id that never change once stored, kept in memory; past `capacity` the memory starts afresh rather than
+/// grow without bound.
+package final class FixedValues<Value: Sendable>: Sendable {
+    private let values = NIOLockedValueBox<[Int64: Value]>([:])
+    package let capacity: Int
+
+    package init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    package func value(id: Int64) -> Value? {
+        values.withLockedValue { $0[id] }
+    }
+
+    package func keep(_ value: Value, id: Int64) {
+        values.withLockedValue { values in
+            if values.count >= capacity { values = [:] }
+            values[id] = value
+        }
     }
 }

@@ -11,21 +11,30 @@ struct ShutdownTests {
         return root.appendingPathComponent(".build/debug/rollcall").path
     }
 
-    @Test func sigterm_stops_the_server_within_seconds_with_idle_connections_open() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-stop-\(UUID())").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        // The kernel's pick: a port drawn at random was once taken by another process on a busy machine.
-        let port = try RawConnection.unusedPort()
+    /// `rollcall serve` with `arguments`, not yet started: its data in a directory of its own, which the caller
+    /// removes; its output and its log (errors only) in pipes.
+    static func serve(_ arguments: [String], environment: [String: String] = [:]) -> (
+        process: Process, output: Pipe, errors: Pipe, directory: String
+    ) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-serve-\(UUID())").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["serve", "--port", "\(port)", "--data-dir", directory]
-        // Room for 40: the 50 idle connections below evict the oldest of them as they come.
-        process.environment = ProcessInfo.processInfo.environment.merging([
-            "ROLLCALL_LOG_LEVEL": "error", "ROLLCALL_MAX_CONNECTIONS": "40",
-        ]) { $1 }
+        process.arguments = ["serve"] + arguments + ["--data-dir", directory]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            .merging(["ROLLCALL_LOG_LEVEL": "error"]) { $1 }
         let (output, errors) = (Pipe(), Pipe())
         process.standardOutput = output
         process.standardError = errors
+        return (process, output, errors, directory)
+    }
+
+    @Test func sigterm_stops_the_server_within_seconds_with_idle_connections_open() async throws {
+        // The kernel's pick: a port drawn at random was once taken by another process on a busy machine.
+        let port = try RawConnection.unusedPort()
+        // Room for 40: the 50 idle connections below evict the oldest of them as they come.
+        let (process, output, errors, directory) = Self.serve(
+            ["--port", "\(port)"], environment: ["ROLLCALL_MAX_CONNECTIONS": "40"])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let (exits, exited) = AsyncStream<Void>.makeStream()
         process.terminationHandler = { _ in
             exited.yield()
@@ -97,20 +106,10 @@ struct ShutdownTests {
 
     /// A port another program holds: a sentence saying so, exit status 1, and no claim that Rollcall is running.
     @Test func serve_on_a_port_another_program_holds_says_so_and_exits() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rollcall-taken-\(UUID())").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         let held = try RawConnection.heldPort()
         defer { Foundation.close(held.socket) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["serve", "--hostname", "127.0.0.1", "--port", "\(held.port)", "--data-dir", directory]
-        // Room for 40: the 50 idle connections below evict the oldest of them as they come.
-        process.environment = ProcessInfo.processInfo.environment.merging([
-            "ROLLCALL_LOG_LEVEL": "error", "ROLLCALL_MAX_CONNECTIONS": "40",
-        ]) { $1 }
-        let (output, errors) = (Pipe(), Pipe())
-        process.standardOutput = output
-        process.standardError = errors
+        let (process, output, errors, directory) = Self.serve(["--hostname", "127.0.0.1", "--port", "\(held.port)"])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         // Reading to the end returns once the process has exited and closed its ends.

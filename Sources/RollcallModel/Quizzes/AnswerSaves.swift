@@ -21,7 +21,7 @@ package struct AnswerSaves: Sendable {
         package var sequence: Int64
         package var now: Date
         /// The student the attempt must be of, enrolled in its course, when the request's access was not read
-        /// beforehand (`QuizAttempts.KnownAttempts`); `nil` once it was.
+        /// beforehand (`QuizAttempts.known`); `nil` once it was.
         package var verifying: Int64? = nil
     }
 

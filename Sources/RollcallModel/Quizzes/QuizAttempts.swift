@@ -92,7 +92,7 @@ package struct QuizAttempts: Sendable {
             }
         }
         guard let found = try await read() else { return nil }
-        known.keep(found.0)
+        known.keep(KnownAttempt(found.0), id: found.0.id)
         guard Self.overdue(found.0, now: now) else { return found }
         try await closeOverdue(now: now)
         return try await read()
@@ -108,7 +108,7 @@ package struct QuizAttempts: Sendable {
         """
 
     /// The attempts this process has read: whose they are and of which run.
-    package var known: KnownAttempts { database.caches.attempts }
+    package var known: FixedValues<KnownAttempt> { database.caches.attempts }
 
     package static func selectOpen(_ sql: any SQLDatabase, where condition: SQLQueryString) async throws
         -> [QuizAttempt]

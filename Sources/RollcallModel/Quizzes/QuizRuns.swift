@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 import RollcallCore
 import RollcallStorage
 import SQLKit
@@ -8,7 +7,7 @@ import SQLKit
 package struct QuizRuns: Sendable {
     package let database: Database
     /// A run's questions and course never change once started; every save needs them, so they are read once.
-    package var fixedRuns: FixedRuns { database.caches.quizRuns }
+    package var fixedRuns: FixedValues<QuizRun> { database.caches.quizRuns }
 
     /// Locks the runs that match, for update, until the transaction ends (PostgreSQL; SQLite's one writer already
     /// excludes a start), so that an attempt cannot start in them meanwhile.
@@ -50,14 +49,14 @@ package struct QuizRuns: Sendable {
         let run = try await database.read { sql in
             try await Self.select(sql, where: "quiz_runs.id = \(bind: id)").first
         }
-        if let run { fixedRuns.keep(run) }
+        if let run { fixedRuns.keep(run, id: run.id) }
         return run
     }
 
     /// The run as it started, from memory when read before: its `stoppedAt` may be out of date, so only for what
     /// does not depend on it, such as a save (stopping a run moves its attempts' deadlines, which a save checks).
     package func fixedRun(id: Int64) async throws -> QuizRun? {
-        if let run = fixedRuns.run(id: id) { return run }
+        if let run = fixedRuns.value(id: id) { return run }
         return try await run(id: id)
     }
 
@@ -157,22 +156,4 @@ package struct QuizRun: Sendable, Equatable {
     package var startedBy: Int64
     package var startedAt: Date
     package var stoppedAt: Date?
-}
-
-/// Runs kept in memory for their fixed parts (`QuizRuns.fixedRun`).
-package final class FixedRuns: Sendable {
-    private let runs = NIOLockedValueBox<[Int64: QuizRun]>([:])
-    /// Past this many runs the memory starts afresh rather than grow without bound.
-    package let capacity = 10_000
-
-    package func run(id: Int64) -> QuizRun? {
-        runs.withLockedValue { $0[id] }
-    }
-
-    package func keep(_ run: QuizRun) {
-        runs.withLockedValue { runs in
-            if runs.count >= capacity { runs = [:] }
-            runs[run.id] = run
-        }
-    }
 }

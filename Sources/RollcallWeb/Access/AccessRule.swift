@@ -176,7 +176,7 @@ package struct AccessRule: Sendable {
     /// The run of an attempt this process has read as the user's, without reading it again: its save verifies that
     /// it is still theirs to save (`AnswerSaves.Save.verifying`). `nil` for an attempt not known as theirs.
     package func knownAttemptToSave(_ id: Int64, for user: User) async throws -> QuizRun? {
-        guard let known = quizzes.attempts.known.attempt(id: id), known.studentID == user.id else { return nil }
+        guard let known = quizzes.attempts.known.value(id: id), known.studentID == user.id else { return nil }
         return try await quizzes.runs.fixedRun(id: known.runID)
     }
 
