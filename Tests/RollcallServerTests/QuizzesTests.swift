@@ -512,14 +512,8 @@ struct QuizzesTests {
                 .post, "/api/v1/sessions/\(closedSession)/quiz-runs", as: teacher, json: ["quizId": quiz.quizID],
                 status: .conflict, code: "session_not_open")
 
-            // A student who has left the course saves nothing more to their attempt.
-            let left = try await api.call(.post, "/api/v1/courses/\(quiz.room.courseID)/leave", as: student)
-            #expect(left.status.code < 300, "\(left.text)")
-            try await api.expectRefused(
-                .put, "\(answers)/q1", as: student, json: ["sequence": 9, "answer": ["choice": 0]],
-                status: .forbidden, code: "forbidden")
-            let stored = try await api.rows("SELECT sequence FROM quiz_answers WHERE question_id = 'q1'")
-            #expect(stored.count == 1 && stored.first?["sequence"] != .some("9"), "\(stored)")
+            // A student who has left the course saves nothing more: `a_known_attempts_save_is_verified_as_it_is_
+            // written`, on both engines.
         }
     }
 }
