@@ -159,6 +159,14 @@ struct CheckInTests {
             let answer = try await api.call(
                 .get, "/C/\(code)", as: room.student, headers: [.accept: "application/json"])
             #expect(answer.errorCode == "session_closed", "\(answer.text)")
+            // Reopened, the same old code is only old: the scan just before it had this process keep the closed times
+            // for a second.
+            let reopened = try await api.call(
+                .post, "/api/v1/sessions/\(room.sessionID)/reopen", as: room.teacher, json: ["minutes": 10])
+            #expect(reopened.status == .ok, "\(reopened.text)")
+            let again = try await api.call(
+                .get, "/C/\(code)", as: room.student, headers: [.accept: "application/json"])
+            #expect(again.errorCode == "code_expired", "\(again.text)")
         }
     }
 
