@@ -107,7 +107,7 @@ struct LectureTests {
         try await eventually("the first check-in") { log.checkedIn.count == 1 }
 
         let connections = teacherNetwork.connectionsAdmitted
-        try postgres.halt()
+        try await postgres.halt()
         // The room closes ("try again later") when its read finds the database gone. That read waits up to the
         // lease deadline for a connection, and one made to a server already back answers it: the outage lasts until
         // the client has come back.
@@ -121,7 +121,7 @@ struct LectureTests {
             ).status == .serviceUnavailable
         }
         let countsBefore = log.all.count { if case .counts = $0 { true } else { false } }
-        try postgres.resume()
+        try await postgres.resume()
 
         try await eventually("the database answers again") { try await api.call(.get, "/healthz").status == .ok }
         // Resumed: a resumed room starts with the counts.

@@ -236,7 +236,7 @@ private struct Failover {
             let crashed = ContinuousClock.now
             tally.crashed()
             atCrash()
-            try await offThread { try primary.crash() }
+            try await primary.crash()
             // An operator takes seconds to promote: the outage lasts until both servers have answered it and for
             // the check-ins of several students, and at most 30 s, to report how it was answered whatever it was.
             let deadline = crashed + .seconds(30)
@@ -438,12 +438,6 @@ private final class RoomWatch: Sendable {
 
 /// Runs a blocking command on a thread of its own: the cooperative pool has a thread per core, and the servers
 /// under test need them while pg_ctl waits.
-private func offThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try work() }) }.start()
-    }
-}
-
 extension Duration {
     fileprivate var seconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18

@@ -56,7 +56,7 @@ struct OutagePostgresTests {
             }
 
             // The call under test: the database stops.
-            try postgres.halt()
+            try await postgres.halt()
 
             // Every route answers 503 `database_unavailable` with `Retry-After`: API and pages alike.
             let calls: [(String, Reply)] = [
@@ -88,7 +88,7 @@ struct OutagePostgresTests {
 
             // The database comes back: the same ticket checks in, the view resumes after its last event and
             // receives it, and what was acknowledged before is there.
-            try postgres.resume()
+            try await postgres.resume()
             try await waitUntil("the database answers again", timeout: .seconds(60)) {
                 try await api.call(.get, "/healthz").status == .ok
             }

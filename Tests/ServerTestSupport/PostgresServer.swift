@@ -77,7 +77,7 @@ public struct PostgresServer: Sendable {
 
     private func startOrRemove() throws {
         do {
-            try resume()
+            try start()
         } catch {
             // Seen once on a busy machine: the random port was taken. The caller tries another.
             try? FileManager.default.removeItem(atPath: directory)
@@ -117,12 +117,20 @@ public struct PostgresServer: Sendable {
     }
 
     /// Stops the server and keeps its data, as an outage does; `resume` starts it again on the same port.
-    public func halt() throws {
-        try Self.run("\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-m", "fast", "-w", "stop"], as: owner)
+    public func halt() async throws {
+        let (binaries, directory, owner) = (binaries, directory, owner)
+        try await offThread {
+            try Self.run("\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-m", "fast", "-w", "stop"], as: owner)
+        }
     }
 
     /// Starts a halted server again with its data.
-    public func resume() throws {
+    public func resume() async throws {
+        try await offThread { try start() }
+    }
+
+    /// `pg_ctl start`, waiting on the caller's thread.
+    private func start() throws {
         let options =
             ["-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off"] + settings.map { "-c \($0)" }
         try Self.run(
@@ -134,8 +142,11 @@ public struct PostgresServer: Sendable {
 
     /// Stops the server as a crash does: at once, without a checkpoint and without waiting for its clients, whose
     /// connections simply break. The data stays, as a crashed machine's disk would.
-    public func crash() throws {
-        try Self.run("\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-m", "immediate", "-w", "stop"], as: owner)
+    public func crash() async throws {
+        let (binaries, directory, owner) = (binaries, directory, owner)
+        try await offThread {
+            try Self.run("\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-m", "immediate", "-w", "stop"], as: owner)
+        }
     }
 
     /// Makes a standby the primary, as an operator does after the primary is lost; returns once it takes writes.
@@ -171,5 +182,13 @@ public struct PostgresServer: Sendable {
         guard status == 0 else {
             throw Missing(description: "\(executable) \(arguments.joined(separator: " ")) failed (\(status))")
         }
+    }
+}
+
+/// Runs `work` on a thread of its own: a command that waits for another program (pg_ctl, psql) would otherwise hold
+/// one of the few threads every task of the test process, and its server, runs on.
+public func offThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
     }
 }
