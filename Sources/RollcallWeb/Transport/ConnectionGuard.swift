@@ -63,6 +63,8 @@ package final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHand
     private var phase = Phase.silent
     /// Whether a request head has arrived on this connection: from then on a shutdown waits for Hummingbird.
     private var hasAsked = false
+    /// Whether the guard is closing the connection (silent too long, evicted, refused, a shutdown).
+    package private(set) var closing = false
     private var id: UInt64?
     private var deadline: Scheduled<Void>?
     /// The last bytes read, so that a blank line split between two reads is still found.
@@ -143,10 +145,12 @@ package final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHand
     /// Tells the guard of the oldest silent connection to close it, for a newer one under the limit.
     private struct Evicted {}
 
-    /// Closes the connection; one that has sent nothing as if its peer had stopped sending, first. The HTTP upgrade
-    /// handler waiting for its first request then ends as for a peer gone, a routine close, where a bare close is
-    /// logged by Hummingbird as an error, for every idle connection at every shutdown.
+    /// Closes the connection; one that has not asked anything yet as if its peer had stopped sending, first. The
+    /// HTTP upgrade handler waiting for its first request then ends as for a peer gone, a routine close, where a bare
+    /// close is logged by Hummingbird as an error, for every idle connection at every shutdown. What the decoder makes
+    /// of a head cut short is not answered (`closing`): the connection was closed for its silence, not its bytes.
     private func close(_ context: ChannelHandlerContext) {
+        closing = true
         if !hasAsked { context.fireUserInboundEventTriggered(ChannelEvent.inputClosed) }
         context.close(promise: nil)
     }
@@ -249,6 +253,8 @@ package final class MalformedRequestAnswer: ChannelInboundHandler, RemovableChan
     }
 
     package func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A head cut short by the guard's own close: nothing to answer, and nothing for Hummingbird to report.
+        if connectionGuard.closing { return }
         guard let error = error as? HTTPParserError else {
             context.fireErrorCaught(error)
             return
