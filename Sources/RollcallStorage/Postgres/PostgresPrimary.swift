@@ -10,8 +10,10 @@ import SQLKit
 /// connections to it (PostgresNIO's `PostgresClient`).
 ///
 /// With one host and no `target_session_attrs`, the pool is made once and reconnects on its own, as behind a proxy
-/// or a virtual IP. Otherwise a lost connection or a read-only answer sends Rollcall through the list again: the first
-/// host that takes writes gets a new pool, and the old pool closes with whatever statements it had prepared.
+/// or a virtual IP; a lost connection has the host tried once, so that while it does not answer requests are refused
+/// at once rather than each after waiting for a connection. Otherwise a lost connection or a read-only answer sends
+/// Rollcall through the list again: the first host that takes writes gets a new pool, and the old pool closes with
+/// whatever statements it had prepared.
 final class PostgresPrimary: Sendable {
     let hosts: PostgresHosts
     private let logger: Logger
@@ -55,16 +57,23 @@ final class PostgresPrimary: Sendable {
     /// The pool of the server in use, after choosing one if none is chosen yet.
     func pool() async throws -> Pool {
         let (pool, waiting) = state.withLockedValue { state -> (Pool?, Task<Void, Never>?) in
-            if state.closed || state.pool != nil { return (state.pool, nil) }
-            if let failedAt = state.failedAt, failedAt.duration(to: .now) < Self.retryAfterFailure { return (nil, nil) }
+            if state.closed { return (nil, nil) }
+            if let failedAt = state.failedAt {
+                if failedAt.duration(to: .now) < Self.retryAfterFailure { return (nil, nil) }
+                // A moment has passed: the host is tried again before the pool is waited for.
+                return (nil, electing(&state))
+            }
+            if let pool = state.pool { return (pool, nil) }
             return (nil, electing(&state))
         }
         if let pool { return pool }
         // Waited for by looking, not by awaiting the election: a caller whose deadline passes must be able to leave.
-        while waiting != nil, state.withLockedValue({ $0.election != nil && $0.pool == nil }) {
+        while waiting != nil, state.withLockedValue({ $0.election != nil && ($0.pool == nil || $0.failedAt != nil) }) {
             try await Task.sleep(for: .milliseconds(20))
         }
-        guard let pool = state.withLockedValue({ $0.pool }) else { throw DatabaseUnavailable() }
+        guard let pool = state.withLockedValue({ $0.failedAt == nil ? $0.pool : nil }) else {
+            throw DatabaseUnavailable()
+        }
         return pool
     }
 
@@ -78,7 +87,6 @@ final class PostgresPrimary: Sendable {
 
     /// Says that the server in use failed in a way a failover explains: the hosts are tried again, once at a time.
     func suspect() {
-        guard hosts.elects else { return }
         state.withLockedValue { state in _ = electing(&state) }
     }
 
@@ -90,7 +98,8 @@ final class PostgresPrimary: Sendable {
     }
 
     /// Tries each host in order and keeps the first that answers (and takes writes, when asked); with none, the pool
-    /// in use is closed, so that requests are refused until a host answers.
+    /// in use is closed, so that requests are refused until a host answers. A single address keeps its pool, which
+    /// reconnects on its own: only whether it answered is remembered.
     private func elect() async {
         var chosen: Int?
         for host in hosts.servers.indices {
@@ -103,6 +112,7 @@ final class PostgresPrimary: Sendable {
             defer { state.election = nil }
             guard !state.closed else { return nil }
             state.failedAt = chosen == nil ? .now : nil
+            guard hosts.elects else { return nil }
             if let pool = state.pool, pool.host == chosen { return nil }
             let retired = state.pool
             state.pool = chosen.map { Self.start(hosts, host: $0, connections, logger) }
@@ -112,7 +122,7 @@ final class PostgresPrimary: Sendable {
             logger.warning("PostgreSQL: leaving host \(retired.host + 1) of the list")
             retired.running.cancel()
         }
-        if let chosen { logger.notice("PostgreSQL: using host \(chosen + 1) of the list") }
+        if let chosen, hosts.elects { logger.notice("PostgreSQL: using host \(chosen + 1) of the list") }
     }
 
     /// Whether host `index` answers within the connect deadline and, when the URL asks, takes writes. A host that
