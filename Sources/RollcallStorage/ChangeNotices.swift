@@ -38,9 +38,9 @@ package enum ChangeNotice: Sendable, Equatable {
 /// Tells the caches of this process that something they may hold has changed in the database.
 ///
 /// Every cache keeps its entries for a few seconds at most, so a change made by another process shows within that
-/// lifetime whatever happens. On PostgreSQL the process that made the change also sends a notification
-/// (`Database.announce`), which `LiveNotifications` hands to `received` in every process, so that the change shows
-/// at once; a listener that lost its connection forgets everything when it listens again.
+/// lifetime whatever happens. The process that made the change tells its own caches at once (`Database.announce`),
+/// and on PostgreSQL also sends a notification, which `LiveNotifications` hands to `received` in every process; a
+/// listener that lost its connection forgets everything when it listens again.
 package final class ChangeNotices: Sendable {
     private let observers = NIOLockedValueBox<[@Sendable (ChangeNotice?) -> Void]>([])
 

@@ -189,9 +189,10 @@ public final class Database: Service, Sendable {
         return result
     }
 
-    /// Tells the other processes' caches about a change that has committed; this process's own caches have been
-    /// told already by whoever made it. A notification lost here is covered by the caches' short lifetimes.
+    /// Tells this process's caches about a change that has committed, at once, and on PostgreSQL the other
+    /// processes' too. A notification lost here is covered by the caches' short lifetimes.
     package func announce(_ notice: ChangeNotice) async {
+        notices.received(notice)
         guard engine == .postgres else { return }
         do {
             try await write { sql in

@@ -345,10 +345,7 @@ package struct CourseStore: Sendable {
                 courseID: id, from: zone, to: course.zone, now: Date(), in: sql)
             return (course: course, rescheduled: moved)
         }
-        for session in changed.rescheduled {
-            database.caches.sessions.forget(id: session)
-            await database.announce(.session(session))
-        }
+        for session in changed.rescheduled { await database.announce(.session(session)) }
         return changed
     }
 

@@ -201,8 +201,6 @@ extension SessionStore {
     /// This process forgets the session's settings and times at once, and every other process on PostgreSQL as soon
     /// as the notification reaches it.
     private func changed(_ id: Int64) async {
-        fixed.forget(id: id)
-        database.caches.moments.forget(id: id)
         await database.announce(.session(id))
     }
 }
