@@ -436,8 +436,6 @@ private final class RoomWatch: Sendable {
     }
 }
 
-/// Runs a blocking command on a thread of its own: the cooperative pool has a thread per core, and the servers
-/// under test need them while pg_ctl waits.
 extension Duration {
     fileprivate var seconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18

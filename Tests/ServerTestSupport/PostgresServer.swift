@@ -118,10 +118,7 @@ public struct PostgresServer: Sendable {
 
     /// Stops the server and keeps its data, as an outage does; `resume` starts it again on the same port.
     public func halt() async throws {
-        let (binaries, directory, owner) = (binaries, directory, owner)
-        try await offThread {
-            try Self.run("\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-m", "fast", "-w", "stop"], as: owner)
-        }
+        try await offThread { try stop(mode: "fast") }
     }
 
     /// Starts a halted server again with its data.
@@ -143,10 +140,12 @@ public struct PostgresServer: Sendable {
     /// Stops the server as a crash does: at once, without a checkpoint and without waiting for its clients, whose
     /// connections simply break. The data stays, as a crashed machine's disk would.
     public func crash() async throws {
-        let (binaries, directory, owner) = (binaries, directory, owner)
-        try await offThread {
-            try Self.run("\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-m", "immediate", "-w", "stop"], as: owner)
-        }
+        try await offThread { try stop(mode: "immediate") }
+    }
+
+    /// `pg_ctl stop` in `mode`, waiting on the caller's thread until the server has stopped.
+    private func stop(mode: String) throws {
+        try Self.run("\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-m", mode, "-w", "stop"], as: owner)
     }
 
     /// Makes a standby the primary, as an operator does after the primary is lost; returns once it takes writes.
