@@ -46,8 +46,9 @@ struct BenchLive: AsyncParsableCommand {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
             let checkIns = try await measure(load, server, fixture, on: group.next())
+            let openings = try await reopen(server, fixture, session: fixture.sessionIDs[0])
             try await group.shutdownGracefully()
-            print(report(checkIns: checkIns.0, arrivals: checkIns.1))
+            print(report(checkIns: checkIns.0, arrivals: checkIns.1, openings: openings))
         } catch {
             try? await group.shutdownGracefully()
             throw error
@@ -78,6 +79,44 @@ struct BenchLive: AsyncParsableCommand {
             return round
         }
         return (round.measurement, arrivals)
+    }
+
+    /// What a teacher opening the live view of the room once everyone is in waits for its snapshot, and what the
+    /// server spends on it: a reconnect mid-lecture, or a second screen, opens on the full roster.
+    struct Opening {
+        var seconds: Double
+        var serverCPU: Double
+    }
+
+    /// Opens the full room's live view `times` times, one after another, each until its snapshot arrives.
+    func reopen(_ server: MeasuredServer, _ fixture: BenchFixture, session: Int64, times: Int = 5) async throws
+        -> [Opening]
+    {
+        var openings: [Opening] = []
+        for _ in 0..<times {
+            let snapshotAt = NIOLockedValueBox<ContinuousClock.Instant?>(nil)
+            let cpuBefore = server.cpuSeconds()
+            let start = ContinuousClock.now
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask {
+                    try await Self.watchRoom(
+                        port: port, token: fixture.teacherToken, session: session,
+                        opened: { snapshotAt.withLockedValue { $0 = .now } }, arrived: { _ in })
+                }
+                let deadline = start + .seconds(30)
+                while snapshotAt.withLockedValue({ $0 }) == nil {
+                    guard ContinuousClock.now < deadline else { throw LoopbackError("the live view sent no snapshot") }
+                    try await Task.sleep(for: .milliseconds(2))
+                }
+                tasks.cancelAll()
+            }
+            let elapsed = snapshotAt.withLockedValue { $0 }! - start
+            openings.append(
+                Opening(
+                    seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                    serverCPU: server.cpuSeconds() - cpuBefore))
+        }
+        return openings
     }
 
     /// The teacher's live view: notes when each `checked_in` event arrives, beside when the server wrote it.
@@ -122,7 +161,7 @@ struct BenchLive: AsyncParsableCommand {
         }
     }
 
-    func report(checkIns: Measurement, arrivals: Arrivals) -> String {
+    func report(checkIns: Measurement, arrivals: Arrivals, openings: [Opening]) -> String {
         let delays = arrivals.delays.sorted()
         func percentile(_ p: Double) -> String {
             guard !delays.isEmpty else { return "-" }
@@ -139,8 +178,18 @@ struct BenchLive: AsyncParsableCommand {
               p95                          \(percentile(95)) ms
               p99                          \(percentile(99)) ms
               max                          \(percentile(100)) ms
+            the live view opened again on the full room (\(openings.count) times, one after another):
+              until its snapshot           \(milliseconds(openings.map(\.seconds)))
+              server CPU                   \(milliseconds(openings.map(\.serverCPU)))
             """
     }
+}
+
+/// The least and the median of some durations, in milliseconds.
+private func milliseconds(_ seconds: [Double]) -> String {
+    let sorted = seconds.sorted()
+    guard let least = sorted.first else { return "-" }
+    return String(format: "least %.1f ms, median %.1f ms", least * 1000, sorted[sorted.count / 2] * 1000)
 }
 
 /// What the teacher's socket has received so far.
