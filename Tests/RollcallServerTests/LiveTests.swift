@@ -85,8 +85,11 @@ struct LiveTests {
                 let cass = snapshot.list("students").first { $0["name"] as? String == "Cass Checkin" }
                 #expect(cass?["status"] as? String == "present")
                 #expect(cass?["via"] as? String == "qr")
+                #expect(cass?["at"] is String)
                 #expect(snapshot.list("flags").map { $0["kind"] as? String } == ["device_already_used"])
                 #expect(snapshot.int("counts.present") == 1)
+                // Bo, on the roster and never recorded, counts as absent once the session has ended.
+                #expect(snapshot.int("counts.absent") == 1)
             }
         }
     }
