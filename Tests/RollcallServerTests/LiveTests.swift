@@ -162,7 +162,7 @@ struct LiveTests {
                         countsSent += 1
                     }
                 }
-                // The counts follow the runs of events at most four times a second, however many runs commit: a
+                // The counts follow the runs of events at most once a second, however many runs commit: a
                 // message arrives after it is sent, so the time since the release bounds the gaps between them.
                 let spent = ContinuousClock.now - released
                 #expect(countsSent <= Int(spent / LiveSocket.summaryInterval) + 1, "\(countsSent) in \(spent)")
@@ -357,7 +357,7 @@ struct LiveTests {
         }
     }
 
-    @Test func a_room_checking_in_at_once_moves_the_projectors_count_at_most_four_times_a_second() async throws {
+    @Test func a_room_checking_in_at_once_moves_the_projectors_count_at_most_once_a_second() async throws {
         try await withServer(setup: .live) { api in
             let (room, tickets) = try await Self.roomOfThirty(api, settings: ["period": 60])
             let headers: HTTPFields = [.authorization: "Bearer \(room.teacher.token)"]
