@@ -58,30 +58,4 @@ struct FirstLanguagesTests {
             #expect(["de", "fr"].contains(byPerson[people[7]]))
         }
     }
-
-    @Test func a_persons_first_answered_request_keeps_its_language_without_holding_the_answer() async throws {
-        try await withServer { api in
-            // An account a roster import made: it has acted in no language yet.
-            let ana = try await api.database().closing { database in
-                let user = try await UserStore(database: database).create(
-                    NewUser(
-                        name: "Ana Newcomer", email: "ana@school.test", passwordHash: "-", role: .student,
-                        approved: true))
-                let token = try await AccessTokenStore(database: database).issue(userID: user.id, kind: .api).token
-                return Account(id: user.id, email: user.email, token: token)
-            }
-            @Sendable func firstLanguage() async throws -> String? {
-                try await api.database().closing { try await UserStore(database: $0).find(id: ana.id)?.firstLanguage }
-            }
-            #expect(try await firstLanguage() == nil)
-            // A refused request keeps nothing; the first one answered keeps its language, a moment later.
-            let refused = try await api.call(
-                .get, "/api/v1/courses/999999", as: ana, headers: [.acceptLanguage: "de"])
-            #expect(refused.status.code >= 400, "\(refused.text)")
-            let answered = try await api.call(.get, "/api/v1/courses", as: ana, headers: [.acceptLanguage: "fr"])
-            #expect(answered.status == .ok, "\(answered.text)")
-            try await eventually("Ana's first language kept") { try await firstLanguage() != nil }
-            #expect(try await firstLanguage() == "fr")
-        }
-    }
 }

@@ -9,15 +9,11 @@ extension Database {
 
 /// Keeps the language each person first acted in, in groups (`StatementGroups`), each one statement. A room of
 /// newcomers, whose accounts a roster import made, checks in for the first time at once; kept one by one, their
-/// languages took a write each beside their check-ins. Nobody's answer waits for it (`PersonLanguageMiddleware`),
-/// so each group gathers for a moment first: at once, a room's first requests still took a statement for every
-/// one or two newcomers.
+/// languages took a write each beside their check-ins.
 package struct FirstLanguages: Sendable {
     private let groups: StatementGroups<Choice, Bool>
     /// People per statement: three binds each stay well under SQLite's limit.
     static let largestStatement = 1_000
-    /// How long each group gathers before it is written.
-    static let gathering = Duration.milliseconds(250)
 
     private struct Choice: Sendable {
         var id: Int64
@@ -25,7 +21,7 @@ package struct FirstLanguages: Sendable {
     }
 
     init(database: Database) {
-        groups = StatementGroups(largest: Self.largestStatement, gathering: Self.gathering) { choices in
+        groups = StatementGroups(largest: Self.largestStatement) { choices in
             // Of two calls for one person in one group, the first one's language is kept.
             var group: [Int64: String] = [:]
             for choice in choices where group[choice.id] == nil { group[choice.id] = choice.language }

@@ -57,19 +57,15 @@ package struct PersonLanguageMiddleware: RouterMiddleware {
         } catch {
             throw ReaderBoundError(error, reader: context.reader)
         }
-        // Kept once the person has done something in it: a refused request changes nothing, this included. A letter's
-        // language is not worth holding the answer for, nor failing it over: kept with the room's other newcomers a
-        // moment later, and tried again at the person's next request if that fails.
+        // Kept once the person has done something in it: a refused request changes nothing, this included.
         if let user = context.user, user.firstLanguage == nil, let users, response.status.code < 400,
             let language = context.reader.keptLanguage
         {
-            let logger = context.logger
-            Task {
-                do {
-                    try await users.keepFirstLanguage(language, of: user.id)
-                } catch {
-                    logger.warning("The first language was not kept: \(error)", metadata: ["user": "\(user.id)"])
-                }
+            do {
+                try await users.keepFirstLanguage(language, of: user.id)
+            } catch {
+                // A letter's language is not worth failing the answer over: the next request tries again.
+                context.logger.warning("The first language was not kept: \(error)", metadata: ["user": "\(user.id)"])
             }
         }
         return response
