@@ -111,10 +111,7 @@ struct BenchLive: AsyncParsableCommand {
                 tasks.cancelAll()
             }
             let elapsed = snapshotAt.withLockedValue { $0 }! - start
-            openings.append(
-                Opening(
-                    seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                    serverCPU: server.cpuSeconds() - cpuBefore))
+            openings.append(Opening(seconds: elapsed.seconds, serverCPU: server.cpuSeconds() - cpuBefore))
         }
         return openings
     }
