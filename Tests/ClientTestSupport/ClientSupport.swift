@@ -23,25 +23,6 @@ extension API {
     }
 }
 
-/// Waits until `condition` holds, checking often; fails the test after a generous deadline.
-public func eventually(
-    _ what: String, within deadline: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: @Sendable () async throws -> Bool
-) async throws {
-    let clock = ContinuousClock()
-    let end = clock.now + deadline
-    while clock.now < end {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    Issue.record("waited \(deadline) for \(what)", sourceLocation: sourceLocation)
-    throw Timeout(what: what)
-}
-
-public struct Timeout: Error {
-    public var what: String
-}
-
 /// Expects `body` to throw a `RollcallError` with exactly this code and HTTP status and a sentence for people.
 public func expectRefusal(
     _ code: String, status: Int?, sourceLocation: SourceLocation = #_sourceLocation,

@@ -143,14 +143,3 @@ extension Configuration {
         smtpTimeout = .seconds(20)
     }
 }
-
-/// Waits for a condition with a generous deadline.
-func eventually(
-    _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () async throws -> Bool
-) async throws {
-    let deadline = Date().addingTimeInterval(60)
-    while !(try await condition()) {
-        try #require(Date() < deadline, "waited a minute for \(what)", sourceLocation: sourceLocation)
-        try await Task.sleep(for: .milliseconds(50))
-    }
-}
