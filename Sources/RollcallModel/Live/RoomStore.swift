@@ -46,19 +46,19 @@ package struct RoomStore: Sendable {
     }
 
     fileprivate struct Row {
-        package var lastEventId: Int64?
-        package var lastFlagId: Int64?
-        package var id: Int64?
-        package var name: String?
-        package var studentNumber: String?
-        package var status: String?
-        package var recordedAt: Date?
-        package var source: String?
-        package var note: String?
-        package var heardBy: Int?
-        package var joinedAt: Date?
+        var lastEventId: Int64?
+        var lastFlagId: Int64?
+        var id: Int64?
+        var name: String?
+        var studentNumber: String?
+        var status: String?
+        var recordedAt: Date?
+        var source: String?
+        var note: String?
+        var heardBy: Int?
+        var joinedAt: Date?
         /// When the session ended, if it has: then a student on its roster with no record counts as absent.
-        package var endedAt: Date?
+        var endedAt: Date?
     }
 
     /// The roster with each student's record, and the last event and flag ids, in one statement: one statement

@@ -88,7 +88,7 @@ extension SessionStore {
             }
             return try await Self.find(id: id, sql: sql)!
         }
-        await changed(id)
+        await database.announce(.session(id))
         return edited
     }
 
@@ -133,7 +133,7 @@ extension SessionStore {
             try await SessionEvents.append(.phaseChanged(.init(phase: .open)), sessionID: id, in: sql)
             return try await Self.find(id: id, sql: sql)!
         }
-        await changed(id)
+        await database.announce(.session(id))
         return reopened
     }
 
@@ -178,7 +178,7 @@ extension SessionStore {
             ).run()
             try await sql.delete(from: "sessions").where("id", .equal, id).run()
         }
-        await changed(id)
+        await database.announce(.session(id))
     }
 
     /// The course's other sessions open at `now`.
@@ -196,11 +196,5 @@ extension SessionStore {
                 """
             ).all(decoding: CourseAuditEntry.self, with: .rollcall).map { $0.said(to: reader) }
         }
-    }
-
-    /// This process forgets the session's settings and times at once, and every other process on PostgreSQL as soon
-    /// as the notification reaches it.
-    private func changed(_ id: Int64) async {
-        await database.announce(.session(id))
     }
 }
