@@ -12,14 +12,17 @@ package actor StatementGroups<Item: Sendable, Outcome: Sendable> {
     package typealias Write = @Sendable ([Item]) async -> [Result<Outcome, any Error>]
 
     private let largest: Int
+    private let gathering: Duration
     private let write: Write
     private var pending: [(Item, Slot)] = []
     private var writing = false
 
-    /// `largest` items at most in one group.
-    package init(largest: Int, write: @escaping Write) {
+    /// `largest` items at most in one group; each group's writer first waits `gathering` for more to arrive, for
+    /// items nobody waits on.
+    package init(largest: Int, gathering: Duration = .zero, write: @escaping Write) {
         precondition(largest > 0)
         self.largest = largest
+        self.gathering = gathering
         self.write = write
     }
 
@@ -54,6 +57,7 @@ package actor StatementGroups<Item: Sendable, Outcome: Sendable> {
         }
         writing = true
         while slot.result == nil {
+            if gathering > .zero { try? await Task.sleep(for: gathering) }
             let group = Array(pending.prefix(largest))
             pending.removeFirst(group.count)
             let results = await write(group.map(\.0))

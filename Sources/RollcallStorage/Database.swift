@@ -20,6 +20,8 @@ public final class Database: Service, Sendable {
     package let hubs = LiveHubs()
     /// Tells this process's caches about changes, including other processes' (see `ChangeNotices`).
     package let notices = ChangeNotices()
+    /// Writes that requests left for later, finished before the pool closes.
+    package let later = LaterWork()
     /// What the layers above make once per database, such as the model's caches (`companion`).
     private let companions = NIOLockedValueBox<[ObjectIdentifier: any Sendable]>([:])
     private let pool: Pool
@@ -247,8 +249,10 @@ public final class Database: Service, Sendable {
         try await shutdown()
     }
 
-    /// Closes every connection; SQLite connections must be closed explicitly.
+    /// Finishes the writes requests left for later, then closes every connection; SQLite connections must be closed
+    /// explicitly.
     public func shutdown() async throws {
+        await later.finished()
         switch pool {
         case .sqlite(let reader, let writer):
             reader.shutdown()

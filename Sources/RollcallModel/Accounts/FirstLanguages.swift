@@ -9,11 +9,15 @@ extension Database {
 
 /// Keeps the language each person first acted in, in groups (`StatementGroups`), each one statement. A room of
 /// newcomers, whose accounts a roster import made, checks in for the first time at once; kept one by one, their
-/// languages took a write each beside their check-ins.
+/// languages took a write each beside their check-ins. On PostgreSQL nobody's answer waits for it
+/// (`UserStore.keepFirstLanguageLater`), so each group gathers for a moment first: at once, a room's first requests
+/// still took a statement for every one or two newcomers.
 package struct FirstLanguages: Sendable {
     private let groups: StatementGroups<Choice, Bool>
     /// People per statement: three binds each stay well under SQLite's limit.
     static let largestStatement = 1_000
+    /// How long each group gathers before it is written on PostgreSQL.
+    static let gathering = Duration.milliseconds(250)
 
     private struct Choice: Sendable {
         var id: Int64
@@ -21,7 +25,8 @@ package struct FirstLanguages: Sendable {
     }
 
     init(database: Database) {
-        groups = StatementGroups(largest: Self.largestStatement) { choices in
+        let gathering = database.engine == .postgres ? Self.gathering : .zero
+        groups = StatementGroups(largest: Self.largestStatement, gathering: gathering) { choices in
             // Of two calls for one person in one group, the first one's language is kept.
             var group: [Int64: String] = [:]
             for choice in choices where group[choice.id] == nil { group[choice.id] = choice.language }

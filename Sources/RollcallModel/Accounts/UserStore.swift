@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import RollcallCore
 import RollcallStorage
 import RollcallWords
@@ -80,6 +81,21 @@ package struct UserStore: Sendable {
         } else {
             identities.forget(userID: id)
         }
+    }
+
+    /// Keeps `language` as the person's first, as `keepFirstLanguage` does; on PostgreSQL without holding the caller,
+    /// where each write costs a round trip to the server and a room's newcomers gather a moment into one statement
+    /// (`FirstLanguages`). The database finishes it before it closes. A failure is logged, and the person's next
+    /// request tries again: a letter's language is not worth failing an answer over.
+    package func keepFirstLanguageLater(_ language: String, of id: Int64, logger: Logger) async {
+        let keep: @Sendable () async -> Void = {
+            do {
+                try await keepFirstLanguage(language, of: id)
+            } catch {
+                logger.warning("The first language was not kept: \(error)", metadata: ["user": "\(id)"])
+            }
+        }
+        if database.engine == .postgres { database.later.start(keep) } else { await keep() }
     }
 
     /// Makes `phone` the person's confirmed number; throws `PhoneTaken` when another account confirmed it first.

@@ -61,12 +61,7 @@ package struct PersonLanguageMiddleware: RouterMiddleware {
         if let user = context.user, user.firstLanguage == nil, let users, response.status.code < 400,
             let language = context.reader.keptLanguage
         {
-            do {
-                try await users.keepFirstLanguage(language, of: user.id)
-            } catch {
-                // A letter's language is not worth failing the answer over: the next request tries again.
-                context.logger.warning("The first language was not kept: \(error)", metadata: ["user": "\(user.id)"])
-            }
+            await users.keepFirstLanguageLater(language, of: user.id, logger: context.logger)
         }
         return response
     }
