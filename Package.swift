@@ -352,6 +352,7 @@ let package = Package(
             name: "rollcall-bench",
             dependencies: [
                 "RollcallProtocol",
+                "RollcallCore",
                 "RollcallServer",
                 "RollcallWords",
                 "RollcallStorage",

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import RollcallCore
 import RollcallParts
 import RollcallServer
 import RollcallWeb
@@ -382,8 +383,4 @@ struct Measurement {
         let index = min(latencies.count - 1, Int((Double(latencies.count) * Double(p) / 100).rounded(.up)) - 1)
         return String(format: "%.1f", latencies[max(0, index)].seconds * 1000)
     }
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import RollcallCore
 import RollcallParts
 import RollcallServer
 import RollcallWeb

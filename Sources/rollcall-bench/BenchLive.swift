@@ -5,6 +5,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import RollcallCore
 import RollcallParts
 import RollcallProtocol
 import RollcallServer

@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdWSClient
 import HummingbirdWSTesting
 import NIOConcurrencyHelpers
+import RollcallCore
 import RollcallParts
 import ServerTestSupport
 import Testing
@@ -433,11 +434,5 @@ private final class RoomWatch: Sendable {
             try await outbound.close(.normalClosure, reason: nil)
         }
         return checkedIn.withLockedValue { $0 }
-    }
-}
-
-extension Duration {
-    fileprivate var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

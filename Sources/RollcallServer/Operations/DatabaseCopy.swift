@@ -1,4 +1,5 @@
 import Foundation
+import RollcallCore
 import RollcallWords
 import SQLKit
 
@@ -87,8 +88,7 @@ enum DatabaseCopy {
         -> Operations.Report
     {
         let rows = tables.map(\.rows).reduce(0, +)
-        let seconds = String(
-            format: "%.2f", Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18)
+        let seconds = String(format: "%.2f", took.seconds)
         var lines = [reader.say("Copied \(from) to \(to): \(rows) rows in \(tables.count) tables, in \(seconds) s.")]
         let width = tables.map(\.name.count).max() ?? 0
         for table in tables {

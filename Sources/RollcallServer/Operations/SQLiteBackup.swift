@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RollcallCore
 import RollcallWords
 import SQLKit
 
@@ -88,7 +89,7 @@ enum SQLiteBackup {
         try FileManager.default.moveItem(atPath: partial, toPath: path)
         try manifest.write(to: manifestPath)
         let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.seconds
         return Taken(manifest: manifest, seconds: seconds, path: path)
     }
 

@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PostgresKit
+import RollcallCore
 import SQLKit
 
 /// The PostgreSQL server Rollcall writes to, chosen from the URL's hosts as libpq chooses, and the pool of
@@ -188,7 +189,7 @@ final class PostgresPrimary: Sendable {
 extension TimeAmount {
     /// NIO's form of a Swift duration.
     init(_ duration: Duration) {
-        self = .nanoseconds(Int64(duration.nanoseconds))
+        self = .nanoseconds(Int64(duration.seconds * 1e9))
     }
 }
 

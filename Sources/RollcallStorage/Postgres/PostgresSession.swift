@@ -65,13 +65,6 @@ struct PostgresSession: SQLDatabase {
     }
 }
 
-extension Duration {
-    /// The whole duration in nanoseconds, for NIO's timers.
-    var nanoseconds: Double {
-        Double(components.seconds) * 1e9 + Double(components.attoseconds) / 1e9
-    }
-}
-
 /// A statement rendered at run time, as PostgresNIO's prepared-statement protocol sees it.
 struct PreparedText: PostgresPreparedStatement {
     /// The statement `execute` is running now.
