@@ -134,6 +134,10 @@ struct QuizAnswerTests {
 
     @Test func blank_answers_are_known_as_blank() {
         #expect(QuizAnswer.text("  ").isBlank)
+        #expect(QuizAnswer.text("").isBlank)
+        #expect(QuizAnswer.text(" \n\t\u{3000}\r\n").isBlank, "every kind of space and line end")
+        #expect(!QuizAnswer.text("  a  ").isBlank)
+        #expect(!QuizAnswer.text("\n\n.").isBlank)
         #expect(QuizAnswer.choices([]).isBlank)
         #expect(!QuizAnswer.choice(0).isBlank)
         #expect(!QuizAnswer.number(0).isBlank)

@@ -27,7 +27,8 @@ public struct QuizAnswer: Codable, Sendable, Equatable, Hashable {
 
     /// Whether the student has actually answered: an empty text or no box ticked counts as not answered.
     public var isBlank: Bool {
-        if let text { return text.trimmingWhitespace().isEmpty }
+        // Read to the first letter, not trimmed: a save asks it three times, of answers up to 5,000 characters.
+        if let text { return text.allSatisfy(\.isWhitespace) }
         if let choices { return choices.isEmpty }
         return choice == nil && number == nil
     }
