@@ -14,9 +14,12 @@ extension Database {
 /// still took a statement for every one or two newcomers.
 package struct FirstLanguages: Sendable {
     private let groups: StatementGroups<Choice, Bool>
+    /// Whether a request leaves its newcomer's language for later rather than wait for it: on PostgreSQL, where each
+    /// write costs the server a round trip. Its groups then gather a moment before they are written.
+    package let leftForLater: Bool
     /// People per statement: three binds each stay well under SQLite's limit.
     static let largestStatement = 1_000
-    /// How long each group gathers before it is written on PostgreSQL.
+    /// How long each group gathers before it is written, when its languages are left for later.
     static let gathering = Duration.milliseconds(250)
 
     private struct Choice: Sendable {
@@ -25,8 +28,9 @@ package struct FirstLanguages: Sendable {
     }
 
     init(database: Database) {
-        let gathering = database.engine == .postgres ? Self.gathering : .zero
-        groups = StatementGroups(largest: Self.largestStatement, gathering: gathering) { choices in
+        leftForLater = database.engine == .postgres
+        groups = StatementGroups(largest: Self.largestStatement, gathering: leftForLater ? Self.gathering : .zero) {
+            choices in
             // Of two calls for one person in one group, the first one's language is kept.
             var group: [Int64: String] = [:]
             for choice in choices where group[choice.id] == nil { group[choice.id] = choice.language }

@@ -83,10 +83,10 @@ package struct UserStore: Sendable {
         }
     }
 
-    /// Keeps `language` as the person's first, as `keepFirstLanguage` does; on PostgreSQL without holding the caller,
-    /// where each write costs a round trip to the server and a room's newcomers gather a moment into one statement
-    /// (`FirstLanguages`). The database finishes it before it closes. A failure is logged, and the person's next
-    /// request tries again: a letter's language is not worth failing an answer over.
+    /// Keeps `language` as the person's first, as `keepFirstLanguage` does; without holding the caller where
+    /// `FirstLanguages.leftForLater` says so, a room's newcomers then gathering a moment into one statement. The
+    /// database finishes it before it closes. A failure is logged, and the person's next request tries again: a
+    /// letter's language is not worth failing an answer over.
     package func keepFirstLanguageLater(_ language: String, of id: Int64, logger: Logger) async {
         let keep: @Sendable () async -> Void = {
             do {
@@ -95,7 +95,7 @@ package struct UserStore: Sendable {
                 logger.warning("The first language was not kept: \(error)", metadata: ["user": "\(id)"])
             }
         }
-        if database.engine == .postgres { database.later.start(keep) } else { await keep() }
+        if database.firstLanguages.leftForLater { database.later.start(keep) } else { await keep() }
     }
 
     /// Makes `phone` the person's confirmed number; throws `PhoneTaken` when another account confirmed it first.
