@@ -168,6 +168,12 @@ public final class Database: Service, Sendable {
         return error.serverInfo?[.sqlState] == "40P01"
     }
 
+    /// Whether `error` is PostgreSQL giving up a wait for a lock at the transaction's `lock_timeout` (55P03).
+    package func isLockTimeout(_ error: any Error) -> Bool {
+        guard engine == .postgres, let error = error as? PSQLError else { return false }
+        return error.serverInfo?[.sqlState] == "55P03"
+    }
+
     private func transactionOnce<Result: Sendable>(
         _ body: @Sendable (Transaction) async throws -> Result
     ) async throws -> Result {

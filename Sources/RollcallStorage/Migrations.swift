@@ -83,19 +83,50 @@ package enum Migrations {
             ).run()
         }
         for step in steps.prefix(while: { $0.name != stop }) {
-            try await database.transaction { sql in
-                try await holdMigrationLock(sql)
-                let done = try await sql.select().column("name").from("schema_migrations")
-                    .where("name", .equal, step.name).first()
-                guard done == nil else { return }
-                for statement in step.statements {
-                    try await sql.raw(SQLQueryString(type(statement, database.engine))).run()
+            var attempt = 1
+            while true {
+                let yielding = attempt < yieldingAttempts
+                do {
+                    try await database.transaction { sql in
+                        try await apply(step, in: sql, engine: database.engine, yielding: yielding)
+                    }
+                    break
+                } catch  where attempt < yieldingAttempts && database.isLockTimeout(error) {
+                    try await Task.sleep(for: .milliseconds(min(50 * attempt, 500)))
+                    attempt += 1
                 }
-                try await sql.insert(into: "schema_migrations").columns("name", "applied_at")
-                    .values(SQLBind(step.name), SQLBind(Date())).run()
             }
         }
     }
+
+    /// On PostgreSQL a step, while `yielding`, waits at most `lockWait` for each lock it takes, and when a wait runs
+    /// out it gives up every lock it holds, to be tried again after a pause. A step holding one table alone while it
+    /// waits for the next deadlocks the requests of the processes serving meanwhile that read both in the other order
+    /// (a check-in's standing reads the course, then the attendance); the server ends one side after a second, often
+    /// the requests. Yielding, the step never holds a table long enough for that. Its last try waits as long as it
+    /// must, so that a busy school's upgrade finishes.
+    private static func apply(
+        _ step: Step, in sql: Transaction, engine: Database.Engine, yielding: Bool
+    ) async throws {
+        try await holdMigrationLock(sql)
+        let done = try await sql.select().column("name").from("schema_migrations")
+            .where("name", .equal, step.name).first()
+        guard done == nil else { return }
+        if yielding && engine == .postgres {
+            try await sql.raw("SET LOCAL lock_timeout = '\(unsafeRaw: lockWait)'").run()
+        }
+        for statement in step.statements {
+            try await sql.raw(SQLQueryString(type(statement, engine))).run()
+        }
+        try await sql.insert(into: "schema_migrations").columns("name", "applied_at")
+            .values(SQLBind(step.name), SQLBind(Date())).run()
+    }
+
+    /// How long a step waits for one lock before it yields: well under PostgreSQL's `deadlock_timeout` (one second).
+    static let lockWait = "100ms"
+
+    /// Tries of a step that yield before the one that waits.
+    static let yieldingAttempts = 20
 
     /// Processes starting together on one PostgreSQL take turns: a step's check and its tables are one decision,
     /// and `CREATE … IF NOT EXISTS` from two at once can still collide. SQLite's write lock does this already.

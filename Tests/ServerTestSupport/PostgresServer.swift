@@ -169,7 +169,22 @@ public struct PostgresServer: Sendable {
 
     public func stop() {
         try? Self.run("\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-m", "immediate", "stop"], as: owner)
+        keepLog()
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// What the server has logged so far: its errors, as the deadlocks it detected and which statements they ended.
+    public func log() throws -> String {
+        try String(contentsOfFile: "\(directory)/log", encoding: .utf8)
+    }
+
+    /// With `ROLLCALL_TEST_POSTGRES_LOGS` set to a folder, the server's log is copied there before its directory goes,
+    /// for a failure seen once in many runs (a deadlock, a lock wait) that only the server's side explains.
+    private func keepLog() {
+        guard let folder = ProcessInfo.processInfo.environment["ROLLCALL_TEST_POSTGRES_LOGS"] else { return }
+        let name = "\(folder)/\((directory as NSString).lastPathComponent).log"
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try? FileManager.default.copyItem(atPath: "\(directory)/log", toPath: name)
     }
 
     /// Runs a command to completion. `system` rather than `Process`: pg_ctl leaves a daemon behind, and
