@@ -92,6 +92,44 @@ struct PostgresEngineTests {
         #expect(outcome.withLockedValue { $0 } == "DatabaseUnavailable")
     }
 
+    /// A request's wait for a connection ends at its deadline, and at once when the request is done with it (the
+    /// connection came, and the wait is cancelled), including when it is cancelled before it began.
+    @Test func a_wait_for_a_connection_ends_at_its_deadline_or_when_cancelled() async throws {
+        let watch = StatementWatch()
+        defer { watch.stop() }
+        let began = ContinuousClock.now
+        try await watch.waitOut(.milliseconds(300))
+        #expect(began.duration(to: .now) >= .milliseconds(300))
+
+        // A deadline far away: only the cancellation may end these.
+        let ended = NIOLockedValueBox<String?>(nil)
+        let waiting = Task {
+            do {
+                try await watch.waitOut(.seconds(3_600))
+                ended.withLockedValue { $0 = "returned" }
+            } catch {
+                ended.withLockedValue { $0 = "\(type(of: error))" }
+            }
+        }
+        try await waitUntil("the wait has begun", timeout: .seconds(60)) { watch.waits == 1 }
+        waiting.cancel()
+        try await waitUntil("the cancelled wait has ended", timeout: .seconds(60)) {
+            ended.withLockedValue { $0 } != nil
+        }
+        #expect(ended.withLockedValue { $0 } == "CancellationError")
+        #expect(watch.waits == 0)
+        let cancelledFirst = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await watch.waitOut(.seconds(3_600))
+        }
+        await #expect(throws: CancellationError.self) { try await cancelledFirst.value }
+        // Stopping ends a wait whether it began before or after.
+        let closing = Task { try await watch.waitOut(.seconds(3_600)) }
+        watch.stop()
+        try await closing.value
+        try await watch.waitOut(.seconds(3_600))
+    }
+
     @Test func a_connection_closed_under_a_request_is_not_lent_to_the_next() async throws {
         let postgres = try PostgresServer.start()
         defer { postgres.stop() }

@@ -215,8 +215,8 @@ extension PostgresPrimary {
                 try await withThrowingTaskGroup(of: Result?.self) { group in
                     group.addTask { try await self.lent(leased, body) }
                     // Only the wait for a connection is cut short: statements have deadlines of their own.
-                    group.addTask {
-                        try await Task.sleep(for: Self.leaseDeadline)
+                    group.addTask { [watch] in
+                        try await watch.waitOut(Self.leaseDeadline)
                         guard leased.withLockedValue({ $0 }) else { throw DatabaseUnavailable() }
                         return nil
                     }
