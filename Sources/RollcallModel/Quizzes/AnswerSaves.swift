@@ -166,7 +166,7 @@ struct GroupWrite {
         for row in try await sql.select()
             .columns("attempt_id", "question_id", "answer", "sequence", "saved_at", "answered", "answered_sequence")
             .from("quiz_answers").where("attempt_id", .in, ids).where("question_id", .in, questions)
-            .all(decoding: QuizAttempts.AnswerRow.self, with: .rollcall)
+            .all().map(QuizAttempts.AnswerRow.init)
         {
             state.stored[Key(attemptID: row.attemptId, questionID: row.questionId)] = row
         }

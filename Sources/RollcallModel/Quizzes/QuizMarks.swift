@@ -177,8 +177,8 @@ package struct QuizMarks: Sendable {
                   WHERE quizzes.course_id = \(bind: courseID) \(attemptFilter))
                 """
             var answers: [Int64: [String: QuizAnswer]] = [:]
-            for row in try await sql.raw("SELECT * FROM quiz_answers WHERE \(within)").all(
-                decoding: QuizAttempts.AnswerRow.self, with: .rollcall)
+            for row in try await sql.raw("SELECT * FROM quiz_answers WHERE \(within)").all().map(
+                QuizAttempts.AnswerRow.init)
             {
                 answers[row.attemptId, default: [:]][row.questionId] = try QuizJSON.decode(row.answer)
             }

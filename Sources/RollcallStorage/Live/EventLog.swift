@@ -2,7 +2,7 @@ import Foundation
 import SQLKit
 
 /// One entry of a feed's event log.
-package struct LoggedEvent: Sendable, Equatable, Decodable {
+package struct LoggedEvent: Sendable, Equatable {
     /// Increases with every event; within a key, in the order the changes committed.
     package var id: Int64
     /// The session or quiz run it belongs to.
@@ -12,6 +12,16 @@ package struct LoggedEvent: Sendable, Equatable, Decodable {
     package var payload: String
     /// When the event was written, inside the transaction of its change, just before that committed.
     package var createdAt: Date
+
+    /// Read column by column, as every live view reads each event: Codable's row decoding converted every column's
+    /// name to snake case on every row.
+    init(_ row: any SQLRow) throws {
+        id = try row.decode(column: "id", as: Int64.self)
+        key = try row.decode(column: "key", as: Int64.self)
+        kind = try row.decode(column: "kind", as: String.self)
+        payload = try row.decode(column: "payload", as: String.self)
+        createdAt = try row.decode(column: "created_at", as: Date.self)
+    }
 
     /// The event as the live sockets send it; the stored payload is already JSON and goes out as it is.
     package var message: String {
@@ -99,7 +109,7 @@ package enum EventLog {
         try await sql.select().column("id").column(SQLColumn(feed.keyColumn), as: "key").columns("kind", "payload")
             .column("created_at").from(feed.table).where(SQLColumn(feed.keyColumn), .equal, SQLBind(key))
             .where("id", .greaterThan, id).orderBy("id").limit(limit)
-            .all(decoding: LoggedEvent.self, with: .rollcall)
+            .all().map(LoggedEvent.init)
     }
 
     /// The id of the key's latest event, or 0 when it has none.
