@@ -60,6 +60,23 @@ struct AttemptsController: Sendable {
         var changed: Bool
         var answered: Int
         var deadline: Date
+
+        /// Written by hand, the same JSON as `JSONCoding.encoder` writes: a class's autosaves are most of a quiz's
+        /// requests, and Foundation's encoder was 3 % of a server's CPU in a quiz on SQLite.
+        func response(from request: Request, context: some RequestContext) -> Response {
+            written.response(status: .ok)
+        }
+
+        var written: JSONWriter {
+            var json = JSONWriter()
+            json.field("questionId", questionId)
+            json.field("sequence", sequence)
+            json.field("savedAt", savedAt)
+            json.field("changed", changed)
+            json.field("answered", Int64(answered))
+            json.field("deadline", deadline)
+            return json
+        }
     }
     struct FlagInput: Decodable {
         var kind: String

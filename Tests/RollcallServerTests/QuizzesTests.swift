@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import RollcallCore
+import RollcallStorage
 import ServerTestSupport
 import Testing
 
@@ -58,6 +59,17 @@ struct QuizzesTests {
                 .get, "/api/v1/quiz-runs/\(quiz.runID)/results", as: quiz.room.teacher)
             #expect(results.list("results").count == 1)
         }
+    }
+
+    /// A save's answer is written by hand (`JSONWriter`); it must read as Foundation's encoder writes it, key by key.
+    @Test func a_saves_answer_reads_as_the_encoder_writes_it() throws {
+        let saved = AttemptsController.Saved(
+            questionId: "q\"1\\", sequence: 7, savedAt: Date(timeIntervalSince1970: 1_796_000_000.5), changed: false,
+            answered: 3, deadline: Date(timeIntervalSince1970: 1_796_000_600.25))
+        let byHand = try JSONSerialization.jsonObject(with: Data(saved.written.text.utf8)) as? NSDictionary
+        let encoded = try JSONSerialization.jsonObject(with: JSONCoding.encoder.encode(saved)) as? NSDictionary
+        #expect(byHand != nil)
+        #expect(byHand == encoded, "\(saved.written.text)")
     }
 
     @Test func a_student_answers_every_kind_and_is_marked() async throws {

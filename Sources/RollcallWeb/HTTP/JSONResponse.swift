@@ -55,6 +55,9 @@ package struct JSONWriter {
 
     private var closed: [UInt8] { bytes + [UInt8(ascii: "}")] }
 
+    /// The object as written, for a test to read it as JSON.
+    package var text: String { String(decoding: closed, as: UTF8.self) }
+
     private mutating func key(_ name: String) {
         if !first { bytes.append(UInt8(ascii: ",")) }
         first = false
