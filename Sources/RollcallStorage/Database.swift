@@ -164,14 +164,18 @@ public final class Database: Service, Sendable {
     static let deadlockAttempts = 6
 
     private func isDeadlock(_ error: any Error) -> Bool {
-        guard engine == .postgres, let error = error as? PSQLError else { return false }
-        return error.serverInfo?[.sqlState] == "40P01"
+        sqlState(of: error) == "40P01"
     }
 
     /// Whether `error` is PostgreSQL giving up a wait for a lock at the transaction's `lock_timeout` (55P03).
     package func isLockTimeout(_ error: any Error) -> Bool {
-        guard engine == .postgres, let error = error as? PSQLError else { return false }
-        return error.serverInfo?[.sqlState] == "55P03"
+        sqlState(of: error) == "55P03"
+    }
+
+    /// The SQLSTATE of an error PostgreSQL answered; `nil` for any other error, and on SQLite.
+    private func sqlState(of error: any Error) -> String? {
+        guard engine == .postgres, let error = error as? PSQLError else { return nil }
+        return error.serverInfo?[.sqlState]
     }
 
     private func transactionOnce<Result: Sendable>(

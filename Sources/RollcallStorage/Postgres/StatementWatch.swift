@@ -84,25 +84,23 @@ final class StatementWatch: Sendable {
     /// Returns once `duration` has passed, as the sweep sees it (up to `interval` later), or the watch has stopped;
     /// throws `CancellationError` as soon as the task is cancelled.
     func waitOut(_ duration: Duration) async throws {
-        let ticket = NIOLockedValueBox<Int?>(nil)
+        let ticket = state.withLockedValue { state in
+            state.lastTicket &+= 1
+            return state.lastTicket
+        }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { caller in
                 // Registered, the wait is ended by the handler; cancelled before, it is not registered at all.
                 let ended: Result<Void, any Error>? = state.withLockedValue { state in
                     if state.stopped { return .success(()) }
                     if Task.isCancelled { return .failure(CancellationError()) }
-                    state.lastTicket &+= 1
-                    state.running[state.lastTicket] = Running(deadline: .now + duration, caller: caller)
-                    ticket.withLockedValue { $0 = state.lastTicket }
+                    state.running[ticket] = Running(deadline: .now + duration, caller: caller)
                     return nil
                 }
                 if let ended { caller.resume(with: ended) }
             }
         } onCancel: {
-            let caller = state.withLockedValue { state in
-                ticket.withLockedValue { $0 }.flatMap { state.running.removeValue(forKey: $0)?.caller }
-            }
-            caller?.resume(throwing: CancellationError())
+            end(ticket)?.resume(throwing: CancellationError())
         }
     }
 
