@@ -14,13 +14,13 @@ public enum RFC3339 {
             bytes[16] == UInt8(ascii: ":"), let second = number(bytes[17..<19]), hour < 24, minute < 60, second < 60
         else { return nil }
         var index = 19
-        var fraction = 0.0
+        var nanoseconds = 0
         if bytes[index] == UInt8(ascii: ".") {
             index += 1
-            var scale = 0.1
+            var scale = 100_000_000
             let start = index
             while index < bytes.count, let digit = digit(bytes[index]) {
-                fraction += Double(digit) * scale
+                nanoseconds += digit * scale
                 scale /= 10
                 index += 1
             }
@@ -42,7 +42,24 @@ public enum RFC3339 {
             return nil
         }
         let seconds = day * 86_400 + hour * 3600 + minute * 60 + second - offset
-        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+        return date(seconds: seconds, nanoseconds: nanoseconds)
+    }
+
+    /// The date `seconds` and `nanoseconds` after 1970 began, as near as a `Date` holds it but not before the
+    /// millisecond it names: `millisecondText` cuts to the millisecond, and `.712` held as `.71199999…` would be
+    /// written back as `.711`, so a date sent back as it was received would name a moment earlier.
+    static func date(seconds: Int, nanoseconds: Int) -> Date {
+        let whole = Double(seconds - 978_307_200)
+        let millisecond = Int64(nanoseconds / 1_000_000)
+        var sinceReference = whole + Double(nanoseconds) / 1_000_000_000
+        // A step is the last place of the number, under a microsecond for a year of four digits: a few at most.
+        for _ in 0..<16 {
+            let second = sinceReference.rounded(.down)
+            let cut = Int64((sinceReference - second) * 1_000_000_000) / 1_000_000
+            guard second < whole || (second == whole && cut < millisecond) else { break }
+            sinceReference = sinceReference.nextUp
+        }
+        return Date(timeIntervalSinceReferenceDate: sinceReference)
     }
 
     /// A calendar day such as `2026-09-14`, as the start of that day in UTC; `nil` for a day the calendar does not

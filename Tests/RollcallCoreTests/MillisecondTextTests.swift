@@ -17,4 +17,16 @@ struct MillisecondTextTests {
             #expect(date.millisecondText == date.formatted(style), "\(date.timeIntervalSince1970)")
         }
     }
+
+    @Test func a_date_read_from_its_text_is_written_as_that_text() {
+        var random = SeededRandom(seed: 20_261_201)
+        var texts = ["2026-12-01T09:35:29.712Z", "2026-09-14T12:00:00.001Z", "1999-12-31T23:59:59.999Z"]
+        for _ in 0..<20_000 {
+            let date = Date(timeIntervalSince1970: Double.random(in: -2_000_000_000...6_000_000_000, using: &random))
+            texts.append(date.millisecondText)
+        }
+        for text in texts {
+            #expect(RFC3339.moment(text)?.millisecondText == text)
+        }
+    }
 }
