@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOConcurrencyHelpers
 import RollcallCore
 import RollcallModel
@@ -149,6 +150,81 @@ struct ProcessesPostgresTests {
                 group.cancelAll()
             }
         }
+    }
+
+    @Test func a_role_the_school_or_a_platform_changes_on_one_process_is_forgotten_by_the_other_at_once()
+        async throws
+    {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await postgres.twoProcesses { first, second in
+            // B keeps what it reads for an hour here: only A's notices can make it forget within the test.
+            let cache = IdentityCache(lifetime: 3600)
+            let listening = NIOLockedValueBox(false)
+            second.notices.observe { notice in
+                if notice == nil { listening.withLockedValue { $0 = true } }
+                cache.forget(notice)
+            }
+            let tokensOnA = AccessTokenStore(database: first)
+            let tokensOnB = AccessTokenStore(database: second, identities: cache)
+            let logger = Logger(label: "test")
+            let listener = try #require(second.liveServices.first)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await listener.run() }
+                try await waitUntil("B listens") { listening.withLockedValue { $0 } }
+
+                // The school's directory makes a teacher, then takes the role back at the next sign-in on A.
+                let school = SingleSignOnStore(database: first)
+                func signIn(_ role: Role) async throws -> User {
+                    let person = FederatedPerson(
+                        name: "Tam Teacher", email: "tam@school.test", emailVerified: true, role: .directory(role),
+                        updatesAddress: true)
+                    let outcome = try await school.account(
+                        issuer: "https://idp.school.test", subject: "tam", person: person, linking: nil,
+                        logger: logger)
+                    guard case .signedIn(let user) = outcome else { throw Refused(outcome: "\(outcome)") }
+                    return user
+                }
+                let teacher = try await signIn(.teacher)
+                let token = try await tokensOnA.issue(userID: teacher.id, kind: .api).token
+                #expect(try await tokensOnB.identity(token: token, kind: .api)?.user.role == .teacher)
+                #expect(try await signIn(.student).role == .student)
+                try await waitUntil("B forgets the role the school changed on A") {
+                    cache.identity(tokenHash: OpaqueToken.digest(token)) == nil
+                }
+                #expect(try await tokensOnB.identity(token: token, kind: .api)?.user.role == .student)
+
+                // A platform's launch on A names a learner its course's instructor.
+                let platform = try #require(
+                    try await PlatformStore(database: first).create(
+                        .init(
+                            name: "Moodle", issuer: "https://lms.school.test", clientId: "rollcall",
+                            deploymentIds: ["1"], authorizationUrl: "https://lms.school.test/auth",
+                            tokenUrl: "https://lms.school.test/token", jwksUrl: "https://lms.school.test/jwks")))
+                let people = PlatformPeople(database: first)
+                func launch(_ role: RoleClaim) async throws -> User {
+                    try await people.account(
+                        platformID: platform.id, subject: "lee",
+                        person: FederatedPerson(
+                            name: "Lee Learner", emailVerified: false, role: role,
+                            updatesAddress: false),
+                        logger: logger)
+                }
+                let learner = try await launch(.absent)
+                let launched = try await tokensOnA.issue(userID: learner.id, kind: .api).token
+                #expect(try await tokensOnB.identity(token: launched, kind: .api)?.user.role == .student)
+                #expect(try await launch(.teachesACourse).role == .teacher)
+                try await waitUntil("B forgets the role the platform changed on A") {
+                    cache.identity(tokenHash: OpaqueToken.digest(launched)) == nil
+                }
+                #expect(try await tokensOnB.identity(token: launched, kind: .api)?.user.role == .teacher)
+                group.cancelAll()
+            }
+        }
+    }
+
+    private struct Refused: Error {
+        var outcome: String
     }
 
     @Test func a_counter_counts_every_attempt_of_a_crowd_across_two_processes() async throws {

@@ -71,7 +71,8 @@ package struct PlatformPeople: Sendable {
             else { throw error }
             made = linked
         }
-        database.caches.identities.forget(userID: made.id)
+        // The launch may have changed the role: the other processes forget the account too.
+        await database.announce(.user(made.id))
         return made
     }
 
