@@ -45,21 +45,10 @@ public enum RFC3339 {
         return date(seconds: seconds, nanoseconds: nanoseconds)
     }
 
-    /// The date `seconds` and `nanoseconds` after 1970 began, as near as a `Date` holds it but not before the
-    /// millisecond it names: `millisecondText` cuts to the millisecond, and `.712` held as `.71199999…` would be
-    /// written back as `.711`, so a date sent back as it was received would name a moment earlier.
+    /// The date `seconds` and `nanoseconds` after 1970 began, as near as a `Date` holds it: `.712` is held as
+    /// `.71199999…`, which `millisecondText` writes back as `.712` because it takes a date to the microsecond first.
     static func date(seconds: Int, nanoseconds: Int) -> Date {
-        let whole = Double(seconds - 978_307_200)
-        let millisecond = Int64(nanoseconds / 1_000_000)
-        var sinceReference = whole + Double(nanoseconds) / 1_000_000_000
-        // A step is the last place of the number, under a microsecond for a year of four digits: a few at most.
-        for _ in 0..<16 {
-            let second = sinceReference.rounded(.down)
-            let cut = Int64((sinceReference - second) * 1_000_000_000) / 1_000_000
-            guard second < whole || (second == whole && cut < millisecond) else { break }
-            sinceReference = sinceReference.nextUp
-        }
-        return Date(timeIntervalSinceReferenceDate: sinceReference)
+        Date(timeIntervalSinceReferenceDate: Double(seconds - 978_307_200) + Double(nanoseconds) / 1_000_000_000)
     }
 
     /// A calendar day such as `2026-09-14`, as the start of that day in UTC; `nil` for a day the calendar does not

@@ -138,17 +138,19 @@ extension Date {
     /// ISO 8601 with milliseconds, in UTC: `2026-09-01T09:00:00.123Z`.
     ///
     /// Written digit by digit: every check-in's answer and live event carries one, and the format style costs
-    /// several microseconds a date. The milliseconds are cut, not rounded, as `ISO8601FormatStyle` does.
+    /// several microseconds a date. The milliseconds are cut, not rounded, as `ISO8601FormatStyle` does, from the
+    /// date taken to the nearest microsecond.
     public var millisecondText: String {
-        // From the reference date, as `Date` keeps it: whole seconds, then the fraction's nanoseconds cut to
-        // milliseconds, so that every date reads as the format style reads it.
+        // From the reference date, as `Date` keeps it: whole seconds, then the fraction to the microsecond, cut to
+        // milliseconds. PostgreSQL keeps microseconds, and gives `.712` back as `.71199999…`: cut from there, half
+        // of the times a client sent with milliseconds would be answered a millisecond early.
         let sinceReference = timeIntervalSinceReferenceDate
         guard abs(sinceReference) < 1e15 else {
             return formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         }
         let seconds = sinceReference.rounded(.down)
-        let nanoseconds = Int64((sinceReference - seconds) * 1_000_000_000)
-        let milliseconds = (Int64(seconds) + 978_307_200) * 1000 + nanoseconds / 1_000_000
+        let microseconds = Int64(((sinceReference - seconds) * 1_000_000).rounded())
+        let milliseconds = (Int64(seconds) + 978_307_200) * 1000 + microseconds / 1000
         var days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
         let inDay = milliseconds - days * 86_400_000
         // Days to a civil date (Howard Hinnant's algorithm), from 1970-01-01.

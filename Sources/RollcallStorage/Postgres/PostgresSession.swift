@@ -40,7 +40,8 @@ struct PostgresSession: SQLDatabase {
         let connection = connection
         let deadline =
             text == "COMMIT" || text == "ROLLBACK" ? min(deadline, PostgresPrimary.transactionEndDeadline) : deadline
-        let prepared = statements.prepared(text, binds: binds)
+        let encoded = PreparedStatements.encode(binds)
+        let prepared = encoded.flatMap { statements.prepared(text, types: $0.types, bindings: $0.bindings) }
         do {
             try await watch.run(on: connection, deadline: deadline) {
                 if let (statement, bindings) = prepared {
@@ -50,6 +51,12 @@ struct PostgresSession: SQLDatabase {
                         {
                             onRow(row.sql())
                         }
+                    }
+                } else if let (_, bindings) = encoded {
+                    // Unnamed, but bound as a named statement would be: a date is stored alike either way.
+                    let unnamed = PostgresQuery(unsafeSQL: text, binds: bindings)
+                    for try await row in try await connection.query(unnamed, logger: connection.logger) {
+                        onRow(row.sql())
                     }
                 } else {
                     try await connection.sql(queryLogLevel: nil).execute(sql: query, onRow)
@@ -112,8 +119,9 @@ final class PreparedStatements: Sendable {
     static let limit = 2_000
 
     /// The statement to execute by name, with its bindings; `nil` for a statement to send unnamed.
-    func prepared(_ text: String, binds: [any Encodable & Sendable]) -> (Statement, PostgresBindings)? {
-        guard let (types, bindings) = Self.encode(binds) else { return nil }
+    func prepared(_ text: String, types: [PostgresDataType], bindings: PostgresBindings) -> (
+        Statement, PostgresBindings
+    )? {
         let key = Key(text: text, types: types)
         let statement = state.withLockedValue { state -> Statement? in
             if let named = state.named[key] { return named }
@@ -163,9 +171,10 @@ final class PreparedStatements: Sendable {
         return !text.replacingOccurrences(of: "COUNT(*)", with: "", options: .caseInsensitive).contains("*")
     }
 
-    /// The binds encoded as PostgresNIO encodes its own types, with their types; `nil` when one needs PostgresKit's
-    /// encoder (a value that is only `Encodable`).
-    private static func encode(_ binds: [any Encodable & Sendable]) -> ([PostgresDataType], PostgresBindings)? {
+    /// The binds encoded as PostgresNIO encodes its own types, with their types, dates to the nearest microsecond;
+    /// `nil` when one needs PostgresKit's encoder (a value that is only `Encodable`).
+    static func encode(_ binds: [any Encodable & Sendable]) -> (types: [PostgresDataType], bindings: PostgresBindings)?
+    {
         var bindings = PostgresBindings(capacity: binds.count)
         var types: [PostgresDataType] = []
         types.reserveCapacity(binds.count)
@@ -173,6 +182,9 @@ final class PreparedStatements: Sendable {
             if (bind as Any?).isNil {
                 bindings.appendNull()
                 types.append(.null)
+            } else if let date = bind as? Date {
+                bindings.append(Microsecond(date))
+                types.append(.timestamptz)
             } else if let value = bind as? any PostgresThrowingDynamicTypeEncodable {
                 do {
                     try bindings.append(value, context: .default)
@@ -185,6 +197,27 @@ final class PreparedStatements: Sendable {
             }
         }
         return (types, bindings)
+    }
+}
+
+/// A date as PostgreSQL keeps it, to the nearest microsecond. PostgresNIO's own encoding cuts, and a date sent as
+/// `.712` is held as `.71199999…`: cut, it would be stored as `.711999` and answered a millisecond early.
+struct Microsecond: PostgresNonThrowingEncodable {
+    let date: Date
+
+    init(_ date: Date) {
+        self.date = date
+    }
+
+    static var psqlType: PostgresDataType { .timestamptz }
+    static var psqlFormat: PostgresFormat { .binary }
+
+    /// PostgreSQL's epoch, 2000-01-01 in UTC.
+    private static let epoch = Date(timeIntervalSince1970: 946_684_800)
+
+    func encode<Encoder: PostgresJSONEncoder>(into buffer: inout ByteBuffer, context: PostgresEncodingContext<Encoder>)
+    {
+        buffer.writeInteger(Int64((date.timeIntervalSince(Self.epoch) * 1_000_000).rounded()))
     }
 }
 
