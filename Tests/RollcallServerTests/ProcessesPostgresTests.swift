@@ -173,6 +173,19 @@ struct ProcessesPostgresTests {
                 group.addTask { try await listener.run() }
                 try await waitUntil("B listens") { listening.withLockedValue { $0 } }
 
+                // A token of the person's on A, read on B; then their role changed on A, which B must forget.
+                func roleOnB(of person: User, becomes role: Role, by change: () async throws -> User, _ what: String)
+                    async throws
+                {
+                    let token = try await tokensOnA.issue(userID: person.id, kind: .api).token
+                    #expect(try await tokensOnB.identity(token: token, kind: .api)?.user.role == person.role)
+                    #expect(try await change().role == role)
+                    try await waitUntil("B forgets the role \(what) changed on A") {
+                        cache.identity(tokenHash: OpaqueToken.digest(token)) == nil
+                    }
+                    #expect(try await tokensOnB.identity(token: token, kind: .api)?.user.role == role)
+                }
+
                 // The school's directory makes a teacher, then takes the role back at the next sign-in on A.
                 let school = SingleSignOnStore(database: first)
                 func signIn(_ role: Role) async throws -> User {
@@ -185,14 +198,9 @@ struct ProcessesPostgresTests {
                     guard case .signedIn(let user) = outcome else { throw Refused(outcome: "\(outcome)") }
                     return user
                 }
-                let teacher = try await signIn(.teacher)
-                let token = try await tokensOnA.issue(userID: teacher.id, kind: .api).token
-                #expect(try await tokensOnB.identity(token: token, kind: .api)?.user.role == .teacher)
-                #expect(try await signIn(.student).role == .student)
-                try await waitUntil("B forgets the role the school changed on A") {
-                    cache.identity(tokenHash: OpaqueToken.digest(token)) == nil
-                }
-                #expect(try await tokensOnB.identity(token: token, kind: .api)?.user.role == .student)
+                try await roleOnB(
+                    of: try await signIn(.teacher), becomes: .student, by: { try await signIn(.student) },
+                    "the school")
 
                 // A platform's launch on A names a learner its course's instructor.
                 let platform = try #require(
@@ -206,18 +214,12 @@ struct ProcessesPostgresTests {
                     try await people.account(
                         platformID: platform.id, subject: "lee",
                         person: FederatedPerson(
-                            name: "Lee Learner", emailVerified: false, role: role,
-                            updatesAddress: false),
+                            name: "Lee Learner", emailVerified: false, role: role, updatesAddress: false),
                         logger: logger)
                 }
-                let learner = try await launch(.absent)
-                let launched = try await tokensOnA.issue(userID: learner.id, kind: .api).token
-                #expect(try await tokensOnB.identity(token: launched, kind: .api)?.user.role == .student)
-                #expect(try await launch(.teachesACourse).role == .teacher)
-                try await waitUntil("B forgets the role the platform changed on A") {
-                    cache.identity(tokenHash: OpaqueToken.digest(launched)) == nil
-                }
-                #expect(try await tokensOnB.identity(token: launched, kind: .api)?.user.role == .teacher)
+                try await roleOnB(
+                    of: try await launch(.absent), becomes: .teacher, by: { try await launch(.teachesACourse) },
+                    "the platform")
                 group.cancelAll()
             }
         }
