@@ -13,7 +13,8 @@ import SQLKit
 /// (`PostgresPreparedStatement`), while SQLKit renders its statements at run time. `PreparedText` bridges the two:
 /// its static requirements read a task-local that `execute` binds around the one call, which reads them before it
 /// first suspends. PostgresKit's encoding of SQLKit's binds is internal, so the binds PostgresNIO can encode itself
-/// are encoded here; a statement with any other bind goes out unnamed, through PostgresKit, as before.
+/// are encoded here, dates to the microsecond, for unnamed statements too; a statement with any other bind goes out
+/// unnamed, through PostgresKit.
 struct PostgresSession: SQLDatabase {
     let connection: PostgresConnection
     let statements: PreparedStatements
