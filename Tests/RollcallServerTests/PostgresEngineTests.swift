@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import PostgresNIO
-import RollcallCore
 import RollcallWords
 import SQLKit
 import ServerTestSupport
@@ -43,34 +42,6 @@ struct PostgresEngineTests {
                     .map { try $0.decode(column: "row_number", as: Int?.self) }
             }
             #expect(stored == [nil, 3, nil, 4, 5])
-        }
-    }
-
-    @Test func a_time_sent_with_milliseconds_is_read_back_with_the_same_milliseconds() async throws {
-        let postgres = try PostgresServer.start()
-        defer { postgres.stop() }
-        var random = SeededRandom(seed: 20_261_202)
-        var texts = ["2026-12-01T09:35:29.712Z", "2026-09-14T12:00:00.001Z", "2026-09-14T12:00:00.000Z"]
-        for _ in 0..<500 {
-            let date = Date(timeIntervalSince1970: Double.random(in: 1_700_000_000...2_100_000_000, using: &random))
-            texts.append(date.millisecondText)
-        }
-        let sent = texts
-        try await Database.postgres(url: postgres.url, logger: Logger(label: "test")).closing { database in
-            try await database.write { sql in
-                try await sql.raw("CREATE TABLE moments (id BIGSERIAL PRIMARY KEY, at TIMESTAMPTZ NOT NULL)").run()
-                // The first goes out unnamed, through PostgresKit; the rest by name: both bind a date alike.
-                for text in sent {
-                    let date = try #require(RFC3339.moment(text))
-                    try await sql.insert(into: "moments").columns("at").values(SQLBind(date)).run()
-                }
-            }
-            let read = try await database.read { sql in
-                try await sql.select().column("at").from("moments").orderBy("id").all()
-                    .map { try $0.decode(column: "at", as: Date.self).millisecondText }
-            }
-            #expect(read.count == sent.count)
-            for (text, back) in zip(sent, read) where text != back { Issue.record("\(text) came back as \(back)") }
         }
     }
 

@@ -97,18 +97,10 @@ struct ProcessesPostgresTests {
         let postgres = try PostgresServer.start()
         defer { postgres.stop() }
         try await postgres.twoProcesses { first, second in
-            // B keeps what it reads for an hour here: only A's notices can make it forget within the test.
-            let cache = IdentityCache(lifetime: 3600)
             // B's own caches register for notices when the database is made; nothing here wires them.
             let policies = PasskeyStore(database: second)
-            let listening = NIOLockedValueBox(false)
-            second.notices.observe { notice in
-                if notice == nil { listening.withLockedValue { $0 = true } }
-                cache.forget(notice)
-            }
             let users = UserStore(database: first)
             let tokensOnA = AccessTokenStore(database: first)
-            let tokensOnB = AccessTokenStore(database: second, identities: cache)
             let student = try await users.create(
                 NewUser(
                     name: "Sam Student", email: "sam@school.test", passwordHash: "-", role: .student,
@@ -118,11 +110,8 @@ struct ProcessesPostgresTests {
                 NewUser(
                     name: "Ada Admin", email: "ada@school.test", passwordHash: "-", role: .admin, studentNumber: nil,
                     approved: true, emailVerified: true))
-            let listener = try #require(second.liveServices.first)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await listener.run() }
-                try await waitUntil("B listens") { listening.withLockedValue { $0 } }
-
+            try await Self.hearingA(on: second) { cache in
+                let tokensOnB = AccessTokenStore(database: second, identities: cache)
                 let signedOut = try await tokensOnA.issue(userID: student.id, kind: .api).token
                 #expect(try await tokensOnB.identity(token: signedOut, kind: .api) != nil)
                 try await tokensOnA.revoke(tokenHash: OpaqueToken.digest(signedOut))
@@ -147,7 +136,6 @@ struct ProcessesPostgresTests {
                     policies.policies.value(id: course, now: Date()) == nil
                 }
                 #expect(try await policies.policy(courseID: course).required == true)
-                group.cancelAll()
             }
         }
     }
@@ -158,21 +146,10 @@ struct ProcessesPostgresTests {
         let postgres = try PostgresServer.start()
         defer { postgres.stop() }
         try await postgres.twoProcesses { first, second in
-            // B keeps what it reads for an hour here: only A's notices can make it forget within the test.
-            let cache = IdentityCache(lifetime: 3600)
-            let listening = NIOLockedValueBox(false)
-            second.notices.observe { notice in
-                if notice == nil { listening.withLockedValue { $0 = true } }
-                cache.forget(notice)
-            }
             let tokensOnA = AccessTokenStore(database: first)
-            let tokensOnB = AccessTokenStore(database: second, identities: cache)
             let logger = Logger(label: "test")
-            let listener = try #require(second.liveServices.first)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await listener.run() }
-                try await waitUntil("B listens") { listening.withLockedValue { $0 } }
-
+            try await Self.hearingA(on: second) { cache in
+                let tokensOnB = AccessTokenStore(database: second, identities: cache)
                 // A token of the person's on A, read on B; then their role changed on A, which B must forget.
                 func roleOnB(of person: User, becomes role: Role, by change: () async throws -> User, _ what: String)
                     async throws
@@ -220,13 +197,30 @@ struct ProcessesPostgresTests {
                 try await roleOnB(
                     of: try await launch(.absent), becomes: .teacher, by: { try await launch(.teachesACourse) },
                     "the platform")
-                group.cancelAll()
             }
         }
     }
 
     private struct Refused: Error {
         var outcome: String
+    }
+
+    /// Runs `body` once B's listener hears A's notices, with an identity cache they reach that keeps what it reads for
+    /// an hour: only A's notices can make it forget within a test.
+    private static func hearingA(on second: Database, _ body: (IdentityCache) async throws -> Void) async throws {
+        let cache = IdentityCache(lifetime: 3600)
+        let listening = NIOLockedValueBox(false)
+        second.notices.observe { notice in
+            if notice == nil { listening.withLockedValue { $0 = true } }
+            cache.forget(notice)
+        }
+        let listener = try #require(second.liveServices.first)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await listener.run() }
+            try await waitUntil("B listens") { listening.withLockedValue { $0 } }
+            try await body(cache)
+            group.cancelAll()
+        }
     }
 
     @Test func a_counter_counts_every_attempt_of_a_crowd_across_two_processes() async throws {
