@@ -16,8 +16,8 @@ package protocol NoticedCache: AnyObject, Sendable {
 /// The caches of one process's database, each made once with the database and told of every change notice from
 /// the moment it is made: whichever store reads through them, no process keeps a copy that another can't invalidate.
 package final class Caches: Sendable {
-    /// Who each token belongs to (`AccessTokenStore`, `UserStore`).
-    package let identities = IdentityCache()
+    /// Who each token belongs to (`AccessTokenStore`, `UserStore`), kept long while every change is heard.
+    package let identities: IdentityCache
     /// The parts of sessions that change only by an edit (`SessionStore`).
     package let sessions = FixedSessions()
     /// Sessions' times and course names as read at most a second ago, for scans (`SessionStore.recent`). A room's
@@ -39,6 +39,7 @@ package final class Caches: Sendable {
     package let attempts = FixedValues<KnownAttempt>(capacity: 100_000)
 
     package init(notices: ChangeNotices) {
+        identities = IdentityCache(hearing: { notices.hearsEveryChange })
         for cache in [identities, sessions, moments, passkeyPolicies] as [any NoticedCache] {
             notices.observe { cache.forget($0) }
         }

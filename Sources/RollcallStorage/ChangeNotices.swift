@@ -7,7 +7,7 @@ package enum ChangeNotice: Sendable, Equatable {
     case user(Int64)
     /// One token was revoked (signed out).
     case token(hash: String)
-    /// A course's passkey setting changed.
+    /// A course changed: its passkey setting, or its zone, in which its sessions' default titles are said.
     case course(Int64)
     /// A session's title or settings changed, or it was deleted.
     case session(Int64)
@@ -37,12 +37,15 @@ package enum ChangeNotice: Sendable, Equatable {
 
 /// Tells the caches of this process that something they may hold has changed in the database.
 ///
-/// Every cache keeps its entries for a few seconds at most, so a change made by another process shows within that
-/// lifetime whatever happens. The process that made the change tells its own caches at once (`Database.announce`),
-/// and on PostgreSQL also sends a notification, which `LiveNotifications` hands to `received` in every process; a
-/// listener that lost its connection forgets everything when it listens again.
+/// The process that made a change tells its own caches at once (`Database.announce`). On PostgreSQL the database
+/// announces every change to a cached row to every process, in the change's transaction, and `LiveNotifications`
+/// hands each to `received`. While that listener is connected, this process hears every change committed since it
+/// began to listen (`hearsEveryChange`), and a cache may keep what it read for as long as it likes; otherwise only for
+/// a few seconds, so that a change made by another process shows within that lifetime whatever happens. A listener
+/// that stops listening, or begins again, forgets everything.
 package final class ChangeNotices: Sendable {
     private let observers = NIOLockedValueBox<[@Sendable (ChangeNotice?) -> Void]>([])
+    private let hearing = NIOLockedValueBox(false)
 
     /// Calls `forget` with each notice, or with `nil` when everything may have changed.
     package func observe(_ forget: @escaping @Sendable (ChangeNotice?) -> Void) {
@@ -51,5 +54,23 @@ package final class ChangeNotices: Sendable {
 
     package func received(_ notice: ChangeNotice?) {
         for forget in observers.withLockedValue({ $0 }) { forget(notice) }
+    }
+
+    /// Whether every change another process commits reaches `received` now: PostgreSQL's notifications, heard on a
+    /// connection that is listening.
+    package var hearsEveryChange: Bool { hearing.withLockedValue { $0 } }
+
+    /// Marks the start of listening, once the listener hears every change from now on: what was read before is
+    /// forgotten, since a change may have come and gone unheard.
+    package func beganHearing() {
+        received(nil)
+        hearing.withLockedValue { $0 = true }
+    }
+
+    /// Marks the end of listening: from now on a change may go unheard, so what was kept on the promise of hearing it
+    /// is forgotten, and caches keep what they read for their short lifetimes only.
+    package func stoppedHearing() {
+        hearing.withLockedValue { $0 = false }
+        received(nil)
     }
 }

@@ -201,18 +201,11 @@ public final class Database: Service, Sendable {
         return result
     }
 
-    /// Tells this process's caches about a change that has committed, at once, and on PostgreSQL the other
-    /// processes' too. A notification lost here is covered by the caches' short lifetimes.
-    package func announce(_ notice: ChangeNotice) async {
+    /// Tells this process's caches about a change that has committed, at once. The other processes on PostgreSQL
+    /// hear of it from the database itself, which announces every change to a cached row in the change's own
+    /// transaction (`Migrations.step044ChangesAnnounced`); this process hears that too, a moment later.
+    package func announce(_ notice: ChangeNotice) {
         notices.received(notice)
-        guard engine == .postgres else { return }
-        do {
-            try await write { sql in
-                try await sql.raw("SELECT pg_notify(\(bind: LiveNotifications.changes), \(bind: notice.payload))").run()
-            }
-        } catch {
-            logger.warning("A change was not announced to the other processes: \(error)")
-        }
     }
 
     /// Whether `error` is PostgreSQL refusing a row that `index`, a unique index, already holds (SQLSTATE 23505),

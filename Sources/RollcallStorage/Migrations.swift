@@ -8,10 +8,13 @@ package enum Migrations {
     package struct Step {
         package let name: String
         package let statements: [String]
+        /// Statements run on PostgreSQL only, after the others: what only several processes on one database need.
+        package let postgres: [String]
 
-        package init(name: String, statements: [String]) {
+        package init(name: String, statements: [String], postgres: [String] = []) {
             self.name = name
             self.statements = statements
+            self.postgres = postgres
         }
     }
 
@@ -59,6 +62,7 @@ package enum Migrations {
         step041CourseLanguage,
         step042Jobs,
         step043AnswerAnswered,
+        step044ChangesAnnounced,
     ]
 
     /// Applies every step not yet applied, in order; safe to run at every start and from several processes. Tests of
@@ -115,7 +119,7 @@ package enum Migrations {
         if yielding && engine == .postgres {
             try await sql.raw("SET LOCAL lock_timeout = '\(unsafeRaw: lockWait)'").run()
         }
-        for statement in step.statements {
+        for statement in step.statements + (engine == .postgres ? step.postgres : []) {
             try await sql.raw(SQLQueryString(type(statement, engine))).run()
         }
         try await sql.insert(into: "schema_migrations").columns("name", "applied_at")

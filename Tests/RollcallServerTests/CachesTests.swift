@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import RollcallModel
 import RollcallStorage
+import SQLKit
 import ServerTestSupport
 import Testing
 
@@ -122,6 +123,78 @@ struct CachesTests {
             _ = try await sessions.close(id: session.id, now: later)
             #expect(try await sessions.recent(id: session.id, now: later)?.closedAt != nil)
             #expect(try await sessions.recent(id: session.id + 1, now: later) == nil)
+        }
+    }
+
+    @Test func an_identity_is_kept_long_only_while_every_change_is_heard_and_never_past_its_token() async throws {
+        try await Self.withIdentityCache { database, _ in
+            let user = try await UserStore(database: database).create(
+                NewUser(
+                    name: "Ana", email: "ana@school.test", passwordHash: "-", role: .student, studentNumber: nil,
+                    approved: true, emailVerified: true))
+            let tokens = AccessTokenStore(database: database)
+            let token = try await tokens.issue(userID: user.id, kind: .api).token
+            let identity = try #require(try await tokens.identity(token: token, kind: .api))
+            let cache = database.caches.identities
+            let start = Date()
+            func kept(after seconds: TimeInterval) -> Bool {
+                cache.identity(tokenHash: identity.tokenHash, now: start.addingTimeInterval(seconds)) != nil
+            }
+
+            // Nobody listening (one process, or a listener away): what another process changed shows within seconds.
+            cache.remember(identity, now: start, expires: start.addingTimeInterval(86_400))
+            #expect(kept(after: cache.lifetime - 1) && !kept(after: cache.lifetime + 1))
+
+            // Every change heard: kept for minutes, and never past the token's own end.
+            database.notices.beganHearing()
+            #expect(!kept(after: 0), "what was read before listening began is read again")
+            cache.remember(identity, now: start, expires: start.addingTimeInterval(86_400))
+            #expect(kept(after: cache.heardLifetime - 1) && !kept(after: cache.heardLifetime + 1))
+            cache.remember(identity, now: start, expires: start.addingTimeInterval(60))
+            #expect(kept(after: 59) && !kept(after: 61))
+
+            // The store's own look-up keeps it until the token ends, at the latest.
+            cache.forget(tokenHash: identity.tokenHash)
+            _ = try await tokens.identity(token: token, kind: .api)
+            #expect(kept(after: cache.heardLifetime - 5))
+            try await database.write { sql in
+                try await sql.update("access_tokens").set("expires_at", to: SQLBind(start.addingTimeInterval(60)))
+                    .where("token_hash", .equal, identity.tokenHash).run()
+            }
+            cache.forget(tokenHash: identity.tokenHash)
+            _ = try await tokens.identity(token: token, kind: .api)
+            #expect(kept(after: 59) && !kept(after: 61))
+
+            // Hearing ends: everything kept on its promise is forgotten, and what is read next is kept for seconds.
+            database.notices.stoppedHearing()
+            #expect(!kept(after: 0))
+            cache.remember(identity, now: start, expires: start.addingTimeInterval(86_400))
+            #expect(kept(after: cache.lifetime - 1) && !kept(after: cache.lifetime + 1))
+        }
+    }
+
+    @Test func a_session_read_before_its_edit_was_heard_of_is_not_kept() async throws {
+        try await Self.withIdentityCache { database, _ in
+            let session = try await database.openSessionOfNewCourse()
+            let fixed = FixedSessions()
+            // A read began, an edit's notice arrived meanwhile, then the read ends: what it found may be the old row.
+            let mark = fixed.mark
+            fixed.forget(.session(session.id))
+            fixed.remember(session, readSince: mark)
+            #expect(fixed.session(id: session.id) == nil)
+            // A read that no notice crossed is kept until one names it.
+            fixed.remember(session, readSince: fixed.mark)
+            #expect(fixed.session(id: session.id) == session)
+            fixed.forget(.session(session.id + 1))
+            #expect(fixed.session(id: session.id) == session)
+            fixed.forget(.session(session.id))
+            #expect(fixed.session(id: session.id) == nil)
+            // A changed course (its zone says its sessions' default titles) forgets its sessions, and only its own.
+            fixed.remember(session, readSince: fixed.mark)
+            fixed.forget(.course(session.courseId + 1))
+            #expect(fixed.session(id: session.id) == session)
+            fixed.forget(.course(session.courseId))
+            #expect(fixed.session(id: session.id) == nil)
         }
     }
 

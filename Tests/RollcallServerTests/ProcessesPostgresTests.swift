@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import RollcallCore
 import RollcallModel
 import RollcallStorage
+import SQLKit
 import ServerTestSupport
 import Testing
 
@@ -137,6 +138,66 @@ struct ProcessesPostgresTests {
                 }
                 #expect(try await policies.policy(courseID: course).required == true)
             }
+        }
+    }
+
+    @Test func a_change_made_by_plain_sql_on_one_process_is_forgotten_by_the_other() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await postgres.twoProcesses { first, second in
+            let student = try await UserStore(database: first).create(
+                NewUser(
+                    name: "Sam Student", email: "sam@school.test", passwordHash: "-", role: .student,
+                    studentNumber: nil, approved: true, emailVerified: true))
+            let session = try await first.openSessionOfNewCourse()
+            let tokensOnA = AccessTokenStore(database: first)
+            let sessionsOnB = SessionStore(database: second)
+            let policies = PasskeyStore(database: second)
+            // Statements no store announces, as an operator or a maintenance task runs them: the database does.
+            func onA(_ statement: SQLQueryString) async throws {
+                try await first.write { sql in try await sql.raw(statement).run() }
+            }
+            // The passkey setting's cache keeps what it read for seconds only: the notice itself is what B must hear.
+            let heard = NIOLockedValueBox<[ChangeNotice?]>([])
+            second.notices.observe { notice in heard.withLockedValue { $0.append(notice) } }
+            try await Self.hearingA(on: second) { cache in
+                #expect(second.notices.hearsEveryChange)
+                let tokensOnB = AccessTokenStore(database: second, identities: cache)
+                let token = try await tokensOnA.issue(userID: student.id, kind: .api).token
+                let digest = OpaqueToken.digest(token)
+                #expect(try await tokensOnB.identity(token: token, kind: .api)?.user.name == "Sam Student")
+                try await onA("UPDATE users SET name = 'Sam Renamed' WHERE id = \(bind: student.id)")
+                try await waitUntil("B forgets the account renamed on A") { cache.identity(tokenHash: digest) == nil }
+                #expect(try await tokensOnB.identity(token: token, kind: .api)?.user.name == "Sam Renamed")
+
+                try await onA("DELETE FROM access_tokens WHERE token_hash = \(bind: digest)")
+                try await waitUntil("B forgets the token deleted on A") { cache.identity(tokenHash: digest) == nil }
+                #expect(try await tokensOnB.identity(token: token, kind: .api) == nil)
+
+                #expect(try await sessionsOnB.find(id: session.id)?.storedTitle == "Monday")
+                try await onA("UPDATE sessions SET title = 'Tuesday' WHERE id = \(bind: session.id)")
+                try await waitUntil("B forgets the session retitled on A") {
+                    second.caches.sessions.session(id: session.id) == nil
+                }
+                #expect(try await sessionsOnB.find(id: session.id)?.storedTitle == "Tuesday")
+                try await onA("UPDATE courses SET time_zone = 'Asia/Tokyo' WHERE id = \(bind: session.courseId)")
+                try await waitUntil("B forgets the sessions of the course moved on A") {
+                    second.caches.sessions.session(id: session.id) == nil
+                }
+
+                #expect(try await policies.policy(courseID: session.courseId).required == false)
+                try await onA(
+                    """
+                    INSERT INTO course_verification (course_id, required, reuse_seconds, updated_at)
+                    VALUES (\(bind: session.courseId), TRUE, 0, now())
+                    """)
+                try await waitUntil("B hears of the course setting made on A") {
+                    heard.withLockedValue { $0.contains(.course(session.courseId)) }
+                }
+                #expect(policies.policies.value(id: session.courseId, now: Date()) == nil)
+                #expect(try await policies.policy(courseID: session.courseId).required == true)
+            }
+            #expect(!second.notices.hearsEveryChange)
         }
     }
 

@@ -53,6 +53,15 @@ struct TimeZonePagesTests {
             // The same moment in the server's zone appears nowhere: it would be an hour off.
             let utc = TimeText(zoneIdentifier: "UTC")
             for page in [session, course, mine, record] { #expect(!page.text.contains(utc.moment(openedAt))) }
+
+            // The course moves to Tokyo: the session, read above and so kept by the process, says its default title
+            // in Tokyo's time from now on.
+            let moved = try await api.call(
+                .patch, "/api/v1/courses/\(courseID)", as: teacher, json: ["timeZone": "Asia/Tokyo"])
+            #expect(moved.status == .ok, "\(moved.text)")
+            let tokyo = TimeText(zoneIdentifier: "Asia/Tokyo")
+            let retitled = try await api.call(.get, "/api/v1/sessions/\(sessionID)", as: teacher)
+            #expect(retitled.string("session.title") == "Session of \(tokyo.moment(openedAt))", "\(retitled.text)")
         }
     }
 

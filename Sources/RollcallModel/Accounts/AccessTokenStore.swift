@@ -65,7 +65,7 @@ package struct AccessTokenStore: Sendable {
             return nil
         }
         let identity = Identity(user: found.user, tokenHash: digest, csrf: found.csrf, viaCookie: kind == .web)
-        identities.remember(identity, readSince: mark)
+        identities.remember(identity, expires: found.expires, readSince: mark)
         return identity
     }
 
@@ -79,15 +79,16 @@ package struct AccessTokenStore: Sendable {
         }
         // Again after the delete: a look-up that read the row before it may have cached it meanwhile.
         identities.forget(tokenHash: tokenHash)
-        await database.announce(.token(hash: tokenHash))
+        database.announce(.token(hash: tokenHash))
         return idToken
     }
 
-    /// Forgets sessions deleted elsewhere (a remembered device's), here and in every other process.
+    /// Forgets sessions deleted elsewhere (a remembered device's) in this process; the others hear of the delete from
+    /// the database.
     package func forget(tokenHashes: [String]) async {
         for hash in tokenHashes {
             identities.forget(tokenHash: hash)
-            await database.announce(.token(hash: hash))
+            database.announce(.token(hash: hash))
         }
     }
 
@@ -102,7 +103,7 @@ package struct AccessTokenStore: Sendable {
             try await delete.run()
         }
         identities.forget(userID: userID)
-        await database.announce(.user(userID))
+        database.announce(.user(userID))
     }
 
     /// A single-use link token proving the person reads mail at their address.

@@ -2,9 +2,11 @@ import Foundation
 import NIOConcurrencyHelpers
 import RollcallStorage
 
-/// Remembers who a token belongs to for a few seconds, so that a room checking in at once does not look every token
-/// up twice per student. Changes made through this process forget the entries at once; on PostgreSQL, changes made
-/// by another process are forgotten when its notice arrives (`ChangeNotices`), and within `lifetime` if it is lost.
+/// Remembers who a token belongs to, so that a room checking in at once does not look every token up twice per student,
+/// nor a quiz every save. Changes made through this process forget the entries at once; on PostgreSQL, changes made
+/// by another process are forgotten when the database's notice arrives (`ChangeNotices`). While this process hears
+/// every such notice, an entry is kept for `heardLifetime`; otherwise for `lifetime` only, so that a change another
+/// process made shows within it whatever happens. No entry outlives its token.
 package final class IdentityCache: NoticedCache {
     private struct Entry {
         package var identity: Identity
@@ -34,12 +36,22 @@ package final class IdentityCache: NoticedCache {
 
     private let entries = NIOLockedValueBox(Entries())
     package let lifetime: TimeInterval
+    /// How long an entry is kept while every change is heard: a student of a quiz acts every few seconds, on any
+    /// process, for an hour or more.
+    package let heardLifetime: TimeInterval
+    /// Whether every change another process commits is heard now (`ChangeNotices.hearsEveryChange`).
+    private let hearing: @Sendable () -> Bool
     /// Past this many entries the cache starts afresh rather than grow without bound.
     package let capacity: Int
 
-    package init(lifetime: TimeInterval = 5, capacity: Int = 50_000) {
+    package init(
+        lifetime: TimeInterval = 5, heardLifetime: TimeInterval = 600, capacity: Int = 50_000,
+        hearing: @escaping @Sendable () -> Bool = { false }
+    ) {
         self.lifetime = lifetime
+        self.heardLifetime = heardLifetime
         self.capacity = capacity
+        self.hearing = hearing
     }
 
     package func identity(tokenHash: String, now: Date = Date()) -> Identity? {
@@ -57,14 +69,19 @@ package final class IdentityCache: NoticedCache {
     /// while it read (`remember(_:now:readSince:)`).
     package var mark: UInt64 { entries.withLockedValue { $0.forgets } }
 
-    /// Remembers what a look-up read, unless something was forgotten since `mark`: a sign-out may have deleted the
-    /// token after the look-up read it, and its forget came before this remember.
-    package func remember(_ identity: Identity, now: Date = Date(), readSince mark: UInt64? = nil) {
+    /// Remembers what a look-up read, until the token `expires` at the latest, unless something was forgotten since
+    /// `mark`: a sign-out may have deleted the token after the look-up read it, and its forget came before this
+    /// remember.
+    package func remember(
+        _ identity: Identity, now: Date = Date(), expires: Date = .distantFuture, readSince mark: UInt64? = nil
+    ) {
+        // Read before the lock and the mark's check: hearing that ended after this point forgot everything since.
+        let kept = now.addingTimeInterval(hearing() ? heardLifetime : lifetime)
         entries.withLockedValue { entries in
             if let mark, entries.forgets != mark { return }
             if entries.byToken.count >= capacity { entries.removeAll() }
             entries.remove(identity.tokenHash)
-            entries.byToken[identity.tokenHash] = Entry(identity: identity, expires: now.addingTimeInterval(lifetime))
+            entries.byToken[identity.tokenHash] = Entry(identity: identity, expires: min(kept, expires))
             entries.byUser[identity.user.id, default: []].insert(identity.tokenHash)
         }
     }

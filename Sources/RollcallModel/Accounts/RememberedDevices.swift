@@ -122,7 +122,7 @@ package struct RememberedDevices: Sendable {
 
     /// Forgets, in the transaction that changes a person's number, the devices remembered for any other number
     /// than the one they now have confirmed (every device when none is), and signs out the sessions those started.
-    /// The caller forgets the person's cached sign-ins and tells the other processes.
+    /// The caller forgets the person's cached sign-ins; the other processes hear of the deletes from the database.
     package static func forgetStale(userID: Int64, sql: any SQLDatabase) async throws {
         let confirmed =
             try await sql.raw(

@@ -16,6 +16,8 @@ package struct TokenLookups: Sendable {
         package var user: User
         package var kind: String
         package var csrf: String
+        /// When the token stops being accepted: no copy of it is kept longer.
+        package var expires: Date
     }
 
     private let reads: GroupedReads<String, Found>
@@ -38,7 +40,8 @@ package struct TokenLookups: Sendable {
             try await sql.raw(
                 """
                 WITH asked(token_hash) AS (VALUES \(asked))
-                SELECT access_tokens.token_hash, access_tokens.kind, access_tokens.csrf, \(User.columns)
+                SELECT access_tokens.token_hash, access_tokens.kind, access_tokens.csrf, access_tokens.expires_at,
+                  \(User.columns)
                 FROM asked JOIN access_tokens ON access_tokens.token_hash = asked.token_hash
                   JOIN users ON users.id = access_tokens.user_id
                 WHERE access_tokens.expires_at > \(bind: Date())
@@ -49,7 +52,8 @@ package struct TokenLookups: Sendable {
         for row in rows {
             found[try row.decode(column: "token_hash", as: String.self)] = Found(
                 user: try User(row: row), kind: try row.decode(column: "kind", as: String.self),
-                csrf: try row.decode(column: "csrf", as: String.self))
+                csrf: try row.decode(column: "csrf", as: String.self),
+                expires: try row.decode(column: "expires_at", as: Date.self))
         }
         return found
     }

@@ -114,7 +114,7 @@ package struct UserStore: Sendable {
         } catch  where database.isUniqueViolation(error, index: "users_confirmed_phone") {
             throw PhoneTaken()
         }
-        await database.announce(.user(id))
+        database.announce(.user(id))
     }
 
     /// Removes the person's number, and with it signing in by phone and the browsers remembered for it.
@@ -128,7 +128,7 @@ package struct UserStore: Sendable {
             try await RememberedDevices.forgetStale(userID: id, sql: sql)
             try await PhoneCodes.forgetStale(userID: id, sql: sql)
         }
-        await database.announce(.user(id))
+        database.announce(.user(id))
     }
 
     package func update(id: Int64, _ change: ProfileChange) async throws -> User {
@@ -174,7 +174,7 @@ package struct UserStore: Sendable {
             else { throw NotStored(.userNotFound, what: "user") }
             return user
         }
-        await database.announce(.user(id))
+        database.announce(.user(id))
         return user
     }
 
@@ -185,14 +185,14 @@ package struct UserStore: Sendable {
             try await sql.update("users").set("password_hash", to: hash).where("id", .equal, id).run()
             try await sql.delete(from: "password_resets").where("user_id", .equal, id).run()
         }
-        await database.announce(.user(id))
+        database.announce(.user(id))
     }
 
     /// Stores a picture and points the user at it, dropping the previous one.
     package func setPicture(id: Int64, image: StoredImage) async throws {
         defer { identities.forget(userID: id) }
         try await ImageStore.replace(image, table: "users", column: "picture_id", id: id, database: database)
-        await database.announce(.user(id))
+        database.announce(.user(id))
     }
 
     /// Approves a teacher; recorded as `actor`'s doing when it changed anything.
@@ -203,7 +203,7 @@ package struct UserStore: Sendable {
                 .where("approved", .equal, false).returning("id").first()
             if changed != nil { try await AccountAudit.record(.approved, userID: id, actor: actor, in: sql) }
         }
-        await database.announce(.user(id))
+        database.announce(.user(id))
     }
 
     /// Disabling also signs the person out everywhere.
@@ -229,7 +229,7 @@ package struct UserStore: Sendable {
                 try await AccountAudit.record(disabled ? .disabled : .enabled, userID: id, actor: actor, in: sql)
             }
         }
-        await database.announce(.user(id))
+        database.announce(.user(id))
     }
 
     /// Gives an account a role by hand: approved, and marked as the admin's choice, which the school's sign-in then
@@ -249,7 +249,7 @@ package struct UserStore: Sendable {
                     role == .teacher ? .madeTeacher : .madeStudent, userID: id, actor: actor, in: sql)
             }
         }
-        await database.announce(.user(id))
+        database.announce(.user(id))
     }
 
     /// Grants or revokes the health-officer role; recorded as `actor`'s doing when it changed anything.
@@ -263,7 +263,7 @@ package struct UserStore: Sendable {
                     granted ? .healthOfficerGranted : .healthOfficerRevoked, userID: id, actor: actor, in: sql)
             }
         }
-        await database.announce(.user(id))
+        database.announce(.user(id))
     }
 
     /// Marks the address as proved by a link Rollcall sent to it. The first proof ends every link to the school's
@@ -290,7 +290,7 @@ package struct UserStore: Sendable {
             return ended
         }
         // Every process forgets what it knew: a teacher who just confirmed may add students on any of them.
-        await database.announce(.user(id))
+        database.announce(.user(id))
         return ended
     }
 

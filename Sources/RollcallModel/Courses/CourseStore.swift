@@ -345,7 +345,9 @@ package struct CourseStore: Sendable {
                 courseID: id, from: zone, to: course.zone, now: Date(), in: sql)
             return (course: course, rescheduled: moved)
         }
-        for session in changed.rescheduled { await database.announce(.session(session)) }
+        // A new zone says its sessions' default titles in it: every session of the course is read again.
+        database.announce(.course(id))
+        for session in changed.rescheduled { database.announce(.session(session)) }
         return changed
     }
 

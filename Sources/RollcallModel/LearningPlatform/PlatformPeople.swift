@@ -71,8 +71,9 @@ package struct PlatformPeople: Sendable {
             else { throw error }
             made = linked
         }
-        // The launch may have changed the role: the other processes forget the account too.
-        await database.announce(.user(made.id))
+        // The launch may have changed the role: this process forgets the account at once, the others on the
+        // database's notice.
+        database.announce(.user(made.id))
         return made
     }
 

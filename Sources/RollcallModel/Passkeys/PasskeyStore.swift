@@ -274,7 +274,7 @@ package struct PasskeyStore: Sendable {
                 }.run()
         }
         policies.forget(id: courseID)
-        await database.announce(.course(courseID))
+        database.announce(.course(courseID))
     }
 
     // MARK: Verifications at check-in

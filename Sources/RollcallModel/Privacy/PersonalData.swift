@@ -342,6 +342,6 @@ package struct PersonalData: Sendable {
                 try await sql.delete(from: "images").where("id", .equal, picture).run()
             }
         }
-        await database.announce(.user(user.id))
+        database.announce(.user(user.id))
     }
 }

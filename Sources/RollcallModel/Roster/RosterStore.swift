@@ -278,6 +278,6 @@ package struct RosterStore: Sendable {
             }
             return false
         }
-        if numbered { await database.announce(.user(studentID)) }
+        if numbered { database.announce(.user(studentID)) }
     }
 }

@@ -147,8 +147,9 @@ package struct SessionStore: Sendable {
 
     package func find(id: Int64) async throws -> ClassSession? {
         guard var session = fixed.session(id: id) else {
+            let mark = fixed.mark
             let session = try await database.read { sql in try await Self.find(id: id, sql: sql) }
-            if let session { fixed.remember(session) }
+            if let session { fixed.remember(session, readSince: mark) }
             return session
         }
         guard let moment = try await database.read({ sql in try await Self.moment(id: id, sql: sql) }) else {
@@ -361,9 +362,16 @@ package struct SessionMoment: Sendable {
     }
 }
 
-/// Sessions as last read, by id, for the parts that never change; bounded, since a server runs for months.
+/// Sessions as last read, by id, for the parts that change only by an edit, which every process hears of
+/// (`ChangeNotices`); bounded, since a server runs for months.
 package final class FixedSessions: NoticedCache {
-    private let sessions = NIOLockedValueBox<[Int64: ClassSession]>([:])
+    private struct Entries {
+        var byID: [Int64: ClassSession] = [:]
+        /// How many times anything was forgotten: a read that began before a forget may have read what it forgot.
+        var forgets: UInt64 = 0
+    }
+
+    private let entries = NIOLockedValueBox(Entries())
     /// Past this many sessions the memory starts afresh rather than grow without bound.
     package let capacity: Int
 
@@ -372,26 +380,45 @@ package final class FixedSessions: NoticedCache {
     }
 
     package func session(id: Int64) -> ClassSession? {
-        sessions.withLockedValue { $0[id] }
+        entries.withLockedValue { $0.byID[id] }
     }
 
-    package func remember(_ session: ClassSession) {
-        sessions.withLockedValue { sessions in
-            if sessions.count >= capacity { sessions.removeAll(keepingCapacity: true) }
-            sessions[session.id] = session
+    /// A value to pass to `remember(_:readSince:)` taken before reading.
+    package var mark: UInt64 { entries.withLockedValue { $0.forgets } }
+
+    /// Remembers what a read found, unless something was forgotten since `mark`: an edit may have committed after
+    /// the read, and its notice came before this remember.
+    package func remember(_ session: ClassSession, readSince mark: UInt64) {
+        entries.withLockedValue { entries in
+            guard entries.forgets == mark else { return }
+            if entries.byID.count >= capacity { entries.byID.removeAll(keepingCapacity: true) }
+            entries.byID[session.id] = session
         }
     }
 
     package func forget(id: Int64) {
-        _ = sessions.withLockedValue { $0.removeValue(forKey: id) }
+        entries.withLockedValue { entries in
+            entries.forgets &+= 1
+            entries.byID[id] = nil
+        }
     }
 
-    /// Forgets what a change notice names: one edited session, or all when anything may have changed.
+    /// Forgets what a change notice names: one edited session, a changed course's sessions (their default titles are
+    /// said in its zone), or all when anything may have changed.
     package func forget(_ notice: ChangeNotice?) {
         switch notice {
         case .session(let id)?: forget(id: id)
-        case nil: sessions.withLockedValue { $0.removeAll() }
-        case .user?, .token?, .course?: break
+        case .course(let id)?:
+            entries.withLockedValue { entries in
+                entries.forgets &+= 1
+                entries.byID = entries.byID.filter { $0.value.courseId != id }
+            }
+        case nil:
+            entries.withLockedValue { entries in
+                entries.forgets &+= 1
+                entries.byID.removeAll()
+            }
+        case .user?, .token?: break
         }
     }
 }

@@ -92,9 +92,9 @@ package struct SingleSignOnStore: Sendable {
             try await Self.link(issuer: issuer, subject: subject, to: id, now: now, in: sql)
             return (.signedIn(try await UserStore.user(id, in: sql)), id)
         }
-        // Announced, not only forgotten here: a role or address the school changed must not stay cached in the other
-        // processes for the caches' lifetime.
-        if let changed = outcome.1 { await database.announce(.user(changed)) }
+        // A role or address the school changed is forgotten by every cache of this process at once; the other
+        // processes hear of it from the database.
+        if let changed = outcome.1 { database.announce(.user(changed)) }
         return outcome.0
     }
 

@@ -10,8 +10,8 @@ import ServiceLifecycle
 /// PostgreSQL delivers it only if and when the change commits, to every process. This service listens on its own
 /// connection and wakes that key's live views in this process, which then read the log as after a local change.
 ///
-/// The same connection listens for `ChangeNotices` on a channel of their own, sent by `Database.announce` after a
-/// change that other processes' caches may hold.
+/// The same connection listens for `ChangeNotices` on a channel of their own, which PostgreSQL sends in the
+/// transaction of every change to a row that a process's caches may hold (`Migrations.step044ChangesAnnounced`).
 package struct LiveNotifications: Service {
     package static let channel = "rollcall_session_events"
     package static let changes = "rollcall_changes"
@@ -29,6 +29,7 @@ package struct LiveNotifications: Service {
             } catch {
                 guard !Task.isCancelled && !Task.isShuttingDownGracefully else { return }
                 logger.warning("live notifications lost; reconnecting", metadata: ["error": "\(error)"])
+                notices.stoppedHearing()
                 // Every view reads at once: with the database gone each closes saying "try again later", rather than
                 // learning it at its next catch-up, and with it there each finds what it may have missed.
                 hubs.publishedToAll()
@@ -88,7 +89,8 @@ package struct LiveNotifications: Service {
                 // Anything committed while this process was not listening is found by a read after the last id;
                 // any cached copy may be older than a change made meanwhile.
                 hubs.publishedToAll()
-                notices.received(nil)
+                notices.beganHearing()
+                defer { notices.stoppedHearing() }
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for try await notification in notifications {

@@ -88,7 +88,7 @@ extension SessionStore {
             }
             return try await Self.find(id: id, sql: sql)!
         }
-        await database.announce(.session(id))
+        database.announce(.session(id))
         return edited
     }
 
@@ -133,7 +133,7 @@ extension SessionStore {
             try await SessionEvents.append(.phaseChanged(.init(phase: .open)), sessionID: id, in: sql)
             return try await Self.find(id: id, sql: sql)!
         }
-        await database.announce(.session(id))
+        database.announce(.session(id))
         return reopened
     }
 
@@ -178,7 +178,7 @@ extension SessionStore {
             ).run()
             try await sql.delete(from: "sessions").where("id", .equal, id).run()
         }
-        await database.announce(.session(id))
+        database.announce(.session(id))
     }
 
     /// The course's other sessions open at `now`.
