@@ -268,6 +268,11 @@ struct TimetableServerTests {
             let sorted = listed.sorted { ($0["scheduledAt"] as? String ?? "") < ($1["scheduledAt"] as? String ?? "") }
             #expect(sorted.map { $0["title"] as? String } == sorted.indices.map { "Cours \($0 + 1)" })
             #expect(sorted.allSatisfy { ($0["scheduledAt"] as? String ?? "") > utc.isoDay(Date()) })
+            // Each read once on its own, as its page reads it: the process keeps its title from now on.
+            for session in sorted {
+                let id = try #require((session["id"] as? NSNumber)?.int64Value)
+                #expect(try await api.call(.get, "/api/v1/sessions/\(id)", as: teacher).status == .ok)
+            }
 
             // Asked for, the four weeks past are scheduled too, and the sequence takes them in order.
             let slot: [String: Any] = [
@@ -280,6 +285,14 @@ struct TimetableServerTests {
             let titles = all.sorted { ($0["scheduledAt"] as? String ?? "") < ($1["scheduledAt"] as? String ?? "") }
                 .map { $0["title"] as? String }
             #expect(titles == titles.indices.map { "Cours \($0 + 1)" }, "\(titles)")
+            // Renumbered, each of the sessions read before says its new number on its own page too.
+            for session in sorted {
+                let id = try #require((session["id"] as? NSNumber)?.int64Value)
+                let page = try await api.call(.get, "/api/v1/sessions/\(id)", as: teacher)
+                let listedTitle = all.first { ($0["id"] as? NSNumber)?.int64Value == id }?["title"] as? String
+                #expect(page.string("session.title") == listedTitle, "\(page.text)")
+            }
+            #expect(all.count == sorted.count + 8)
         }
     }
 }

@@ -33,7 +33,7 @@ package struct TimetableStore: Sendable {
         var settings = settings
         settings.openMinutes = slot.minutes
         let settingsJSON = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
-        return try await database.transaction { sql in
+        let added = try await database.transaction { sql in
             // The course's row is held so that two slots added at once, in any processes, count each other.
             try await sql.lockRow(of: "courses", id: courseID)
             try await CourseStore.requireActive(courseID: courseID, in: sql)
@@ -70,9 +70,11 @@ package struct TimetableStore: Sendable {
                         SQLBind(Data(RotatingCode.makeSecret(using: &generator))), SQLBind(now), SQLBind(entry.id)
                     ).run()
             }
-            try await Self.renumber(courseID: courseID, in: sql)
-            return (entry, starts.count)
+            let renamed = try await Self.renumber(courseID: courseID, in: sql)
+            return (entry: entry, sessions: starts.count, renamed: renamed)
         }
+        for session in added.renamed { database.announce(.session(session)) }
+        return (added.entry, added.sessions)
     }
 
     package func list(courseID: Int64) async throws -> [TimetableEntry] {
@@ -85,17 +87,19 @@ package struct TimetableStore: Sendable {
     /// Removes a slot with the sessions it scheduled that have not opened; those held stay, with their records.
     /// Answers `false` when the course has no such slot.
     package func remove(courseID: Int64, slotID: Int64) async throws -> Bool {
-        try await database.transaction { sql in
+        let renamed = try await database.transaction { sql -> [Int64]? in
             guard
                 try await sql.select().column("id").from("timetable_slots").where("id", .equal, slotID)
                     .where("course_id", .equal, courseID).first() != nil
-            else { return false }
+            else { return nil }
             try await sql.delete(from: "sessions").where("slot_id", .equal, slotID)
                 .where(SQLColumn("opened_at"), .is, SQLLiteral.null).run()
             try await sql.delete(from: "timetable_slots").where("id", .equal, slotID).run()
-            try await Self.renumber(courseID: courseID, in: sql)
-            return true
+            return try await Self.renumber(courseID: courseID, in: sql)
         }
+        guard let renamed else { return false }
+        for session in renamed { database.announce(.session(session)) }
+        return true
     }
 
     private struct DueRow: Decodable {
@@ -152,8 +156,9 @@ extension TimetableStore {
     /// Numbers the course's timetabled sessions in one sequence, in the order they meet, whichever weekly class
     /// scheduled them: two classes a week would otherwise both have a "Lecture 14", in lists, the grid, the CSV and
     /// its file name. A session keeps its title once it opened (its name is on record by then) or when the teacher
-    /// renamed it; it still counts in the sequence.
-    package static func renumber(courseID: Int64, in sql: any SQLDatabase) async throws {
+    /// renamed it; it still counts in the sequence. Answers the sessions it renamed, which the caller announces once
+    /// the change commits: a title is among the parts of a session every process keeps (`FixedSessions`).
+    package static func renumber(courseID: Int64, in sql: any SQLDatabase) async throws -> [Int64] {
         let rows = try await sql.raw(
             """
             SELECT sessions.id, sessions.title, sessions.opened_at, timetable_slots.title AS slot_title
@@ -162,11 +167,14 @@ extension TimetableStore {
             ORDER BY sessions.scheduled_at, sessions.id
             """
         ).all(decoding: NumberedRow.self, with: .rollcall)
+        var renamed: [Int64] = []
         for (index, row) in rows.enumerated() where row.openedAt == nil {
             let numbered = "\(row.slotTitle) \(index + 1)"
             guard row.title != numbered, isNumbered(row.title, after: row.slotTitle) else { continue }
             try await sql.update("sessions").set("title", to: numbered).where("id", .equal, row.id).run()
+            renamed.append(row.id)
         }
+        return renamed
     }
 
     /// Whether `title` is the one its weekly class gave it: the class's title, a space and a number.
