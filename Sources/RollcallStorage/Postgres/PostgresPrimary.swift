@@ -249,8 +249,16 @@ extension PostgresPrimary {
             let lent: Result? = try await pool.client.withConnection { connection in
                 guard !connection.isClosed else { return nil }
                 leased.withLockedValue { $0 = true }
-                return try await body(
-                    PostgresSession(connection: connection, statements: statements, watch: watch, deadline: deadline))
+                do {
+                    return try await body(
+                        PostgresSession(
+                            connection: connection, statements: statements, watch: watch, deadline: deadline))
+                } catch  where Self.isOutage(error) {
+                    // Closed before it goes back: a connection its server just ended may not know it yet, and the
+                    // pool would lend it to the next request at once. A read-only server's connection goes too.
+                    try? await connection.close()
+                    throw error
+                }
             }
             if let lent { return lent }
             await Task.yield()
