@@ -158,6 +158,8 @@ struct ProcessesPostgresTests {
                 try await first.write { sql in try await sql.raw(statement).run() }
             }
             // The passkey setting's cache keeps what it read for seconds only: the notice itself is what B must hear.
+            // B's caches are made first, so that they are told of each notice before `heard` is.
+            _ = second.caches
             let heard = NIOLockedValueBox<[ChangeNotice?]>([])
             second.notices.observe { notice in heard.withLockedValue { $0.append(notice) } }
             try await Self.hearingA(on: second) { cache in
@@ -186,6 +188,8 @@ struct ProcessesPostgresTests {
                 }
 
                 #expect(try await policies.policy(courseID: session.courseId).required == false)
+                // The course's move above was a notice of the course too: only one after this read counts.
+                heard.withLockedValue { $0.removeAll() }
                 try await onA(
                     """
                     INSERT INTO course_verification (course_id, required, reuse_seconds, updated_at)
@@ -198,6 +202,47 @@ struct ProcessesPostgresTests {
                 #expect(try await policies.policy(courseID: session.courseId).required == true)
             }
             #expect(!second.notices.hearsEveryChange)
+        }
+    }
+
+    @Test func a_first_language_kept_leaves_the_keepers_amended_account_cached() async throws {
+        let postgres = try PostgresServer.start()
+        defer { postgres.stop() }
+        try await postgres.twoProcesses { first, second in
+            let users = UserStore(database: first)
+            func student(_ name: String) async throws -> User {
+                try await users.create(
+                    NewUser(
+                        name: name, email: "\(name.lowercased())@school.test", passwordHash: "-", role: .student,
+                        studentNumber: nil, approved: true, emailVerified: true))
+            }
+            let (newcomer, other) = (try await student("Nia"), try await student("Oto"))
+            let heard = NIOLockedValueBox<[ChangeNotice?]>([])
+            second.notices.observe { notice in heard.withLockedValue { $0.append(notice) } }
+            try await Self.hearingA(on: second) { cache in
+                let token = try await AccessTokenStore(database: first).issue(userID: newcomer.id, kind: .api).token
+                let tokensOnB = AccessTokenStore(database: second, identities: cache)
+                #expect(try await tokensOnB.identity(token: token, kind: .api)?.user.firstLanguage == nil)
+                // The newcomer's first request on B keeps their language, and B amends what it holds.
+                try await UserStore(database: second, identities: cache).keepFirstLanguage("fr", of: newcomer.id)
+                // A change committed after it: notices arrive in the order of their commits, so once this one is
+                // heard, a notice of the first language would have been too.
+                try await first.write { sql in
+                    try await sql.raw("UPDATE users SET name = 'Oto Renamed' WHERE id = \(bind: other.id)").run()
+                }
+                try await waitUntil("B hears of the account renamed on A") {
+                    heard.withLockedValue { $0.contains(.user(other.id)) }
+                }
+                #expect(!heard.withLockedValue { $0.contains(.user(newcomer.id)) })
+                #expect(cache.identity(tokenHash: OpaqueToken.digest(token))?.user.firstLanguage == "fr")
+                // A language changed where one was kept is announced, as every other change of an account.
+                try await first.write { sql in
+                    try await sql.raw("UPDATE users SET first_language = 'de' WHERE id = \(bind: newcomer.id)").run()
+                }
+                try await waitUntil("B forgets the first language changed on A") {
+                    cache.identity(tokenHash: OpaqueToken.digest(token)) == nil
+                }
+            }
         }
     }
 

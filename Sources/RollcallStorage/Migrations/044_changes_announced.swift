@@ -18,8 +18,19 @@ extension Migrations {
             $$
             """,
             """
-            CREATE TRIGGER users_announced AFTER UPDATE OR DELETE ON users
+            CREATE TRIGGER users_deleted_announced AFTER DELETE ON users
             FOR EACH ROW EXECUTE FUNCTION rollcall_announce_change('user', 'id')
+            """,
+            // Not a first language kept where there was none: the process that kept it amends its cached account
+            // (`UserStore.keepFirstLanguage`), and a notice would make it look every newcomer's token up again. Another
+            // process that still holds no first language tries to keep one at the person's next request there, and
+            // forgets the account when it finds one kept. Nor an update that changed nothing.
+            """
+            CREATE TRIGGER users_announced AFTER UPDATE ON users
+            FOR EACH ROW WHEN (
+                (to_jsonb(OLD) - 'first_language') <> (to_jsonb(NEW) - 'first_language')
+                OR (OLD.first_language IS NOT NULL AND OLD.first_language IS DISTINCT FROM NEW.first_language))
+            EXECUTE FUNCTION rollcall_announce_change('user', 'id')
             """,
             """
             CREATE TRIGGER access_tokens_announced AFTER UPDATE OR DELETE ON access_tokens
