@@ -397,10 +397,7 @@ package final class FixedSessions: NoticedCache {
     }
 
     package func forget(id: Int64) {
-        entries.withLockedValue { entries in
-            entries.forgets &+= 1
-            entries.byID[id] = nil
-        }
+        forgetting { $0[id] = nil }
     }
 
     /// Forgets what a change notice names: one edited session, a changed course's sessions (their default titles are
@@ -408,17 +405,17 @@ package final class FixedSessions: NoticedCache {
     package func forget(_ notice: ChangeNotice?) {
         switch notice {
         case .session(let id)?: forget(id: id)
-        case .course(let id)?:
-            entries.withLockedValue { entries in
-                entries.forgets &+= 1
-                entries.byID = entries.byID.filter { $0.value.courseId != id }
-            }
-        case nil:
-            entries.withLockedValue { entries in
-                entries.forgets &+= 1
-                entries.byID.removeAll()
-            }
+        case .course(let id)?: forgetting { $0 = $0.filter { $0.value.courseId != id } }
+        case nil: forgetting { $0.removeAll() }
         case .user?, .token?: break
+        }
+    }
+
+    /// Every forget counts, so that a read that began before it is not remembered after it.
+    private func forgetting(_ change: (inout [Int64: ClassSession]) -> Void) {
+        entries.withLockedValue { entries in
+            entries.forgets &+= 1
+            change(&entries.byID)
         }
     }
 }
