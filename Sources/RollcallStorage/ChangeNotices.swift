@@ -45,7 +45,8 @@ package enum ChangeNotice: Sendable, Equatable {
 /// that stops listening, or begins again, forgets everything.
 package final class ChangeNotices: Sendable {
     private let observers = NIOLockedValueBox<[@Sendable (ChangeNotice?) -> Void]>([])
-    private let hearing = NIOLockedValueBox(false)
+    /// Whether a listen hears every change now, and the number of the latest listen that began.
+    private let hearing = NIOLockedValueBox((on: false, latest: UInt64(0)))
 
     /// Calls `forget` with each notice, or with `nil` when everything may have changed.
     package func observe(_ forget: @escaping @Sendable (ChangeNotice?) -> Void) {
@@ -58,19 +59,28 @@ package final class ChangeNotices: Sendable {
 
     /// Whether every change another process commits reaches `received` now: PostgreSQL's notifications, heard on a
     /// connection that is listening.
-    package var hearsEveryChange: Bool { hearing.withLockedValue { $0 } }
+    package var hearsEveryChange: Bool { hearing.withLockedValue { $0.on } }
 
-    /// Marks the start of listening, once the listener hears every change from now on: what was read before is
-    /// forgotten, since a change may have come and gone unheard.
-    package func beganHearing() {
+    /// Marks the start of a listen, once it hears every change from now on: what was read before is forgotten, since a
+    /// change may have come and gone unheard. Answers the listen's number, for `stoppedHearing(_:)`.
+    package func beganHearing() -> UInt64 {
         received(nil)
-        hearing.withLockedValue { $0 = true }
+        return hearing.withLockedValue { hearing in
+            hearing = (on: true, latest: hearing.latest &+ 1)
+            return hearing.latest
+        }
     }
 
-    /// Marks the end of listening: from now on a change may go unheard, so what was kept on the promise of hearing it
-    /// is forgotten, and caches keep what they read for their short lifetimes only.
-    package func stoppedHearing() {
-        hearing.withLockedValue { $0 = false }
-        received(nil)
+    /// Marks the end of listen number `listen`, or of whichever listen there is when `nil`: from now on a change may go
+    /// unheard, so what was kept on the promise of hearing it is forgotten, and caches keep what they read for their
+    /// short lifetimes only. The end of a listen older than the latest changes nothing: a listen let go on a
+    /// connection that closed under it may end after the next one began.
+    package func stoppedHearing(_ listen: UInt64? = nil) {
+        let stopped = hearing.withLockedValue { hearing in
+            guard listen == nil || listen == hearing.latest else { return false }
+            hearing.on = false
+            return true
+        }
+        if stopped { received(nil) }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import RollcallModel
 import RollcallStorage
 import SQLKit
@@ -146,7 +147,7 @@ struct CachesTests {
             #expect(kept(after: cache.lifetime - 1) && !kept(after: cache.lifetime + 1))
 
             // Every change heard: kept for minutes, and never past the token's own end.
-            database.notices.beganHearing()
+            _ = database.notices.beganHearing()
             #expect(!kept(after: 0), "what was read before listening began is read again")
             cache.remember(identity, now: start, expires: start.addingTimeInterval(86_400))
             #expect(kept(after: cache.heardLifetime - 1) && !kept(after: cache.heardLifetime + 1))
@@ -171,6 +172,28 @@ struct CachesTests {
             cache.remember(identity, now: start, expires: start.addingTimeInterval(86_400))
             #expect(kept(after: cache.lifetime - 1) && !kept(after: cache.lifetime + 1))
         }
+    }
+
+    @Test func a_listen_that_ends_late_does_not_unsay_the_next_ones_hearing() async throws {
+        try await Self.withIdentityCache { database, _ in Self.listens(database.notices) }
+    }
+
+    private static func listens(_ notices: ChangeNotices) {
+        let forgets = NIOLockedValueBox(0)
+        notices.observe { notice in if notice == nil { forgets.withLockedValue { $0 += 1 } } }
+        // A listen let go on a connection that closed under it, and the next one, begun before the first ended.
+        let stale = notices.beganHearing()
+        let next = notices.beganHearing()
+        notices.stoppedHearing(stale)
+        #expect(notices.hearsEveryChange, "the next listen still hears every change")
+        #expect(forgets.withLockedValue { $0 } == 2, "and nothing is forgotten for the old one's end")
+        notices.stoppedHearing(next)
+        #expect(!notices.hearsEveryChange)
+        // The listener's own end, whichever listen it was in.
+        _ = notices.beganHearing()
+        notices.stoppedHearing()
+        #expect(!notices.hearsEveryChange)
+        #expect(forgets.withLockedValue { $0 } == 5)
     }
 
     @Test func a_session_read_before_its_edit_was_heard_of_is_not_kept() async throws {

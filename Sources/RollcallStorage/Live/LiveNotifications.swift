@@ -25,11 +25,13 @@ package struct LiveNotifications: Service {
     package func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
+                // Whatever ends a listen, a change may go unheard from then on: said here too, since a listen let go
+                // on a connection that closed under it (`StatementWatch`) may not have ended yet.
+                defer { notices.stoppedHearing() }
                 try await cancelWhenGracefulShutdown { try await listen() }
             } catch {
                 guard !Task.isCancelled && !Task.isShuttingDownGracefully else { return }
                 logger.warning("live notifications lost; reconnecting", metadata: ["error": "\(error)"])
-                notices.stoppedHearing()
                 // Every view reads at once: with the database gone each closes saying "try again later", rather than
                 // learning it at its next catch-up, and with it there each finds what it may have missed.
                 hubs.publishedToAll()
@@ -89,8 +91,8 @@ package struct LiveNotifications: Service {
                 // Anything committed while this process was not listening is found by a read after the last id;
                 // any cached copy may be older than a change made meanwhile.
                 hubs.publishedToAll()
-                notices.beganHearing()
-                defer { notices.stoppedHearing() }
+                let listen = notices.beganHearing()
+                defer { notices.stoppedHearing(listen) }
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for try await notification in notifications {
