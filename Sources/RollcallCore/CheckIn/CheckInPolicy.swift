@@ -107,7 +107,7 @@ public enum CheckInError: String, Error, CaseIterable, Sendable {
 
 /// A refusal as the student reads it: the stable code, a sentence saying what to do next, and the distance for
 /// `out_of_range`.
-public struct CheckInRefusal: Equatable, Sendable {
+public struct CheckInRefusal: Error, Equatable, Sendable {
     public var error: CheckInError
     /// Metres from the teacher's point, for `out_of_range`.
     public var distance: Double?

@@ -344,8 +344,6 @@ struct CheckInDesk: Sendable {
     }
 }
 
-extension CheckInRefusal: Error {}
-
 extension ClassSession {
     /// The session's rotating code, counted from its opening (or creation, before it opens).
     var rotatingCode: RotatingCode {

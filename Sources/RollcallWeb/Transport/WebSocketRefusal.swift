@@ -86,7 +86,7 @@ private struct CollectedBody {
 
         package mutating func write(_ part: ByteBuffer) async throws {
             var part = part
-            buffer.withLockedValue { $0.writeBuffer(&part) }
+            _ = buffer.withLockedValue { $0.writeBuffer(&part) }
         }
 
         consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}

@@ -69,7 +69,7 @@ struct RawConnection: Sendable {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             var bytes = unwrapInboundIn(data)
-            received.withLockedValue { $0.writeBuffer(&bytes) }
+            _ = received.withLockedValue { $0.writeBuffer(&bytes) }
         }
     }
 }
