@@ -65,8 +65,13 @@ package struct ExposureStore: Sendable {
                 .column(SQLColumn("closes_at", table: "sessions")).column(SQLColumn("closed_at", table: "sessions"))
                 .column(SQLColumn("name", table: "courses"), as: "course_name")
                 .from("attendance")
-                .join("sessions", on: "sessions.id = attendance.session_id")
-                .join("courses", on: "courses.id = sessions.course_id")
+                .join(
+                    "sessions", on: SQLColumn("id", table: "sessions"), .equal,
+                    SQLColumn("session_id", table: "attendance")
+                )
+                .join(
+                    "courses", on: SQLColumn("id", table: "courses"), .equal, SQLColumn("course_id", table: "sessions")
+                )
                 .where(SQLColumn("student_id", table: "attendance"), .equal, SQLBind(personID))
                 .where(SQLColumn("status", table: "attendance"), .in, SQLBind.group(Self.statuses))
                 .where(SQLColumn("source", table: "attendance"), .in, SQLBind.group(Self.sources))
@@ -81,7 +86,9 @@ package struct ExposureStore: Sendable {
                 .column(SQLColumn("recorded_at", table: "attendance")).column(SQLColumn("source", table: "attendance"))
                 .column(SQLColumn("name", table: "users"))
                 .from("attendance")
-                .join("users", on: "users.id = attendance.student_id")
+                .join(
+                    "users", on: SQLColumn("id", table: "users"), .equal, SQLColumn("student_id", table: "attendance")
+                )
                 .where(SQLColumn("session_id", table: "attendance"), .in, SQLBind.group(sessions.map(\.id)))
                 .where(SQLColumn("status", table: "attendance"), .in, SQLBind.group(Self.statuses))
                 .where(SQLColumn("source", table: "attendance"), .in, SQLBind.group(Self.sources))

@@ -341,10 +341,14 @@ package struct PasskeyStore: Sendable {
         sql.select().column(SQLColumn("*", table: "passkey_verifications"))
             .column(SQLColumn("name", table: "users"), as: "student_name")
             .column(SQLColumn("name", table: "passkeys"), as: "passkey_name")
-            .from("passkey_verifications").join("users", on: "users.id = passkey_verifications.user_id")
+            .from("passkey_verifications").join(
+                "users", on: SQLColumn("id", table: "users"), .equal,
+                SQLColumn("user_id", table: "passkey_verifications")
+            )
             .join(
                 "passkeys", method: SQLJoinMethod.left,
-                on: "passkeys.credential_id = passkey_verifications.credential_id")
+                on: SQLColumn("credential_id", table: "passkeys"), .equal,
+                SQLColumn("credential_id", table: "passkey_verifications"))
     }
 
     private static func record(_ row: any SQLRow) throws -> CheckInVerificationRecord {

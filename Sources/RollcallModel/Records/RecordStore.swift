@@ -370,7 +370,10 @@ package struct RecordStore: Sendable {
             .column(SQLColumn("name", table: "students"), as: "student_name")
             .column(SQLColumn("name", table: "teachers"), as: "changed_by_name")
             .from("attendance_audit")
-            .join("sessions", on: "sessions.id = attendance_audit.session_id")
+            .join(
+                "sessions", on: SQLColumn("id", table: "sessions"), .equal,
+                SQLColumn("session_id", table: "attendance_audit")
+            )
             .join(
                 SQLAlias(SQLIdentifier("users"), as: SQLIdentifier("students")),
                 on: SQLRaw("students.id = attendance_audit.student_id")

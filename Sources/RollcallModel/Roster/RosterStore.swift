@@ -124,7 +124,9 @@ package struct RosterStore: Sendable {
                     SQLColumn("email", table: "users"), SQLColumn("student_number", table: "users"),
                     SQLColumn("joined_at", table: "enrollments")
                 )
-                .from("enrollments").join("users", on: "users.id = enrollments.student_id")
+                .from("enrollments").join(
+                    "users", on: SQLColumn("id", table: "users"), .equal, SQLColumn("student_id", table: "enrollments")
+                )
                 .where(SQLColumn("course_id", table: "enrollments"), .equal, SQLBind(courseID))
             if let query, !query.isEmpty {
                 let pattern = "%\(query.lowercased())%"

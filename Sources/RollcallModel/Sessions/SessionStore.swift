@@ -263,7 +263,8 @@ package struct SessionStore: Sendable {
         sql.select().column(SQLColumn("*", table: "sessions")).column(
             SQLColumn("name", table: "courses"), as: "course_name"
         ).column(SQLColumn("time_zone", table: "courses"), as: "course_time_zone")
-            .from("sessions").join("courses", on: "courses.id = sessions.course_id")
+            .from("sessions").join(
+                "courses", on: SQLColumn("id", table: "courses"), .equal, SQLColumn("course_id", table: "sessions"))
     }
 
     /// Takes the session's row lock until the transaction ends, so that what changes a session or its records (open,
