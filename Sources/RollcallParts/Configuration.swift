@@ -43,15 +43,6 @@ public struct Configuration: Sendable {
     public var bcryptCost: Int = Configuration.bcryptCosts.lowerBound
     /// The costs accepted: below 10 a stolen hash is cheap to crack; above 16 one sign-in takes many seconds.
     public static let bcryptCosts = 10...16
-    /// Threads that read and write the network (`ROLLCALL_EVENT_LOOPS`): HTTP and WebSocket connections, and
-    /// PostgreSQL's; `nil` for `defaultEventLoops`.
-    public var eventLoops: Int?
-    /// Every core on SQLite, whose statements run on Swift's threads, so that the loops only read and write HTTP, in
-    /// parallel. Half the cores, at least one, on PostgreSQL: each statement there goes from Swift's threads to a
-    /// loop and back, and fewer loops take more of those hand-offs in one wake-up.
-    public var defaultEventLoops: Int { databaseURL == nil ? System.coreCount : max(1, System.coreCount / 2) }
-    /// The counts accepted: NIO runs at most 1,024 loops.
-    public static let eventLoopCounts = 1...1024
     /// The SMTP server email is delivered through (`ROLLCALL_SMTP_URL`); without one, email stays in the outbox.
     public var mailServer: MailServer?
     /// The sender of every email (`ROLLCALL_MAIL_FROM`, `Name <address>` or an address).
@@ -175,7 +166,6 @@ public struct Configuration: Sendable {
         Setting("ROLLCALL_METRICS_NETWORKS", \.metricsNetworks, Parse.networkRanges),
         Setting("ROLLCALL_MAX_CONNECTIONS", \.maxConnections, Parse.positiveNumber),
         Setting("ROLLCALL_BCRYPT_COST", \.bcryptCost, Parse.bcryptCost),
-        Setting("ROLLCALL_EVENT_LOOPS", \.eventLoops, Parse.eventLoops),
         Setting("ROLLCALL_SMTP_URL", \.mailServer, Parse.mailServer),
         Setting("ROLLCALL_MAIL_FROM", \.mailFrom, Parse.mailbox),
         Setting("ROLLCALL_SMTP_CA_FILE", \.mailTrustFile, Parse.readableFile),

@@ -103,17 +103,6 @@ package enum Parse {
         return cost
     }
 
-    package static func eventLoops(_ text: String, _ variable: String) throws -> Int {
-        let counts = Configuration.eventLoopCounts
-        guard let count = Int(text), counts.contains(count) else {
-            throw ConfigurationError(
-                variable: variable,
-                problem: "must be a whole number of threads from \(counts.lowerBound) to \(counts.upperBound), "
-                    + "got “\(text)”")
-        }
-        return count
-    }
-
     package static func mailServer(_ text: String, _ variable: String) throws -> MailServer {
         do throws(RuleViolation) {
             return try MailServer(url: text)

@@ -37,7 +37,6 @@ struct MeasuredServe: AsyncParsableCommand {
     func run() async throws {
         let configuration = try Configuration.fromEnvironment(
             hostname: hostname, port: port, dataDirectory: dataDirectory)
-        configuration.settleEventLoops()
         try await buildApplication(configuration).runService()
     }
 }

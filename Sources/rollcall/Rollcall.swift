@@ -84,7 +84,6 @@ struct Serve: SpeakingCommand {
     func run(speaking language: CommandLineLanguage) async throws {
         let reader = language.reader
         let configuration = try options.configuration()
-        configuration.settleEventLoops()
         if demo { print(try await Demo.fill(configuration)) }
         let running = reader.say("Rollcall is running at \(configuration.publicURL)")
         let app = try await buildApplication(configuration) {
