@@ -39,7 +39,8 @@ final class CampusSaves: @unchecked Sendable {
         while at < end {
             planned += 1
             let (when, number) = (at, sequence)
-            loop.scheduleTask(deadline: when) {
+            // On the loop already (checked above): the plan runs there, with the save it was given.
+            loop.assumeIsolated().scheduleTask(deadline: when) {
                 self.due.append((when, number, save))
                 self.pump()
             }
