@@ -428,6 +428,39 @@ struct LiveTests {
         }
         #expect(hub.subscriberCount(7) == 0)
     }
+
+    @Test func a_wake_up_ends_a_wait_long_before_its_timeout() async throws {
+        let hub = LiveHub()
+        try await hub.subscribe(7) { subscription in
+            // A child task, so that the suite's time limit ends the wait if the wake-up never does.
+            async let woken = subscription.next(timeout: .seconds(3600))
+            try await waitUntil("the view waits") { subscription.isWaiting }
+            hub.published(7)
+            #expect(await woken)
+            #expect(!subscription.isWaiting)
+        }
+    }
+
+    @Test func a_cancelled_wait_ends_at_once_as_not_woken() async throws {
+        let hub = LiveHub()
+        try await hub.subscribe(7) { subscription in
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask { await subscription.next(timeout: .seconds(3600)) }
+                try await waitUntil("the view waits") { subscription.isWaiting }
+                group.cancelAll()
+                #expect(try await group.next() == false)
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await subscription.next() }
+                try await waitUntil("the view waits") { subscription.isWaiting }
+                group.cancelAll()
+                try await group.waitForAll()
+            }
+            // The wake-up that came while nobody waited is kept for the next wait.
+            hub.published(7)
+            #expect(await subscription.next(timeout: .seconds(3600)))
+        }
+    }
 }
 
 extension LiveTests {
