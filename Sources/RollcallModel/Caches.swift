@@ -46,6 +46,46 @@ package final class Caches: Sendable {
     }
 }
 
+/// A cache's entries behind one lock, with a count of its forgets: a read remembers what it found only if nothing was
+/// forgotten while it read, since a change may have committed after the read and its forget come before the
+/// remember.
+package final class Forgetting<Entries: Sendable>: Sendable {
+    private struct State {
+        var entries: Entries
+        var forgets: UInt64 = 0
+    }
+
+    private let state: NIOLockedValueBox<State>
+
+    package init(_ entries: Entries) {
+        state = NIOLockedValueBox(State(entries: entries))
+    }
+
+    /// Where forgetting stands now: take it before reading, and remember what was read since it.
+    package var mark: UInt64 { state.withLockedValue { $0.forgets } }
+
+    /// Looks up or amends the entries, as a write of this process just changed what they hold.
+    package func withEntries<Result>(_ body: (inout Entries) -> Result) -> Result {
+        state.withLockedValue { body(&$0.entries) }
+    }
+
+    /// Keeps what a read found, unless something was forgotten since `mark` (`nil` keeps it whatever was).
+    package func remember(readSince mark: UInt64?, _ keep: (inout Entries) -> Void) {
+        state.withLockedValue { state in
+            if let mark, state.forgets != mark { return }
+            keep(&state.entries)
+        }
+    }
+
+    /// Forgets, and counts it, so that a read that began before it is not remembered after it.
+    package func forget(_ change: (inout Entries) -> Void) {
+        state.withLockedValue { state in
+            state.forgets &+= 1
+            change(&state.entries)
+        }
+    }
+}
+
 /// Values by id as read at most `lifetime` ago, bounded: what a change through another process makes stale shows
 /// within the lifetime even if its notice is lost. A notice that names an id forgets it at once.
 package final class RecentReads<Value: Sendable>: NoticedCache {

@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 import RollcallStorage
 
 /// Remembers who a token belongs to, so that a room checking in at once does not look every token up twice per student,
@@ -18,8 +17,6 @@ package final class IdentityCache: NoticedCache {
     private struct Entries {
         var byToken: [String: Entry] = [:]
         var byUser: [Int64: Set<String>] = [:]
-        /// How many times anything was forgotten: a look-up that began before a forget may have read what it forgot.
-        var forgets: UInt64 = 0
 
         mutating func remove(_ tokenHash: String) {
             guard let entry = byToken.removeValue(forKey: tokenHash) else { return }
@@ -34,7 +31,7 @@ package final class IdentityCache: NoticedCache {
         }
     }
 
-    private let entries = NIOLockedValueBox(Entries())
+    private let entries = Forgetting(Entries())
     package let lifetime: TimeInterval
     /// How long an entry is kept while every change is heard: a student of a quiz acts every few seconds, on any
     /// process, for an hour or more.
@@ -55,7 +52,7 @@ package final class IdentityCache: NoticedCache {
     }
 
     package func identity(tokenHash: String, now: Date = Date()) -> Identity? {
-        entries.withLockedValue { entries in
+        entries.withEntries { entries in
             guard let entry = entries.byToken[tokenHash] else { return nil }
             guard entry.expires > now else {
                 entries.remove(tokenHash)
@@ -67,7 +64,7 @@ package final class IdentityCache: NoticedCache {
 
     /// Where the cache's forgetting stands now, for a look-up to remember its answer only if nothing was forgotten
     /// while it read (`remember(_:now:readSince:)`).
-    package var mark: UInt64 { entries.withLockedValue { $0.forgets } }
+    package var mark: UInt64 { entries.mark }
 
     /// Remembers what a look-up read, until the token `expires` at the latest, unless something was forgotten since
     /// `mark`: a sign-out may have deleted the token after the look-up read it, and its forget came before this
@@ -77,8 +74,7 @@ package final class IdentityCache: NoticedCache {
     ) {
         // Read before the lock and the mark's check: hearing that ended after this point forgot everything since.
         let kept = now.addingTimeInterval(hearing() ? heardLifetime : lifetime)
-        entries.withLockedValue { entries in
-            if let mark, entries.forgets != mark { return }
+        entries.remember(readSince: mark) { entries in
             if entries.byToken.count >= capacity { entries.removeAll() }
             entries.remove(identity.tokenHash)
             entries.byToken[identity.tokenHash] = Entry(identity: identity, expires: min(kept, expires))
@@ -87,23 +83,19 @@ package final class IdentityCache: NoticedCache {
     }
 
     package func forget(tokenHash: String) {
-        entries.withLockedValue { entries in
-            entries.forgets &+= 1
-            entries.remove(tokenHash)
-        }
+        entries.forget { $0.remove(tokenHash) }
     }
 
     /// Forgets every token of a person whose account changed.
     package func forget(userID: Int64) {
-        entries.withLockedValue { entries in
-            entries.forgets &+= 1
+        entries.forget { entries in
             for tokenHash in entries.byUser[userID] ?? [] { entries.remove(tokenHash) }
         }
     }
 
     /// Changes a person's cached account as a write of this process just changed it in the database.
     package func amend(userID: Int64, _ change: (inout User) -> Void) {
-        entries.withLockedValue { entries in
+        entries.withEntries { entries in
             for tokenHash in entries.byUser[userID] ?? [] where entries.byToken[tokenHash] != nil {
                 change(&entries.byToken[tokenHash]!.identity.user)
             }
@@ -115,11 +107,7 @@ package final class IdentityCache: NoticedCache {
         switch notice {
         case .user(let id)?: forget(userID: id)
         case .token(let hash)?: forget(tokenHash: hash)
-        case nil:
-            entries.withLockedValue { entries in
-                entries.forgets &+= 1
-                entries.removeAll()
-            }
+        case nil: entries.forget { $0.removeAll() }
         case .course?, .session?: break
         }
     }

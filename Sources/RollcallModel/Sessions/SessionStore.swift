@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 import RollcallCore
 import RollcallStorage
 import RollcallWords
@@ -366,13 +365,7 @@ package struct SessionMoment: Sendable {
 /// Sessions as last read, by id, for the parts that change only by an edit, which every process hears of
 /// (`ChangeNotices`); bounded, since a server runs for months.
 package final class FixedSessions: NoticedCache {
-    private struct Entries {
-        var byID: [Int64: ClassSession] = [:]
-        /// How many times anything was forgotten: a read that began before a forget may have read what it forgot.
-        var forgets: UInt64 = 0
-    }
-
-    private let entries = NIOLockedValueBox(Entries())
+    private let entries = Forgetting<[Int64: ClassSession]>([:])
     /// Past this many sessions the memory starts afresh rather than grow without bound.
     package let capacity: Int
 
@@ -381,24 +374,23 @@ package final class FixedSessions: NoticedCache {
     }
 
     package func session(id: Int64) -> ClassSession? {
-        entries.withLockedValue { $0.byID[id] }
+        entries.withEntries { $0[id] }
     }
 
     /// A value to pass to `remember(_:readSince:)` taken before reading.
-    package var mark: UInt64 { entries.withLockedValue { $0.forgets } }
+    package var mark: UInt64 { entries.mark }
 
     /// Remembers what a read found, unless something was forgotten since `mark`: an edit may have committed after
     /// the read, and its notice came before this remember.
     package func remember(_ session: ClassSession, readSince mark: UInt64) {
-        entries.withLockedValue { entries in
-            guard entries.forgets == mark else { return }
-            if entries.byID.count >= capacity { entries.byID.removeAll(keepingCapacity: true) }
-            entries.byID[session.id] = session
+        entries.remember(readSince: mark) { byID in
+            if byID.count >= capacity { byID.removeAll(keepingCapacity: true) }
+            byID[session.id] = session
         }
     }
 
     package func forget(id: Int64) {
-        forgetting { $0[id] = nil }
+        entries.forget { $0[id] = nil }
     }
 
     /// Forgets what a change notice names: one edited session, a changed course's sessions (their default titles are
@@ -406,17 +398,9 @@ package final class FixedSessions: NoticedCache {
     package func forget(_ notice: ChangeNotice?) {
         switch notice {
         case .session(let id)?: forget(id: id)
-        case .course(let id)?: forgetting { $0 = $0.filter { $0.value.courseId != id } }
-        case nil: forgetting { $0.removeAll() }
+        case .course(let id)?: entries.forget { $0 = $0.filter { $0.value.courseId != id } }
+        case nil: entries.forget { $0.removeAll() }
         case .user?, .token?: break
-        }
-    }
-
-    /// Every forget counts, so that a read that began before it is not remembered after it.
-    private func forgetting(_ change: (inout [Int64: ClassSession]) -> Void) {
-        entries.withLockedValue { entries in
-            entries.forgets &+= 1
-            change(&entries.byID)
         }
     }
 }
