@@ -304,7 +304,7 @@ struct CommandLineTests {
             }
             keyboard.write(Data((try #require(code) + "\n").utf8))
             try keyboard.close()
-            let ended = try await running.ended()
+            let ended = await running.ended()
             #expect(ended.status == 0, "\(ended)")
             #expect(ended.output == "Signed in to \(server) as Pia Phone (student).\n")
             let courses = try await cli.run("courses", "--json")

@@ -123,7 +123,8 @@ struct AccountsTests {
             #expect(cookie.contains("HttpOnly"))
             let value = try #require(cookie.firstMatch(of: /rollcall_session=([^;]+)/)?.1)
             var headers: HTTPFields = [.cookie: "rollcall_session=\(value)"]
-            headers[AuthenticationMiddleware.csrfHeader] = try #require(session.string("csrfToken"))
+            let csrf = try #require(session.string("csrfToken"))
+            headers[AuthenticationMiddleware.csrfHeader] = csrf
             let renamed = try await api.call(.patch, "/api/v1/me", json: ["name": "Two Steps"], headers: headers)
             #expect(renamed.string("user.name") == "Two Steps")
             #expect(renamed.string("user.email") == "two.step@school.test")

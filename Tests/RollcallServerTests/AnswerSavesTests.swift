@@ -372,7 +372,7 @@ struct AnswerSavesTests {
             let database = try api.database()
             try await database.closing { database in
                 var results: [Result<QuizAttempts.SaveOutcome, any Error>] = []
-                for group in alone ? saves.map { [$0] } : [saves] {
+                for group in alone ? saves.map({ [$0] }) : [saves] {
                     results += await AnswerSaves.write(group, database: database)
                 }
                 // Each run has its own clock: times are told from its start.

@@ -213,7 +213,8 @@ struct FederationTests {
             let squatted = try await api.register("Ada Hill", email: "ada@hill.test")
             let web = try await api.call(
                 .post, "/api/v1/auth/session", json: ["email": "ada@hill.test", "password": API.password])
-            let signIn = try await SchoolSignIn.begin(api, session: try #require(web.sessionCookie))
+            let cookie = try #require(web.sessionCookie)
+            let signIn = try await SchoolSignIn.begin(api, session: cookie)
             let key = provider.published[0]
             let linked = try await signIn.finish(
                 api, provider,
