@@ -64,7 +64,7 @@ package final class Forgetting<Entries: Sendable>: Sendable {
     /// Where forgetting stands now: take it before reading, and remember what was read since it.
     package var mark: UInt64 { state.withLockedValue { $0.forgets } }
 
-    /// Looks up or amends the entries, as a write of this process just changed what they hold.
+    /// Looks the entries up, or amends them as a write of this process just did; neither counts as a forget.
     package func withEntries<Result>(_ body: (inout Entries) -> Result) -> Result {
         state.withLockedValue { body(&$0.entries) }
     }
